@@ -1,0 +1,462 @@
+package chunk
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Default sizes, in o200k_base tokens.
+const (
+	DefaultSize    = 500
+	DefaultOverlap = 50
+	// MinSize is the smallest chunk size accepted: a window must always
+	// hold a few whole characters (one character is at most four tokens).
+	MinSize = 16
+)
+
+// Heading is a section heading of the text being split: the chunker gives
+// every chunk the path of headings it sits under.
+type Heading struct {
+	Offset int    // byte offset in the text where the heading starts
+	Level  int    // 1 for the outermost level
+	Text   string // the heading as shown
+}
+
+// Chunk is one window of a text.
+type Chunk struct {
+	Ordinal  int      // 0-based position in the document
+	Text     string   // Text == text[Start:End]
+	Tokens   int      // o200k_base tokens in Text, encoded on its own
+	Start    int      // byte offset of the chunk in the text
+	End      int      // byte offset just past the chunk
+	Headings []string // heading path, outermost first; nil when none
+}
+
+// Options configure a [Splitter]. The zero value means the defaults.
+type Options struct {
+	Size    int // maximum tokens per chunk; 0 means DefaultSize
+	Overlap int // tokens shared by consecutive chunks; 0 means DefaultOverlap, -1 none
+}
+
+// Splitter cuts text into token windows. It is safe for concurrent use.
+type Splitter struct {
+	size, overlap int
+	tok           *Tokenizer
+}
+
+// ErrOptions reports invalid [Options].
+var ErrOptions = errors.New("invalid chunk options")
+
+// New returns a Splitter using the shared o200k_base [Tokenizer].
+func New(opts Options) (*Splitter, error) {
+	size, overlap := opts.Size, opts.Overlap
+	if size == 0 {
+		size = DefaultSize
+	}
+	switch {
+	case overlap == 0:
+		overlap = min(DefaultOverlap, size/2)
+	case overlap < 0:
+		overlap = 0
+	}
+	if size < MinSize {
+		return nil, fmt.Errorf("%w: size %d is below the minimum %d tokens", ErrOptions, size, MinSize)
+	}
+	if overlap >= size {
+		return nil, fmt.Errorf("%w: overlap %d must be smaller than size %d", ErrOptions, overlap, size)
+	}
+	tok, err := O200k()
+	if err != nil {
+		return nil, err
+	}
+	return &Splitter{size: size, overlap: overlap, tok: tok}, nil
+}
+
+// Size returns the maximum tokens per chunk.
+func (s *Splitter) Size() int { return s.size }
+
+// Overlap returns the tokens shared by consecutive chunks.
+func (s *Splitter) Overlap() int { return s.overlap }
+
+// Tokenizer returns the tokenizer the Splitter counts with.
+func (s *Splitter) Tokenizer() *Tokenizer { return s.tok }
+
+// Split cuts text into chunks of at most s.Size() tokens and returns them
+// with the number of tokens in the whole text. Consecutive
+// chunks share up to s.Overlap() tokens; together they cover every byte of
+// text, each chunk starts after the previous one and ends after it, and no
+// boundary falls inside a UTF-8 character.
+//
+// A chunk ends, in order of preference, before a heading, at a paragraph
+// break, a line break, the end of a sentence, between words, between
+// pre-tokens, or between tokens, taking the latest such point near the size
+// limit. The overlap starts, likewise, at the earliest paragraph, line,
+// sentence or word start in the last Overlap tokens of the previous chunk.
+//
+// headings must be sorted by Offset. The text is tokenized once; only rare
+// cuts inside a single very long pre-token (thousands of letters without a
+// space) re-encode a chunk to count it.
+func (s *Splitter) Split(text string, headings []Heading) ([]Chunk, int) {
+	if text == "" {
+		return nil, 0
+	}
+	toks := s.tok.tokens(text, make([]token, 0, len(text)/4+1))
+	sp := splitter{Splitter: s, text: text, toks: toks, headings: headings}
+	return sp.run(), len(toks)
+}
+
+// splitter holds the state of one Split call.
+type splitter struct {
+	*Splitter
+	text     string
+	toks     []token
+	headings []Heading
+	path     headingPath
+}
+
+// tokStart returns the byte offset where token k starts.
+func (sp *splitter) tokStart(k int) int {
+	if k == 0 {
+		return 0
+	}
+	return int(sp.toks[k-1].end)
+}
+
+// pieceBoundary reports whether a pre-token piece starts at token k
+// (k == len(toks) is the end of the text).
+func (sp *splitter) pieceBoundary(k int) bool {
+	return k == len(sp.toks) || sp.toks[k].pieceStart
+}
+
+func (sp *splitter) run() []Chunk {
+	var chunks []Chunk
+	start, kStart := 0, 0 // byte offset of the chunk; first token at or after it
+	prevEnd := 0
+	for {
+		end, count := sp.cut(start, kStart, prevEnd)
+		c := Chunk{
+			Ordinal:  len(chunks),
+			Text:     sp.text[start:end],
+			Tokens:   count,
+			Start:    start,
+			End:      end,
+			Headings: sp.path.at(sp.headings, contentStart(sp.text, max(start, prevEnd))),
+		}
+		chunks = append(chunks, c)
+		if end == len(sp.text) {
+			return chunks
+		}
+		kEnd := sort.Search(len(sp.toks), func(i int) bool { return sp.tokStart(i) >= end })
+		start, kStart = sp.nextStart(start, end, kEnd)
+		prevEnd = end
+	}
+}
+
+// contentStart skips the whitespace at text[i:].
+func contentStart(text string, i int) int {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// firstPiece describes how the chunk starting at byte start begins. kStart
+// is the token that contains start or begins at it. When start is a piece
+// boundary, the document's tokens apply as they are: base is 0 and k1 is
+// kStart. Otherwise the rest of the piece is counted on its own: base is its
+// token count and k1 the first token of the next piece. A remainder too long
+// to fit the chunk at all reports base > size without being counted, so that
+// a text that is one giant piece costs linear time.
+func (sp *splitter) firstPiece(start, kStart int) (base, k1 int) {
+	if kStart < len(sp.toks) && sp.tokStart(kStart) == start && sp.pieceBoundary(kStart) {
+		return 0, kStart
+	}
+	k1 = kStart + 1
+	for k1 < len(sp.toks) && !sp.pieceBoundary(k1) {
+		k1++
+	}
+	rest := sp.text[start:sp.tokStart(k1)]
+	if len(rest) > maxTokenBytes*sp.size {
+		return sp.size + 1, k1
+	}
+	return sp.tok.Count(rest), k1
+}
+
+// maxTokenBytes bounds the bytes of one o200k_base token (the longest is 128).
+const maxTokenBytes = 128
+
+// Cut tiers, best first: the kinds of position where a chunk may end, with
+// how far back from the size limit the splitter looks for one, in percent
+// of the chunk size. The splitter takes the latest position of the best
+// tier found. All but the last cut at the start of a run of whitespace, so
+// that chunks do not end in whitespace and a long run is one candidate.
+var cutTiers = []struct {
+	window int
+	match  func(sp *splitter, p int) bool
+}{
+	{50, (*splitter).beforeHeading},
+	{35, func(sp *splitter, p int) bool { return sp.wsStart(p) && sp.blankLineAt(p) }},
+	{20, func(sp *splitter, p int) bool {
+		return sp.wsStart(p) && strings.IndexByte(sp.text[p:sp.wsEnd(p)], '\n') >= 0
+	}},
+	{20, func(sp *splitter, p int) bool { return sp.wsStart(p) && sp.sentenceEnd(p) }},
+	{10, (*splitter).wsStart},
+	{50, func(sp *splitter, p int) bool { return sp.pieceAt(p) }},
+}
+
+// wsStart reports whether a run of spaces and line breaks starts at p.
+func (sp *splitter) wsStart(p int) bool {
+	return p > 0 && isWS(sp.text[p]) && !isWS(sp.text[p-1])
+}
+
+func isWS(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// wsEnd returns the end of the run of whitespace at p.
+func (sp *splitter) wsEnd(p int) int {
+	for p < len(sp.text) && isWS(sp.text[p]) {
+		p++
+	}
+	return p
+}
+
+// blankLineAt reports whether the whitespace run at p holds a blank line.
+func (sp *splitter) blankLineAt(p int) bool {
+	run := sp.text[p:sp.wsEnd(p)]
+	i := strings.IndexByte(run, '\n')
+	return i >= 0 && strings.IndexByte(run[i+1:], '\n') >= 0
+}
+
+// pieceAt reports whether a pre-token piece starts at byte p.
+func (sp *splitter) pieceAt(p int) bool {
+	k := sort.Search(len(sp.toks), func(i int) bool { return sp.tokStart(i) >= p })
+	return k < len(sp.toks) && sp.tokStart(k) == p && sp.toks[k].pieceStart
+}
+
+// span is the chunk being cut: it starts at byte start; its first piece
+// (possibly partial) has base tokens counted on its own; document tokens
+// apply from token k1 on.
+type span struct {
+	start, base, k1 int
+}
+
+// count returns the tokens of text[sp.start:p], exactly as encoding that
+// text on its own would give, and false when p is not worth counting (it
+// lies inside a piece too long to re-encode cheaply).
+func (sp *splitter) count(c span, p int) (int, bool) {
+	kp := sort.Search(len(sp.toks), func(i int) bool { return int(sp.toks[i].end) > p })
+	if sp.tokStart(kp) == p && sp.pieceBoundary(kp) && kp >= c.k1 {
+		return c.base + kp - c.k1, true
+	}
+	// p is inside a piece: the pieces before it encode as in the document,
+	// the part of the piece before p encodes on its own.
+	ka := kp
+	for ka > 0 && !sp.pieceBoundary(ka) {
+		ka--
+	}
+	if ka < c.k1 {
+		// Inside the chunk's first piece.
+		if p-c.start > maxTokenBytes*sp.size {
+			return 0, false
+		}
+		return sp.tok.Count(sp.text[c.start:p]), true
+	}
+	pa := sp.tokStart(ka)
+	if p-pa > maxTokenBytes*sp.size {
+		return 0, false
+	}
+	return c.base + ka - c.k1 + sp.tok.Count(sp.text[pa:p]), true
+}
+
+// cut chooses where the chunk starting at start ends, after prevEnd. It
+// returns the end byte offset and the chunk's token count.
+func (sp *splitter) cut(start, kStart, prevEnd int) (int, int) {
+	n := len(sp.toks)
+	base, k1 := sp.firstPiece(start, kStart)
+	c := span{start, base, k1}
+	floor := max(prevEnd, start) // a cut must lie after this
+	if base <= sp.size {
+		kMax := k1 + sp.size - base // cutting before token kMax fits exactly
+		if kMax >= n {
+			return len(sp.text), base + n - k1
+		}
+		pMax := sp.tokStart(kMax)
+		for _, t := range cutTiers {
+			pLo := sp.tokStart(max(kMax-sp.size*t.window/100, k1))
+			for p := pMax; p > max(pLo-1, floor); p-- {
+				if !t.match(sp, p) || !charBoundary(sp.text, p) {
+					continue
+				}
+				if n, ok := sp.count(c, p); ok && n <= sp.size {
+					return p, n
+				}
+			}
+		}
+	}
+	// Inside one long piece: between tokens, at a character boundary.
+	for k := min(kStart+sp.size, n); k > kStart && sp.tokStart(k) > floor; k-- {
+		p := sp.tokStart(k)
+		if !charBoundary(sp.text, p) {
+			continue
+		}
+		if n, ok := sp.count(c, p); ok && n <= sp.size {
+			return p, n
+		}
+	}
+	// Unreachable for size >= MinSize: a few characters always fit. Take
+	// the next character boundary so that Split terminates.
+	p := floor + 1
+	for !charBoundary(sp.text, p) {
+		p++
+	}
+	return p, sp.tok.Count(sp.text[start:p])
+}
+
+// beforeHeading reports whether only whitespace separates p from a heading.
+func (sp *splitter) beforeHeading(p int) bool {
+	if !sp.wsStart(p) {
+		return false
+	}
+	q := sp.wsEnd(p)
+	i := sort.Search(len(sp.headings), func(i int) bool { return sp.headings[i].Offset >= q })
+	return i < len(sp.headings) && sp.headings[i].Offset == q
+}
+
+// sentenceEnd reports whether a sentence ends just before p: terminal
+// punctuation, maybe closed by a quote or bracket, then a space or newline;
+// or CJK terminal punctuation.
+func (sp *splitter) sentenceEnd(p int) bool {
+	if p == 0 {
+		return false
+	}
+	r, n := utf8.DecodeLastRuneInString(sp.text[:p])
+	switch r {
+	case '。', '！', '？', '．':
+		return true
+	}
+	if c := sp.text[p]; c != ' ' && c != '\n' {
+		return false
+	}
+	switch r {
+	case '"', '\'', ')', ']', '”', '’', '»':
+		r, _ = utf8.DecodeLastRuneInString(sp.text[:p-n])
+	}
+	return r == '.' || r == '!' || r == '?' || r == '…'
+}
+
+// Start tiers, best first: where the overlap of the next chunk may begin.
+const (
+	startParagraph = iota // after a blank line
+	startLine             // after a line break
+	startSentence         // at the first word of a sentence
+	startWord             // at a word, after its space
+	startPiece            // at any pre-token piece
+	startNone
+)
+
+// nextStart chooses where the chunk after [start, end) begins: inside the
+// last Overlap tokens before end, after start, at the earliest position of
+// the best tier whose overlap, encoded on its own, has at most Overlap
+// tokens. kEnd is the first token at or after end. It returns the byte
+// offset and the token that contains it or starts at it.
+func (sp *splitter) nextStart(start, end, kEnd int) (int, int) {
+	if sp.overlap == 0 {
+		return end, kEnd
+	}
+	lo := max(kEnd-sp.overlap, 0)
+	for lo < kEnd && sp.tokStart(lo) <= start {
+		lo++
+	}
+	type cand struct{ p, k, tier int }
+	var cands []cand
+	for k := lo; k < kEnd; k++ {
+		p := sp.tokStart(k)
+		if !sp.pieceBoundary(k) {
+			if charBoundary(sp.text, p) {
+				cands = append(cands, cand{p, k, startNone}) // inside a long piece
+			}
+			continue
+		}
+		switch {
+		case p >= 2 && sp.text[p-2:p] == "\n\n":
+			cands = append(cands, cand{p, k, startParagraph})
+		case sp.text[p-1] == '\n':
+			cands = append(cands, cand{p, k, startLine})
+		default:
+			cands = append(cands, cand{p, k, startPiece})
+		}
+		// " word" begins with its space; starting after the space gives a
+		// piece "word" that ends where " word" does, so the tokens after it
+		// stay the document's own.
+		if sp.text[p] == ' ' && p+1 < end {
+			if c, _ := classAt(sp.text, p+1); c.inUpper() || c.inLower() {
+				tier := startWord
+				if sp.sentenceEnd(p) {
+					tier = startSentence
+				}
+				cands = append(cands, cand{p + 1, k, tier})
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(a.tier, b.tier) })
+	for _, c := range cands {
+		if sp.tok.Count(sp.text[c.p:end]) <= sp.overlap {
+			return c.p, c.k
+		}
+	}
+	// The last character alone, even when it encodes to more than Overlap
+	// tokens (an overlap of a token or two, ending on a character that BPE
+	// splits): consecutive chunks always share something.
+	_, n := utf8.DecodeLastRuneInString(sp.text[:end])
+	if p := end - n; p > start {
+		k := sort.Search(len(sp.toks), func(i int) bool { return int(sp.toks[i].end) > p })
+		return p, k
+	}
+	return end, kEnd
+}
+
+// headingPath tracks the headings in effect as Split moves forward.
+type headingPath struct {
+	next  int       // index of the next heading not yet applied
+	stack []Heading // open headings, outermost first
+}
+
+// at returns the heading path at byte offset pos; pos never decreases
+// between calls.
+func (h *headingPath) at(headings []Heading, pos int) []string {
+	for h.next < len(headings) && headings[h.next].Offset <= pos {
+		hd := headings[h.next]
+		for len(h.stack) > 0 && h.stack[len(h.stack)-1].Level >= hd.Level {
+			h.stack = h.stack[:len(h.stack)-1]
+		}
+		h.stack = append(h.stack, hd)
+		h.next++
+	}
+	if len(h.stack) == 0 {
+		return nil
+	}
+	path := make([]string, len(h.stack))
+	for i, hd := range h.stack {
+		path[i] = hd.Text
+	}
+	return path
+}
+
+// charBoundary reports whether cutting text at p keeps every UTF-8
+// character whole. Bytes of invalid sequences are characters of their own.
+func charBoundary(text string, p int) bool {
+	if p <= 0 || p >= len(text) || utf8.RuneStart(text[p]) {
+		return true
+	}
+	for s := p - 1; s >= 0 && s >= p-(utf8.UTFMax-1); s-- {
+		if utf8.RuneStart(text[s]) {
+			_, n := utf8.DecodeRuneInString(text[s:])
+			return s+n <= p
+		}
+	}
+	return true
+}

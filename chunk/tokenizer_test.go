@@ -1,0 +1,232 @@
+package chunk
+
+import (
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// corpusDir is the shared Markdown corpus, beside the repository.
+const corpusDir = "../../shared/data/markdown"
+
+func tokenizer(tb testing.TB) *Tokenizer {
+	tb.Helper()
+	tok, err := O200k()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tok
+}
+
+// reference encodes text with tiktoken-go's own Encode path.
+func reference(tok *Tokenizer, text string) []int { return tok.bpe.EncodeOrdinary(text) }
+
+var tokenizerCases = []struct{ name, text string }{
+	{"empty", ""},
+	{"ascii", "Hello, world! This is a test of the o200k_base tokenizer."},
+	{"contractions", "I'm sure they've said we'll do it, didn't they? THEY'RE HERE. It'S ok'd"},
+	{"apostrophe-alone", "rock 'n' roll ' 's 'll"},
+	{"numbers", "1 12 123 1234 12345 3.14159 ٣٤٥ ⅷ 10,000,000"},
+	{"whitespace", "a  b   c\t\td \n\n\n e\r\n\r\nf   \n  g   "},
+	{"trailing-space", "word   "},
+	{"leading-space", "   word"},
+	{"single-space-before-digit", " 123 x"},
+	{"punctuation", "!!! ... --- /// ?!/\n\n (foo) [bar] {baz} <a href=\"x\">"},
+	{"slash-newline", "path/to/file/\n\r\n/x"},
+	{"upper-words", "NASA and the UN met USA-TODAY. HTTPServer JSONParser iPhone McDonald's"},
+	{"accents", "café naïve résumé Ångström ÉCOLE Straße"},
+	{"combining-marks", "e\u0301 a\u0308b \u0301x q\u0300\u0301"},
+	{"mark-after-punct", "!\u0301 .\u0308a"},
+	{"cjk", "日本語のテキストです。中文文本。한국어 텍스트입니다."},
+	{"emoji", "I ❤️ Go 👩‍👩‍👧 🇫🇷 😀😀😀"},
+	{"bom-start", "\ufeffHello world"},
+	{"bom-middle", "Hello\ufeff world \ufeff\ufeff x"},
+	{"bom-before-newline", "\ufeff\n\ufeff"},
+	{"nbsp", "a\u00a0b \u00a0 c\u2003d\u3000e"},
+	{"special-token-text", "before <|endoftext|> after <|endofprompt|>"},
+	{"code", "func main() {\n\tfmt.Println(\"hi\")\n\tx := map[string]int{}\n}\n"},
+	{"powershell", "Get-ChildItem -Path C:\\Windows -Recurse | Where-Object { $_.Length -gt 1MB }"},
+	{"long-letters", strings.Repeat("abcdefghij", 60)},
+	{"long-same", strings.Repeat("a", 1000)},
+	{"long-punct", strings.Repeat("=-", 400)},
+	{"long-space-run", "a" + strings.Repeat(" ", 300) + "b"},
+	{"titlecase", "ǅemal ǈubljana ǋ"},
+	{"modifier-letters", "ʰʲ ˈsomething ʼs"},
+	{"arabic", "مرحبا بالعالم، هذا اختبار."},
+	{"devanagari", "नमस्ते दुनिया"},
+	{"thai", "สวัสดีชาวโลก"},
+}
+
+func TestTokenizerMatchesTiktoken(t *testing.T) {
+	tok := tokenizer(t)
+	for _, tc := range tokenizerCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, want := tok.Encode(tc.text), reference(tok, tc.text)
+			if !slices.Equal(got, want) {
+				t.Fatalf("Encode(%q)\n got %v\nwant %v", tc.text, got, want)
+			}
+			if n := tok.Count(tc.text); n != len(want) {
+				t.Fatalf("Count = %d, want %d", n, len(want))
+			}
+			checkTokenSpans(t, tok, tc.text)
+		})
+	}
+}
+
+// checkTokenSpans checks that token lengths add up to the text.
+func checkTokenSpans(t *testing.T, tok *Tokenizer, text string) {
+	t.Helper()
+	toks := tok.tokens(text, nil)
+	prev := 0
+	for i, tk := range toks {
+		if int(tk.end) <= prev {
+			t.Fatalf("token %d ends at %d, not after %d", i, tk.end, prev)
+		}
+		prev = int(tk.end)
+	}
+	if prev != len(text) {
+		t.Fatalf("tokens end at %d, text is %d bytes", prev, len(text))
+	}
+}
+
+// TestTokenizerCorpus compares the tokenizer with tiktoken-go on a fixed
+// sample of real Markdown files (every 8th file; about 4 MB).
+func TestTokenizerCorpus(t *testing.T) {
+	files := corpusFiles(t)
+	tok := tokenizer(t)
+	step := 8
+	if testing.Short() || raceEnabled {
+		step = 64
+	}
+	var bytes, tokens int
+	for i := 0; i < len(files); i += step {
+		b, err := os.ReadFile(files[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		got, want := tok.Encode(text), reference(tok, text)
+		if !slices.Equal(got, want) {
+			k := 0
+			for k < min(len(got), len(want)) && got[k] == want[k] {
+				k++
+			}
+			t.Errorf("%s: tokens differ from tiktoken-go at token %d", files[i], k)
+		}
+		bytes += len(text)
+		tokens += len(want)
+	}
+	t.Logf("%d bytes, %d tokens identical to tiktoken-go", bytes, tokens)
+}
+
+func corpusFiles(tb testing.TB) []string {
+	tb.Helper()
+	if _, err := os.Stat(corpusDir); err != nil {
+		tb.Skipf("shared corpus not found at %s (it sits beside the repository in CI): %v", corpusDir, err)
+	}
+	var files []string
+	err := filepath.WalkDir(corpusDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".md") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	slices.Sort(files)
+	return files
+}
+
+// TestMergeLongMatchesTiktoken checks the O(n log n) merge against
+// tiktoken-go's quadratic one on long single pieces.
+func TestMergeLongMatchesTiktoken(t *testing.T) {
+	tok := tokenizer(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabets := []string{"ab", "abcdefghijklmnopqrstuvwxyz", "etaoinshrdlu", "éàü", "日本語中文"}
+	for i := range 200 {
+		alpha := []rune(alphabets[i%len(alphabets)])
+		n := longPiece + 1 + rng.IntN(1500)
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteRune(alpha[rng.IntN(len(alpha))])
+		}
+		piece := b.String()
+		got := tok.mergeLong(piece)
+		want := reference(tok, piece)
+		if len(got) != len(want) {
+			t.Fatalf("piece %d (%d bytes): %d tokens, tiktoken-go %d", i, len(piece), len(got), len(want))
+		}
+		for k := range got {
+			if int(got[k]) != want[k] {
+				t.Fatalf("piece %d: token %d = %d, tiktoken-go %d", i, k, got[k], want[k])
+			}
+		}
+	}
+}
+
+func TestTokenizerInvalidUTF8(t *testing.T) {
+	tok := tokenizer(t)
+	for _, text := range []string{"\xff", "ab\xffcd", "\xc3", "x\xe2\x82 y", strings.Repeat("\xfe", 300)} {
+		checkTokenSpans(t, tok, text)
+		if got, want := tok.Count(text), len(tok.Encode(text)); got != want {
+			t.Errorf("%q: Count %d, len(Encode) %d", text, got, want)
+		}
+	}
+}
+
+func FuzzTokenizer(f *testing.F) {
+	for _, tc := range tokenizerCases {
+		f.Add(tc.text)
+	}
+	tok := tokenizer(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		checkTokenSpans(t, tok, text)
+		if !utf8.ValidString(text) {
+			return // tiktoken-go turns invalid bytes into U+FFFD; nothing to compare
+		}
+		if got, want := tok.Encode(text), reference(tok, text); !slices.Equal(got, want) {
+			t.Fatalf("Encode(%q)\n got %v\nwant %v", text, got, want)
+		}
+	})
+}
+
+func BenchmarkTokenizer(b *testing.B) {
+	text := corpusSample(b, 4<<20)
+	tok := tokenizer(b)
+	b.Run("cite", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			tok.Count(text)
+		}
+	})
+	b.Run("tiktoken-go", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			tok.bpe.EncodeOrdinary(text)
+		}
+	})
+}
+
+// corpusSample concatenates corpus files, every 8th file, up to n bytes.
+func corpusSample(tb testing.TB, n int) string {
+	var b strings.Builder
+	files := corpusFiles(tb)
+	for i := 0; i < len(files) && b.Len() < n; i += 8 {
+		data, err := os.ReadFile(files[i])
+		if err != nil {
+			tb.Fatal(err)
+		}
+		b.Write(data)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,540 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"embed"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cite-rag/cite/chunk"
+	_ "github.com/mattn/go-sqlite3" // the SQLite driver; this package is its only user
+)
+
+// DefaultDir is the index folder used when none is given, relative to the
+// working directory.
+const DefaultDir = ".cite"
+
+// dbFile is the SQLite database inside the index folder.
+const dbFile = "index.db"
+
+// DefaultSource is the data source documents go to when none is named.
+const DefaultSource = "default"
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Errors callers branch on.
+var (
+	ErrNoIndex      = errors.New("no index")
+	ErrNotFound     = errors.New("not found")
+	ErrAmbiguous    = errors.New("ambiguous")
+	ErrNewerSchema  = errors.New("index was written by a newer version of cite")
+	ErrInvalidInput = errors.New("invalid input")
+)
+
+// Options configure [Open].
+type Options struct {
+	// Create makes the folder and database when they do not exist. Without
+	// it, opening a folder with no index fails with ErrNoIndex.
+	Create bool
+}
+
+// Store is an index on disk: one SQLite database in WAL mode holding data
+// sources, documents and chunks. It is safe for concurrent use; writes are
+// serialized by SQLite.
+type Store struct {
+	db  *sql.DB
+	dir string
+}
+
+// Open opens the index in dir, migrating its schema forward if it was
+// written by an older cite.
+func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
+	file := filepath.Join(dir, dbFile)
+	if _, err := os.Stat(file); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("open index %s: %w", dir, err)
+		}
+		if !opts.Create {
+			return nil, fmt.Errorf("open index %s: %w (run cite index PATH to create one)", dir, ErrNoIndex)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create index %s: %w", dir, err)
+		}
+	}
+	// WAL: readers never block the writer; synchronous=NORMAL is durable
+	// against process crashes (a power cut may lose the last commits, never
+	// corrupt). _txlock=immediate takes the write lock at BEGIN, so two
+	// writers queue on busy_timeout instead of failing to upgrade.
+	dsn := "file:" + file + "?_journal_mode=WAL&_synchronous=NORMAL&_foreign_keys=on&_busy_timeout=10000&_txlock=immediate"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	db.SetMaxOpenConns(4)
+	s := &Store{db: db, dir: dir}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Dir returns the index folder.
+func (s *Store) Dir() string { return s.dir }
+
+// migrate applies the migrations the database has not seen, each in its
+// own transaction, and records the schema version in user_version.
+func (s *Store) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	slices.Sort(names)
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if version > len(names) {
+		return fmt.Errorf("%w: schema %d, this cite knows up to %d; upgrade cite", ErrNewerSchema, version, len(names))
+	}
+	for i := version; i < len(names); i++ {
+		stmts, err := migrations.ReadFile(names[i])
+		if err != nil {
+			return err
+		}
+		err = s.inTx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, string(stmts)); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migrate schema to %d (%s): %w", i+1, path.Base(names[i]), err)
+		}
+	}
+	return nil
+}
+
+// SchemaVersion returns the schema version of the open index.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	return v, err
+}
+
+// inTx runs fn in a transaction, committing if it returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Source is a named collection of documents.
+type Source struct {
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	Documents int       `json:"documents"`
+	Chunks    int       `json:"chunks"`
+	Tokens    int64     `json:"tokens"`
+	Bytes     int64     `json:"bytes"`
+}
+
+// Document is an indexed file.
+type Document struct {
+	ID        string    `json:"id"`
+	Source    string    `json:"source"`
+	Path      string    `json:"path"`
+	Title     string    `json:"title"`
+	Type      string    `json:"type"`
+	Size      int64     `json:"size"`
+	ModTime   time.Time `json:"mtime"`
+	Hash      string    `json:"hash"`
+	Pipeline  string    `json:"pipeline"`
+	TextBytes int       `json:"text_bytes"`
+	Chunks    int       `json:"chunks"`
+	Tokens    int       `json:"tokens"`
+	IndexedAt time.Time `json:"indexed_at"`
+}
+
+// Chunk is a stored chunk: the chunker's window plus its identity and its
+// span in the source file.
+type Chunk struct {
+	chunk.Chunk
+	ID          string `json:"id"`
+	DocumentID  string `json:"document_id"`
+	SourceStart int    `json:"source_start"` // byte span in the source file
+	SourceEnd   int    `json:"source_end"`
+}
+
+// DocumentID returns the id of the document at path in the named source: a
+// hash of both, so it is stable across edits of the file.
+func DocumentID(source, path string) string {
+	h := sha256.New()
+	h.Write([]byte(source))
+	h.Write([]byte{0})
+	h.Write([]byte(path))
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// ChunkID returns the id of a chunk of a document: a hash of the document
+// id and the chunk's text (and, for a text that repeats within the
+// document, which repetition it is). It does not depend on insertion order
+// or on the chunk's position, so editing one part of a file leaves the ids
+// of the other chunks unchanged.
+func ChunkID(documentID, text string, repeat int) string {
+	h := sha256.New()
+	h.Write([]byte(documentID))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(repeat))
+	h.Write(b[:])
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// Changes reports what [Store.PutDocument] did to a document's chunks.
+type Changes struct {
+	Added   []string // ids of chunks that were not stored before
+	Removed []string // ids of chunks that are gone
+	Kept    int      // chunks whose text was already stored
+}
+
+// PutDocument stores a document and replaces its chunks, atomically: one
+// transaction, so that a crash leaves either the old version or the new one.
+// It fills in doc.ID and the chunks' ID and DocumentID. Chunks whose text
+// is unchanged keep their rows.
+func (s *Store) PutDocument(ctx context.Context, doc *Document, chunks []Chunk) (Changes, error) {
+	var ch Changes
+	if doc.Source == "" || doc.Path == "" {
+		return ch, fmt.Errorf("put document: %w: source and path are required", ErrInvalidInput)
+	}
+	doc.ID = DocumentID(doc.Source, doc.Path)
+	doc.Chunks = len(chunks)
+	repeats := make(map[string]int)
+	for i := range chunks {
+		c := &chunks[i]
+		c.DocumentID = doc.ID
+		c.ID = ChunkID(doc.ID, c.Text, repeats[c.Text])
+		repeats[c.Text]++
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		ch = Changes{}
+		sourceID, err := ensureSource(ctx, tx, doc.Source)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `
+			INSERT INTO documents (id, source_id, path, title, type, size, mtime, hash, pipeline, text_bytes, chunks, tokens, indexed_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET
+				title = excluded.title, type = excluded.type, size = excluded.size, mtime = excluded.mtime,
+				hash = excluded.hash, pipeline = excluded.pipeline, text_bytes = excluded.text_bytes,
+				chunks = excluded.chunks, tokens = excluded.tokens, indexed_at = excluded.indexed_at`,
+			doc.ID, sourceID, doc.Path, doc.Title, doc.Type, doc.Size, doc.ModTime.UnixNano(), doc.Hash,
+			doc.Pipeline, doc.TextBytes, doc.Chunks, doc.Tokens, doc.IndexedAt.UnixNano())
+		if err != nil {
+			return fmt.Errorf("write document: %w", err)
+		}
+		old := make(map[string]bool)
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE document_id = ?`, doc.ID)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			old[id] = true
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		insert, err := tx.PrepareContext(ctx, `
+			INSERT INTO chunks (id, document_id, ordinal, text, tokens, start_byte, end_byte, src_start, src_end, headings)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insert.Close()
+		update, err := tx.PrepareContext(ctx, `
+			UPDATE chunks SET ordinal = ?, tokens = ?, start_byte = ?, end_byte = ?, src_start = ?, src_end = ?, headings = ?
+			WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer update.Close()
+		for _, c := range chunks {
+			headings, err := json.Marshal(c.Headings)
+			if err != nil {
+				return err
+			}
+			if c.Headings == nil {
+				headings = []byte("[]")
+			}
+			if old[c.ID] {
+				delete(old, c.ID)
+				ch.Kept++
+				_, err = update.ExecContext(ctx, c.Ordinal, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings), c.ID)
+			} else {
+				ch.Added = append(ch.Added, c.ID)
+				_, err = insert.ExecContext(ctx, c.ID, c.DocumentID, c.Ordinal, c.Text, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings))
+			}
+			if err != nil {
+				return fmt.Errorf("write chunk %d: %w", c.Ordinal, err)
+			}
+		}
+		for id := range old {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE id = ?`, id); err != nil {
+				return err
+			}
+			ch.Removed = append(ch.Removed, id)
+		}
+		slices.Sort(ch.Removed)
+		return nil
+	})
+	if err != nil {
+		return Changes{}, fmt.Errorf("put document %s: %w", doc.Path, err)
+	}
+	return ch, nil
+}
+
+func ensureSource(ctx context.Context, tx *sql.Tx, name string) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM sources WHERE name = ?`, name).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO sources (name, created_at) VALUES (?, ?)`, name, time.Now().UnixNano())
+	if err != nil {
+		return 0, fmt.Errorf("create source %q: %w", name, err)
+	}
+	return res.LastInsertId()
+}
+
+// Touch records a new size and modification time for a document whose
+// content is unchanged, so that the next run can skip it without reading.
+func (s *Store) Touch(ctx context.Context, id string, size int64, mtime time.Time) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE documents SET size = ?, mtime = ? WHERE id = ?`, size, mtime.UnixNano(), id)
+	if err != nil {
+		return fmt.Errorf("touch document %s: %w", id, err)
+	}
+	return nil
+}
+
+// DeleteDocument removes a document and its chunks. It returns the ids of
+// the removed chunks.
+func (s *Store) DeleteDocument(ctx context.Context, id string) ([]string, error) {
+	var removed []string
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		removed = nil
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE document_id = ? ORDER BY id`, id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var cid string
+			if err := rows.Scan(&cid); err != nil {
+				rows.Close()
+				return err
+			}
+			removed = append(removed, cid)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("%w", ErrNotFound)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM sources WHERE NOT EXISTS (SELECT 1 FROM documents WHERE source_id = sources.id)`)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("delete document %s: %w", id, err)
+	}
+	return removed, nil
+}
+
+const documentColumns = `d.id, s.name, d.path, d.title, d.type, d.size, d.mtime, d.hash, d.pipeline, d.text_bytes, d.chunks, d.tokens, d.indexed_at`
+
+func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
+	var d Document
+	var mtime, indexed int64
+	err := row.Scan(&d.ID, &d.Source, &d.Path, &d.Title, &d.Type, &d.Size, &mtime, &d.Hash, &d.Pipeline, &d.TextBytes, &d.Chunks, &d.Tokens, &indexed)
+	d.ModTime = time.Unix(0, mtime)
+	d.IndexedAt = time.Unix(0, indexed)
+	return d, err
+}
+
+// Documents returns the documents of a source ("" for all sources), by path.
+func (s *Store) Documents(ctx context.Context, source string) ([]Document, error) {
+	q := `SELECT ` + documentColumns + ` FROM documents d JOIN sources s ON s.id = d.source_id`
+	var args []any
+	if source != "" {
+		q += ` WHERE s.name = ?`
+		args = append(args, source)
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY s.name, d.path`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	defer rows.Close()
+	var docs []Document
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list documents: %w", err)
+		}
+		docs = append(docs, d)
+	}
+	return docs, rows.Err()
+}
+
+// Document finds a document by id, by id prefix (at least 4 characters), or
+// by path. A path found in several sources is ErrAmbiguous unless source
+// names one.
+func (s *Store) Document(ctx context.Context, source, ref string) (Document, error) {
+	q := `SELECT ` + documentColumns + ` FROM documents d JOIN sources s ON s.id = d.source_id WHERE (d.path = ? OR d.id = ?`
+	args := []any{ref, ref}
+	if len(ref) >= 4 && len(ref) < 16 && isHex(ref) {
+		q += ` OR substr(d.id, 1, ?) = ?`
+		args = append(args, len(ref), ref)
+	}
+	q += `)`
+	if source != "" {
+		q += ` AND s.name = ?`
+		args = append(args, source)
+	}
+	rows, err := s.db.QueryContext(ctx, q+` LIMIT 10`, args...)
+	if err != nil {
+		return Document{}, fmt.Errorf("find document %s: %w", ref, err)
+	}
+	defer rows.Close()
+	var found []Document
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return Document{}, fmt.Errorf("find document %s: %w", ref, err)
+		}
+		found = append(found, d)
+	}
+	if err := rows.Err(); err != nil {
+		return Document{}, fmt.Errorf("find document %s: %w", ref, err)
+	}
+	switch len(found) {
+	case 0:
+		return Document{}, fmt.Errorf("document %s: %w", ref, ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	var which []string
+	for _, d := range found {
+		which = append(which, d.ID+" ("+d.Source+": "+d.Path+")")
+	}
+	return Document{}, fmt.Errorf("document %s: %w: matches %s", ref, ErrAmbiguous, strings.Join(which, ", "))
+}
+
+// Chunks returns the chunks of a document in order.
+func (s *Store) Chunks(ctx context.Context, documentID string) ([]Chunk, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT id, document_id, ordinal, text, tokens, start_byte, end_byte, src_start, src_end, headings
+		FROM chunks WHERE document_id = ? ORDER BY ordinal`, documentID)
+	if err != nil {
+		return nil, fmt.Errorf("read chunks of %s: %w", documentID, err)
+	}
+	defer rows.Close()
+	var out []Chunk
+	for rows.Next() {
+		var c Chunk
+		var headings string
+		if err := rows.Scan(&c.ID, &c.DocumentID, &c.Ordinal, &c.Text, &c.Tokens, &c.Start, &c.End, &c.SourceStart, &c.SourceEnd, &headings); err != nil {
+			return nil, fmt.Errorf("read chunks of %s: %w", documentID, err)
+		}
+		if err := json.Unmarshal([]byte(headings), &c.Headings); err != nil {
+			return nil, fmt.Errorf("read chunks of %s: headings of chunk %d: %w", documentID, c.Ordinal, err)
+		}
+		if len(c.Headings) == 0 {
+			c.Headings = nil
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Text rebuilds a document's normalized text from its chunks, which cover
+// it entirely.
+func Text(chunks []Chunk) string {
+	var b strings.Builder
+	end := 0
+	for _, c := range chunks {
+		if c.End <= end {
+			continue
+		}
+		b.WriteString(c.Text[max(end-c.Start, 0):])
+		end = c.End
+	}
+	return b.String()
+}
+
+// Sources returns the data sources with their totals, by name.
+func (s *Store) Sources(ctx context.Context) ([]Source, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT s.name, s.created_at, count(d.id), coalesce(sum(d.chunks), 0), coalesce(sum(d.tokens), 0), coalesce(sum(d.size), 0)
+		FROM sources s LEFT JOIN documents d ON d.source_id = s.id
+		GROUP BY s.id ORDER BY s.name`)
+	if err != nil {
+		return nil, fmt.Errorf("list sources: %w", err)
+	}
+	defer rows.Close()
+	var out []Source
+	for rows.Next() {
+		var src Source
+		var created int64
+		if err := rows.Scan(&src.Name, &created, &src.Documents, &src.Chunks, &src.Tokens, &src.Bytes); err != nil {
+			return nil, fmt.Errorf("list sources: %w", err)
+		}
+		src.CreatedAt = time.Unix(0, created)
+		out = append(out, src)
+	}
+	return out, rows.Err()
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
