@@ -168,23 +168,35 @@ func contentStart(text string, i int) int {
 // firstPiece describes how the chunk starting at byte start begins. kStart
 // is the token that contains start or begins at it. When start is a piece
 // boundary, the document's tokens apply as they are: base is 0 and k1 is
-// kStart. Otherwise the rest of the piece is counted on its own: base is its
-// token count and k1 the first token of the next piece. A remainder too long
-// to fit the chunk at all reports base > size without being counted, so that
-// a text that is one giant piece costs linear time.
+// kStart. Otherwise the text from start is pre-tokenized on its own until
+// the scan lands on one of the document's piece boundaries (from there on,
+// the pieces are the document's, since the pattern never looks behind):
+// base is the tokens of that stretch, k1 the document token where it ends.
+// A stretch that does not fit the chunk at all reports base > size.
 func (sp *splitter) firstPiece(start, kStart int) (base, k1 int) {
 	if kStart < len(sp.toks) && sp.tokStart(kStart) == start && sp.pieceBoundary(kStart) {
 		return 0, kStart
 	}
-	k1 = kStart + 1
-	for k1 < len(sp.toks) && !sp.pieceBoundary(k1) {
-		k1++
+	var single [1]uint32
+	pos, k := start, kStart
+	for pos < len(sp.text) {
+		for k < len(sp.toks) && sp.tokStart(k) < pos {
+			k++
+		}
+		if sp.tokStart(k) == pos && sp.pieceBoundary(k) {
+			return base, k // back in step with the document
+		}
+		end := nextPiece(sp.text, pos)
+		if end-pos > maxTokenBytes*sp.size {
+			return sp.size + 1, k // one piece longer than any chunk: cut inside it
+		}
+		base += len(sp.tok.pieceTokens(sp.text[pos:end], single[:]))
+		if base > sp.size {
+			return base, k
+		}
+		pos = end
 	}
-	rest := sp.text[start:sp.tokStart(k1)]
-	if len(rest) > maxTokenBytes*sp.size {
-		return sp.size + 1, k1
-	}
-	return sp.tok.Count(rest), k1
+	return base, len(sp.toks)
 }
 
 // maxTokenBytes bounds the bytes of one o200k_base token (the longest is 128).
