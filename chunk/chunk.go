@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -256,22 +257,33 @@ type span struct {
 	start, base, k1 int
 }
 
-// count returns the tokens of text[sp.start:p], exactly as encoding that
+// count returns the tokens of text[c.start:p], exactly as encoding that
 // text on its own would give, and false when p is not worth counting (it
 // lies inside a piece too long to re-encode cheaply).
+//
+// Cutting the text at p leaves the document's pieces before p as they
+// are, with two exceptions that are re-encoded: the piece p falls inside,
+// and a run of whitespace just before p, which \s+(?!\S) splits in the
+// document ("a  b" is "a", " ", " b") but takes whole at the end of a text.
 func (sp *splitter) count(c span, p int) (int, bool) {
-	kp := sort.Search(len(sp.toks), func(i int) bool { return int(sp.toks[i].end) > p })
-	if sp.tokStart(kp) == p && sp.pieceBoundary(kp) && kp >= c.k1 {
-		return c.base + kp - c.k1, true
+	q := p // start of the whitespace that ends at p
+	for q > c.start {
+		r, n := utf8.DecodeLastRuneInString(sp.text[:q])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		q -= n
 	}
-	// p is inside a piece: the pieces before it encode as in the document,
-	// the part of the piece before p encodes on its own.
-	ka := kp
+	kq := sort.Search(len(sp.toks), func(i int) bool { return int(sp.toks[i].end) > q })
+	if q == p && sp.tokStart(kq) == p && sp.pieceBoundary(kq) && kq >= c.k1 {
+		return c.base + kq - c.k1, true
+	}
+	ka := kq // the piece that holds q
 	for ka > 0 && !sp.pieceBoundary(ka) {
 		ka--
 	}
 	if ka < c.k1 {
-		// Inside the chunk's first piece.
+		// Inside the stretch the chunk re-scanned from its start.
 		if p-c.start > maxTokenBytes*sp.size {
 			return 0, false
 		}
