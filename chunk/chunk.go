@@ -321,9 +321,14 @@ func (sp *splitter) cut(start, kStart, prevEnd int) (int, int) {
 			}
 		}
 	}
-	// Inside one long piece: between tokens, at a character boundary.
-	for k := min(kStart+sp.size, n); k > kStart && sp.tokStart(k) > floor; k-- {
-		p := sp.tokStart(k)
+	// Inside one long piece, or nothing else fits: the latest character
+	// boundary that does (a token may straddle two characters, so token
+	// boundaries alone can miss the only one).
+	pMax := len(sp.text)
+	if k := kStart + sp.size; k < n {
+		pMax = sp.tokStart(k)
+	}
+	for p := pMax; p > floor; p-- {
 		if !charBoundary(sp.text, p) {
 			continue
 		}
@@ -331,8 +336,8 @@ func (sp *splitter) cut(start, kStart, prevEnd int) (int, int) {
 			return p, n
 		}
 	}
-	// Unreachable for size >= MinSize: a few characters always fit. Take
-	// the next character boundary so that Split terminates.
+	// Unreachable: nextStart only starts a chunk from which the first
+	// character past prevEnd fits. Take it anyway so that Split terminates.
 	p := floor + 1
 	for !charBoundary(sp.text, p) {
 		p++
@@ -427,10 +432,19 @@ func (sp *splitter) nextStart(start, end, kEnd int) (int, int) {
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(a.tier, b.tier) })
+	// The next chunk must be able to get past end: from its start to the
+	// first character after end must fit. That is only in doubt when the
+	// overlap nearly fills a chunk (a character is at most 4 tokens).
+	next := end + 1
+	for !charBoundary(sp.text, next) {
+		next++
+	}
 	for _, c := range cands {
-		if sp.tok.Count(sp.text[c.p:end]) <= sp.overlap {
-			return c.p, c.k
+		n := sp.tok.Count(sp.text[c.p:end])
+		if n > sp.overlap || (n+4 > sp.size && sp.tok.Count(sp.text[c.p:next]) > sp.size) {
+			continue
 		}
+		return c.p, c.k
 	}
 	// The last character alone, even when it encodes to more than Overlap
 	// tokens (an overlap of a token or two, ending on a character that BPE
