@@ -1,0 +1,222 @@
+package index
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+var updateEmbed = flag.Bool("update-embed", false, "rewrite the analyzer and embedder golden files in testdata/embed")
+
+func TestAnalyze(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"empty", "", nil},
+		{"punctuation only", " -- ** ;; ", nil},
+		{"stemming and case", "The Quick brown FOXES were Running", []string{"the", "quick", "brown", "fox", "were", "run"}},
+		{"hyphenated identifier", "Get-ChildItem", []string{"get", "childitem"}},
+		{"snake case", "snake_case about_Parameters", []string{"snake", "case", "about", "paramet"}},
+		{"version", "v1.2.3", []string{"v1", "2", "3"}},
+		{"contraction", "don't", []string{"dont"}},
+		{"possessive", "Tom's O’Neil’s", []string{"tom", "oneil"}},
+		{"plural possessive", "students'", []string{"student"}},
+		{"quotes", "'quoted'", []string{"quot"}},
+		{"diacritics", "Café naïve", []string{"cafe", "naiv"}},
+		{"decomposed diacritics", "Cafe\u0301", []string{"cafe"}},
+		{"letters without decomposition", "Straße Øresund Łódź æther", []string{"strass", "oresund", "lodz", "aether"}},
+		{"compatibility forms", "ﬁnancial Ｆｕｌｌ x²", []string{"financi", "full", "x2"}},
+		{"normalization splits", "½", []string{"1", "2"}},
+		{"greek final sigma", "ΣΊΣΥΦΟΣ σίσυφος", []string{"σισυφοσ", "σισυφοσ"}},
+		{"cyrillic", "Москва", []string{"москва"}},
+		{"cjk bigrams", "東京都", []string{"東京", "京都"}},
+		{"cjk single", "中", []string{"中"}},
+		{"half-width kana", "ｶﾞｷﾞ", []string{"ガギ"}},
+		{"spacing voicing mark", "住゜ば", []string{"住゚ば"}},
+		{"cjk after latin", "Go言語", []string{"go", "言語"}},
+		{"hangul words", "한국어 텍스트", []string{"한국어", "텍스트"}},
+		{"marks of other scripts kept", "हिन्दी", []string{"हिन्दी"}},
+		{"soft hyphen", "co\u00ADoperate", []string{"cooper"}},
+		{"zero-width space separates", "e\u200Bf", []string{"e", "f"}},
+		{"digits not stemmed", "2020s x86", []string{"2020s", "x86"}},
+		{"invalid utf-8 separates", "ab\xffcd", []string{"ab", "cd"}},
+		{"long run cut", strings.Repeat("ab", 100), []string{strings.Repeat("ab", 64)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Analyze(tt.in); !slices.Equal(got, tt.want) {
+				t.Errorf("Analyze(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAnalyzeQuery(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"What is the capital of France?", []string{"capit", "franc"}},
+		{"Which NFL team represented the AFC at Super Bowl 50?", []string{"nfl", "team", "repres", "afc", "super", "bowl", "50"}},
+		{"Doesn't it work?", []string{"work"}},
+		// Only stopwords: all kept.
+		{"to be or not to be", []string{"to", "be", "or", "not", "to", "be"}},
+		{"The Who", []string{"the", "who"}},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		if got := AnalyzeQuery(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("AnalyzeQuery(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAnalyzeTokens(t *testing.T) {
+	text := "Get-ChildItem: Café's 東京都 ½"
+	want := []struct{ term, src string }{
+		{"get", "Get"}, {"childitem", "ChildItem"}, {"cafe", "Café's"},
+		{"東京", "東京"}, {"京都", "京都"}, {"1", "½"}, {"2", "½"},
+	}
+	got := AnalyzeTokens(text)
+	if len(got) != len(want) {
+		t.Fatalf("AnalyzeTokens(%q) = %v, want %d tokens", text, got, len(want))
+	}
+	for i, w := range want {
+		if got[i].Term != w.term || text[got[i].Start:got[i].End] != w.src {
+			t.Errorf("token %d = %q from %q, want %q from %q", i, got[i].Term, text[got[i].Start:got[i].End], w.term, w.src)
+		}
+	}
+}
+
+// TestAnalyzeGolden analyzes the lines of testdata/embed/analyze.txt; run
+// with -update-embed to rewrite analyze.golden.
+func TestAnalyzeGolden(t *testing.T) {
+	in, err := os.ReadFile(filepath.Join("testdata", "embed", "analyze.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for line := range strings.Lines(string(in)) {
+		line = strings.TrimSuffix(line, "\n")
+		fmt.Fprintf(&out, "> %s\n", line)
+		fmt.Fprintf(&out, "index: %s\n", strings.Join(Analyze(line), " "))
+		fmt.Fprintf(&out, "query: %s\n\n", strings.Join(AnalyzeQuery(line), " "))
+	}
+	golden := filepath.Join("testdata", "embed", "analyze.golden")
+	if *updateEmbed {
+		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update-embed to create it)", err)
+	}
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Errorf("analysis differs from %s (run with -update-embed to accept, and bump AnalyzerVersion):\n%s", golden, out.String())
+	}
+}
+
+// simpleTokenizerTerms splits s as SQLite's "simple" tokenizer does: terms are
+// runs of ASCII alphanumerics and non-ASCII bytes, ASCII folded to lower
+// case.
+func simpleTokenizerTerms(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return r < utf8.RuneSelf && !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
+	})
+}
+
+// checkAnalyzedTerms verifies the invariants of analyzed terms.
+func checkAnalyzedTerms(t *testing.T, in string, terms []string) {
+	t.Helper()
+	for _, term := range terms {
+		if term == "" || len(term) > maxTermBytes || !utf8.ValidString(term) {
+			t.Fatalf("Analyze(%q): bad term %q", in, term)
+		}
+		for _, r := range term {
+			if r < utf8.RuneSelf && !('a' <= r && r <= 'z' || '0' <= r && r <= '9') {
+				t.Fatalf("Analyze(%q): term %q has ASCII %q", in, term, r)
+			}
+			if !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.IsMark(r) {
+				t.Fatalf("Analyze(%q): term %q has %q", in, term, r)
+			}
+		}
+	}
+	if got := simpleTokenizerTerms(strings.Join(terms, " ")); !slices.Equal(got, terms) && len(terms) > 0 {
+		t.Fatalf("Analyze(%q) = %q: the full-text tokenizer would see %q", in, terms, got)
+	}
+}
+
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{
+		"", "Get-ChildItem -Path C:\\", "don't Tom's", "Café e\u0301", "東京都ｶﾞ", "½ ﬁ x²",
+		"a\u200Db co\u00ADop", "'''", "\xff\xfe", "\u0301", "ΣΊΣΥΦΟΣ", strings.Repeat("é", 200),
+		"000000000000住゜",
+	} {
+		f.Add(s)
+	}
+	if in, err := os.ReadFile(filepath.Join("testdata", "embed", "analyze.txt")); err == nil {
+		for line := range strings.Lines(string(in)) {
+			f.Add(line)
+		}
+	}
+	// Real text: the start of a few corpus files, when the data is there.
+	if dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "markdown", "reference")); err == nil {
+		paths, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.md"))
+		for i, p := range paths {
+			if i%200 != 0 {
+				continue
+			}
+			if data, err := os.ReadFile(p); err == nil {
+				f.Add(string(data[:min(len(data), 2000)]))
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		terms := Analyze(in)
+		checkAnalyzedTerms(t, in, terms)
+		if again := Analyze(in); !slices.Equal(terms, again) {
+			t.Fatalf("Analyze(%q) not deterministic: %q then %q", in, terms, again)
+		}
+		toks := AnalyzeTokens(in)
+		if len(toks) != len(terms) {
+			t.Fatalf("AnalyzeTokens(%q) has %d tokens, Analyze %d terms", in, len(toks), len(terms))
+		}
+		prev := 0
+		for i, tok := range toks {
+			if tok.Term != terms[i] || tok.Start < prev || tok.Start >= tok.End || tok.End > len(in) {
+				t.Fatalf("AnalyzeTokens(%q): token %d = %+v", in, i, tok)
+			}
+			prev = tok.Start
+		}
+		// Query terms are the index terms less stopwords, in order.
+		q := AnalyzeQuery(in)
+		k := 0
+		for _, term := range terms {
+			if k < len(q) && q[k] == term {
+				k++
+			}
+		}
+		if k != len(q) {
+			t.Fatalf("AnalyzeQuery(%q) = %q: not a subsequence of %q", in, q, terms)
+		}
+	})
+}
+
+func ExampleAnalyze() {
+	fmt.Println(Analyze("Get-ChildItem lists the files in Café's folders"))
+	// Output: [get childitem list the file in cafe folder]
+}
+
+func ExampleAnalyzeQuery() {
+	fmt.Println(AnalyzeQuery("Which cmdlet lists the files?"))
+	// Output: [cmdlet list file]
+}

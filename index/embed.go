@@ -1,0 +1,861 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sourcegraph/conc/pool"
+)
+
+// EmbedFunc embeds one text as a unit-length vector. It has the shape of
+// chromem-go's EmbeddingFunc: chromem.EmbeddingFunc(f) converts it.
+type EmbedFunc func(ctx context.Context, text string) ([]float32, error)
+
+// ErrEmptyText is returned when asked to embed a text that is empty or only
+// white space: it has no vector.
+var ErrEmptyText = errors.New("empty text")
+
+var errNoEmbedder = errors.New("embed: no embedder (use NewEmbedder)")
+
+// Embedder embeds texts with one model: the built-in hash embedder
+// ([NewHashEmbedder]) or a model served over HTTP ([NewOllamaEmbedder],
+// [NewOpenAIEmbedder]). [NewEmbedder] builds one from a spec string.
+//
+// Vectors are unit length (chromem-go ranks by dot product and assumes it).
+// A text longer than the model accepts ([Embedder.MaxInput]) is never
+// truncated: it is embedded as consecutive windows that cover it whole, and
+// its vector is the mean of the windows' vectors, weighted by their length,
+// scaled back to unit length.
+//
+// An Embedder is safe for concurrent use.
+type Embedder struct {
+	name        string
+	maxInput    int // runes; 0: no limit
+	batchSize   int
+	concurrency int
+	docPrefix   string
+	queryPrefix string
+	dim         atomic.Int64
+	impl        embedder
+}
+
+// embedder is what a provider implements.
+type embedder interface {
+	// embed returns one vector per text, in order. The vectors need not be
+	// unit length; the Embedder validates and normalizes them.
+	embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// queryEmbedder is implemented by providers that embed queries differently
+// from documents (the hash embedder weighs query terms by idf).
+type queryEmbedder interface {
+	embedQuery(text string, idf func(term string) float64) []float32
+}
+
+// EmbedderConfig configures a model provider (Ollama or OpenAI-compatible);
+// the zero value selects the defaults. [NewEmbedder] fills empty fields from
+// the environment; [NewOllamaEmbedder] and [NewOpenAIEmbedder] use the values
+// as given.
+type EmbedderConfig struct {
+	// BaseURL is the API's address: for Ollama, OLLAMA_HOST's form
+	// ("http://host:11434", "host:11434", "0.0.0.0"; default
+	// http://127.0.0.1:11434); for OpenAI, the URL under which /embeddings
+	// lives (default https://api.openai.com/v1).
+	BaseURL string
+
+	// APIKey is sent as a bearer token (OpenAI only; optional for local
+	// servers). It never appears in errors.
+	APIKey string
+
+	// Dimensions asks the model for vectors of this size (OpenAI's
+	// text-embedding-3 models and Ollama models that support truncating
+	// their output). 0 lets the model choose.
+	Dimensions int
+
+	// MaxInput is the longest input, in runes (Unicode code points), sent in
+	// one request item, prefix included. Longer texts are embedded in
+	// windows. 0 selects a default from the model's context length in
+	// tokens times 3 runes per token (512 tokens for models this package
+	// does not know).
+	MaxInput int
+
+	// BatchSize is the number of inputs per request (default 16 for
+	// Ollama, 32 for OpenAI).
+	BatchSize int
+
+	// Concurrency is the number of requests in flight (default 2 for
+	// Ollama, 4 for OpenAI).
+	Concurrency int
+
+	// MaxAttempts is the number of tries of one request, counting the
+	// first (default 5). Requests are retried on HTTP 408, 409, 429 and
+	// 5xx, and on transport errors, after an exponential backoff with
+	// jitter or the delay the server asks for in Retry-After.
+	MaxAttempts int
+
+	// DocumentPrefix and QueryPrefix are prepended to documents and
+	// queries, for models trained with task prefixes. Each defaults to the
+	// known model's prefix when empty (nomic-embed-text: "search_document: "
+	// and "search_query: "; mxbai-embed-large and snowflake-arctic-embed: a
+	// query instruction). A spec's document_prefix option, even empty,
+	// overrides the default.
+	DocumentPrefix, QueryPrefix string
+
+	// HTTPClient sends the requests (default: a client with no timeout;
+	// the context passed to each call bounds it).
+	HTTPClient *http.Client
+
+	// docPrefixSet records a document_prefix option in the spec, which may
+	// set an empty prefix.
+	docPrefixSet bool
+}
+
+// NewEmbedder returns the embedder that spec names:
+//
+//	hash                     the built-in hash embedder, default settings
+//	hash:2048                ... with 2048 dimensions
+//	hash:2048?ngrams=3-5&words=0.5
+//	ollama:MODEL             a model served by Ollama (OLLAMA_HOST)
+//	openai:MODEL             a model of an OpenAI-compatible API
+//	                         (OPENAI_BASE_URL, OPENAI_API_KEY)
+//
+// A provider spec may carry the options that change its vectors, as in
+// [Embedder.Name]: "openai:text-embedding-3-small?dimensions=512",
+// "ollama:MODEL?document_prefix=...". NewEmbedder(e.Name()) rebuilds an
+// equivalent embedder, so the name an index records is enough to query it.
+//
+// cfg configures providers; its empty fields fall back to the environment:
+// BaseURL to OLLAMA_HOST or OPENAI_BASE_URL, APIKey to OPENAI_API_KEY. The
+// hash embedder ignores cfg.
+func NewEmbedder(spec string, cfg EmbedderConfig) (*Embedder, error) {
+	base, rawOpts, _ := strings.Cut(spec, "?")
+	provider, model, _ := strings.Cut(base, ":")
+	opts, err := url.ParseQuery(rawOpts)
+	if err != nil {
+		return nil, fmt.Errorf("embedder %q: options: %w", spec, err)
+	}
+	switch provider {
+	case "hash":
+		hc, err := parseHashSpec(model, opts)
+		if err != nil {
+			return nil, fmt.Errorf("embedder %q: %w", spec, err)
+		}
+		return NewHashEmbedder(hc)
+	case "ollama", "openai":
+		if model == "" {
+			return nil, fmt.Errorf("embedder %q: missing model name (%s:MODEL)", spec, provider)
+		}
+		if err := applySpecOptions(&cfg, opts); err != nil {
+			return nil, fmt.Errorf("embedder %q: %w", spec, err)
+		}
+		if provider == "ollama" {
+			if cfg.BaseURL == "" {
+				cfg.BaseURL = os.Getenv("OLLAMA_HOST")
+			}
+			return NewOllamaEmbedder(model, cfg)
+		}
+		if cfg.BaseURL == "" {
+			cfg.BaseURL = os.Getenv("OPENAI_BASE_URL")
+		}
+		if cfg.APIKey == "" {
+			cfg.APIKey = os.Getenv("OPENAI_API_KEY")
+		}
+		return NewOpenAIEmbedder(model, cfg)
+	}
+	return nil, fmt.Errorf("embedder %q: unknown provider %q (want hash, ollama or openai)", spec, provider)
+}
+
+// applySpecOptions merges the options of a provider spec into cfg.
+func applySpecOptions(cfg *EmbedderConfig, opts url.Values) error {
+	for k, v := range opts {
+		if len(v) != 1 {
+			return fmt.Errorf("option %s given %d times", k, len(v))
+		}
+		switch k {
+		case "dimensions":
+			n, err := strconv.Atoi(v[0])
+			if err != nil || n <= 0 {
+				return fmt.Errorf("option dimensions=%q: want a positive integer", v[0])
+			}
+			if cfg.Dimensions != 0 && cfg.Dimensions != n {
+				return fmt.Errorf("option dimensions=%d conflicts with configured %d", n, cfg.Dimensions)
+			}
+			cfg.Dimensions = n
+		case "document_prefix":
+			if cfg.DocumentPrefix != "" && cfg.DocumentPrefix != v[0] {
+				return fmt.Errorf("option document_prefix=%q conflicts with configured %q", v[0], cfg.DocumentPrefix)
+			}
+			cfg.DocumentPrefix = v[0]
+			cfg.docPrefixSet = true
+		default:
+			return fmt.Errorf("unknown option %q (want dimensions or document_prefix)", k)
+		}
+	}
+	return nil
+}
+
+// providerName returns the canonical name of a provider's model: the
+// options that change its document vectors are part of it.
+func providerName(provider, model string, dimensions int, docPrefix, defaultDocPrefix string) string {
+	v := url.Values{}
+	if dimensions > 0 {
+		v.Set("dimensions", strconv.Itoa(dimensions))
+	}
+	if docPrefix != defaultDocPrefix {
+		v.Set("document_prefix", docPrefix)
+	}
+	name := provider + ":" + model
+	if len(v) > 0 {
+		name += "?" + v.Encode()
+	}
+	return name
+}
+
+// Name returns the canonical spec of the embedder ("hash:1024",
+// "ollama:nomic-embed-text", "openai:text-embedding-3-small?dimensions=512"):
+// two embedders with the same name give the same vectors. An index records
+// it with [Embedder.Dim] to refuse vectors of another embedder.
+func (e *Embedder) Name() string { return e.name }
+
+// Dim returns the dimension of the vectors, or 0 while it is unknown: a
+// model provider's dimension is learned from its first response (or set
+// ahead by [EmbedderConfig.Dimensions]); [Embedder.ProbeDim] asks for it.
+// Every later vector must have the same dimension.
+func (e *Embedder) Dim() int { return int(e.dim.Load()) }
+
+// MaxInput returns the longest text, in runes, that the model embeds in one
+// piece (prefix included), or 0 for no limit. Longer texts are embedded in
+// windows.
+func (e *Embedder) MaxInput() int { return e.maxInput }
+
+// ProbeDim returns the dimension of the vectors, embedding a short text to
+// learn it if it is not known yet.
+func (e *Embedder) ProbeDim(ctx context.Context) (int, error) {
+	if d := e.Dim(); d > 0 {
+		return d, nil
+	}
+	if _, err := e.EmbedDocuments(ctx, []string{"dimension probe"}); err != nil {
+		return 0, err
+	}
+	return e.Dim(), nil
+}
+
+// Func returns an [EmbedFunc] that embeds its text as a document, for
+// chromem-go. It is never nil, so chromem-go never falls back to its default
+// (remote OpenAI) embedder; on a nil Embedder it returns an error.
+//
+// Queries need [Embedder.EmbedQuery] (query prefix, idf weighting) and
+// chromem-go's QueryEmbedding, not this function.
+func (e *Embedder) Func() EmbedFunc {
+	return func(ctx context.Context, text string) ([]float32, error) {
+		vs, err := e.EmbedDocuments(ctx, []string{text})
+		if err != nil {
+			return nil, err
+		}
+		return vs[0], nil
+	}
+}
+
+// EmbedDocuments embeds texts as documents and returns their unit vectors
+// in order. Providers receive batches of [EmbedderConfig.BatchSize] inputs,
+// with at most [EmbedderConfig.Concurrency] requests in flight; the first
+// error cancels the others and is returned. An empty text is an error
+// ([ErrEmptyText]).
+func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	if e == nil || e.impl == nil {
+		return nil, errNoEmbedder
+	}
+	for i, t := range texts {
+		if isBlank(t) {
+			return nil, fmt.Errorf("embed text %d: %w", i, ErrEmptyText)
+		}
+	}
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	if _, ok := e.impl.(*hashEmbedder); ok {
+		return e.embedLocal(ctx, texts)
+	}
+	return e.embedWindows(ctx, texts, e.docPrefix)
+}
+
+// EmbedQuery embeds a search query and returns its unit vector.
+//
+// The hash embedder weighs each query term by idf(term) (terms as
+// [AnalyzeQuery] returns them; a character n-gram gets the weight of the
+// word it comes from). idf should grow as a term gets rarer in the indexed
+// documents: [IDF] over the full-text index's document frequencies is what
+// the defaults were measured with. A nil idf weighs all terms alike;
+// non-positive weights drop terms. Model providers ignore idf and prepend
+// the model's query prefix.
+func (e *Embedder) EmbedQuery(ctx context.Context, text string, idf func(term string) float64) ([]float32, error) {
+	if e == nil || e.impl == nil {
+		return nil, errNoEmbedder
+	}
+	if isBlank(text) {
+		return nil, fmt.Errorf("embed query: %w", ErrEmptyText)
+	}
+	if q, ok := e.impl.(queryEmbedder); ok {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return q.embedQuery(text, idf), nil
+	}
+	vs, err := e.embedWindows(ctx, []string{text}, e.queryPrefix)
+	if err != nil {
+		return nil, err
+	}
+	return vs[0], nil
+}
+
+// IDF returns the inverse document frequency of a term found in df of docs
+// documents, as Lucene's BM25 computes it: ln(1 + (docs-df+0.5)/(df+0.5)).
+// It is positive, near 0 for a term in every document and largest for a
+// term in none (a typo: its character n-grams still count).
+func IDF(docs, df int) float64 {
+	if df < 0 {
+		df = 0
+	}
+	if docs < df {
+		docs = df
+	}
+	return math.Log(1 + (float64(docs)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+func isBlank(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// embedLocal runs a CPU-bound embedder over texts on all cores.
+func (e *Embedder) embedLocal(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	workers := min(runtime.GOMAXPROCS(0), (len(texts)+7)/8)
+	if workers <= 1 {
+		for i, t := range texts {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			vs, err := e.impl.embed(ctx, []string{t})
+			if err != nil {
+				return nil, err
+			}
+			out[i] = vs[0]
+		}
+		return out, nil
+	}
+	var next atomic.Int64
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
+	for range workers {
+		p.Go(func(ctx context.Context) error {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(texts) {
+					return nil
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				vs, err := e.impl.embed(ctx, texts[i:i+1])
+				if err != nil {
+					return err
+				}
+				out[i] = vs[0]
+			}
+		})
+	}
+	if err := p.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// embedWindows embeds texts with a model provider: each text, prefixed,
+// is cut in windows of at most e.maxInput runes, windows are sent in
+// batches, and each text's vector is the length-weighted mean of its
+// windows' unit vectors, normalized.
+func (e *Embedder) embedWindows(ctx context.Context, texts []string, prefix string) ([][]float32, error) {
+	var inputs []string
+	var owner []int
+	var weight []float64
+	limit := 0
+	if e.maxInput > 0 {
+		limit = max(e.maxInput-utf8.RuneCountInString(prefix), 1)
+	}
+	for i, t := range texts {
+		for _, w := range splitWindows(t, limit) {
+			inputs = append(inputs, prefix+w)
+			owner = append(owner, i)
+			weight = append(weight, float64(utf8.RuneCountInString(w)))
+		}
+	}
+	vecs := make([][]float32, len(inputs))
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError().WithMaxGoroutines(e.concurrency)
+	for b := 0; b < len(inputs); b += e.batchSize {
+		end := min(b+e.batchSize, len(inputs))
+		p.Go(func(ctx context.Context) error {
+			vs, err := e.impl.embed(ctx, inputs[b:end])
+			if err != nil {
+				return err
+			}
+			if err := e.checkVectors(vs, end-b); err != nil {
+				return err
+			}
+			copy(vecs[b:end], vs)
+			return nil
+		})
+	}
+	if err := p.Wait(); err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	sums := make([]float64, e.Dim())
+	for k := 0; k < len(inputs); {
+		i := owner[k]
+		j := k + 1
+		for j < len(inputs) && owner[j] == i {
+			j++
+		}
+		if j-k == 1 {
+			out[i] = normalized(vecs[k])
+			k = j
+			continue
+		}
+		clear(sums)
+		for ; k < j; k++ {
+			n := l2norm32(vecs[k])
+			for d, x := range vecs[k] {
+				sums[d] += weight[k] * float64(x) / n
+			}
+		}
+		out[i] = normalized64(sums)
+	}
+	return out, nil
+}
+
+// checkVectors validates a provider's answer to a batch of n inputs and
+// learns the dimension from the first valid answer.
+func (e *Embedder) checkVectors(vs [][]float32, n int) error {
+	if len(vs) != n {
+		return e.invalid(fmt.Errorf("%d embeddings for %d inputs", len(vs), n))
+	}
+	for i, v := range vs {
+		if len(v) == 0 {
+			return e.invalid(fmt.Errorf("embedding %d is empty", i))
+		}
+		if len(v) != len(vs[0]) {
+			return e.invalid(fmt.Errorf("embedding %d has dimension %d, want %d", i, len(v), len(vs[0])))
+		}
+		var sum float64
+		for j, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return e.invalid(fmt.Errorf("embedding %d has %v at index %d", i, x, j))
+			}
+			sum += float64(x) * float64(x)
+		}
+		if sum == 0 {
+			return e.invalid(fmt.Errorf("embedding %d is all zeros", i))
+		}
+	}
+	if n > 0 && !e.dim.CompareAndSwap(0, int64(len(vs[0]))) {
+		if d := e.Dim(); len(vs[0]) != d {
+			return e.invalid(fmt.Errorf("embeddings have dimension %d, want %d", len(vs[0]), d))
+		}
+	}
+	return nil
+}
+
+func (e *Embedder) invalid(err error) error {
+	provider, model, _ := strings.Cut(e.name, ":")
+	model, _, _ = strings.Cut(model, "?")
+	return &EmbedError{Provider: provider, Model: model, Err: fmt.Errorf("invalid response: %w", err)}
+}
+
+// splitWindows cuts text in consecutive pieces of at most limit runes that
+// cover it whole, cutting after white space where there is some in the last
+// half of a window. limit 0 means no limit.
+func splitWindows(text string, limit int) []string {
+	if limit <= 0 || utf8.RuneCountInString(text) <= limit {
+		return []string{text}
+	}
+	var out []string
+	for text != "" {
+		// Byte offset after limit runes.
+		end, n := 0, 0
+		for end < len(text) && n < limit {
+			_, size := utf8.DecodeRuneInString(text[end:])
+			end += size
+			n++
+		}
+		if end < len(text) {
+			// Back up to just after the last space in the last half.
+			cut := -1
+			back, k := end, 0
+			for back > 0 && k < limit/2 {
+				r, size := utf8.DecodeLastRuneInString(text[:back])
+				if unicode.IsSpace(r) {
+					cut = back
+					break
+				}
+				back -= size
+				k++
+			}
+			if cut > 0 {
+				end = cut
+			}
+		}
+		out = append(out, text[:end])
+		text = text[end:]
+	}
+	return out
+}
+
+func l2norm32(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+// normalized returns v scaled to unit length (a copy).
+func normalized(v []float32) []float32 {
+	n := l2norm32(v)
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) / n)
+	}
+	return out
+}
+
+// normalized64 returns v scaled to unit length, as float32.
+func normalized64(v []float64) []float32 {
+	var s float64
+	for _, x := range v {
+		s += x * x
+	}
+	n := math.Sqrt(s)
+	out := make([]float32, len(v))
+	if n == 0 {
+		return out
+	}
+	for i, x := range v {
+		out[i] = float32(x / n)
+	}
+	return out
+}
+
+// EmbedError reports a request to a model provider that failed, or an
+// answer that is not a valid set of embeddings. It never contains the API
+// key.
+type EmbedError struct {
+	Provider   string // "ollama" or "openai"
+	Model      string
+	StatusCode int    // HTTP status of the last response, 0 if none
+	Attempts   int    // requests sent
+	Body       string // excerpt of the last error response's body
+	Err        error  // cause: transport error, context error, invalid response
+}
+
+func (e *EmbedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "embed with %s model %s", e.Provider, e.Model)
+	if e.StatusCode != 0 {
+		fmt.Fprintf(&b, ": HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (%d attempts)", e.Attempts)
+	}
+	if e.Body != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Body)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *EmbedError) Unwrap() error { return e.Err }
+
+// Retry defaults.
+const (
+	defaultMaxAttempts   = 5
+	defaultBaseDelay     = 500 * time.Millisecond
+	defaultMaxDelay      = 20 * time.Second
+	defaultMaxRetryAfter = 2 * time.Minute
+	maxErrorBody         = 64 << 10
+	maxExcerpt           = 300
+)
+
+// httpAPI posts JSON to one endpoint of a model provider, with retries.
+type httpAPI struct {
+	provider, model string
+	endpoint        string
+	apiKey          string
+	client          *http.Client
+	maxAttempts     int
+	maxInput        int // for the hint on context-length errors
+	baseDelay       time.Duration
+	maxDelay        time.Duration
+	maxRetryAfter   time.Duration
+	// sleep waits d or until ctx is done; tests replace it.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+func newHTTPAPI(provider, model, endpoint string, cfg EmbedderConfig) *httpAPI {
+	h := &httpAPI{
+		provider:      provider,
+		model:         model,
+		endpoint:      endpoint,
+		apiKey:        cfg.APIKey,
+		client:        cfg.HTTPClient,
+		maxAttempts:   cfg.MaxAttempts,
+		baseDelay:     defaultBaseDelay,
+		maxDelay:      defaultMaxDelay,
+		maxRetryAfter: defaultMaxRetryAfter,
+		sleep:         sleepContext,
+	}
+	if h.client == nil {
+		// No timeout: the caller's context bounds each request.
+		h.client = &http.Client{}
+	}
+	if h.maxAttempts <= 0 {
+		h.maxAttempts = defaultMaxAttempts
+	}
+	return h
+}
+
+// post sends body as JSON and returns the body of the 200 response.
+func (h *httpAPI) post(ctx context.Context, body any) ([]byte, error) {
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return nil, h.fail(0, 0, "", fmt.Errorf("encode request: %w", err))
+	}
+	for attempt := 1; ; attempt++ {
+		r, err := h.send(ctx, payload)
+		if err == nil && r.status == http.StatusOK {
+			return r.body, nil
+		}
+		if ctx.Err() != nil {
+			return nil, h.fail(attempt, r.status, r.excerpt, context.Cause(ctx))
+		}
+		if r.status != 0 && !retryable(r.status) {
+			return nil, h.fail(attempt, r.status, r.excerpt, h.hint(r.status, r.excerpt))
+		}
+		if attempt >= h.maxAttempts {
+			return nil, h.fail(attempt, r.status, r.excerpt, err)
+		}
+		d := h.backoff(attempt)
+		if ra, ok := retryAfter(r.retryAfter, time.Now()); ok {
+			d = min(ra, h.maxRetryAfter)
+		}
+		if err := h.sleep(ctx, d); err != nil {
+			return nil, h.fail(attempt, r.status, r.excerpt, err)
+		}
+	}
+}
+
+// apiResponse is what one request got.
+type apiResponse struct {
+	status     int    // 0 if no response
+	body       []byte // the body of a 200 response
+	excerpt    string // an excerpt of another response's body
+	retryAfter string // its Retry-After header
+}
+
+// send makes one request.
+func (h *httpAPI) send(ctx context.Context, payload []byte) (apiResponse, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.endpoint, bytes.NewReader(payload))
+	if err != nil {
+		return apiResponse{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if h.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+h.apiKey)
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return apiResponse{}, h.redactErr(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return apiResponse{}, h.redactErr(fmt.Errorf("read response: %w", err))
+		}
+		return apiResponse{status: http.StatusOK, body: body}, nil
+	}
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return apiResponse{
+		status:     resp.StatusCode,
+		excerpt:    h.redact(bodyExcerpt(raw)),
+		retryAfter: resp.Header.Get("Retry-After"),
+	}, nil
+}
+
+func (h *httpAPI) fail(attempts, status int, excerpt string, err error) error {
+	if err != nil {
+		err = h.redactErr(err)
+	}
+	return &EmbedError{
+		Provider:   h.provider,
+		Model:      h.model,
+		StatusCode: status,
+		Attempts:   attempts,
+		Body:       excerpt,
+		Err:        err,
+	}
+}
+
+// hint explains a status the user can act on.
+func (h *httpAPI) hint(status int, excerpt string) error {
+	lower := strings.ToLower(excerpt)
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return errors.New("check the API key (OPENAI_API_KEY)")
+	case status == http.StatusNotFound && h.provider == "ollama" && strings.Contains(lower, "model"):
+		return fmt.Errorf("pull the model first: ollama pull %s", h.model)
+	case status == http.StatusBadRequest && (strings.Contains(lower, "context length") ||
+		strings.Contains(lower, "context_length") || strings.Contains(lower, "too long") ||
+		strings.Contains(lower, "maximum context")):
+		return fmt.Errorf("an input is longer than the model accepts: lower the embedder's max input (now %d runes)", h.maxInput)
+	}
+	return nil
+}
+
+func retryable(status int) bool {
+	return status == http.StatusRequestTimeout || status == http.StatusConflict ||
+		status == http.StatusTooManyRequests || status >= 500
+}
+
+// backoff returns the delay before retry number attempt (1 for the first
+// retry): exponential, capped, with equal jitter.
+func (h *httpAPI) backoff(attempt int) time.Duration {
+	d := h.baseDelay << min(attempt-1, 30)
+	if d <= 0 || d > h.maxDelay {
+		d = h.maxDelay
+	}
+	half := d / 2
+	return half + rand.N(half+1)
+}
+
+// retryAfter parses a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(header string, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(header)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		return time.Duration(min(secs, 1<<31)) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
+// bodyExcerpt returns the message of an error body: the "error" (or
+// "error.message", or "message") field of a JSON body, else the text, with
+// white space collapsed, cut to a few hundred bytes.
+func bodyExcerpt(raw []byte) string {
+	var msg struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	text := string(raw)
+	if json.Unmarshal(raw, &msg) == nil {
+		var s string
+		var obj struct {
+			Message string `json:"message"`
+		}
+		switch {
+		case json.Unmarshal(msg.Error, &s) == nil && s != "":
+			text = s
+		case json.Unmarshal(msg.Error, &obj) == nil && obj.Message != "":
+			text = obj.Message
+		case msg.Message != "":
+			text = msg.Message
+		}
+	}
+	text = strings.Join(strings.Fields(strings.ToValidUTF8(text, "\uFFFD")), " ")
+	if len(text) > maxExcerpt {
+		n := maxExcerpt
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text = text[:n] + "…"
+	}
+	return text
+}
+
+// redact removes the API key from s.
+func (h *httpAPI) redact(s string) string {
+	if h.apiKey == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, h.apiKey, "[redacted]")
+}
+
+// redactErr returns err, or an error with its text redacted if it contains
+// the API key (keeping context errors recognizable).
+func (h *httpAPI) redactErr(err error) error {
+	if h.apiKey == "" || !strings.Contains(err.Error(), h.apiKey) {
+		return err
+	}
+	return &redactedError{msg: h.redact(err.Error()), ctxErr: contextError(err)}
+}
+
+type redactedError struct {
+	msg    string
+	ctxErr error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.ctxErr }
+
+func contextError(err error) error {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return context.Canceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return context.DeadlineExceeded
+	}
+	return nil
+}

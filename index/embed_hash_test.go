@@ -1,0 +1,429 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+	chromem "github.com/philippgille/chromem-go"
+)
+
+func embedDot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+func mustEmbedder(tb testing.TB, spec string) *Embedder {
+	tb.Helper()
+	e, err := NewEmbedder(spec, EmbedderConfig{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+func embedDocs(tb testing.TB, e *Embedder, texts ...string) [][]float32 {
+	tb.Helper()
+	vs, err := e.EmbedDocuments(tb.Context(), texts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return vs
+}
+
+func TestHashEmbedderSpecs(t *testing.T) {
+	tests := []struct {
+		spec, name string
+		dim        int
+	}{
+		{"hash", "hash:4096", 4096},
+		{"hash:", "hash:4096", 4096},
+		{"hash:1024", "hash:1024", 1024},
+		{"hash:2048?ngrams=3-5&words=0.5", "hash:2048", 2048},
+		{"hash:2048?ngrams=3-4", "hash:2048?ngrams=3-4", 2048},
+		{"hash:512?ngrams=0", "hash:512?ngrams=0", 512},
+		{"hash:512?ngrams=none&words=0.3", "hash:512?ngrams=0", 512},
+		{"hash?words=0.7", "hash:4096?words=0.7", 4096},
+		{"hash:300?ngrams=4", "hash:300?ngrams=4-4", 300},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			e := mustEmbedder(t, tt.spec)
+			if e.Name() != tt.name || e.Dim() != tt.dim || e.MaxInput() != 0 {
+				t.Errorf("NewEmbedder(%q): name %q dim %d max input %d, want %q %d 0", tt.spec, e.Name(), e.Dim(), e.MaxInput(), tt.name, tt.dim)
+			}
+			// The name rebuilds the same embedder.
+			again := mustEmbedder(t, e.Name())
+			if again.Name() != e.Name() {
+				t.Errorf("NewEmbedder(%q).Name() = %q", e.Name(), again.Name())
+			}
+			a := embedDocs(t, e, "round trip")[0]
+			b := embedDocs(t, again, "round trip")[0]
+			if !slices.Equal(a, b) {
+				t.Errorf("%q and %q give different vectors", tt.spec, e.Name())
+			}
+		})
+	}
+}
+
+func TestNewEmbedderErrors(t *testing.T) {
+	for _, spec := range []string{
+		"", "bert", "hash:abc", "hash:0", "hash:-5", "hash:4", "hash:4096?ngrams=5-3",
+		"hash:4096?ngrams=x", "hash?words=0", "hash?words=1.5", "hash?color=red", "hash?ngrams=3-5&ngrams=3-4",
+		"ollama", "ollama:", "openai:", "openai:m?dimensions=-1", "ollama:m?foo=1", "hash:1024?%zz",
+	} {
+		if e, err := NewEmbedder(spec, EmbedderConfig{}); err == nil {
+			t.Errorf("NewEmbedder(%q) = %q, want an error", spec, e.Name())
+		}
+	}
+}
+
+// TestHashEmbedderParallel: a batch is embedded on all cores, each vector
+// as if alone.
+func TestHashEmbedderParallel(t *testing.T) {
+	e := mustEmbedder(t, "hash:512")
+	var texts []string
+	for i := range 100 {
+		texts = append(texts, fmt.Sprintf("document %d of the batch, about topic %d", i, i%7))
+	}
+	vs := embedDocs(t, e, texts...)
+	for i, text := range texts {
+		if alone := embedDocs(t, e, text)[0]; !slices.Equal(alone, vs[i]) {
+			t.Fatalf("vector %d differs in a batch", i)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := e.EmbedDocuments(ctx, texts); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled batch: err = %v, want context.Canceled", err)
+	}
+}
+
+func TestHashEmbedderVectors(t *testing.T) {
+	e := mustEmbedder(t, "hash")
+	texts := []string{
+		"Get-ChildItem gets the items in one or more specified locations.",
+		"Set-Location sets the working location to a specified location.",
+		"The Denver Broncos defeated the Carolina Panthers.",
+		"---",
+		"🙂",
+		"the of and",
+	}
+	vs := embedDocs(t, e, texts...)
+	for i, v := range vs {
+		if len(v) != e.Dim() {
+			t.Fatalf("vector %d has %d dimensions, want %d", i, len(v), e.Dim())
+		}
+		if n := math.Sqrt(embedDot(v, v)); math.Abs(n-1) > 1e-6 {
+			t.Errorf("vector of %q has norm %v", texts[i], n)
+		}
+		// Embedding alone gives the same vector as in a batch: a
+		// document's vector depends on nothing else.
+		if alone := embedDocs(t, e, texts[i])[0]; !slices.Equal(alone, v) {
+			t.Errorf("vector of %q differs alone and in a batch", texts[i])
+		}
+	}
+	if _, err := e.EmbedDocuments(t.Context(), []string{"ok", " \n\t"}); !errors.Is(err, ErrEmptyText) {
+		t.Errorf("embedding white space: err = %v, want ErrEmptyText", err)
+	}
+	if _, err := e.EmbedQuery(t.Context(), "", nil); !errors.Is(err, ErrEmptyText) {
+		t.Errorf("empty query: err = %v, want ErrEmptyText", err)
+	}
+	if vs, err := e.EmbedDocuments(t.Context(), nil); err != nil || len(vs) != 0 {
+		t.Errorf("no texts: %v, %v", vs, err)
+	}
+}
+
+// embedRank returns the indexes of docs by decreasing similarity to q.
+func embedRank(q []float32, docs [][]float32) []int {
+	idx := make([]int, len(docs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		da, db := embedDot(q, docs[a]), embedDot(q, docs[b])
+		switch {
+		case da > db:
+			return -1
+		case da < db:
+			return 1
+		}
+		return 0
+	})
+	return idx
+}
+
+func TestHashEmbedderRanking(t *testing.T) {
+	e := mustEmbedder(t, "hash")
+	docs := []string{
+		"The Denver Broncos defeated the Carolina Panthers to earn their third Super Bowl title.",
+		"Get-ChildItem gets the items and child items in one or more specified locations.",
+		"The Amazon rainforest covers most of the Amazon basin of South America.",
+		"Photosynthesis converts light energy into chemical energy in plants.",
+	}
+	vs := embedDocs(t, e, docs...)
+	df := map[string]int{}
+	for _, d := range docs {
+		seen := map[string]bool{}
+		for _, term := range Analyze(d) {
+			if !seen[term] {
+				seen[term] = true
+				df[term]++
+			}
+		}
+	}
+	idf := func(term string) float64 { return IDF(len(docs), df[term]) }
+	tests := []struct {
+		query string
+		want  int
+	}{
+		{"Which team won the Super Bowl?", 0},
+		{"Brocnos", 0},      // a typo: n-grams still match
+		{"GetChildItem", 1}, // identifier written without its hyphen
+		{"childitems", 1},   // inflection
+		{"rainforests in south america", 2},
+		{"how do plants use light", 3},
+		{"the", 0}, // only a stopword: still a vector
+	}
+	for _, tt := range tests {
+		q, err := e.EmbedQuery(t.Context(), tt.query, idf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := math.Sqrt(embedDot(q, q)); math.Abs(n-1) > 1e-6 {
+			t.Errorf("query %q: norm %v", tt.query, n)
+		}
+		if tt.query == "the" {
+			continue
+		}
+		if got := embedRank(q, vs)[0]; got != tt.want {
+			t.Errorf("query %q ranks document %d first, want %d", tt.query, got, tt.want)
+		}
+	}
+}
+
+func TestHashEmbedderIDF(t *testing.T) {
+	e := mustEmbedder(t, "hash")
+	docs := embedDocs(t, e, "zebra grazing", "common common common grazing")
+	// "zebra" is rare, "common" frequent: with idf the rare word decides.
+	idf := func(term string) float64 {
+		if term == "zebra" {
+			return 5
+		}
+		return 0.1
+	}
+	q, err := e.EmbedQuery(t.Context(), "zebra common", idf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if embedRank(q, docs)[0] != 0 {
+		t.Errorf("with idf, %q should rank the zebra document first", "zebra common")
+	}
+	flat := func(string) float64 { return 1 }
+	qFlat, _ := e.EmbedQuery(t.Context(), "zebra common", flat)
+	qNil, _ := e.EmbedQuery(t.Context(), "zebra common", nil)
+	if !slices.Equal(qFlat, qNil) {
+		t.Error("a nil idf should weigh terms alike")
+	}
+	// Terms every document has (idf 0) still give a vector.
+	zero := func(string) float64 { return 0 }
+	if q, err := e.EmbedQuery(t.Context(), "zebra", zero); err != nil || math.Abs(embedDot(q, q)-1) > 1e-6 {
+		t.Errorf("query with zero idf: %v", err)
+	}
+}
+
+// TestHashEmbedderTail proves the end of a long text counts: two chunk-size
+// texts that differ only in their last sentence get different vectors.
+func TestHashEmbedderTail(t *testing.T) {
+	e := mustEmbedder(t, "hash")
+	body := strings.Repeat("PowerShell cmdlets process objects in a pipeline. ", 60)
+	vs := embedDocs(t, e, body+"The last sentence mentions zebras.", body+"The last sentence mentions giraffes.")
+	if slices.Equal(vs[0], vs[1]) {
+		t.Fatal("texts that differ in their last sentence have the same vector")
+	}
+	q, _ := e.EmbedQuery(t.Context(), "zebras", nil)
+	if embedDot(q, vs[0]) <= embedDot(q, vs[1]) {
+		t.Error("a query for the last sentence's word should prefer the text that has it")
+	}
+}
+
+// TestFeatureHash pins the hash function: vectors are persisted, so
+// feature hashing must never change (XXH64 with seed 0 is a published,
+// fixed algorithm; these are its reference values).
+func TestFeatureHash(t *testing.T) {
+	for in, want := range map[string]uint64{
+		"":    0xef46db3751d8e999,
+		"abc": 0x44bc2cf5ad770999,
+	} {
+		if got := xxhash.Sum64String(in); got != want {
+			t.Errorf("XXH64(%q) = %#x, want %#x", in, got, want)
+		}
+	}
+}
+
+func TestFeatures(t *testing.T) {
+	var ft featureTable
+	want := map[uint64]float64{}
+	for i := range 5000 {
+		k := uint64(i*7919%1301) * 0x9E3779B97F4A7C15
+		ft.add(k, float64(i%3+1))
+		if k == 0 {
+			k = 1
+		}
+		want[k] += float64(i%3 + 1)
+	}
+	if ft.len() != len(want) {
+		t.Fatalf("%d features, want %d", ft.len(), len(want))
+	}
+	for _, i := range ft.used {
+		if want[ft.keys[i]] != ft.vals[i] {
+			t.Fatalf("feature %#x = %v, want %v", ft.keys[i], ft.vals[i], want[ft.keys[i]])
+		}
+	}
+	ft.reset()
+	ft.add(42, 1)
+	if ft.len() != 1 || ft.vals[ft.used[0]] != 1 {
+		t.Fatal("reset left features behind")
+	}
+}
+
+// TestHashEmbedderGolden freezes vectors of the hash embedder: they are
+// persisted in indexes, so any change must be deliberate (run with
+// -update-embed, and bump AnalyzerVersion or rename the embedder).
+func TestHashEmbedderGolden(t *testing.T) {
+	texts := []string{
+		"Get-ChildItem -Path C:\\Windows -Recurse",
+		"Super Bowl 50 was an American football game.",
+		"Café naïve 東京都 don't",
+	}
+	var out bytes.Buffer
+	for _, spec := range []string{"hash:16", "hash:16?ngrams=0", "hash"} {
+		e := mustEmbedder(t, spec)
+		for _, text := range texts {
+			v := embedDocs(t, e, text)[0]
+			q, err := e.EmbedQuery(t.Context(), text, func(term string) float64 { return float64(len(term)) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&out, "%s %q\n  doc:   %s\n  query: %s\n", e.Name(), text, sparseString(v), sparseString(q))
+		}
+	}
+	golden := filepath.Join("testdata", "embed", "hash.golden")
+	if *updateEmbed {
+		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update-embed to create it)", err)
+	}
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Errorf("vectors differ from %s:\n%s", golden, out.String())
+	}
+}
+
+// sparseString prints the largest components of v, rounded.
+func sparseString(v []float32) string {
+	idx := make([]int, 0, len(v))
+	for i, x := range v {
+		if x != 0 {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return -cmpAbs(v[a], v[b])
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d nonzero;", len(idx))
+	for _, i := range idx[:min(len(idx), 8)] {
+		fmt.Fprintf(&b, " %d:%.4f", i, v[i])
+	}
+	return b.String()
+}
+
+func cmpAbs(a, b float32) int {
+	a, b = float32(math.Abs(float64(a))), float32(math.Abs(float64(b)))
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// TestEmbedderChromem uses the embedder with chromem-go: documents are
+// embedded by Func, queries by EmbedQuery and QueryEmbedding; chromem-go
+// finds the vectors normalized as it requires.
+func TestEmbedderChromem(t *testing.T) {
+	e := mustEmbedder(t, "hash:1024")
+	db := chromem.NewDB()
+	c, err := db.CreateCollection("chunks", nil, chromem.EmbeddingFunc(e.Func()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []chromem.Document{
+		{ID: "a", Content: "Get-ChildItem lists files and folders."},
+		{ID: "b", Content: "Set-Location changes the current directory."},
+		{ID: "c", Content: "The Broncos won Super Bowl 50."},
+	}
+	if err := c.AddDocuments(t.Context(), docs, 2); err != nil {
+		t.Fatal(err)
+	}
+	q, err := e.EmbedQuery(t.Context(), "list the files in a folder", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.QueryEmbedding(t.Context(), q, 1, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].ID != "a" {
+		t.Errorf("chromem-go query = %+v, want document a", res)
+	}
+	// A nil embedder still gives a non-nil function, which fails.
+	var nilE *Embedder
+	f := nilE.Func()
+	if f == nil {
+		t.Fatal("Func of a nil embedder is nil: chromem-go would fall back to OpenAI")
+	}
+	if _, err := f(t.Context(), "x"); err == nil {
+		t.Error("Func of a nil embedder succeeded")
+	}
+	if _, err := new(Embedder).Func()(t.Context(), "x"); err == nil {
+		t.Error("Func of a zero Embedder succeeded")
+	}
+	if _, err := new(Embedder).EmbedQuery(t.Context(), "x", nil); err == nil {
+		t.Error("EmbedQuery of a zero Embedder succeeded")
+	}
+}
+
+func ExampleNewEmbedder() {
+	e, err := NewEmbedder("hash", EmbedderConfig{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(e.Name(), e.Dim())
+
+	docs, _ := e.EmbedDocuments(context.Background(), []string{
+		"Get-ChildItem lists the files in a folder.",
+		"The Broncos won Super Bowl 50.",
+	})
+	q, _ := e.EmbedQuery(context.Background(), "which cmdlet lists files?", nil)
+	fmt.Printf("%.2f %.2f\n", embedDot(q, docs[0]), embedDot(q, docs[1]))
+	// Output:
+	// hash:4096 4096
+	// 0.50 0.00
+}
