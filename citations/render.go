@@ -1,0 +1,335 @@
+package citations
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Order is how cited references are numbered.
+type Order int
+
+const (
+	// ByIndex numbers cited references by their original index: if only
+	// [doc:5] and [doc:2] are cited, [doc:2] becomes 1 and [doc:5] becomes 2.
+	// It is the default.
+	ByIndex Order = iota
+	// ByAppearance numbers cited references in the order they are first
+	// cited in the text. It is the order a [Stream] uses.
+	ByAppearance
+)
+
+// Options configure [Render]. The zero value numbers by index.
+type Options struct {
+	Order Order
+}
+
+// Rendered is an answer with its citations resolved, for display and for the
+// JSON API.
+type Rendered struct {
+	// Text is the answer with each marker run replaced by display numbers,
+	// "[1]" or "[1][3]", and each dropped marker removed. When there are
+	// references, trailing white space is trimmed and an unclosed code fence
+	// is closed, so that the reference list can follow.
+	Text string `json:"text"`
+	// References are the cited references in display order: Number is 1 for
+	// the first, 2 for the second, and so on without gaps.
+	References []Cited `json:"references"`
+	// Dropped lists the markers that were removed, in text order.
+	Dropped []Drop `json:"dropped"`
+}
+
+// Cited is a reference as cited in a rendered answer.
+type Cited struct {
+	// Number is the display number, [Number] in the text.
+	Number int `json:"number"`
+	// Key is the original marker, "[doc:N]".
+	Key string `json:"key"`
+	Reference
+}
+
+// Reason says why a marker was dropped.
+type Reason string
+
+// Reasons for dropping a marker.
+const (
+	// ReasonUnregistered: no reference with the marker's index was
+	// registered (when the marker was rendered). The model made it up.
+	ReasonUnregistered Reason = "unregistered"
+	// ReasonZero: the marker's index is 0; indices start at 1.
+	ReasonZero Reason = "zero"
+	// ReasonMalformed: the text starts like a marker ("[doc:") but is not
+	// one, such as "[doc:3-5]", "[doc:]" or a marker cut off by a line end.
+	ReasonMalformed Reason = "malformed"
+)
+
+// Drop records a marker removed from the answer.
+type Drop struct {
+	// Marker is the bracket group as written, such as "[doc:99]" or
+	// "[doc:2, doc:99]".
+	Marker string `json:"marker"`
+	// Index is the dropped index; 0 for malformed groups.
+	Index int `json:"index"`
+	// Reason says why it was dropped.
+	Reason Reason `json:"reason"`
+	// Span is the group's byte range in the model's output.
+	Span Span `json:"span"`
+}
+
+// Markdown returns the answer as Markdown: Text, then, if anything was cited,
+// a blank line, "References:", a blank line and a numbered list of the
+// references, one per display number, with linked titles where a reference
+// has a link.
+func (r Rendered) Markdown() string {
+	if len(r.References) == 0 {
+		return r.Text
+	}
+	b := make([]byte, 0, len(r.Text)+listSize(r.References))
+	return string(appendList(append(b, r.Text...), r.References))
+}
+
+// Render resolves the citation markers in text against reg. It keeps the
+// references whose markers appear in text, numbers them 1..k in the given
+// order, replaces each marker run with its display numbers and removes
+// markers whose index is not registered, is 0 or is malformed. Markers
+// inside code spans and code blocks are left alone. reg may be nil, in which
+// case every marker is dropped.
+//
+// Render is a pure function of text, the registry's contents and opts. With
+// Options{Order: ByAppearance} its Markdown is byte for byte what a [Stream]
+// emits for the same text split into any deltas.
+func Render(text string, reg Registry, opts Options) Rendered {
+	c := collector{led: ledger{reg: reg}}
+	sc := newScanner(&c, []byte(text))
+	sc.final = true
+	sc.scan()
+	return c.finish(&sc.st, opts.Order)
+}
+
+// ledger looks up the markers of each run, in text order, and records the
+// cited references and the dropped markers.
+type ledger struct {
+	reg   Registry
+	pos   map[int]int // cited index -> position in order
+	order []Reference // cited references in order of first appearance
+	drops []Drop
+	cur   []int // registered indices of the current run, with repeats
+}
+
+// resolve records r's markers and returns the registered indices in it.
+func (l *ledger) resolve(r *run) []int {
+	l.cur = l.cur[:0]
+	for _, g := range r.groups {
+		if g.malformed {
+			l.drops = append(l.drops, Drop{Marker: string(g.raw), Reason: ReasonMalformed, Span: g.span})
+			continue
+		}
+		for _, n := range r.items[g.first:g.last] {
+			if n == 0 {
+				l.drops = append(l.drops, Drop{Marker: string(g.raw), Reason: ReasonZero, Span: g.span})
+				continue
+			}
+			if _, ok := l.pos[n]; !ok {
+				var ref Reference
+				if l.reg != nil {
+					ref, ok = l.reg.Lookup(n)
+				}
+				if !ok || ref.Index != n {
+					l.drops = append(l.drops, Drop{Marker: string(g.raw), Index: n, Reason: ReasonUnregistered, Span: g.span})
+					continue
+				}
+				if l.pos == nil {
+					l.pos = make(map[int]int)
+				}
+				l.pos[n] = len(l.order)
+				l.order = append(l.order, ref)
+			}
+			l.cur = append(l.cur, n)
+		}
+	}
+	return l.cur
+}
+
+// cited returns refs numbered from first.
+func cited(refs []Reference, first int) []Cited {
+	out := make([]Cited, len(refs))
+	for i, ref := range refs {
+		out[i] = Cited{Number: first + i, Key: ref.Key(), Reference: ref}
+	}
+	return out
+}
+
+func (l *ledger) droppedList() []Drop {
+	if l.drops == nil {
+		return []Drop{}
+	}
+	return l.drops
+}
+
+// collector is the sink of a non-streamed render. Its first phase writes the
+// text with every kept run reduced to a slot, a placeholder that lives
+// outside the text and so can never collide with it; finish then numbers the
+// cited references and writes the final text with the slots filled in.
+type collector struct {
+	led   ledger
+	body  []byte
+	slots []slot
+	nums  []int // indices of the slots' citations
+}
+
+type slot struct{ at, first, last int }
+
+func (c *collector) text(p []byte) { c.body = append(c.body, p...) }
+
+func (c *collector) run(r *run) bool {
+	idx := c.led.resolve(r)
+	if len(idx) == 0 {
+		if r.sep {
+			c.body = append(c.body, zwsp...)
+		}
+		return false
+	}
+	c.body = append(c.body, r.ws...)
+	first := len(c.nums)
+	c.nums = append(c.nums, idx...)
+	c.slots = append(c.slots, slot{at: len(c.body), first: first, last: len(c.nums)})
+	c.body = append(c.body, r.trail...)
+	return true
+}
+
+func (c *collector) finish(st *state, order Order) Rendered {
+	l := &c.led
+	refs := l.order
+	number := func(n int) int { return l.pos[n] + 1 }
+	if order == ByIndex && len(refs) > 1 {
+		refs = slices.Clone(refs)
+		slices.SortFunc(refs, func(a, b Reference) int { return a.Index - b.Index })
+		rank := make(map[int]int, len(refs))
+		for i, ref := range refs {
+			rank[ref.Index] = i + 1
+		}
+		number = func(n int) int { return rank[n] }
+	}
+	out := make([]byte, 0, len(c.body)+4*len(c.nums)+16)
+	prev := 0
+	for _, s := range c.slots {
+		out = append(out, c.body[prev:s.at]...)
+		nums := c.nums[s.first:s.last]
+		for i, n := range nums {
+			nums[i] = number(n)
+		}
+		out = appendCitations(out, nums)
+		prev = s.at
+	}
+	out = append(out, c.body[prev:]...)
+	if len(refs) > 0 {
+		out = finishBody(out, st)
+	}
+	return Rendered{Text: string(out), References: cited(refs, 1), Dropped: l.droppedList()}
+}
+
+// appendCitations writes the display numbers of one run, sorted and without
+// repeats, as "[1][2]". It sorts nums in place.
+func appendCitations(dst []byte, nums []int) []byte {
+	slices.Sort(nums)
+	for i, n := range nums {
+		if i > 0 && n == nums[i-1] {
+			continue
+		}
+		dst = append(dst, '[')
+		dst = strconv.AppendInt(dst, int64(n), 10)
+		dst = append(dst, ']')
+	}
+	return dst
+}
+
+// finishBody prepares a body with citations for the reference list: it trims
+// trailing white space and closes a fenced code block left open.
+func finishBody(dst []byte, st *state) []byte {
+	dst = dst[:len(strings.TrimRight(string(dst), " \t\r\n"))]
+	if st.fence != 0 && st.fenceQuote == 0 {
+		// A blank line would end a fence inside a block quote by itself.
+		dst = append(dst, '\n')
+		for range st.fenceCol {
+			dst = append(dst, ' ')
+		}
+		for range st.fenceLen {
+			dst = append(dst, st.fence)
+		}
+	}
+	return dst
+}
+
+// listSize estimates the bytes of the reference list of refs.
+func listSize(refs []Cited) int {
+	n := 16
+	for _, c := range refs {
+		n += len(c.Title) + len(c.Link) + 16
+	}
+	return n
+}
+
+// appendList writes the reference list that follows the text.
+func appendList(dst []byte, refs []Cited) []byte {
+	if len(refs) == 0 {
+		return dst
+	}
+	dst = append(dst, "\n\nReferences:\n\n"...)
+	for _, c := range refs {
+		dst = strconv.AppendInt(dst, int64(c.Number), 10)
+		dst = append(dst, ". "...)
+		if c.Link == "" {
+			dst = appendTitle(dst, c.DisplayTitle())
+		} else {
+			dst = append(dst, '[')
+			dst = appendTitle(dst, c.DisplayTitle())
+			dst = append(dst, "]("...)
+			dst = appendDestination(dst, c.Link)
+			dst = append(dst, ')')
+		}
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// appendTitle writes a title with its Markdown syntax escaped so that it
+// shows as written: inline syntax everywhere, block syntax at its start.
+func appendTitle(dst []byte, s string) []byte {
+	digits := 0 // leading digits: "1. x" or "1) x" would start a list
+	for digits < len(s) && isDigit(s[digits]) {
+		digits++
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '\\', '`', '*', '_', '[', ']', '<', '>', '&', '~', '|', '!', '#', '$':
+			dst = append(dst, '\\')
+		case '-', '+', '=':
+			if i == 0 {
+				dst = append(dst, '\\')
+			}
+		case '.', ')':
+			if i == digits && i > 0 {
+				dst = append(dst, '\\')
+			}
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// appendDestination writes a link destination, percent-encoding the bytes
+// Markdown does not allow in one: white space, control characters, angle
+// brackets, parentheses and backslashes.
+func appendDestination(dst []byte, link string) []byte {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(link); i++ {
+		c := link[i]
+		if c <= ' ' || c == 0x7f || c == '<' || c == '>' || c == '(' || c == ')' || c == '\\' {
+			dst = append(dst, '%', hex[c>>4], hex[c&15])
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}

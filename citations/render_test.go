@@ -1,0 +1,267 @@
+package citations
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// testRegistry returns an invocation with references 1..n titled "Doc i",
+// linked to /docs/i.md with bytes [10i, 10i+10).
+func testRegistry(t testing.TB, n int) *Invocation {
+	t.Helper()
+	inv := NewInvocation()
+	inv.SetResolver(DefaultResolver())
+	for i := 1; i <= n; i++ {
+		if _, err := inv.Register(Reference{
+			Title: fmt.Sprintf("Doc %d", i), Passage: fmt.Sprintf("passage %d", i), ID: fmt.Sprintf("c%d", i),
+			Type: TypeFile, Source: fmt.Sprintf("/docs/%d.md", i), Span: Span{10 * i, 10*i + 10},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return inv
+}
+
+func citedKeys(r Rendered) []string {
+	var k []string
+	for _, c := range r.References {
+		k = append(k, c.Key)
+	}
+	return k
+}
+
+func dropReasons(r Rendered) []string {
+	var d []string
+	for _, x := range r.Dropped {
+		d = append(d, fmt.Sprintf("%s:%s", x.Marker, x.Reason))
+	}
+	return d
+}
+
+func TestRender(t *testing.T) {
+	reg := testRegistry(t, 6)
+	tests := []struct {
+		name  string
+		text  string
+		order Order
+		want  string   // Text
+		keys  []string // references in display order
+		drops []string // marker:reason
+	}{
+		{name: "no markers", text: "plain text  \n\n", want: "plain text  \n\n"},
+		{name: "sparse by index", text: "a [doc:5] b [doc:2].", want: "a [2] b [1].", keys: []string{"[doc:2]", "[doc:5]"}},
+		{name: "sparse by appearance", text: "a [doc:5] b [doc:2].", order: ByAppearance, want: "a [1] b [2].", keys: []string{"[doc:5]", "[doc:2]"}},
+		{name: "repeated", text: "[doc:3] x [doc:3] y [doc:3][doc:3]", want: "[1] x [1] y [1]", keys: []string{"[doc:3]"}},
+		{name: "adjacent sorted", text: "x [doc:4][doc:1].", want: "x [1][2].", keys: []string{"[doc:1]", "[doc:4]"}},
+		{name: "adjacent by appearance", text: "x [doc:4][doc:1].", order: ByAppearance, want: "x [1][2].", keys: []string{"[doc:4]", "[doc:1]"}},
+		{name: "joined", text: "x [doc:4, doc:1, doc:4].", want: "x [1][2].", keys: []string{"[doc:1]", "[doc:4]"}},
+		{name: "space separated runs", text: "x [doc:1] [doc:2].", want: "x [1] [2].", keys: []string{"[doc:1]", "[doc:2]"}},
+		{name: "uncited dropped", text: "only [doc:6].", want: "only [1].", keys: []string{"[doc:6]"}},
+		{name: "unregistered", text: "a [doc:99].", want: "a.", drops: []string{"[doc:99]:unregistered"}},
+		{name: "zero", text: "a [doc:0] b", want: "a b", drops: []string{"[doc:0]:zero"}},
+		{name: "malformed", text: "a [doc:1-2] b [doc:x].", want: "a b.", drops: []string{"[doc:1-2]:malformed", "[doc:x]:malformed"}},
+		{name: "partly hallucinated run", text: "a [doc:99][doc:2, doc:0].", want: "a [1].", keys: []string{"[doc:2]"}, drops: []string{"[doc:99]:unregistered", "[doc:2, doc:0]:zero"}},
+		{name: "cut off at the end", text: "see [doc:1", want: "see", drops: []string{"[doc:1:malformed"}},
+		{name: "dropped at line start takes the space after it", text: "x\n[doc:9] Next line", want: "x\nNext line", drops: []string{"[doc:9]:unregistered"}},
+		{name: "kept at line start keeps the space", text: "[doc:1] Next", want: "[1] Next", keys: []string{"[doc:1]"}},
+		{name: "indentation is kept", text: "- [doc:9] item", want: "- item", drops: []string{"[doc:9]:unregistered"}},
+		{name: "line of one dropped marker", text: "a\n\n[doc:9]\n\nb", want: "a\n\n\u200b\n\nb", drops: []string{"[doc:9]:unregistered"}},
+		{name: "dropped before list marker", text: "[doc:9] - x", want: "\u200b- x", drops: []string{"[doc:9]:unregistered"}},
+		{name: "dropped after structure chars", text: "1[doc:9]. x", want: "1\u200b. x", drops: []string{"[doc:9]:unregistered"}},
+		{name: "dropped between backticks", text: "a``[doc:9]`b", want: "a``\u200b`b", drops: []string{"[doc:9]:unregistered"}},
+		{name: "dropped after backslash", text: `a \[doc:9]` + "`b`", want: "a \\\u200b`b`", drops: []string{"[doc:9]:unregistered"}},
+		{name: "dropped inside a marker prefix", text: "a [d[doc:9]oc:1]", want: "a [d\u200boc:1]", drops: []string{"[doc:9]:unregistered"}},
+		{name: "trailing space trimmed before list", text: "a [doc:1]  \n\n", want: "a [1]", keys: []string{"[doc:1]"}},
+		{name: "open fence closed", text: "[doc:1]\n\n```sh\nx\n", want: "[1]\n\n```sh\nx\n```", keys: []string{"[doc:1]"}},
+		{name: "open indented fence closed at its column", text: "- [doc:1]\n\n  ~~~~\n  x", want: "- [1]\n\n  ~~~~\n  x\n  ~~~~", keys: []string{"[doc:1]"}},
+		{name: "open fence in a quote is left to the blank line", text: "[doc:1]\n> ```\n> x", want: "[1]\n> ```\n> x", keys: []string{"[doc:1]"}},
+		{name: "open fence without citations untouched", text: "```\nx [doc:1]\n", want: "```\nx [doc:1]\n"},
+		{name: "markers in code untouched", text: "`[doc:1]` [doc:2]", want: "`[doc:1]` [1]", keys: []string{"[doc:2]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Render(tt.text, reg, Options{Order: tt.order})
+			if r.Text != tt.want {
+				t.Errorf("Text\n got %q\nwant %q", r.Text, tt.want)
+			}
+			if got := citedKeys(r); !slices.Equal(got, tt.keys) {
+				t.Errorf("references %q, want %q", got, tt.keys)
+			}
+			if got := dropReasons(r); !slices.Equal(got, tt.drops) {
+				t.Errorf("dropped %q, want %q", got, tt.drops)
+			}
+			for i, c := range r.References {
+				if c.Number != i+1 {
+					t.Errorf("reference %d numbered %d", i, c.Number)
+				}
+			}
+			if r.References == nil || r.Dropped == nil {
+				t.Errorf("nil slices: references %v, dropped %v", r.References == nil, r.Dropped == nil)
+			}
+		})
+	}
+}
+
+func TestRenderNilRegistry(t *testing.T) {
+	r := Render("a [doc:1] b", nil, Options{})
+	if r.Text != "a b" || len(r.References) != 0 || len(r.Dropped) != 1 {
+		t.Errorf("Render with nil registry = %+v", r)
+	}
+}
+
+// wrongIndex returns references under the wrong index.
+type wrongIndex struct{}
+
+func (wrongIndex) Lookup(n int) (Reference, bool) { return Reference{Index: n + 1, Title: "x"}, true }
+
+func TestRenderRejectsMismatchedRegistry(t *testing.T) {
+	if r := Render("a [doc:1]", wrongIndex{}, Options{}); len(r.References) != 0 {
+		t.Errorf("cited a reference whose index differs from the marker: %+v", r.References)
+	}
+}
+
+func TestRenderDropSpans(t *testing.T) {
+	text := "ab [doc:7] cd [doc:1, doc:0]"
+	r := Render(text, testRegistry(t, 1), Options{})
+	want := []Drop{
+		{Marker: "[doc:7]", Index: 7, Reason: ReasonUnregistered, Span: Span{3, 10}},
+		{Marker: "[doc:1, doc:0]", Reason: ReasonZero, Span: Span{14, 28}},
+	}
+	if !slices.Equal(r.Dropped, want) {
+		t.Errorf("Dropped = %+v\nwant %+v", r.Dropped, want)
+	}
+	for _, d := range r.Dropped {
+		if text[d.Span.Start:d.Span.End] != d.Marker {
+			t.Errorf("span %v of %q covers %q", d.Span, d.Marker, text[d.Span.Start:d.Span.End])
+		}
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	inv := NewInvocation()
+	inv.SetResolver(DefaultResolver())
+	for _, ref := range []Reference{
+		{Title: "Guide", Type: TypeFile, Source: "/d/guide.md", Span: Span{0, 40}},
+		{Title: "Notes", Type: TypeUpload},
+		{Title: "Site (beta)", Type: TypeWeb, Source: "https://example.com/a b/(x)"},
+	} {
+		if _, err := inv.Register(ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := Render("One [doc:1], two [doc:2], three [doc:3].\n", inv, Options{})
+	want := "One [1], two [2], three [3].\n\nReferences:\n\n" +
+		"1. [Guide](file:///d/guide.md#bytes=0-40)\n" +
+		"2. Notes\n" +
+		"3. [Site (beta)](https://example.com/a%20b/%28x%29)\n"
+	if got := r.Markdown(); got != want {
+		t.Errorf("Markdown\n got %q\nwant %q", got, want)
+	}
+	if got := Render("no citations\n", inv, Options{}).Markdown(); got != "no citations\n" {
+		t.Errorf("Markdown without citations = %q", got)
+	}
+}
+
+func TestEscapeTitle(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Plain title", "Plain title"},
+		{"*bold* _it_ `code`", `\*bold\* \_it\_ \` + "`code\\`"},
+		{"[link](x) ![img]", `\[link\](x) \!\[img\]`},
+		{"<b>&amp;</b>", `\<b\>\&amp;\</b\>`},
+		{`back\slash ~strike~ a|b $x$`, `back\\slash \~strike\~ a\|b \$x\$`},
+		{"# heading", `\# heading`},
+		{"- item", `\- item`},
+		{"+ item", `\+ item`},
+		{"=== x", `\=== x`},
+		{"1. item", `1\. item`},
+		{"12) item", `12\) item`},
+		{"Version 1.2 - notes", "Version 1.2 - notes"},
+		{"2024 review", "2024 review"},
+		{"Überblick — 引用 📎", "Überblick — 引用 📎"},
+	}
+	for _, tt := range tests {
+		if got := string(appendTitle(nil, tt.in)); got != tt.want {
+			t.Errorf("appendTitle(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDisplayTitle(t *testing.T) {
+	tests := []struct {
+		ref  Reference
+		want string
+	}{
+		{Reference{Title: " Two \n lines\t"}, "Two lines"},
+		{Reference{Title: "One  space"}, "One space"},
+		{Reference{Title: "Trailing "}, "Trailing"},
+		{Reference{Title: "No\u00a0break"}, "No break"},
+		{Reference{Title: "Clean title"}, "Clean title"},
+		{Reference{Source: "/a/b/notes.md"}, "notes.md"},
+		{Reference{Source: `C:\a\report.pdf`}, "report.pdf"},
+		{Reference{ID: "chunk-7"}, "chunk-7"},
+		{Reference{}, "Untitled"},
+	}
+	for _, tt := range tests {
+		if got := tt.ref.DisplayTitle(); got != tt.want {
+			t.Errorf("DisplayTitle(%+v) = %q, want %q", tt.ref, got, tt.want)
+		}
+	}
+}
+
+func TestRenderedJSON(t *testing.T) {
+	inv := NewInvocation()
+	if _, err := inv.Register(Reference{Title: "Guide", Passage: "p", ID: "g#0", Type: TypeFile, Source: "/g.md", Span: Span{3, 9}, Link: "file:///g.md#bytes=3-9"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(Render("x [doc:1] [doc:5]", inv, Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"text":"x [1]","references":[{"number":1,"key":"[doc:1]","index":1,"title":"Guide","passage":"p",` +
+		`"reference_id":"g#0","reference_type":"file","source":"/g.md","span":{"start":3,"end":9},"link":"file:///g.md#bytes=3-9"}],` +
+		`"dropped":[{"marker":"[doc:5]","index":5,"reason":"unregistered","span":{"start":10,"end":17}}]}`
+	if string(b) != want {
+		t.Errorf("JSON\n got %s\nwant %s", b, want)
+	}
+	b, _ = json.Marshal(Render("nothing", inv, Options{}))
+	if want := `{"text":"nothing","references":[],"dropped":[]}`; string(b) != want {
+		t.Errorf("JSON without citations = %s, want %s", b, want)
+	}
+}
+
+func TestRenderManyReferences(t *testing.T) {
+	const n = 1000
+	reg := testRegistry(t, n)
+	var b strings.Builder
+	for i := n; i >= 1; i-- { // cite in reverse
+		fmt.Fprintf(&b, "claim %d [doc:%d]. ", i, i)
+	}
+	text := b.String()
+	for _, order := range []Order{ByIndex, ByAppearance} {
+		r := Render(text, reg, Options{Order: order})
+		if len(r.References) != n || len(r.Dropped) != 0 {
+			t.Fatalf("order %d: %d references, %d dropped", order, len(r.References), len(r.Dropped))
+		}
+		for i, c := range r.References {
+			wantIndex := i + 1
+			if order == ByAppearance {
+				wantIndex = n - i
+			}
+			if c.Number != i+1 || c.Index != wantIndex {
+				t.Fatalf("order %d: reference %d = number %d index %d", order, i, c.Number, c.Index)
+			}
+		}
+		if ms := Parse(r.Text); len(ms) != 0 {
+			t.Fatalf("order %d: markers left: %v", order, ms[0])
+		}
+		if order == ByIndex && !strings.HasPrefix(r.Text, "claim 1000 [1000]. claim 999 [999].") {
+			t.Errorf("by index: text starts %q", r.Text[:40])
+		}
+		if order == ByAppearance && !strings.HasPrefix(r.Text, "claim 1000 [1]. claim 999 [2].") {
+			t.Errorf("by appearance: text starts %q", r.Text[:40])
+		}
+	}
+}

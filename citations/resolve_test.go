@@ -1,0 +1,52 @@
+package citations
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+func TestResolvers(t *testing.T) {
+	abs := "/srv/docs/guide.md"
+	if runtime.GOOS == "windows" {
+		abs = `C:\docs\guide.md`
+	}
+	fileLink := "file:///srv/docs/guide.md#bytes=120-840"
+	if runtime.GOOS == "windows" {
+		fileLink = "file:///C:/docs/guide.md#bytes=120-840"
+	}
+	tests := []struct {
+		name string
+		r    Resolver
+		ref  Reference
+		want string
+	}{
+		{"file with span", FileResolver{}, Reference{Source: abs, Span: Span{120, 840}}, fileLink},
+		{"file without span", FileResolver{}, Reference{Source: "/a/b.md"}, "file:///a/b.md"},
+		{"file with empty span", FileResolver{}, Reference{Source: "/a/b.md", Span: Span{5, 5}}, "file:///a/b.md"},
+		{"file needing escapes", FileResolver{}, Reference{Source: "/a/my notes#1.md", Span: Span{0, 1}}, "file:///a/my%20notes%231.md#bytes=0-1"},
+		{"file URL source", FileResolver{}, Reference{Source: "file:///a/b.md", Span: Span{1, 2}}, "file:///a/b.md#bytes=1-2"},
+		{"relative file without root", FileResolver{}, Reference{Source: "docs/b.md"}, ""},
+		{"relative file with root", FileResolver{Root: filepath.FromSlash("/srv")}, Reference{Source: "docs/b.md"}, "file:///srv/docs/b.md"},
+		{"no source", FileResolver{}, Reference{}, ""},
+		{"web", WebResolver{}, Reference{Source: "https://example.com/a?b=1#c"}, "https://example.com/a?b=1#c"},
+		{"web http", WebResolver{}, Reference{Source: " http://example.com/ "}, "http://example.com/"},
+		{"web rejects other schemes", WebResolver{}, Reference{Source: "javascript:alert(1)"}, ""},
+		{"web rejects relative", WebResolver{}, Reference{Source: "/a/b"}, ""},
+		{"composite file", DefaultResolver(), Reference{Type: TypeFile, Source: "/a.md", Span: Span{0, 3}}, "file:///a.md#bytes=0-3"},
+		{"composite web", DefaultResolver(), Reference{Type: TypeWeb, Source: "https://x.org"}, "https://x.org"},
+		{"composite upload has no link", DefaultResolver(), Reference{Type: TypeUpload, Source: "/tmp/up.pdf"}, ""},
+		{"composite unknown type", DefaultResolver(), Reference{Type: "other", Source: "/a.md"}, ""},
+		{"composite custom", CompositeResolver{"ticket": ResolverFunc(func(r Reference) string { return "https://t/" + r.ID })}, Reference{Type: "ticket", ID: "42"}, "https://t/42"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if runtime.GOOS == "windows" && tt.name != "file with span" && tt.r == (FileResolver{}) {
+				t.Skip("POSIX paths")
+			}
+			if got := tt.r.Resolve(tt.ref); got != tt.want {
+				t.Errorf("Resolve(%+v) = %q, want %q", tt.ref, got, tt.want)
+			}
+		})
+	}
+}

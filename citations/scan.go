@@ -1,0 +1,860 @@
+package citations
+
+import "bytes"
+
+// The scanner turns a model's output into final text pieces and marker runs,
+// left to right, over input that may arrive in pieces. [Render], [Stream] and
+// [Parse] all drive it, so they agree on what is a marker: a streamed
+// rendering equals the rendering of the whole text for every split of the
+// input.
+//
+// It knows the Markdown block structure that decides what is code: fenced
+// code blocks (``` and ~~~, closed by a matching fence), indented code blocks
+// (four columns past the enclosing list item or block quote, not continuing
+// a paragraph) and inline code spans (a backtick run closed by a run of the
+// same length in the same paragraph). A backtick run that is never closed is
+// literal text, as in CommonMark, so text after it is only known to be
+// outside a code span when the paragraph ends. The scanner handles this with
+// a checkpoint: it continues as if the span were code, holds back output from
+// the first possible marker on, and, if the paragraph ends before the span
+// closes, returns to the checkpoint and scans the text again as not code.
+//
+// Output is only ever held back for a marker that may still be forming (a
+// partial group, white space that would be removed with a dropped group, the
+// byte after a group), for a line start that is not yet classified, and for
+// possible markers inside a code span that is not yet closed.
+
+const maxLists = 16
+
+type lineKind uint8
+
+const (
+	lineText     lineKind = iota // paragraph, list item, table row: scanned for markers
+	lineHeading                  // ATX heading: scanned; a single-line block
+	lineVerbatim                 // code, fence info string, thematic break: copied to the line end
+)
+
+// state is what the scanner knows about the text so far. It is a plain value
+// so that a checkpoint is a copy.
+type state struct {
+	atLineStart bool     // the next byte starts a line
+	kind        lineKind // kind of the current line
+	para        bool     // a paragraph is open
+	paraQuote   int      // block-quote depth of the open paragraph
+	fence       byte     // '`' or '~' inside a fenced code block, else 0
+	fenceLen    int
+	fenceCol    int
+	fenceQuote  int
+	nlists      int
+	lists       [maxLists]int // content columns of the open list items
+	span        int           // length of the backtick run of an open code span
+
+	// A mirror of the output of the current line's content, for deciding
+	// whether removing a dropped run would glue text into new syntax.
+	content    bool // some output content on this line
+	structOnly bool // that content has only block-structure characters
+	bsOdd      bool // it ends in an odd number of backslashes
+	ntail      int
+	tail       [2 * maxGroupLen]byte // the last maxGroupLen to 2*maxGroupLen bytes
+}
+
+func (st *state) resetLine() {
+	st.content, st.structOnly, st.bsOdd, st.ntail = false, true, false, 0
+}
+
+// push records p as output content of the current line.
+func (st *state) push(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	st.content = true
+	if st.structOnly {
+		for _, c := range p {
+			if !isStruct(c) {
+				st.structOnly = false
+				break
+			}
+		}
+	}
+	t := 0
+	for t < len(p) && p[len(p)-1-t] == '\\' {
+		t++
+	}
+	if t == len(p) {
+		st.bsOdd = st.bsOdd != (t%2 == 1)
+	} else {
+		st.bsOdd = t%2 == 1
+	}
+	if len(p) >= maxGroupLen {
+		st.ntail = copy(st.tail[:], p[len(p)-maxGroupLen:])
+		return
+	}
+	if st.ntail+len(p) > len(st.tail) { // keep the last maxGroupLen bytes
+		st.ntail = copy(st.tail[:], st.tail[st.ntail-maxGroupLen:st.ntail])
+	}
+	st.ntail += copy(st.tail[st.ntail:], p)
+}
+
+// lastContent returns the last bytes of output content on the line, at
+// least maxGroupLen of them if there are that many.
+func (st *state) lastContent() []byte { return st.tail[:st.ntail] }
+
+type checkpoint struct {
+	st  state
+	pos int
+}
+
+// sink receives the scanner's final output in order.
+type sink interface {
+	// text receives text to copy to the output. p is only valid during the
+	// call.
+	text(p []byte)
+	// run renders or drops a run of adjacent marker groups and reports
+	// whether anything of it was kept. The byte slices in r are only valid
+	// during the call.
+	run(r *run) bool
+}
+
+// group is one bracket group of a run.
+type group struct {
+	span        Span   // in the input
+	raw         []byte // the group as written
+	first, last int    // its items: run.items[first:last]
+	malformed   bool
+}
+
+// run is a maximal sequence of adjacent marker groups, such as
+// "[doc:1][doc:2, doc:3]".
+type run struct {
+	ws     []byte // white space before the run on the same line; output only if kept
+	trail  []byte // white space after a run at the start of a line; output only if kept
+	groups []group
+	items  []int
+	sep    bool // if nothing is kept, write a zero-width space instead of nothing
+}
+
+// keptMark stands for a rendered citation in the line mirror.
+var keptMark = []byte("[0]")
+
+const zwsp = "\u200b"
+
+type scanner struct {
+	sink    sink
+	buf     []byte // input from absolute offset base
+	base    int
+	pos     int  // absolute offset of the next byte to scan
+	final   bool // buf ends at the end of the input
+	st      state
+	ck      checkpoint // where an open code span started
+	hasCk   bool
+	hold    int // absolute offset from which output is held back, or -1
+	emitted int // absolute offset up to which output was produced
+	r       run
+}
+
+func newScanner(s sink, buf []byte) *scanner {
+	sc := &scanner{}
+	sc.init(s, buf)
+	return sc
+}
+
+func (sc *scanner) init(s sink, buf []byte) {
+	*sc = scanner{sink: s, buf: buf, hold: -1}
+	sc.st.atLineStart = true
+	sc.st.resetLine()
+}
+
+func (sc *scanner) end() int { return sc.base + len(sc.buf) }
+
+// write appends p to the input, dropping input that is no longer needed.
+func (sc *scanner) write(p []byte) {
+	keep := sc.pos
+	if sc.hasCk && sc.ck.pos < keep {
+		keep = sc.ck.pos
+	}
+	if drop := keep - sc.base; drop > 0 && drop >= len(sc.buf)/2 {
+		sc.buf = sc.buf[:copy(sc.buf, sc.buf[drop:])]
+		sc.base = keep
+	}
+	sc.buf = append(sc.buf, p...)
+}
+
+// scan processes as much input as can be decided.
+func (sc *scanner) scan() {
+	for {
+		if sc.pos == sc.end() {
+			if sc.final && sc.st.span > 0 {
+				sc.rollback() // the end of input ends the paragraph
+				continue
+			}
+			return
+		}
+		var ok bool
+		switch {
+		case sc.st.atLineStart:
+			ok = sc.lineStart()
+		case sc.st.kind == lineVerbatim:
+			ok = sc.verbatim()
+		default:
+			ok = sc.inline()
+		}
+		if !ok {
+			return
+		}
+	}
+}
+
+// emit outputs input bytes [from, to), skipping what was output before a
+// rollback and holding everything back while a hold is in place.
+func (sc *scanner) emit(from, to int) {
+	if sc.hold >= 0 || to <= sc.emitted {
+		return
+	}
+	from = max(from, sc.emitted)
+	sc.sink.text(sc.buf[from-sc.base : to-sc.base])
+	sc.emitted = to
+}
+
+// take consumes n bytes of text that is not line content.
+func (sc *scanner) take(n int) {
+	sc.emit(sc.pos, sc.pos+n)
+	sc.pos += n
+}
+
+// takeContent consumes n bytes of line content.
+func (sc *scanner) takeContent(n int) {
+	i := sc.pos - sc.base
+	sc.st.push(sc.buf[i : i+n])
+	sc.take(n)
+}
+
+func (sc *scanner) rollback() {
+	sc.st = sc.ck.st
+	sc.pos = sc.ck.pos
+	sc.hold = -1
+	sc.hasCk = false
+}
+
+// paraEnd ends the open paragraph. If a code span is open it was not a code
+// span: paraEnd rolls back and reports true, and the caller must return
+// without consuming anything.
+func (sc *scanner) paraEnd() bool {
+	if sc.st.span > 0 {
+		sc.rollback()
+		return true
+	}
+	return false
+}
+
+func (sc *scanner) verbatim() bool {
+	b := sc.buf[sc.pos-sc.base:]
+	if j := bytes.IndexByte(b, '\n'); j >= 0 {
+		sc.take(j + 1)
+		sc.st.atLineStart = true
+		return true
+	}
+	sc.take(len(b))
+	return true
+}
+
+var special = func() (t [256]bool) {
+	for _, c := range []byte("\n`\\ \t[") {
+		t[c] = true
+	}
+	t[wideOpen[0]] = true
+	return t
+}()
+
+// opensAt reports whether b[k] starts '[' or '【'; more means it cannot be
+// known yet.
+func (sc *scanner) opensAt(k int) (open, more bool) {
+	b := sc.buf
+	if k == len(b) {
+		return false, !sc.final
+	}
+	if b[k] == '[' {
+		return true, false
+	}
+	if b[k] != wideOpen[0] {
+		return false, false
+	}
+	m, partial := hasPrefixAt(b, k, wideOpen)
+	return m, partial && !sc.final
+}
+
+func (sc *scanner) inline() bool {
+	st := &sc.st
+	b := sc.buf
+	n := len(b)
+	i := sc.pos - sc.base
+	j := i
+	for j < n {
+		if c := b[j]; special[c] {
+			// A single space between words is plain text unless a bracket
+			// follows it.
+			if c != ' ' || j == i || j+1 == n || special[b[j+1]] {
+				break
+			}
+		}
+		j++
+	}
+	if j > i {
+		sc.takeContent(j - i)
+		return true
+	}
+	switch c := b[i]; c {
+	case '\n':
+		if st.kind == lineHeading && sc.paraEnd() {
+			return true
+		}
+		sc.take(1)
+		if st.kind == lineHeading {
+			st.para = false
+		}
+		st.atLineStart = true
+		return true
+
+	case '`':
+		k := i
+		for k < n && b[k] == '`' {
+			k++
+		}
+		if k == n && !sc.final {
+			return false
+		}
+		m := k - i
+		sc.takeContent(m)
+		switch st.span {
+		case 0: // open a code span; the checkpoint is the state if it is not one
+			sc.ck = checkpoint{st: *st, pos: sc.pos}
+			sc.hasCk = true
+			st.span = m
+		case m: // the span is closed: it was code
+			st.span = 0
+			sc.hasCk = false
+			if h := sc.hold; h >= 0 {
+				sc.hold = -1
+				sc.emit(h, sc.pos)
+			}
+		}
+		return true
+
+	case '\\':
+		if st.span > 0 { // no escapes in code
+			sc.takeContent(1)
+			return true
+		}
+		if i+1 == n {
+			if !sc.final {
+				return false
+			}
+			sc.takeContent(1)
+			return true
+		}
+		// An escaped backtick is not a code span delimiter. A backslash
+		// before a bracket does not stop a marker: "\[1]" shows as "[1]".
+		if d := b[i+1]; d != '[' && d != wideOpen[0] && isPunct(d) {
+			sc.takeContent(2)
+		} else {
+			sc.takeContent(1)
+		}
+		return true
+
+	case ' ', '\t':
+		k := i
+		for k < n && isWS(b[k]) {
+			k++
+		}
+		if st.span > 0 {
+			if sc.hold < 0 {
+				open, more := sc.opensAt(k)
+				if more {
+					return false
+				}
+				if open {
+					sc.hold = sc.base + i
+				}
+			}
+			sc.takeContent(k - i)
+			return true
+		}
+		open, more := sc.opensAt(k)
+		if more {
+			return false
+		}
+		if !st.content {
+			sc.take(k - i)
+			return true
+		}
+		if open {
+			return sc.tryRun(i, k)
+		}
+		sc.takeContent(k - i)
+		return true
+
+	default: // '[' or the first byte of '【' or of another character
+		open, more := sc.opensAt(i)
+		if more && (st.span == 0 || sc.hold < 0) {
+			return false
+		}
+		if st.span > 0 {
+			if open && sc.hold < 0 {
+				sc.hold = sc.base + i
+			}
+			sc.takeContent(1)
+			return true
+		}
+		if !open {
+			sc.takeContent(1)
+			return true
+		}
+		return sc.tryRun(i, i)
+	}
+}
+
+// tryRun scans the marker run starting at b[g0], with white space from b[ws].
+func (sc *scanner) tryRun(ws, g0 int) bool {
+	st := &sc.st
+	b := sc.buf
+	n := len(b)
+	r := &sc.r
+	r.groups, r.items = r.groups[:0], r.items[:0]
+	i := g0
+	for {
+		if i == n {
+			if !sc.final {
+				return false
+			}
+			break
+		}
+		if b[i] != '[' && b[i] != wideOpen[0] {
+			break
+		}
+		first := len(r.items)
+		status, end, items := parseGroup(b, i, sc.final, r.items)
+		r.items = items
+		if status == groupMore {
+			return false
+		}
+		if status == groupNone {
+			break
+		}
+		r.groups = append(r.groups, group{
+			span:      Span{sc.base + i, sc.base + end},
+			raw:       b[i:end],
+			first:     first,
+			last:      len(r.items),
+			malformed: status != groupOK,
+		})
+		i = end
+		if status == groupCut {
+			break
+		}
+	}
+	if len(r.groups) == 0 { // not a marker: the white space and the bracket are text
+		w := 1
+		if b[g0] != '[' {
+			w = len(wideOpen)
+		}
+		sc.takeContent(g0 + w - ws)
+		return true
+	}
+
+	atStart := !st.content
+	k := i
+	if atStart { // a run at the start of a line takes the white space after it
+		for k < n && isWS(b[k]) {
+			k++
+		}
+		if k == n && !sc.final {
+			return false
+		}
+	}
+	next := -1
+	if k < n {
+		next = int(b[k])
+	}
+	r.ws, r.trail = b[ws:g0], b[i:k]
+	r.sep = sc.separator(atStart, next)
+	if sc.emitted != sc.base+ws {
+		panic("citations: internal error: run output out of order")
+	}
+	kept := sc.sink.run(r)
+	sc.emitted = sc.base + k
+	sc.pos = sc.base + k
+	switch {
+	case kept:
+		st.push(r.ws)
+		st.push(keptMark)
+		st.push(r.trail)
+	case r.sep:
+		st.push([]byte(zwsp))
+	}
+	return true
+}
+
+// separator reports whether removing a run would change the meaning of the
+// text around it, so that a dropped run must leave a zero-width space: at
+// the start of a line, where the next character would start a block
+// construct or a blank line; after content of block-structure characters
+// only; between backticks or tildes that would merge into one run; after a
+// backslash that would escape the next character; and after an open bracket
+// that the next text could turn into a marker.
+func (sc *scanner) separator(atStart bool, next int) bool {
+	if next < 0 {
+		return false
+	}
+	c := byte(next)
+	st := &sc.st
+	if atStart {
+		return isStruct(c)
+	}
+	if st.structOnly && isStruct(c) {
+		return true
+	}
+	t := st.lastContent()
+	if len(t) > 0 {
+		if last := t[len(t)-1]; (last == '`' || last == '~') && c == last {
+			return true
+		}
+	}
+	if st.bsOdd && isPunct(c) {
+		return true
+	}
+	return endsInGroupPrefix(t)
+}
+
+func isPunct(c byte) bool {
+	return '!' <= c && c <= '/' || ':' <= c && c <= '@' || '[' <= c && c <= '`' || '{' <= c && c <= '~'
+}
+
+// isStruct reports whether c can start or make up a block construct at the
+// start of a line.
+func isStruct(c byte) bool {
+	switch c {
+	case '#', '-', '*', '_', '=', '+', '`', '~', '>', '.', ')', '<', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return isDigit(c)
+}
+
+// Line classification.
+type lineClass uint8
+
+const (
+	classText lineClass = iota
+	classBlank
+	classEmptyItem
+	classIndented
+	classFence
+	classHeading
+	classBreak // thematic break or setext underline
+)
+
+// lineStart classifies the line that starts at pos and consumes its prefix:
+// indentation, block-quote markers, list markers, heading markers.
+func (sc *scanner) lineStart() bool {
+	st := &sc.st
+	if st.fence != 0 {
+		return sc.fenceLine()
+	}
+	b := sc.buf
+	n := len(b)
+	final := sc.final
+	i := sc.pos - sc.base
+	j, col, q, qcol := i, 0, 0, 0
+	var marks [maxLists]int
+	nm, markEnd, firstCol := 0, -1, -1
+	class := classText
+	for {
+		for j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r') {
+			if b[j] == '\t' {
+				col += 4 - col%4
+			} else {
+				col++
+			}
+			j++
+		}
+		if j == n && !final {
+			return false
+		}
+		eol := j == n || b[j] == '\n'
+		if markEnd >= 0 { // the content column of the list item just seen
+			cc := col
+			if eol || col-markEnd > 4 {
+				cc = markEnd + 1
+			}
+			if nm < maxLists {
+				marks[nm] = cc
+				nm++
+			}
+			markEnd = -1
+		}
+		if eol {
+			class = classBlank
+			if nm > 0 {
+				class = classEmptyItem
+			}
+			break
+		}
+		if nm == 0 && !st.para && col-sc.indentBase(col, qcol) >= 4 {
+			class = classIndented
+			break
+		}
+		c := b[j]
+		if c == '>' {
+			q++
+			j++
+			col++
+			if j < n && b[j] == ' ' {
+				j++
+				col++
+			}
+			qcol = col
+			continue
+		}
+		if firstCol < 0 {
+			firstCol = col
+		}
+		if c == '-' || c == '*' || c == '_' || c == '=' {
+			cnt, ok, more := lineOnly(b, j, c, final)
+			if more {
+				return false
+			}
+			if ok && ((c == '-' || c == '=') && st.para && nm == 0 || c != '=' && cnt >= 3) {
+				class = classBreak
+				break
+			}
+		}
+		w, more := listMarker(b, j, final, st.para && st.nlists == 0 && nm == 0)
+		if more {
+			return false
+		}
+		if w == 0 {
+			break
+		}
+		j += w
+		col += w
+		markEnd = col
+	}
+	if firstCol < 0 {
+		firstCol = col
+	}
+
+	fenceLen, headEnd := 0, 0
+	if class == classText {
+		switch c := b[j]; c {
+		case '`', '~':
+			k := j
+			for k < n && b[k] == c {
+				k++
+			}
+			if k == n && !final {
+				return false
+			}
+			if k-j >= 3 {
+				class, fenceLen = classFence, k-j
+			}
+		case '#':
+			k := j
+			for k < n && b[k] == '#' && k-j < 7 {
+				k++
+			}
+			if k == n && !final {
+				return false
+			}
+			if k-j <= 6 && (k == n || isWS(b[k]) || b[k] == '\n' || b[k] == '\r') {
+				for k < n && isWS(b[k]) {
+					k++
+				}
+				if k == n && !final {
+					return false
+				}
+				class, headEnd = classHeading, k
+			}
+		}
+	}
+
+	ends := nm > 0
+	switch class {
+	case classBlank, classEmptyItem, classFence, classHeading, classBreak:
+		ends = true
+	case classText:
+		ends = ends || st.para && q > st.paraQuote
+	}
+	if ends && sc.paraEnd() {
+		return true
+	}
+	if class != classBlank && (!st.para || ends) {
+		for st.nlists > 0 && st.lists[st.nlists-1] > firstCol {
+			st.nlists--
+		}
+		for k := 0; k < nm && st.nlists < maxLists; k++ {
+			st.lists[st.nlists] = marks[k]
+			st.nlists++
+		}
+	}
+
+	switch class {
+	case classBlank, classEmptyItem:
+		st.para = false
+		if j < n {
+			j++ // the line feed
+		}
+		sc.take(j - i)
+		return true // still at a line start
+	case classIndented, classBreak:
+		st.para = false
+		st.kind = lineVerbatim
+	case classFence:
+		st.fence, st.fenceLen, st.fenceCol, st.fenceQuote = b[j], fenceLen, col, q
+		st.para = false
+		st.kind = lineVerbatim
+	case classHeading:
+		st.para = false
+		st.kind = lineHeading
+		j = headEnd
+	case classText:
+		if !st.para || ends {
+			st.paraQuote = q
+		}
+		st.para = true
+		st.kind = lineText
+	}
+	sc.take(j - i)
+	st.atLineStart = false
+	st.resetLine()
+	return true
+}
+
+// indentBase returns the column that indented code is measured from: the
+// content column of the innermost list item containing col, or the column
+// after the block-quote markers.
+func (sc *scanner) indentBase(col, qcol int) int {
+	st := &sc.st
+	for k := st.nlists - 1; k >= 0; k-- {
+		if st.lists[k] <= col {
+			return max(st.lists[k], qcol)
+		}
+	}
+	return qcol
+}
+
+// fenceLine handles a line start inside a fenced code block: the closing
+// fence, or a line of code.
+func (sc *scanner) fenceLine() bool {
+	st := &sc.st
+	b := sc.buf
+	n := len(b)
+	final := sc.final
+	i := sc.pos - sc.base
+	j, col := i, 0
+	for qq := 0; ; {
+		for j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r') {
+			if b[j] == '\t' {
+				col += 4 - col%4
+			} else {
+				col++
+			}
+			j++
+		}
+		if qq < st.fenceQuote && j < n && b[j] == '>' {
+			qq++
+			j++
+			col++
+			if j < n && b[j] == ' ' {
+				j++
+				col++
+			}
+			continue
+		}
+		break
+	}
+	if j == n && !final {
+		return false
+	}
+	k := j
+	for k < n && b[k] == st.fence {
+		k++
+	}
+	if k == n && !final {
+		return false
+	}
+	if k-j >= st.fenceLen && col < st.fenceCol+4 {
+		e := k
+		for e < n && (isWS(b[e]) || b[e] == '\r') {
+			e++
+		}
+		if e == n && !final {
+			return false
+		}
+		if e == n || b[e] == '\n' {
+			if e < n {
+				e++
+			}
+			st.fence = 0
+			st.para = false
+			sc.take(e - i)
+			return true // still at a line start
+		}
+	}
+	st.kind = lineVerbatim
+	st.atLineStart = false
+	return true
+}
+
+// lineOnly reports whether the line from b[j] has only c and white space,
+// and how many c.
+func lineOnly(b []byte, j int, c byte, final bool) (count int, ok, more bool) {
+	for k := j; k < len(b); k++ {
+		switch b[k] {
+		case c:
+			count++
+		case ' ', '\t', '\r':
+		case '\n':
+			return count, true, false
+		default:
+			return 0, false, false
+		}
+	}
+	if !final {
+		return 0, false, true
+	}
+	return count, true, false
+}
+
+// listMarker returns the width of the list marker at b[j], or 0. With
+// interrupt set the line would continue a paragraph, so only a bullet or an
+// ordered marker numbered 1 starts a list item, as in CommonMark.
+func listMarker(b []byte, j int, final, interrupt bool) (w int, more bool) {
+	n := len(b)
+	k := j
+	switch b[j] {
+	case '-', '+', '*':
+		k++
+	default:
+		v := 0
+		for k < n && isDigit(b[k]) && k-j < 10 {
+			v = v*10 + int(b[k]-'0')
+			k++
+		}
+		if k == n {
+			return 0, !final && k-j < 10
+		}
+		if k == j || k-j > 9 || b[k] != '.' && b[k] != ')' || interrupt && v != 1 {
+			return 0, false
+		}
+		k++
+	}
+	if k == n {
+		if !final {
+			return 0, true
+		}
+		return k - j, false
+	}
+	switch b[k] {
+	case ' ', '\t', '\n', '\r':
+		return k - j, false
+	}
+	return 0, false
+}

@@ -1,0 +1,196 @@
+package citations
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// streamAll feeds text split at cuts and returns the concatenated output.
+func streamAll(reg Registry, text string, cuts ...int) (string, *Stream) {
+	s := NewStream(reg)
+	var b strings.Builder
+	prev := 0
+	for _, c := range cuts {
+		b.WriteString(s.Feed(text[prev:c]))
+		prev = c
+	}
+	b.WriteString(s.Feed(text[prev:]))
+	b.WriteString(s.Close())
+	return b.String(), s
+}
+
+// trickyTexts exercise every rule of the scanner.
+var trickyTexts = []string{
+	"Paris [doc:2] is big [doc:1][doc:3, doc:2]. Hallucinated [doc:99], zero [doc:0], bad [doc:x].\n",
+	"【doc:3】 wide, [ Doc : 2 ] spaced, [doc1] bare, [doc:1,2;3] joined\n",
+	"Code `[doc:1]` ``a ` [doc:2]`` and a stray ` tick [doc:3]\n\nnext ` para [doc:1] `` x\n",
+	"```go\nx := a[doc:1]\n```\n~~~\n[doc:2]\n~~~\n\n    indented [doc:3]\n\nafter [doc:1]\n",
+	"# Heading `x [doc:1]\n- item `y\n- [doc:2]` z\n> quote [doc:3]\n1. a\n   - b [doc:1]\n",
+	"a `b\n---\n[doc:1]` c\n\n***\n[doc:2]\n",
+	"[doc:9] line start\n1[doc:9]. x\na``[doc:9]`b\n\\[doc:9]`c`\n[d[doc:9]oc:1]\n",
+	"cut [doc:1, doc:2\nnext [doc:",
+	"Ünïcödé 引用【doc:2】です。 emoji 📎 [doc:1]\r\n\r\ncrlf [doc:3]\r\n",
+	"- [doc:1]\n\n  ```sh\n  unclosed [doc:2]\n",
+	"   \t  \n\n[doc:1]   \n\n   ",
+	"",
+}
+
+func TestStreamEverySplit(t *testing.T) {
+	reg := testRegistry(t, 5)
+	for _, text := range trickyTexts {
+		want := Render(text, reg, Options{Order: ByAppearance})
+		md := want.Markdown()
+		check := func(got string, s *Stream, cuts ...int) {
+			t.Helper()
+			if got != md {
+				t.Fatalf("text %q split at %v:\n got %q\nwant %q", text, cuts, got, md)
+			}
+			if !reflect.DeepEqual(s.Result(), want) {
+				t.Fatalf("text %q split at %v: Result %+v\nwant %+v", text, cuts, s.Result(), want)
+			}
+		}
+		for i := 0; i <= len(text); i++ {
+			got, s := streamAll(reg, text, i)
+			check(got, s, i)
+			for j := i; j <= len(text) && len(text) <= 120; j++ {
+				got, s := streamAll(reg, text, i, j)
+				check(got, s, i, j)
+			}
+		}
+		bytewise := make([]int, len(text))
+		for i := range bytewise {
+			bytewise[i] = i
+		}
+		got, s := streamAll(reg, text, bytewise...)
+		check(got, s, bytewise...)
+	}
+}
+
+func TestStreamHoldsBackOnlyUndecidedText(t *testing.T) {
+	reg := testRegistry(t, 3)
+	tests := []struct {
+		name   string
+		deltas []string
+		want   []string // output of each Feed, then of Close
+	}{
+		{
+			name:   "plain text flows",
+			deltas: []string{"Hello", " world", ".\n"},
+			want:   []string{"Hello", " world", ".", "\n"},
+		},
+		{
+			name:   "partial marker is held",
+			deltas: []string{"Paris [", "doc", ":1", "]", " is big."},
+			want:   []string{"Paris", "", "", "", " [1] is big.", "\n\nReferences:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
+		},
+		{
+			name:   "bracket that is not a marker is released",
+			deltas: []string{"see [", "x] now"},
+			want:   []string{"see", " [x] now", ""},
+		},
+		{
+			name:   "run waits for the next byte",
+			deltas: []string{"a [doc:1]", "[doc:2]", "."},
+			want:   []string{"a", "", " [1][2].", "\n\nReferences:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n2. [Doc 2](file:///docs/2.md#bytes=20-30)\n"},
+		},
+		{
+			name:   "fenced code flows",
+			deltas: []string{"```\n", "x [doc:1] y", "\n```\n"},
+			want:   []string{"```", "\nx [doc:1] y", "\n```", "\n"}, // trailing newlines wait for text
+		},
+		{
+			name:   "open code span holds from a possible marker to its end",
+			deltas: []string{"a `b", " [doc:1] c", "` d"},
+			want:   []string{"a `b", "", " [doc:1] c` d", ""},
+		},
+		{
+			name:   "unclosed code span is text at the paragraph end",
+			deltas: []string{"a `b", " [doc:1] c", "\n\nd"},
+			want:   []string{"a `b", "", " [1] c\n\nd", "\n\nReferences:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
+		},
+		{
+			name:   "line start waits for its classification",
+			deltas: []string{"a\n", "-", "-", "-\n", "b"},
+			want:   []string{"a", "", "", "\n---", "\nb", ""},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewStream(reg)
+			var got []string
+			for _, d := range tt.deltas {
+				got = append(got, s.Feed(d))
+			}
+			got = append(got, s.Close())
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("outputs\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestStreamMidStreamRegistration(t *testing.T) {
+	inv := testRegistry(t, 2)
+	s := NewStream(inv)
+	var out strings.Builder
+	out.WriteString(s.Feed("Early guess [doc:3]. Known [doc:2]. "))
+	if got := s.NewCitations(); len(got) != 1 || got[0].Key != "[doc:2]" || got[0].Number != 1 {
+		t.Fatalf("NewCitations after first delta = %+v", got)
+	}
+	if got := s.NewCitations(); got != nil {
+		t.Fatalf("NewCitations again = %+v, want nil", got)
+	}
+	// A tool call registers [doc:3] now.
+	if _, err := inv.Register(Reference{Title: "Tool result"}); err != nil {
+		t.Fatal(err)
+	}
+	out.WriteString(s.Feed("From the tool [doc:3][doc:1]."))
+	out.WriteString(s.Close())
+	news := s.NewCitations()
+	if len(news) != 2 || news[0].Key != "[doc:3]" || news[0].Number != 2 || news[1].Key != "[doc:1]" || news[1].Number != 3 {
+		t.Fatalf("NewCitations after tool call = %+v", news)
+	}
+	want := "Early guess. Known [1]. From the tool [2][3].\n\nReferences:\n\n" +
+		"1. [Doc 2](file:///docs/2.md#bytes=20-30)\n2. Tool result\n3. [Doc 1](file:///docs/1.md#bytes=10-20)\n"
+	if out.String() != want {
+		t.Errorf("output\n got %q\nwant %q", out.String(), want)
+	}
+	r := s.Result()
+	if len(r.Dropped) != 1 || r.Dropped[0].Index != 3 || r.Dropped[0].Reason != ReasonUnregistered {
+		t.Errorf("Dropped = %+v, want the early [doc:3]", r.Dropped)
+	}
+}
+
+func TestStreamPanics(t *testing.T) {
+	s := NewStream(nil)
+	s.Close()
+	for name, f := range map[string]func(){
+		"Feed after Close": func() { s.Feed("x") },
+		"Close twice":      func() { s.Close() },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestStreamBuffersLittle(t *testing.T) {
+	// A long answer streamed in small deltas keeps only a small buffer.
+	reg := testRegistry(t, 3)
+	s := NewStream(reg)
+	line := "Some sentence with a citation [doc:1] and code `x` here.\n"
+	for range 2000 {
+		s.Feed(line[:20])
+		s.Feed(line[20:])
+	}
+	if n := len(s.sc.buf); n > 4*len(line) {
+		t.Errorf("input buffer holds %d bytes after 2000 lines", n)
+	}
+	s.Close()
+}
