@@ -106,6 +106,12 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 		single[0] = uint32(id)
 		return single
 	}
+	if len(piece) > longPiece {
+		// Long pieces are rare and rarely repeat: caching them would only
+		// hold memory (a chunk starting inside a 50 KB run encodes a
+		// different remainder each time).
+		return t.mergeLong(piece)
+	}
 	sh := &t.shards[maphash.String(t.seed, piece)%cacheShards]
 	sh.mu.RLock()
 	ids, ok := sh.m[piece]
@@ -114,8 +120,6 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 		return ids
 	}
 	switch {
-	case len(piece) > longPiece:
-		ids = t.mergeLong(piece)
 	case utf8.ValidString(piece):
 		enc := t.bpe.EncodeOrdinary(piece)
 		ids = make([]uint32, len(enc))
