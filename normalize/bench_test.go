@@ -1,0 +1,48 @@
+package normalize
+
+import (
+	"testing"
+
+	"github.com/yuin/goldmark/text"
+)
+
+func benchmarkCorpus(b *testing.B, sub, ext string, f Format) {
+	files := loadCorpus(b, sharedData(b, sub), ext)
+	total := 0
+	for _, f := range files {
+		total += len(f.src)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, file := range files {
+			Normalize(f, file.src)
+		}
+	}
+}
+
+// BenchmarkMarkdownCorpus normalizes the 3,112 files (33 MB) of
+// ../shared/data/markdown per iteration; MB/s is normalize throughput.
+func BenchmarkMarkdownCorpus(b *testing.B) { benchmarkCorpus(b, "markdown", ".md", Markdown) }
+
+// BenchmarkHTMLCorpus normalizes the 129 pages (25 MB) of ../shared/data/html
+// per iteration.
+func BenchmarkHTMLCorpus(b *testing.B) { benchmarkCorpus(b, "html", ".html", HTML) }
+
+// BenchmarkMarkdownCorpusParseOnly is the baseline for BenchmarkMarkdownCorpus:
+// goldmark's parse alone (same extensions), without extracting any text.
+func BenchmarkMarkdownCorpusParseOnly(b *testing.B) {
+	files := loadCorpus(b, sharedData(b, "markdown"), ".md")
+	total := 0
+	for _, f := range files {
+		total += len(f.src)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	p := mdParser()
+	for b.Loop() {
+		for _, f := range files {
+			p.Parse(text.NewReader(f.src))
+		}
+	}
+}

@@ -1,0 +1,328 @@
+package normalize
+
+import (
+	"bytes"
+	"sync"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// mdParser is goldmark's CommonMark parser with the GitHub table and
+// strikethrough extensions. (GFM autolinks are left out: a bare URL is text
+// either way, and linkify costs a quarter of the parse time.) Parsers are safe
+// for concurrent use.
+var mdParser = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
+})
+
+func normalizeMarkdown(src []byte) *Document {
+	src = src[:min(len(src), maxSource)]
+	base := 0
+	if bytes.HasPrefix(src, utf8BOM) {
+		base = len(utf8BOM)
+	}
+	body, fmTitle, _ := frontMatter(src, base)
+	md := src[body:]
+	root := mdParser().Parse(text.NewReader(md))
+	b := newBuilder(src, body, len(src))
+	w := &mdWalker{b: b, src: src, md: md, off: body, h: newHTMLState(b, false)}
+	w.block(root)
+	title := ""
+	if len(fmTitle) > 0 {
+		title = normalizeTitle(fmTitle, false)
+	}
+	return b.document(title)
+}
+
+// mdWalker walks goldmark's AST and feeds the builder.
+type mdWalker struct {
+	b       *builder
+	src     []byte // the whole source (builder offsets)
+	md      []byte // the part goldmark parsed: src[off:]
+	off     int
+	h       *htmlState // raw HTML: blocks and inline tags
+	lists   []listLevel
+	scratch []byte
+	pieces  []piece
+}
+
+func (w *mdWalker) seg(s text.Segment) (int, int) {
+	return s.Start + w.off, s.Stop + w.off
+}
+
+func (w *mdWalker) blocks(n ast.Node) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		w.block(c)
+	}
+}
+
+func (w *mdWalker) block(n ast.Node) {
+	b := w.b
+	switch n := n.(type) {
+	case *ast.Document:
+		w.blocks(n)
+	case *ast.Paragraph:
+		b.brk(2)
+		w.inlines(n)
+		w.endBlock()
+		b.brk(2)
+	case *ast.TextBlock:
+		b.brk(1)
+		w.inlines(n)
+		w.endBlock()
+		b.brk(1)
+	case *ast.Heading:
+		b.brk(2)
+		b.beginHeading(n.Level)
+		w.inlines(n)
+		w.h.reset()
+		b.endHeading()
+		b.brk(2)
+	case *ast.ThematicBreak:
+		b.brk(2)
+	case *ast.CodeBlock:
+		w.code(n.Lines())
+	case *ast.FencedCodeBlock:
+		w.code(n.Lines())
+	case *ast.Blockquote:
+		b.brk(2)
+		w.blocks(n)
+		b.brk(2)
+	case *ast.List:
+		w.list(n)
+	case *ast.HTMLBlock:
+		w.htmlBlock(n)
+	case *ast.LinkReferenceDefinition:
+		// Not content.
+	case *east.Table:
+		b.brk(2)
+		w.blocks(n)
+		b.brk(2)
+	case *east.TableHeader:
+		w.row(n)
+	case *east.TableRow:
+		w.row(n)
+	default:
+		if n.Type() == ast.TypeInline {
+			w.inline(n)
+			return
+		}
+		// A block from an extension: its children, or its lines as text.
+		b.brk(1)
+		if n.HasChildren() {
+			w.blocks(n)
+		} else if lines := n.Lines(); lines != nil {
+			for i := range lines.Len() {
+				a, z := w.seg(lines.At(i))
+				b.text(a, z)
+			}
+		}
+		b.brk(1)
+	}
+}
+
+// endBlock ends the inline content of a leaf block: raw HTML state does not
+// leak out of it.
+func (w *mdWalker) endBlock() {
+	w.h.reset()
+	w.b.endHeading()
+}
+
+// code writes a code block's lines verbatim (but for the whitespace rules):
+// content only, no fences or info string; line breaks kept.
+func (w *mdWalker) code(lines *text.Segments) {
+	b := w.b
+	b.brk(2)
+	b.pre = true
+	n := lines.Len()
+	for i := range n {
+		a, z := w.seg(lines.At(i))
+		b.text(a, z)
+		if i+1 < n && (z == a || w.src[z-1] != '\n' && w.src[z-1] != '\r') {
+			b.hardBreak()
+		}
+	}
+	b.pre = false
+	b.brk(2)
+}
+
+// list writes a list: each item on its own line after a marker (see itemMarker).
+func (w *mdWalker) list(n *ast.List) {
+	b := w.b
+	top := len(w.lists) == 0
+	if top {
+		b.brk(2)
+	} else {
+		b.brk(1)
+	}
+	w.lists = pushList(w.lists, listLevel{ordered: n.IsOrdered(), num: n.Start - 1, delim: n.Marker})
+	for item := n.FirstChild(); item != nil; item = item.NextSibling() {
+		b.brk(1)
+		l := &w.lists[len(w.lists)-1]
+		l.num++
+		b.setMarker(w.lists)
+		w.blocks(item)
+		b.clearPrefix()
+		b.brk(1)
+	}
+	w.lists = w.lists[:len(w.lists)-1]
+	if top {
+		b.brk(2)
+	} else {
+		b.brk(1)
+	}
+}
+
+// row writes a table row on one line, cells separated by " | ".
+func (w *mdWalker) row(n ast.Node) {
+	b := w.b
+	b.brk(1)
+	b.clearPrefix()
+	i := 0
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if i > 0 {
+			b.cellSep()
+		}
+		i++
+		w.inlines(c)
+		w.endBlock()
+	}
+	b.clearPrefix()
+	b.brk(1)
+}
+
+// htmlBlock runs an HTML block through the HTML stripper. Its lines are
+// contiguous in the source unless the block sits in a list or a block quote;
+// then they are copied together, with a piece per line for the offsets.
+func (w *mdWalker) htmlBlock(n *ast.HTMLBlock) {
+	b := w.b
+	lines := n.Lines()
+	count := lines.Len()
+	if n.HasClosure() {
+		count++
+	}
+	if count == 0 {
+		return
+	}
+	at := func(i int) (int, int) {
+		if i < lines.Len() {
+			return w.seg(lines.At(i))
+		}
+		return w.seg(n.ClosureLine)
+	}
+	w.pieces = w.pieces[:0]
+	first, _ := at(0)
+	prevEnd := first
+	contiguous := true
+	for i := range count {
+		a, z := at(i)
+		if a != prevEnd {
+			contiguous = false
+		}
+		prevEnd = z
+	}
+	var data []byte
+	if contiguous {
+		data = w.src[first:prevEnd]
+		w.pieces = append(w.pieces, piece{data: 0, src: first})
+	} else {
+		w.scratch = w.scratch[:0]
+		for i := range count {
+			a, z := at(i)
+			w.pieces = append(w.pieces, piece{data: len(w.scratch), src: a})
+			w.scratch = append(w.scratch, w.src[a:z]...)
+		}
+		data = w.scratch
+	}
+	b.brk(2)
+	w.h.reset()
+	w.h.run(data, w.pieces)
+	w.h.reset()
+	b.endHeading()
+	b.brk(2)
+}
+
+func (w *mdWalker) inlines(n ast.Node) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		w.inline(c)
+	}
+}
+
+func (w *mdWalker) inline(n ast.Node) {
+	b := w.b
+	switch n := n.(type) {
+	case *ast.Text:
+		if w.h.skip == 0 {
+			a, z := w.seg(n.Segment)
+			if n.IsRaw() {
+				b.text(a, z)
+			} else {
+				mdText(b, a, z)
+			}
+		}
+		if n.HardLineBreak() {
+			b.hardBreak()
+		} else if n.SoftLineBreak() {
+			b.space = true
+		}
+	case *ast.String:
+		if w.h.skip == 0 {
+			b.synthGap(n.Value)
+		}
+	case *ast.CodeSpan:
+		if w.h.skip != 0 {
+			return
+		}
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			if t, ok := c.(*ast.Text); ok {
+				a, z := w.seg(t.Segment)
+				b.text(a, z)
+			}
+		}
+	case *ast.AutoLink:
+		if w.h.skip != 0 {
+			return
+		}
+		label := n.Label(w.md)
+		if o := cap(w.md) - cap(label); len(label) > 0 && o >= 0 && o+len(label) <= len(w.md) && &w.md[o] == &label[0] {
+			b.text(w.off+o, w.off+o+len(label))
+		} else {
+			b.synthGap(label)
+		}
+	case *ast.RawHTML:
+		w.rawHTML(n)
+	default:
+		// Emphasis, strikethrough, links (their text, not the URL), images
+		// (their alt text) and inlines from extensions: their content.
+		w.inlines(n)
+	}
+}
+
+// rawHTML applies an inline HTML tag (goldmark has checked its syntax):
+// <br> breaks the line, block tags break the paragraph, the content of
+// <script>, <style> and the like is dropped up to the closing tag or the end
+// of the block; other tags, comments and declarations vanish.
+func (w *mdWalker) rawHTML(n *ast.RawHTML) {
+	segs := n.Segments
+	if segs.Len() == 0 {
+		return
+	}
+	a, z := w.seg(segs.At(0))
+	raw := w.src[a:z]
+	if len(raw) < 2 || raw[0] != '<' || raw[1] == '!' || raw[1] == '?' {
+		return
+	}
+	end := raw[1] == '/'
+	at := tagAtom(raw, end)
+	if end {
+		w.h.endTag(at)
+		return
+	}
+	la, lz := w.seg(segs.At(segs.Len() - 1))
+	w.h.startTag(at, bytes.HasSuffix(w.src[la:lz], []byte("/>")), nil)
+}

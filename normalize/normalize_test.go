@@ -1,0 +1,374 @@
+package normalize
+
+import (
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/simplifiedchinese"
+)
+
+func TestFormatString(t *testing.T) {
+	for f, want := range map[Format]string{PlainText: "text", Markdown: "markdown", HTML: "html", Format(9): "Format(9)"} {
+		if got := f.String(); got != want {
+			t.Errorf("Format(%d).String() = %q, want %q", int(f), got, want)
+		}
+	}
+}
+
+// TestText checks single rules on small inputs, one format at a time.
+func TestText(t *testing.T) {
+	tests := []struct {
+		name   string
+		format Format
+		src    string
+		want   string
+	}{
+		{"text: runs collapse", PlainText, "a \t\f\v b", "a b"},
+		{"text: lines trimmed", PlainText, "  a  \n  b  ", "a\nb"},
+		{"text: blank lines capped", PlainText, "a\n\n\n\n\nb", "a\n\nb"},
+		{"text: blank lines with blanks", PlainText, "a\n \n\t\n \nb", "a\n\nb"},
+		{"text: CRLF and lone CR", PlainText, "a\r\nb\rc", "a\nb\nc"},
+		{"text: BOM dropped", PlainText, "\uFEFFa", "a"},
+		{"text: BOM inside kept", PlainText, "a\uFEFFb", "a\uFEFFb"},
+		{"text: invalid run is one U+FFFD", PlainText, "a\xff\xfe\xfdb", "a\uFFFDb"},
+		{"text: NUL", PlainText, "a\x00b", "a\uFFFDb"},
+		{"text: Unicode spaces", PlainText, "a\u00a0\u2003\u3000b", "a b"},
+		{"text: line separators", PlainText, "a\u2028b\u2029c\u0085d", "a\nb\nc\nd"},
+		{"text: only whitespace", PlainText, " \n\t\r\n ", ""},
+		{"text: empty", PlainText, "", ""},
+
+		{"html: br", HTML, "a<br>b<br/>c<br />d</br>e", "a\nb\nc\nd\ne"},
+		{"html: two br", HTML, "a<br><br>b", "a\n\nb"},
+		{"html: p", HTML, "<p>a</p><p>b</p>", "a\n\nb"},
+		{"html: div", HTML, "<div>a</div><div>b</div>", "a\nb"},
+		{"html: inline tags vanish", HTML, "a<b>b</b><i>c</i> <span>d</span>", "abc d"},
+		{"html: source newlines collapse", HTML, "<p>a\nb\r\nc</p>", "a b c"},
+		{"html: pre keeps lines", HTML, "<pre>\na\n  b\n\n\n\nc</pre>", "a\nb\n\nc"},
+		{"html: code keeps lines", HTML, "<code>a\nb</code>", "a\nb"},
+		{"html: script", HTML, "a<script>b</script>c", "ac"},
+		{"html: style", HTML, "a<style>b{}</style>c", "ac"},
+		{"html: template", HTML, "a<template><p>b</p></template>c", "ac"},
+		{"html: nested svg", HTML, "a<svg><svg><text>b</text></svg><text>c</text></svg>d", "ad"},
+		{"html: comment", HTML, "a<!-- b -->c", "ac"},
+		{"html: entities", HTML, "&lt;&amp;&gt;&#65;&#x42;&copy", "<&>AB©"},
+		{"html: nbsp", HTML, "a&nbsp;&nbsp;b", "a b"},
+		{"html: table", HTML, "<table><tr><td>a<td>b<tr><td>c<td>d</table>", "a | b\nc | d"},
+		{"html: list", HTML, "<ul><li>a<li>b</ul>", "• a\n• b"},
+		{"html: ordered list", HTML, "<ol start=2><li>a<li>b</ol>", "2. a\n3. b"},
+		{"html: head dropped", HTML, "<head><meta x><link y>junk?</head>", "junk?"},
+		{"html: less-than is text", HTML, "a < b and c<1", "a < b and c<1"},
+		{"html: less-than letter is a tag", HTML, "a<b c", "a"},
+		{"html: unterminated tag at end", HTML, "a<b", "a"},
+
+		{"md: soft break", Markdown, "a\nb", "a b"},
+		{"md: hard break", Markdown, "a  \nb", "a\nb"},
+		{"md: paragraphs", Markdown, "a\n\n\n\nb", "a\n\nb"},
+		{"md: heading", Markdown, "# H\ntext", "H\n\ntext"},
+		{"md: emphasis", Markdown, "*a* __b__ ~~c~~", "a b c"},
+		{"md: escapes", Markdown, `\*a\* \\ \q`, `*a* \ \q`},
+		{"md: entities need semicolon", Markdown, "&amp; &copy &#65;", "& &copy A"},
+		{"md: link text", Markdown, "[text](http://u)", "text"},
+		{"md: image alt", Markdown, "![alt](i.png)", "alt"},
+		{"md: autolink", Markdown, "<http://u>", "http://u"},
+		{"md: code span keeps markup", Markdown, "`<b>&amp;</b>`", "<b>&amp;</b>"},
+		{"md: fenced code keeps markup", Markdown, "```\n<b>\n  x\n```", "<b>\nx"},
+		{"md: inline html", Markdown, "a <b>b</b> c", "a b c"},
+		{"md: inline br", Markdown, "a<br>b", "a\nb"},
+		{"md: html block", Markdown, "<div>\n<p>a &amp; b</p>\n</div>", "a & b"},
+		{"md: html comment", Markdown, "<!-- x -->\n\na", "a"},
+		{"md: list", Markdown, "- a\n- b", "• a\n• b"},
+		{"md: ordered list", Markdown, "3. a\n4. b", "3. a\n4. b"},
+		{"md: table", Markdown, "| a | b |\n|---|---|\n| c | d |", "a | b\nc | d"},
+		{"md: quote", Markdown, "> a\n> b", "a b"},
+		{"md: link definition", Markdown, "[x]: http://u\n\ntext", "text"},
+		{"md: front matter", Markdown, "---\ntitle: T\n---\nbody", "body"},
+		{"md: BOM", Markdown, "\uFEFF# H", "H"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Normalize(tt.format, []byte(tt.src))
+			if d.Text != tt.want {
+				t.Errorf("Text = %q, want %q", d.Text, tt.want)
+			}
+			if err := checkDocument([]byte(tt.src), d); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestTitle(t *testing.T) {
+	tests := []struct {
+		name   string
+		format Format
+		src    string
+		want   string
+	}{
+		{"html title", HTML, "<title> A &amp;\n B </title><h1>H</h1>", "A & B"},
+		{"html h1 fallback", HTML, "<h2>Two</h2><h1>One <br> line</h1>", "One line"},
+		{"html empty title falls back", HTML, "<title> </title><h1>H</h1>", "H"},
+		{"html svg title ignored", HTML, "<svg><title>icon</title></svg><h1>H</h1>", "H"},
+		{"html none", HTML, "<p>text</p>", ""},
+		{"md front matter", Markdown, "---\ntitle: \" FM \"\n---\n# H", "FM"},
+		{"md h1", Markdown, "## Two\n\nSetext\n===", "Setext"},
+		{"md html h1", Markdown, "<h1 align=\"center\">Logo</h1>\n\ntext", "Logo"},
+		{"md none", Markdown, "text", ""},
+		{"text never", PlainText, "# Title", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Normalize(tt.format, []byte(tt.src)).Title; got != tt.want {
+				t.Errorf("Title = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSourceSpan pins down the offset map semantics on small documents.
+func TestSourceSpan(t *testing.T) {
+	src := "<p>Caf&eacute;  au\n lait</p><p>x</p>"
+	d := FromHTML([]byte(src))
+	if d.Text != "Café au lait\n\nx" {
+		t.Fatalf("Text = %q", d.Text)
+	}
+	span := func(s, e int) string {
+		a, b := d.SourceSpan(s, e)
+		return src[a:b]
+	}
+	// "Café au lait\n\nx": Caf 0-3, é 3-5, space 5, au 6-8, space 8, lait 9-13, \n\n 13-15, x 15.
+	tests := []struct {
+		name       string
+		start, end int
+		want       string
+	}{
+		{"copied text", 0, 3, "Caf"},
+		{"decoded entity", 3, 5, "&eacute;"},
+		{"entity then copy", 3, 6, "&eacute;  "},
+		{"half an entity starts at its start", 4, 5, "&eacute;"},
+		{"collapsed whitespace", 5, 6, "  "},
+		{"word", 6, 8, "au"},
+		{"whitespace with a line break", 8, 9, "\n "},
+		{"paragraph break covers the tags", 13, 15, "</p><p>"},
+		{"whole text", 0, len(d.Text), src[3 : len(src)-4]},
+		{"empty range", 6, 6, ""},
+		{"clamped", -5, 1000, src[3 : len(src)-4]},
+		{"reversed", 5, 2, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := span(tt.start, tt.end); got != tt.want {
+				t.Errorf("SourceSpan(%d,%d) -> %q, want %q", tt.start, tt.end, got, tt.want)
+			}
+		})
+	}
+	if a, b := d.SourceSpan(6, 6); a != strings.Index(src, "au") || b != a {
+		t.Errorf("SourceSpan(6,6) = %d,%d", a, b)
+	}
+	if a, b := (&Document{}).SourceSpan(0, 10); a != 0 || b != 0 {
+		t.Errorf("empty document: SourceSpan = %d,%d", a, b)
+	}
+}
+
+// TestSourceSpanLegacyCharset checks that offsets point into the original
+// bytes of pages in legacy encodings, not into their UTF-8 decoding.
+func TestSourceSpanLegacyCharset(t *testing.T) {
+	tests := []struct {
+		name string
+		src  []byte
+		word string // in the text
+		orig []byte // the source bytes it maps to
+	}{
+		{
+			name: "windows-1252",
+			src:  mustEncode(t, charmap.Windows1252.NewEncoder().String, `<meta charset="windows-1252"><p>Un café crème.</p>`),
+			word: "crème",
+			orig: mustEncodeBytes(t, charmap.Windows1252.NewEncoder().String, "crème"),
+		},
+		{
+			name: "gbk",
+			src:  mustEncode(t, simplifiedchinese.GBK.NewEncoder().String, `<meta charset="gbk"><p>人工 智能 AI</p>`),
+			word: "智能",
+			orig: mustEncodeBytes(t, simplifiedchinese.GBK.NewEncoder().String, "智能"),
+		},
+		{
+			name: "ascii in gbk",
+			src:  mustEncode(t, simplifiedchinese.GBK.NewEncoder().String, `<meta charset="gbk"><p>人工 智能 AI</p>`),
+			word: "AI",
+			orig: []byte("AI"),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := FromHTML(tt.src)
+			i := strings.Index(d.Text, tt.word)
+			if i < 0 {
+				t.Fatalf("%q not in %q", tt.word, d.Text)
+			}
+			a, b := d.SourceSpan(i, i+len(tt.word))
+			if got := tt.src[a:b]; string(got) != string(tt.orig) {
+				t.Errorf("SourceSpan -> %q, want %q", got, tt.orig)
+			}
+			if err := checkDocument(tt.src, d); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func mustEncode(t *testing.T, enc func(string) (string, error), s string) []byte {
+	t.Helper()
+	out, err := enc(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte(out)
+}
+
+func mustEncodeBytes(t *testing.T, enc func(string) (string, error), s string) []byte {
+	return mustEncode(t, enc, s)
+}
+
+func TestSniffEncoding(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want string
+	}{
+		{"undeclared ASCII", "<p>a</p>", "utf-8"},
+		{"undeclared UTF-8", "<p>café</p>", "utf-8"},
+		{"undeclared legacy", "<p>caf\xe9</p>", "windows-1252"},
+		{"undeclared mostly UTF-8", "<p>café caf\xe9</p>", "utf-8"},
+		{"UTF-8 BOM", "\xef\xbb\xbf<p>a</p>", "utf-8"},
+		{"UTF-16LE BOM", "\xff\xfe<\x00", "utf-16le"},
+		{"UTF-16BE BOM", "\xfe\xff\x00<", "utf-16be"},
+		{"meta charset", "<meta charset=\"windows-1252\"><p>caf\xe9</p>", "windows-1252"},
+		{"meta http-equiv", "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=Shift_JIS\"><p>\x93\xfa</p>", "shift_jis"},
+		{"late meta", "<html><head>" + strings.Repeat("<!-- padding -->", 100) + "<meta charset=\"koi8-r\"></head><p>\xf0</p>", "koi8-r"},
+		{"meta after body ignored", "<body>" + strings.Repeat(" ", 2000) + "<meta charset=\"koi8-r\"><p>\xf0</p>", "windows-1252"},
+		{"stale declaration", "<meta charset=\"gb2312\"><p>人工</p>", "utf-8"},
+		{"declared UTF-16 means UTF-8", "<meta charset=\"utf-16\"><p>a</p>", "utf-8"},
+		{"declared UTF-8 with bad bytes", "<meta charset=\"utf-8\"><p>caf\xe9</p>", "utf-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sniffEncoding([]byte(tt.src)).name; got != tt.want {
+				t.Errorf("encoding = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHTMLEntity(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"&amp;x", 5, "&"},
+		{"&ampx", 4, "&"},
+		{"&copyright", 5, "©"},
+		{"&notit;", 4, "¬"},
+		{"&notin;", 7, "∉"},
+		{"&#65;", 5, "A"},
+		{"&#65x", 4, "A"},
+		{"&#x41;", 6, "A"},
+		{"&#150;", 6, "–"},
+		{"&#0;", 4, "\uFFFD"},
+		{"&#x110000;", 10, "\uFFFD"},
+		{"&NotEqualTilde;", 15, "≂̸"},
+		{"&foo;", 0, ""},
+		{"&#;", 0, ""},
+		{"&", 0, ""},
+		{"& b", 0, ""},
+	}
+	for _, tt := range tests {
+		n, dec := htmlEntity([]byte(tt.in))
+		if n != tt.n || string(dec) != tt.want {
+			t.Errorf("htmlEntity(%q) = %d, %q; want %d, %q", tt.in, n, dec, tt.n, tt.want)
+		}
+	}
+}
+
+func TestItemMarker(t *testing.T) {
+	bullet, ordered := listLevel{}, func(n int) listLevel { return listLevel{ordered: true, num: n} }
+	tests := []struct {
+		lists []listLevel
+		want  string
+	}{
+		{nil, "• "},
+		{[]listLevel{bullet}, "• "},
+		{[]listLevel{bullet, bullet}, "◦ "},
+		{[]listLevel{bullet, bullet, bullet}, "▪ "},
+		{[]listLevel{bullet, bullet, bullet, bullet}, "• "},
+		{[]listLevel{ordered(3)}, "3. "},
+		{[]listLevel{{ordered: true, num: 3, delim: ')'}}, "3) "},
+		{[]listLevel{ordered(2), ordered(1)}, "2.1. "},
+		{[]listLevel{ordered(1), ordered(2), ordered(3), ordered(4)}, "2.3.4. "},
+		{[]listLevel{ordered(2), bullet, ordered(5)}, "5. "},
+		{[]listLevel{bullet, ordered(2), bullet}, "◦ "},
+	}
+	for _, tt := range tests {
+		var lists []listLevel
+		for _, l := range tt.lists {
+			lists = pushList(lists, l)
+		}
+		if got := string(itemMarker(nil, lists)); got != tt.want {
+			t.Errorf("itemMarker(%v) = %q, want %q", tt.lists, got, tt.want)
+		}
+	}
+}
+
+// TestLargeDocument checks that the offset map stays small on markup-dense
+// Markdown (a new segment at every emphasis, link and code span): far fewer
+// entries than bytes, 8 bytes each.
+func TestLargeDocument(t *testing.T) {
+	var sb strings.Builder
+	for i := range 20000 {
+		sb.WriteString("A line of *Markdown* text with a [link](http://example.com) and `code`,\nwrapped")
+		if i%5 == 0 {
+			sb.WriteString("\n\n")
+		} else {
+			sb.WriteString("\n")
+		}
+	}
+	src := []byte(sb.String())
+	d := FromMarkdown(src)
+	if err := checkDocument(src, d); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d bytes, %d segments, %.2f bytes of map per source byte", len(src), len(d.m.segs), float64(len(d.m.segs)*8)/float64(len(src)))
+	if len(d.m.segs)*5 > len(src) {
+		t.Errorf("%d segments for %d bytes", len(d.m.segs), len(src))
+	}
+}
+
+// TestConcurrent normalizes the fixtures from several goroutines at once (the
+// goldmark parser is shared): run with -race, results equal the sequential ones.
+func TestConcurrent(t *testing.T) {
+	names := fixtures(t)
+	want := make([]string, len(names))
+	srcs := make([][]byte, len(names))
+	for i, n := range names {
+		src, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs[i] = src
+		want[i] = Normalize(formatOf(n), src).Text
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range names {
+				i := (k + g) % len(names)
+				if got := Normalize(formatOf(names[i]), srcs[i]).Text; got != want[i] {
+					t.Errorf("%s: concurrent result differs", names[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

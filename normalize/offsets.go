@@ -1,0 +1,112 @@
+package normalize
+
+import "sort"
+
+// maxSource is the largest source read: the offset map stores 32-bit offsets,
+// and normalized text can be a few times longer than its source (U+FFFD for
+// a NUL byte). Longer sources are read up to this length.
+const maxSource = 1 << 29
+
+// segment is one entry of the offset map, 8 bytes: the normalized text from
+// its start up to the next segment's start came from the source at src.
+//
+// A copied segment (the normalized bytes are the source bytes, one for one)
+// covers as many source bytes as text bytes. The only bytes that may differ
+// are single whitespace bytes replaced by ' ' or '\n' (a source "\n" that
+// became a space): the mapping is the same.
+//
+// A synthesized segment (a decoded entity, a collapsed whitespace run, a
+// newline for a block tag, a list marker, U+FFFD) covers the source from src
+// up to the next segment's src: its construct and any markup dropped after it.
+type segment struct {
+	text uint32 // start in the normalized text; synthBit marks synthesized text
+	src  uint32 // start in the source
+}
+
+const synthBit = 1 << 31
+
+func (s segment) start() int    { return int(s.text &^ synthBit) }
+func (s segment) isSynth() bool { return s.text&synthBit != 0 }
+
+// offsetMap maps normalized offsets back to source offsets. Segments are
+// sorted by text and by src, their source ranges are disjoint, and together
+// they cover the whole normalized text. Mapping is a binary search.
+type offsetMap struct {
+	segs    []segment
+	textLen int
+	end     int // source end of the last segment
+}
+
+// add appends a segment for normalized text from t on, from source [s, e).
+// A copy that continues the previous copy extends it instead.
+func (m *offsetMap) add(t, s, e int, synth bool) {
+	if n := len(m.segs); n > 0 && !synth {
+		l := m.segs[n-1]
+		if !l.isSynth() && int(l.src)+t-l.start() == s {
+			m.end = e
+			return
+		}
+	}
+	v := uint32(t)
+	if synth {
+		v |= synthBit
+	}
+	m.segs = append(m.segs, segment{text: v, src: uint32(s)})
+	m.end = e
+}
+
+// span returns segment i's normalized range and source range.
+func (m *offsetMap) span(i int) (t, tEnd, s, sEnd int) {
+	sg := m.segs[i]
+	t, s = sg.start(), int(sg.src)
+	tEnd = m.textLen
+	if i+1 < len(m.segs) {
+		tEnd = m.segs[i+1].start()
+	}
+	switch {
+	case !sg.isSynth():
+		sEnd = s + tEnd - t
+	case i+1 < len(m.segs):
+		sEnd = int(m.segs[i+1].src)
+	default:
+		sEnd = m.end
+	}
+	return t, tEnd, s, sEnd
+}
+
+// at returns the index of the segment holding normalized byte p.
+func (m *offsetMap) at(p int) int {
+	return sort.Search(len(m.segs), func(i int) bool { return m.segs[i].start() > p }) - 1
+}
+
+// startOf maps a start offset: the source offset of normalized byte p, or
+// the source end for p == textLen.
+func (m *offsetMap) startOf(p int) int {
+	if len(m.segs) == 0 {
+		return 0
+	}
+	if p >= m.textLen {
+		return m.end
+	}
+	i := m.at(p)
+	sg := m.segs[i]
+	if sg.isSynth() {
+		return int(sg.src)
+	}
+	return int(sg.src) + p - sg.start()
+}
+
+// endOf maps an end offset p > 0: the source offset just after the source of
+// normalized byte p-1.
+func (m *offsetMap) endOf(p int) int {
+	if len(m.segs) == 0 {
+		return 0
+	}
+	i := m.at(p - 1)
+	sg := m.segs[i]
+	if sg.isSynth() {
+		_, _, _, e := m.span(i)
+		return e
+	}
+	return int(sg.src) + p - sg.start()
+}
