@@ -1,0 +1,475 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/cite-rag/cite/chunk"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/normalize"
+)
+
+// DefaultMaxSize is the largest file indexed unless Options say otherwise.
+const DefaultMaxSize = 50 << 20
+
+// pipelineVersion changes whenever normalize or chunk would cut the same
+// file differently; documents indexed by another version are redone.
+const pipelineVersion = 1
+
+// Options configure an [Indexer]. The zero value indexes the operating
+// system's files into the default source with default settings.
+type Options struct {
+	// Source is the data source documents go to; "" means index.DefaultSource.
+	Source string
+	// FS is where names are looked up. Nil means the operating system's file
+	// system: names are paths, made absolute, and documents are stored under
+	// their absolute path. With an FS, names are fs.FS paths and stored as is.
+	FS fs.FS
+	// MaxSize is the largest file indexed, in bytes; 0 means DefaultMaxSize.
+	MaxSize int64
+	// Workers is how many files are read, normalized and chunked at once;
+	// 0 means GOMAXPROCS.
+	Workers int
+	// Prune removes documents of the source that lie under the given paths
+	// (or, with no paths, anywhere) and whose files are gone.
+	Prune bool
+	// Force re-indexes files even when their content is unchanged.
+	Force bool
+	// Splitter cuts documents into chunks; nil means chunk.New's defaults.
+	Splitter *chunk.Splitter
+	// OnEvent, if set, is called for every file as it is finished, from one
+	// goroutine at a time.
+	OnEvent func(Event)
+}
+
+// Outcome is what happened to one file.
+type Outcome int
+
+// Outcomes of a file.
+const (
+	Added     Outcome = iota // new document
+	Updated                  // changed document, chunks replaced
+	Unchanged                // same content: nothing rewritten
+	Skipped                  // not indexable (binary, empty, too large, ...), with a reason
+	Failed                   // an error: unreadable, or the store failed
+	Pruned                   // document removed because its file is gone
+)
+
+var outcomeNames = [...]string{"added", "updated", "unchanged", "skipped", "failed", "pruned"}
+
+func (o Outcome) String() string { return outcomeNames[o] }
+
+// Event reports one finished file.
+type Event struct {
+	Outcome Outcome
+	Path    string // as stored: absolute for the operating system's files
+	Reason  string // for Skipped: why
+	Err     error  // for Failed
+	Chunks  int    // chunks written (Added, Updated)
+	Stats   Stats  // totals so far
+}
+
+// Stats are the totals of a run.
+type Stats struct {
+	Seen      int           `json:"seen"`
+	Added     int           `json:"added"`
+	Updated   int           `json:"updated"`
+	Unchanged int           `json:"unchanged"`
+	Skipped   int           `json:"skipped"`
+	Failed    int           `json:"failed"`
+	Pruned    int           `json:"pruned"`
+	Chunks    int           `json:"chunks"` // chunks of added and updated documents
+	Tokens    int64         `json:"tokens"` // tokens of added and updated documents
+	Bytes     int64         `json:"bytes"`  // bytes read and processed
+	Elapsed   time.Duration `json:"elapsed_ns"`
+	Found     int           `json:"-"` // files the walk has found so far
+	Listed    bool          `json:"-"` // the walk is over: Found is the total
+}
+
+// MBPerSecond is the processing rate: bytes read per second of the run.
+func (s Stats) MBPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Bytes) / 1e6 / s.Elapsed.Seconds()
+}
+
+// Indexer brings an index up to date with files.
+type Indexer struct {
+	store    *index.Store
+	opts     Options
+	splitter *chunk.Splitter
+	pipeline string
+	fsys     fs.FS
+	prefix   string // turns fs names into stored paths
+}
+
+// New returns an Indexer writing to store.
+func New(store *index.Store, opts Options) (*Indexer, error) {
+	if opts.Source == "" {
+		opts.Source = index.DefaultSource
+	}
+	if opts.MaxSize <= 0 {
+		opts.MaxSize = DefaultMaxSize
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	sp := opts.Splitter
+	if sp == nil {
+		var err error
+		if sp, err = chunk.New(chunk.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	ix := &Indexer{store: store, opts: opts, splitter: sp, fsys: opts.FS}
+	ix.pipeline = fmt.Sprintf("v%d/%s/%d/%d", pipelineVersion, chunk.Encoding, sp.Size(), sp.Overlap())
+	if ix.fsys == nil {
+		ix.fsys = os.DirFS("/")
+		ix.prefix = "/"
+	}
+	return ix, nil
+}
+
+// name turns an argument into a name in ix.fsys.
+func (ix *Indexer) name(arg string) (string, error) {
+	if ix.opts.FS != nil {
+		return path.Clean(filepath.ToSlash(arg)), nil
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return "", &PathError{arg, err}
+	}
+	name := strings.TrimPrefix(filepath.ToSlash(abs), "/")
+	if name == "" {
+		name = "."
+	}
+	return name, nil
+}
+
+func (ix *Indexer) storedPath(name string) string {
+	if ix.prefix == "" {
+		return name
+	}
+	if name == "." {
+		return ix.prefix
+	}
+	return ix.prefix + name
+}
+
+// job is one file on its way through the pipeline.
+type job struct {
+	file  File
+	path  string
+	prev  *index.Document // stored version, if any
+	doc   *index.Document // to store
+	chunk []index.Chunk
+	read  int64 // bytes read
+	out   Outcome
+	why   string
+	err   error
+}
+
+// Index walks paths and brings the index up to date with what it finds.
+// Files are read, normalized and chunked in parallel; each document is
+// written in its own transaction. A file that cannot be indexed is reported
+// through OnEvent and counted, and the run goes on; the returned error
+// joins the failures (unreadable files, bad paths, store errors), and is
+// nil when there were none. Skipped files are not errors.
+func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
+	start := time.Now()
+	var stats Stats
+	var errs []error
+	names := make([]string, 0, len(paths))
+	for _, p := range paths {
+		n, err := ix.name(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		names = append(names, n)
+	}
+	existing, err := ix.store.Documents(ctx, ix.opts.Source)
+	if err != nil {
+		return stats, err
+	}
+	known := make(map[string]*index.Document, len(existing))
+	for i := range existing {
+		known[existing[i].Path] = &existing[i]
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan *job, ix.opts.Workers)
+	done := make(chan *job, ix.opts.Workers)
+	seen := make(map[string]bool)
+	var walkErrs []error
+	var found atomic.Int64
+	var listed atomic.Bool
+	go func() { // walker
+		defer close(jobs)
+		defer listed.Store(true)
+		for f, err := range Walk(ctx, ix.fsys, names) {
+			if err != nil {
+				var pe *PathError
+				if errors.As(err, &pe) {
+					pe.Path = ix.storedPath(pe.Path)
+				}
+				walkErrs = append(walkErrs, err)
+				if ctx.Err() != nil {
+					return
+				}
+				continue
+			}
+			p := ix.storedPath(f.Name)
+			seen[p] = true
+			found.Add(1)
+			select {
+			case jobs <- &job{file: f, path: p, prev: known[p]}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range ix.opts.Workers {
+		wg.Go(func() {
+			for j := range jobs {
+				ix.prepare(ctx, j)
+				done <- j
+			}
+		})
+	}
+	go func() { wg.Wait(); close(done) }()
+
+	emit := func(e Event) {
+		if ix.opts.OnEvent != nil {
+			stats.Elapsed = time.Since(start)
+			stats.Found, stats.Listed = int(found.Load()), listed.Load()
+			e.Stats = stats
+			ix.opts.OnEvent(e)
+		}
+	}
+	for j := range done { // the single writer
+		stats.Seen++
+		ix.write(ctx, j)
+		switch j.out {
+		case Added:
+			stats.Added++
+		case Updated:
+			stats.Updated++
+		case Unchanged:
+			stats.Unchanged++
+		case Skipped:
+			stats.Skipped++
+		case Failed:
+			stats.Failed++
+			errs = append(errs, j.err)
+		}
+		if j.doc != nil && (j.out == Added || j.out == Updated) {
+			stats.Chunks += len(j.chunk)
+			stats.Tokens += int64(j.doc.Tokens)
+		}
+		stats.Bytes += j.read
+		emit(Event{Outcome: j.out, Path: j.path, Reason: j.why, Err: j.err, Chunks: len(j.chunk)})
+	}
+	errs = append(errs, walkErrs...) // the walker is done: done closed after jobs
+	if err := ctx.Err(); err != nil {
+		stats.Elapsed = time.Since(start)
+		return stats, err
+	}
+	if ix.opts.Prune {
+		ix.prune(ctx, names, existing, seen, &stats, &errs, emit)
+	}
+	stats.Elapsed = time.Since(start)
+	return stats, errors.Join(errs...)
+}
+
+// prepare decides what to do with a file and, when it must be indexed,
+// reads, normalizes and chunks it. It runs on the workers.
+func (ix *Indexer) prepare(ctx context.Context, j *job) {
+	if err := ctx.Err(); err != nil {
+		j.out, j.err = Failed, err
+		return
+	}
+	f := j.file
+	skip := func(why string) { j.out, j.why = Skipped, why }
+	if f.Skip != "" {
+		if strings.HasPrefix(f.Skip, "unreadable") {
+			j.out, j.err = Failed, &PathError{j.path, errors.New(f.Skip)}
+			return
+		}
+		skip(f.Skip)
+		return
+	}
+	if why := skipByName(f.Name); why != "" {
+		skip(why)
+		return
+	}
+	if f.Info.Size() > ix.opts.MaxSize {
+		skip(fmt.Sprintf("too large (%s, limit %s)", mb(f.Info.Size()), mb(ix.opts.MaxSize)))
+		return
+	}
+	prev := j.prev
+	fresh := prev != nil && prev.Pipeline == ix.pipeline && !ix.opts.Force
+	if fresh && prev.Size == f.Info.Size() && prev.ModTime.Equal(f.Info.ModTime()) {
+		j.out = Unchanged
+		return
+	}
+	data, err := readFile(ix.fsys, f.Name, ix.opts.MaxSize)
+	if err != nil {
+		j.out, j.err = Failed, &PathError{j.path, unwrapPathErr(err)}
+		return
+	}
+	j.read = int64(len(data))
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	if fresh && prev.Hash == hash {
+		j.out = Unchanged
+		j.doc = &index.Document{ID: prev.ID, Size: int64(len(data)), ModTime: f.Info.ModTime()} // touch only
+		return
+	}
+	format, why := detect(f.Name, data)
+	if why != "" {
+		skip(why)
+		return
+	}
+	nd := normalize.Normalize(format, data)
+	if nd.Text == "" {
+		skip("no text after normalization")
+		return
+	}
+	headings := make([]chunk.Heading, len(nd.Headings))
+	for i, h := range nd.Headings {
+		headings[i] = chunk.Heading{Offset: h.Offset, Level: h.Level, Text: h.Text}
+	}
+	cs, tokens := ix.splitter.Split(nd.Text, headings)
+	j.chunk = make([]index.Chunk, len(cs))
+	for i, c := range cs {
+		ss, se := nd.SourceSpan(c.Start, c.End)
+		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se}
+	}
+	j.doc = &index.Document{
+		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: format.String(),
+		Size: int64(len(data)), ModTime: f.Info.ModTime(), Hash: hash, Pipeline: ix.pipeline,
+		TextBytes: len(nd.Text), Tokens: tokens,
+	}
+	j.out = Added
+	if prev != nil {
+		j.out = Updated
+	}
+}
+
+// titleOf chooses a document's title: its own (HTML <title>, Markdown
+// front matter), else its first heading, else for plain text a short first
+// line standing alone as a paragraph, else the file name.
+func titleOf(nd *normalize.Document, format normalize.Format, name string) string {
+	if nd.Title != "" {
+		return nd.Title
+	}
+	if len(nd.Headings) > 0 {
+		return nd.Headings[0].Text
+	}
+	if format == normalize.PlainText {
+		if first, _, ok := strings.Cut(nd.Text, "\n\n"); ok && len(first) <= 100 && !strings.Contains(first, "\n") {
+			return first
+		}
+	}
+	return path.Base(name)
+}
+
+// write stores the result of prepare. It runs on the single writer.
+func (ix *Indexer) write(ctx context.Context, j *job) {
+	switch {
+	case j.out == Unchanged && j.doc != nil:
+		if err := ix.store.Touch(ctx, j.doc.ID, j.doc.Size, j.doc.ModTime); err != nil {
+			j.out, j.err = Failed, err
+		}
+	case j.out == Added || j.out == Updated:
+		j.doc.IndexedAt = time.Now()
+		if _, err := ix.store.PutDocument(ctx, j.doc, j.chunk); err != nil {
+			j.out, j.err = Failed, err
+		}
+	case j.out == Skipped && j.prev != nil:
+		// The file is still there but no longer indexable: its old chunks
+		// would answer for content that is gone.
+		if _, err := ix.store.DeleteDocument(ctx, j.prev.ID); err != nil {
+			j.out, j.err = Failed, err
+			return
+		}
+		j.why += "; removed its old version from the index"
+	}
+}
+
+// prune removes documents under names (all of the source's, when names is
+// empty) whose files are gone.
+func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.Document, seen map[string]bool, stats *Stats, errs *[]error, emit func(Event)) {
+	for _, d := range existing {
+		if seen[d.Path] || !ix.covers(names, d.Path) {
+			continue
+		}
+		name := strings.TrimPrefix(d.Path, ix.prefix)
+		if _, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) {
+			continue // still there (outside the walk, hidden, or unreadable): keep it
+		}
+		if _, err := ix.store.DeleteDocument(ctx, d.ID); err != nil {
+			*errs = append(*errs, err)
+			continue
+		}
+		stats.Pruned++
+		emit(Event{Outcome: Pruned, Path: d.Path})
+	}
+}
+
+// covers reports whether stored path p lies under one of the walked names.
+func (ix *Indexer) covers(names []string, p string) bool {
+	if len(names) == 0 {
+		return true
+	}
+	name := strings.TrimPrefix(p, ix.prefix)
+	for _, n := range names {
+		if n == "." || name == n || strings.HasPrefix(name, n+"/") {
+			return true
+		}
+		if hasMeta(n) {
+			if ok, _ := doublestar.Match(n, name); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readFile reads a file, refusing to read more than limit bytes (the file
+// may have grown since it was listed).
+func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("grew past the size limit (%s) while being read", mb(limit))
+	}
+	return data, nil
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

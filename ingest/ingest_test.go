@@ -1,0 +1,379 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/cite-rag/cite/index"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func file(data string) *fstest.MapFile {
+	return &fstest.MapFile{Data: []byte(data), ModTime: t0, Mode: 0o644}
+}
+
+// failFS fails to open the named files, as unreadable files do.
+type failFS struct {
+	fstest.MapFS
+	fail map[string]bool
+}
+
+func (f failFS) Open(name string) (fs.File, error) {
+	if f.fail[name] {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return f.MapFS.Open(name)
+}
+
+func newStore(t *testing.T) *index.Store {
+	t.Helper()
+	st, err := index.Open(t.Context(), t.TempDir(), index.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// run indexes paths of fsys and returns the stats and the events by path.
+func run(t *testing.T, st *index.Store, fsys fs.FS, opts Options, paths ...string) (Stats, map[string]Event, error) {
+	t.Helper()
+	events := map[string]Event{}
+	opts.FS = fsys
+	opts.OnEvent = func(e Event) { events[e.Path] = e }
+	ix, err := New(st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := ix.Index(t.Context(), paths...)
+	return stats, events, err
+}
+
+func corpus() fstest.MapFS {
+	return fstest.MapFS{
+		"docs/a.md":             file("---\ntitle: Alpha\n---\n# Alpha\n\nThe first document. It talks about <b>bold</b> ideas.\n\n## Part\n\nMore text here.\n"),
+		"docs/b.html":           file("<html><head><title>Beta page</title><script>var x=1;</script></head><body><p>Beta body&nbsp;text.</p></body></html>"),
+		"docs/c.txt":            file("Plain   text\n\n\n\nwith lines."),
+		"docs/sub/d.markdown":   file("# Delta\n\nNested file."),
+		"docs/notes":            file("A text file without an extension."),
+		"docs/.hidden/x.md":     file("# Hidden"),
+		"docs/.secret.md":       file("# Secret"),
+		"docs/img.png":          file("\x89PNG\r\n\x1a\n\x00\x00"),
+		"docs/blob.dat":         file("abc\x00def"),
+		"docs/empty.txt":        file(""),
+		"docs/blank.md":         file("  \n\n \t\n"),
+		"docs/latin1.txt":       file("caf\xe9 cr\xe8me"),
+		"docs/utf16.txt":        file("\xff\xfeh\x00i\x00"),
+		"docs/huge.txt":         file(strings.Repeat("big ", 300)),
+		"docs/locked.md":        file("# Locked"),
+		"docs/only-script.html": file("<script>alert(1)</script>"),
+	}
+}
+
+func TestIndexSkipsAndReports(t *testing.T) {
+	st := newStore(t)
+	fsys := failFS{corpus(), map[string]bool{"docs/locked.md": true}}
+	stats, events, err := run(t, st, fsys, Options{MaxSize: 1000}, "docs")
+	if err == nil || !strings.Contains(err.Error(), "docs/locked.md") || !errors.Is(err, fs.ErrPermission) {
+		t.Fatalf("err = %v, want the unreadable file named", err)
+	}
+	want := map[string]struct {
+		out    Outcome
+		reason string
+	}{
+		"docs/a.md":             {Added, ""},
+		"docs/b.html":           {Added, ""},
+		"docs/c.txt":            {Added, ""},
+		"docs/sub/d.markdown":   {Added, ""},
+		"docs/notes":            {Added, ""},
+		"docs/img.png":          {Skipped, "binary file (image)"},
+		"docs/blob.dat":         {Skipped, "NUL byte at offset 3"},
+		"docs/empty.txt":        {Skipped, "empty file"},
+		"docs/blank.md":         {Skipped, "empty file"},
+		"docs/latin1.txt":       {Skipped, "not valid UTF-8 (first bad byte at offset 3)"},
+		"docs/utf16.txt":        {Skipped, "UTF-16"},
+		"docs/huge.txt":         {Skipped, "too large (0.0 MB, limit 0.0 MB)"},
+		"docs/locked.md":        {Failed, ""},
+		"docs/only-script.html": {Skipped, "no text after normalization"},
+	}
+	for p, w := range want {
+		e, ok := events[p]
+		if !ok {
+			t.Errorf("%s: no event", p)
+			continue
+		}
+		if e.Outcome != w.out || !strings.Contains(e.Reason, w.reason) {
+			t.Errorf("%s: %v %q, want %v %q", p, e.Outcome, e.Reason, w.out, w.reason)
+		}
+	}
+	for p := range events {
+		if strings.Contains(p, "/.") {
+			t.Errorf("hidden file %s was walked", p)
+		}
+	}
+	if stats.Seen != len(want) || stats.Added != 5 || stats.Skipped != 8 || stats.Failed != 1 {
+		t.Errorf("stats = %+v", stats)
+	}
+	docs, _ := st.Documents(t.Context(), index.DefaultSource)
+	titles := map[string]string{}
+	for _, d := range docs {
+		titles[d.Path] = d.Title
+	}
+	for p, title := range map[string]string{"docs/a.md": "Alpha", "docs/b.html": "Beta page", "docs/sub/d.markdown": "Delta", "docs/c.txt": "Plain text", "docs/notes": "notes"} {
+		if titles[p] != title {
+			t.Errorf("title of %s = %q, want %q", p, titles[p], title)
+		}
+	}
+	checkIndex(t, st)
+}
+
+// checkIndex fails the test if the index is inconsistent.
+func checkIndex(t *testing.T, st *index.Store) {
+	t.Helper()
+	rep, err := st.Check(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		t.Fatalf("index inconsistent: %+v", rep.Problems)
+	}
+}
+
+func TestIndexIncremental(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	fsys := corpus()
+	paths := []string{"docs/a.md", "docs/b.html", "docs/c.txt"}
+	if s, _, err := run(t, st, fsys, Options{}, paths...); err != nil || s.Added != 3 {
+		t.Fatalf("first run: %+v, %v", s, err)
+	}
+	before, _ := st.Documents(ctx, "")
+	chunksBefore, _ := st.Chunks(ctx, before[0].ID)
+
+	t.Run("unchanged", func(t *testing.T) {
+		s, _, err := run(t, st, fsys, Options{}, paths...)
+		if err != nil || s.Unchanged != 3 || s.Bytes != 0 {
+			t.Fatalf("stats = %+v, %v (nothing should even be read)", s, err)
+		}
+		after, _ := st.Documents(ctx, "")
+		for i := range after {
+			if !after[i].IndexedAt.Equal(before[i].IndexedAt) {
+				t.Errorf("%s was rewritten", after[i].Path)
+			}
+		}
+	})
+	t.Run("touched", func(t *testing.T) {
+		fsys["docs/c.txt"] = &fstest.MapFile{Data: fsys["docs/c.txt"].Data, ModTime: t0.Add(time.Hour)}
+		s, _, err := run(t, st, fsys, Options{}, paths...)
+		if err != nil || s.Unchanged != 3 || s.Updated != 0 {
+			t.Fatalf("stats = %+v, %v", s, err)
+		}
+		d, _ := st.Document(ctx, "", "docs/c.txt")
+		if !d.ModTime.Equal(t0.Add(time.Hour)) {
+			t.Errorf("mtime not recorded: %v", d.ModTime)
+		}
+		if s, _, _ := run(t, st, fsys, Options{}, paths...); s.Bytes != 0 {
+			t.Errorf("touched file read again: %+v", s)
+		}
+	})
+	t.Run("edited", func(t *testing.T) {
+		fsys["docs/a.md"] = &fstest.MapFile{Data: []byte("# Alpha\n\nRewritten entirely."), ModTime: t0.Add(2 * time.Hour)}
+		s, events, err := run(t, st, fsys, Options{}, paths...)
+		if err != nil || s.Updated != 1 || s.Unchanged != 2 || events["docs/a.md"].Outcome != Updated {
+			t.Fatalf("stats = %+v, %v", s, err)
+		}
+		d, _ := st.Document(ctx, "", "docs/a.md")
+		cs, _ := st.Chunks(ctx, d.ID)
+		if len(cs) != 1 || !strings.Contains(cs[0].Text, "Rewritten entirely.") || cs[0].ID == chunksBefore[0].ID {
+			t.Fatalf("chunks not replaced: %+v", cs)
+		}
+		checkIndex(t, st)
+	})
+	t.Run("force", func(t *testing.T) {
+		s, _, err := run(t, st, fsys, Options{Force: true}, paths...)
+		if err != nil || s.Updated != 3 {
+			t.Fatalf("stats = %+v, %v", s, err)
+		}
+	})
+	t.Run("became empty", func(t *testing.T) {
+		fsys["docs/c.txt"] = &fstest.MapFile{Data: nil, ModTime: t0.Add(3 * time.Hour)}
+		_, events, _ := run(t, st, fsys, Options{}, paths...)
+		if e := events["docs/c.txt"]; e.Outcome != Skipped || !strings.Contains(e.Reason, "removed its old version") {
+			t.Fatalf("event = %+v", e)
+		}
+		if _, err := st.Document(ctx, "", "docs/c.txt"); !errors.Is(err, index.ErrNotFound) {
+			t.Fatalf("stale document kept: %v", err)
+		}
+	})
+	t.Run("deleted and pruned", func(t *testing.T) {
+		delete(fsys, "docs/b.html")
+		s, _, err := run(t, st, fsys, Options{}, "docs")
+		if err != nil || s.Pruned != 0 {
+			t.Fatalf("without --prune: %+v, %v", s, err)
+		}
+		if _, err := st.Document(ctx, "", "docs/b.html"); err != nil {
+			t.Fatalf("removed without --prune: %v", err)
+		}
+		s, events, err := run(t, st, fsys, Options{Prune: true}, "docs")
+		if err != nil || s.Pruned != 1 || events["docs/b.html"].Outcome != Pruned {
+			t.Fatalf("with --prune: %+v, %v", s, err)
+		}
+		if _, err := st.Document(ctx, "", "docs/b.html"); !errors.Is(err, index.ErrNotFound) {
+			t.Fatalf("pruned document still there: %v", err)
+		}
+		checkIndex(t, st)
+	})
+}
+
+func TestPruneOnlyUnderGivenPaths(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	fsys := fstest.MapFS{"a/one.md": file("# One"), "b/two.md": file("# Two")}
+	if _, _, err := run(t, st, fsys, Options{}, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	delete(fsys, "a/one.md")
+	delete(fsys, "b/two.md")
+	fsys["b/keep.md"] = file("# Keep")
+	s, _, _ := run(t, st, fsys, Options{Prune: true}, "b")
+	if s.Pruned != 1 {
+		t.Fatalf("pruned %d, want only b/two.md", s.Pruned)
+	}
+	if _, err := st.Document(ctx, "", "a/one.md"); err != nil {
+		t.Fatalf("a/one.md pruned though a was not given: %v", err)
+	}
+	s, _, err := run(t, st, fsys, Options{Prune: true})
+	if err != nil || s.Pruned != 1 {
+		t.Fatalf("prune with no paths: %+v, %v", s, err)
+	}
+}
+
+func TestIndexGlobsAndMissingPaths(t *testing.T) {
+	st := newStore(t)
+	s, events, err := run(t, st, corpus(), Options{}, "docs/**/*.md", "nope/missing.md", "docs/*.zzz")
+	var pe *PathError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "nope/missing.md") || !strings.Contains(err.Error(), "docs/*.zzz: no files match") {
+		t.Fatalf("err = %v", err)
+	}
+	for p := range events {
+		if !strings.HasSuffix(p, ".md") {
+			t.Errorf("glob matched %s", p)
+		}
+	}
+	// a.md, sub/d.markdown is not *.md, locked.md, blank.md (skipped); hidden ones excluded.
+	if s.Added != 2 || events["docs/a.md"].Outcome != Added || events["docs/locked.md"].Outcome != Added {
+		t.Fatalf("stats = %+v, events %v", s, events)
+	}
+}
+
+func TestSourceSpansPointIntoTheFile(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	fsys := corpus()
+	if _, _, err := run(t, st, fsys, Options{}, "docs/a.md", "docs/b.html"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"docs/a.md", "docs/b.html"} {
+		d, err := st.Document(ctx, "", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, _ := st.Chunks(ctx, d.ID)
+		src := string(fsys[p].Data)
+		for _, c := range cs {
+			if c.SourceStart < 0 || c.SourceEnd > len(src) || c.SourceStart >= c.SourceEnd {
+				t.Fatalf("%s chunk %d source span [%d,%d) out of %d bytes", p, c.Ordinal, c.SourceStart, c.SourceEnd, len(src))
+			}
+			// Every word of the chunk is in its source span.
+			for w := range strings.FieldsSeq(c.Text) {
+				w = strings.Trim(w, ".")
+				if !strings.Contains(src[c.SourceStart:c.SourceEnd], w) {
+					t.Errorf("%s chunk %d: %q not in source span %q", p, c.Ordinal, w, src[c.SourceStart:c.SourceEnd])
+				}
+			}
+		}
+	}
+}
+
+func TestSeparateSources(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	fsys := corpus()
+	run(t, st, fsys, Options{Source: "one"}, "docs/a.md")
+	run(t, st, fsys, Options{Source: "two"}, "docs/a.md", "docs/c.txt")
+	srcs, _ := st.Sources(ctx)
+	if len(srcs) != 2 || srcs[0].Documents != 1 || srcs[1].Documents != 2 {
+		t.Fatalf("sources = %+v", srcs)
+	}
+}
+
+// TestIndexOSFiles indexes a real folder: paths are stored absolute.
+func TestIndexOSFiles(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nText."), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "sub", "b.txt"), []byte("More text."), 0o644))
+	must(os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "loop")))
+	must(os.Symlink(filepath.Join(dir, "a.md"), filepath.Join(dir, "link.md")))
+	st := newStore(t)
+	ix, err := New(st, Options{})
+	must(err)
+	wd, _ := os.Getwd()
+	must(os.Chdir(dir))
+	defer os.Chdir(wd)
+	s, err := ix.Index(ctx, ".")
+	must(err)
+	if s.Added != 3 || s.Skipped != 1 {
+		t.Fatalf("stats = %+v (a.md, sub/b.txt, link.md; loop skipped)", s)
+	}
+	d, err := st.Document(ctx, "", filepath.Join(dir, "sub", "b.txt"))
+	if err != nil || !filepath.IsAbs(d.Path) {
+		t.Fatalf("document %+v, %v", d, err)
+	}
+	must(os.Remove(filepath.Join(dir, "sub", "b.txt")))
+	s, err = ix.Index(ctx, dir)
+	must(err)
+	if s.Unchanged != 2 {
+		t.Fatalf("second run: %+v", s)
+	}
+	ixp, _ := New(st, Options{Prune: true})
+	if s, err = ixp.Index(ctx, dir); err != nil || s.Pruned != 1 {
+		t.Fatalf("prune: %+v, %v", s, err)
+	}
+}
+
+func TestContextCancel(t *testing.T) {
+	st := newStore(t)
+	fsys := fstest.MapFS{}
+	for i := range 200 {
+		fsys[fmt.Sprintf("d/%03d.txt", i)] = file(strings.Repeat("word ", 200))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	n := 0
+	ix, _ := New(st, Options{FS: fsys, OnEvent: func(Event) {
+		if n++; n == 10 {
+			cancel()
+		}
+	}})
+	_, err := ix.Index(ctx, "d")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	checkIndex(t, st)
+}

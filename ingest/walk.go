@@ -1,0 +1,172 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"path"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// File is a file found by [Walk].
+type File struct {
+	Name string      // slash-separated path in the walked file system
+	Info fs.FileInfo // from the walk; Stat for symbolic links
+	Skip string      // why the file is not indexed, when it is not
+}
+
+// PathError reports a path argument or file that could not be used.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *PathError) Unwrap() error { return e.Err }
+
+// Walk yields the files named by patterns in fsys, each once: a file, every
+// file under a folder (recursively, leaving out folders and files whose name
+// starts with a dot, such as .git and .cite, unless named directly), or
+// the matches of a glob pattern (with ** for any depth). A pattern that
+// matches nothing yields a *PathError. Files that are not regular files
+// (devices, sockets, pipes, links to folders) are yielded with a Skip
+// reason.
+func Walk(ctx context.Context, fsys fs.FS, patterns []string) iter.Seq2[File, error] {
+	return func(yield func(File, error) bool) {
+		seen := make(map[string]bool)
+		emit := func(f File) bool {
+			if seen[f.Name] {
+				return true
+			}
+			seen[f.Name] = true
+			return yield(f, nil)
+		}
+		for _, p := range patterns {
+			if ctx.Err() != nil {
+				yield(File{}, ctx.Err())
+				return
+			}
+			name := path.Clean(p)
+			_, err := fs.Stat(fsys, name)
+			if err != nil && hasMeta(name) {
+				matches, gerr := doublestar.Glob(fsys, name, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
+				if gerr != nil {
+					if !yield(File{}, &PathError{p, fmt.Errorf("bad pattern: %w", gerr)}) {
+						return
+					}
+					continue
+				}
+				if len(matches) == 0 && !yield(File{}, &PathError{p, errors.New("no files match")}) {
+					return
+				}
+				for _, m := range matches {
+					if hiddenMatch(name, m) {
+						continue
+					}
+					if !walkOne(ctx, fsys, m, emit) {
+						return
+					}
+				}
+				continue
+			}
+			if err != nil {
+				if !yield(File{}, &PathError{p, unwrapPathErr(err)}) {
+					return
+				}
+				continue
+			}
+			if !walkOne(ctx, fsys, name, emit) {
+				return
+			}
+		}
+	}
+}
+
+// walkOne yields the file name, or the files under the folder name.
+func walkOne(ctx context.Context, fsys fs.FS, name string, emit func(File) bool) bool {
+	keepGoing := true
+	err := fs.WalkDir(fsys, name, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == name && d == nil {
+				return err
+			}
+			keepGoing = emit(File{Name: p, Skip: "unreadable: " + unwrapPathErr(err).Error()})
+			if !keepGoing {
+				return fs.SkipAll
+			}
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if p != name && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		f := File{Name: p}
+		if d.Type()&fs.ModeSymlink != 0 {
+			info, err := fs.Stat(fsys, p) // follow the link
+			switch {
+			case err != nil:
+				f.Skip = "broken symbolic link"
+			case info.IsDir():
+				f.Skip = "symbolic link to a folder (not followed)"
+			default:
+				f.Info = info
+			}
+		} else {
+			info, err := d.Info()
+			if err != nil {
+				f.Skip = "unreadable: " + unwrapPathErr(err).Error()
+			}
+			f.Info = info
+		}
+		if f.Skip == "" && !f.Info.Mode().IsRegular() {
+			f.Skip = "not a regular file"
+		}
+		if !emit(f) {
+			keepGoing = false
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.SkipAll) {
+		return emit(File{Name: name, Skip: "unreadable: " + unwrapPathErr(err).Error()})
+	}
+	return keepGoing
+}
+
+// hiddenMatch reports whether a glob match passes through a dot-file or
+// dot-folder that the pattern does not name, as shells leave those out.
+func hiddenMatch(pattern, match string) bool {
+	for c := range strings.SplitSeq(match, "/") {
+		if strings.HasPrefix(c, ".") && c != "." && c != ".." && !strings.Contains(pattern, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[{\`) }
+
+// unwrapPathErr drops the *fs.PathError wrapper, whose path the caller
+// prints already.
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
