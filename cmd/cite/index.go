@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cite-rag/cite/chunk"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/ingest"
+	"golang.org/x/term"
+)
+
+func runIndex(ctx context.Context, e *env, args []string) error {
+	f := newFlags(e, "index", "PATH...", `Index files, folders (recursively) and glob patterns (** matches any depth).
+Markdown, HTML and text files are normalized, cut into chunks of at most
+--chunk-size o200k_base tokens and stored. Unchanged files are skipped; changed
+files have their chunks replaced. Binary, empty, non-UTF-8 and oversized files
+are skipped with a reason. Exit status 1 if any file or path failed.`, true)
+	source := f.String("source", index.DefaultSource, "data source (named collection) to index into")
+	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone")
+	force := f.Bool("force", false, "re-index files even if unchanged")
+	maxSize := f.String("max-size", "50MB", "skip files larger than this (e.g. 500KB, 50MB, 1GB)")
+	workers := f.Int("workers", 0, "files processed at once (default: number of CPUs)")
+	size := f.Int("chunk-size", chunk.DefaultSize, "maximum tokens per chunk")
+	overlap := f.Int("chunk-overlap", chunk.DefaultOverlap, "tokens shared by consecutive chunks (0 for none)")
+	quiet := f.Bool("quiet", false, "print only problems and the summary")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.NArg() == 0 && !*prune {
+		return f.usageError("index: no PATH given")
+	}
+	limit, err := parseSize(*maxSize)
+	if err != nil {
+		return f.usageError("--max-size: %v", err)
+	}
+	if *overlap == 0 {
+		*overlap = -1 // chunk.Options: -1 means none, 0 the default
+	}
+	sp, err := chunk.New(chunk.Options{Size: *size, Overlap: *overlap})
+	if err != nil {
+		return f.usageError("%v", err)
+	}
+	st, err := f.openIndex(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	out := newProgress(e.stderr, *quiet || f.json)
+	var problems []problem
+	ix, err := ingest.New(st, ingest.Options{
+		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp,
+		OnEvent: func(ev ingest.Event) {
+			switch ev.Outcome {
+			case ingest.Skipped, ingest.Failed:
+				reason := ev.Reason
+				if ev.Err != nil {
+					reason = strings.TrimPrefix(ev.Err.Error(), ev.Path+": ")
+				}
+				problems = append(problems, problem{ev.Path, ev.Outcome.String(), reason})
+				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), reason))
+			case ingest.Pruned:
+				out.line("pruned  " + displayPath(ev.Path))
+			}
+			out.update(ev.Stats, ev.Path)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	stats, err := ix.Index(ctx, f.Args()...)
+	out.done()
+	// Path errors (a PATH that matches nothing) are reported like files.
+	var failed []error
+	for _, e := range unjoin(err) {
+		var pe *ingest.PathError
+		if errors.As(e, &pe) && !isFileFailure(problems, pe.Path) {
+			problems = append(problems, problem{pe.Path, "failed", pe.Err.Error()})
+			out.line(fmt.Sprintf("%-7s %s: %v", "failed", displayPath(pe.Path), pe.Err))
+		}
+		failed = append(failed, e)
+	}
+	if f.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Index    string    `json:"index"`
+			Source   string    `json:"source"`
+			Stats    any       `json:"stats"`
+			MBPerSec float64   `json:"mb_per_s"`
+			Problems []problem `json:"problems"`
+		}{f.index, *source, stats, stats.MBPerSecond(), problems}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "%d files: %d added, %d updated, %d unchanged, %d skipped, %d failed", stats.Seen, stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, stats.Failed)
+		if *prune {
+			fmt.Fprintf(e.stdout, ", %d pruned", stats.Pruned)
+		}
+		fmt.Fprintf(e.stdout, "\n%d chunks, %s tokens written; %.1f MB read in %s (%.1f MB/s) -> %s (source %q)\n",
+			stats.Chunks, humanCount(stats.Tokens), float64(stats.Bytes)/1e6, stats.Elapsed.Round(time.Millisecond), stats.MBPerSecond(), f.index, *source)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d failed", len(failed))
+	}
+	return nil
+}
+
+// problem is a file that was skipped or failed.
+type problem struct {
+	Path    string `json:"path"`
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason"`
+}
+
+func isFileFailure(problems []problem, path string) bool {
+	for _, p := range problems {
+		if p.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// parseSize reads a byte size such as 1048576, 500KB, 50MB or 1GB (powers
+// of 1024 for the units, as file managers show them).
+func parseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if rest, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("bad size %q (want e.g. 500KB, 50MB, 1GB)", s)
+	}
+	return int64(n * float64(mult)), nil
+}
+
+func humanCount(n int64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%.2fM", float64(n)/1e6)
+	case n >= 1e4:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// progress draws a one-line progress bar on a terminal and nothing
+// elsewhere; lines (skips, failures) are printed either way.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	quiet bool
+	last  time.Time
+	drawn bool
+	width int
+}
+
+func newProgress(w io.Writer, quiet bool) *progress {
+	p := &progress{w: w, quiet: quiet}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty = true
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil {
+			p.width = width
+		}
+	}
+	if p.width <= 0 {
+		p.width = 80
+	}
+	return p
+}
+
+func (p *progress) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.drawn = false
+	}
+}
+
+func (p *progress) line(s string) {
+	p.clear()
+	fmt.Fprintln(p.w, s)
+}
+
+func (p *progress) update(s ingest.Stats, path string) {
+	if !p.tty || p.quiet || time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	total := fmt.Sprintf("%d+", s.Found)
+	frac := 0.0
+	if s.Listed && s.Found > 0 {
+		total = fmt.Sprint(s.Found)
+		frac = float64(s.Seen) / float64(s.Found)
+	}
+	const barWidth = 24
+	filled := int(frac * barWidth)
+	bar := strings.Repeat("=", filled) + strings.Repeat(" ", barWidth-filled)
+	if filled < barWidth && s.Listed {
+		bar = bar[:filled] + ">" + bar[filled+1:]
+	}
+	status := fmt.Sprintf("[%s] %d/%s files  %d chunks  %.1f MB/s  ", bar, s.Seen, total, s.Chunks, s.MBPerSecond())
+	room := p.width - len(status) - 1
+	name := displayPath(path)
+	if room < 10 {
+		name = ""
+	} else if len(name) > room {
+		name = "..." + name[len(name)-room+3:]
+	}
+	p.clear()
+	fmt.Fprint(p.w, status+name)
+	p.drawn = true
+}
+
+func (p *progress) done() { p.clear() }

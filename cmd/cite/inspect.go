@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cite-rag/cite/index"
+)
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func runSources(ctx context.Context, e *env, args []string) error {
+	f := newFlags(e, "sources", "", "List the data sources (named collections) of the index.", true)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.NArg() > 0 {
+		return f.usageError("sources takes no arguments")
+	}
+	st, err := f.openIndex(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	srcs, err := st.Sources(ctx)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		if srcs == nil {
+			srcs = []index.Source{}
+		}
+		return writeJSON(e.stdout, map[string]any{"sources": srcs})
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tDOCUMENTS\tCHUNKS\tTOKENS\tSIZE")
+	for _, s := range srcs {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.1f MB\n", s.Name, s.Documents, s.Chunks, humanCount(s.Tokens), float64(s.Bytes)/1e6)
+	}
+	return tw.Flush()
+}
+
+func runDocs(ctx context.Context, e *env, args []string) error {
+	f := newFlags(e, "docs", "", "List the indexed documents: id, chunks, tokens, title and path.", true)
+	source := f.String("source", "", "list only this data source")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.NArg() > 0 {
+		return f.usageError("docs takes no arguments (did you mean cite show?)")
+	}
+	st, err := f.openIndex(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	docs, err := st.Documents(ctx, *source)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		if docs == nil {
+			docs = []index.Document{}
+		}
+		return writeJSON(e.stdout, map[string]any{"documents": docs})
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSOURCE\tCHUNKS\tTOKENS\tTITLE\tPATH")
+	for _, d := range docs {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", d.ID, d.Source, d.Chunks, d.Tokens, clip(d.Title, 48), displayPath(d.Path))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(docs) == 0 {
+		fmt.Fprintln(e.stderr, "no documents (index some with cite index PATH)")
+	}
+	return nil
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// findDocument resolves a PATH or ID argument: an existing file is looked
+// up by its absolute path, anything else as given (a stored path, an id or
+// an id prefix).
+func findDocument(ctx context.Context, st *index.Store, source, ref string) (index.Document, error) {
+	if _, err := os.Stat(ref); err == nil {
+		if abs, err := filepath.Abs(ref); err == nil {
+			d, err := st.Document(ctx, source, abs)
+			if !errors.Is(err, index.ErrNotFound) {
+				return d, err
+			}
+		}
+	}
+	return st.Document(ctx, source, ref)
+}
+
+func runShow(ctx context.Context, e *env, args []string) error {
+	f := newFlags(e, "show", "PATH|ID", "Show an indexed document: its normalized text, or with --chunks each chunk\nwith its token count, byte spans (in the normalized text and in the file) and\nheading path.", true)
+	source := f.String("source", "", "look the document up in this data source only")
+	showChunks := f.Bool("chunks", false, "show the chunks instead of the text")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.NArg() != 1 {
+		return f.usageError("show takes one PATH or ID")
+	}
+	st, err := f.openIndex(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	d, err := findDocument(ctx, st, *source, f.Arg(0))
+	if err != nil {
+		return err
+	}
+	chunks, err := st.Chunks(ctx, d.ID)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		v := map[string]any{"document": d}
+		if *showChunks {
+			if chunks == nil {
+				chunks = []index.Chunk{}
+			}
+			v["chunks"] = chunks
+		} else {
+			v["text"] = index.Text(chunks)
+		}
+		return writeJSON(e.stdout, v)
+	}
+	fmt.Fprintf(e.stdout, "%s\n%s (%s, source %s, id %s)\n%d chunks, %d tokens, %d bytes of text from %d bytes of %s\n\n",
+		d.Title, displayPath(d.Path), d.Type, d.Source, d.ID, d.Chunks, d.Tokens, d.TextBytes, d.Size, d.Type)
+	if !*showChunks {
+		_, err := fmt.Fprintln(e.stdout, index.Text(chunks))
+		return err
+	}
+	for _, c := range chunks {
+		fmt.Fprintf(e.stdout, "--- chunk %d  %d tokens  text [%d,%d)  file bytes [%d,%d)  id %s\n", c.Ordinal, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, c.ID)
+		if len(c.Headings) > 0 {
+			fmt.Fprintf(e.stdout, "    under: %s\n", strings.Join(c.Headings, " > "))
+		}
+		fmt.Fprintln(e.stdout, c.Text)
+	}
+	return nil
+}
+
+func runRm(ctx context.Context, e *env, args []string) error {
+	f := newFlags(e, "rm", "PATH|ID...", "Remove documents and their chunks from the index (the files are left alone).", false)
+	source := f.String("source", "", "look documents up in this data source only")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.NArg() == 0 {
+		return f.usageError("rm takes at least one PATH or ID")
+	}
+	st, err := f.openIndex(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var errs []error
+	for _, ref := range f.Args() {
+		d, err := findDocument(ctx, st, *source, ref)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed, err := st.DeleteDocument(ctx, d.ID)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(e.stdout, "removed %s (%s, %d chunks)\n", displayPath(d.Path), d.Source, len(removed))
+	}
+	return errors.Join(errs...)
+}

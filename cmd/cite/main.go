@@ -1,0 +1,172 @@
+// Command cite indexes documents and answers questions about them with
+// citations. Run "cite help" for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/cite-rag/cite/index"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
+	stop()
+	os.Exit(code)
+}
+
+// env is what a command may touch of the outside world; tests fill it in.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the command ran, but something failed
+	exitUsage   = 2 // bad command line
+)
+
+// errUsage marks command-line mistakes; the message has been printed.
+var errUsage = errors.New("usage")
+
+type command struct {
+	name, args, summary string
+	run                 func(ctx context.Context, e *env, args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"index", "PATH...", "index files, folders and globs (incrementally)", runIndex},
+		{"sources", "", "list data sources", runSources},
+		{"docs", "", "list indexed documents", runDocs},
+		{"show", "PATH|ID", "show a document's normalized text or its chunks", runShow},
+		{"rm", "PATH|ID...", "remove documents from the index", runRm},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "cite indexes your documents and answers questions about them with citations.\n\nUsage: cite COMMAND [flags] [args]\n\nCommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %-11s %s\n", c.name, c.args, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun cite COMMAND --help for a command's flags. The index lives in %s/ in the\nworking directory unless --index DIR or CITE_INDEX says otherwise.\n", index.DefaultDir)
+}
+
+func run(ctx context.Context, args []string, e *env) int {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		usage(e.stdout)
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name != name {
+			continue
+		}
+		err := c.run(ctx, e, args[1:])
+		switch {
+		case err == nil:
+			return exitOK
+		case errors.Is(err, flag.ErrHelp):
+			return exitOK
+		case errors.Is(err, errUsage):
+			return exitUsage
+		}
+		fmt.Fprintf(e.stderr, "cite %s: %v\n", name, err)
+		return exitFailure
+	}
+	fmt.Fprintf(e.stderr, "cite: unknown command %q\n\n", name)
+	usage(e.stderr)
+	return exitUsage
+}
+
+// flags is a command's flag set with the flags every command has.
+type flags struct {
+	*flag.FlagSet
+	index string
+	json  bool
+}
+
+func newFlags(e *env, name, args, about string, withJSON bool) *flags {
+	fs := flag.NewFlagSet("cite "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	f := &flags{FlagSet: fs}
+	def := index.DefaultDir
+	if v := e.getenv("CITE_INDEX"); v != "" {
+		def = v
+	}
+	fs.StringVar(&f.index, "index", def, "index `folder` (default from CITE_INDEX, else "+index.DefaultDir+")")
+	if withJSON {
+		fs.BoolVar(&f.json, "json", false, "print JSON")
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: cite %s [flags] %s\n\n%s\n\nFlags:\n", name, args, about)
+		fs.PrintDefaults()
+	}
+	return f
+}
+
+// parse parses args, allowing flags after the positional arguments too.
+func (f *flags) parse(args []string) error {
+	var pos []string
+	for {
+		if err := f.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return errUsage
+		}
+		args = f.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	f.Parse(append([]string{"--"}, pos...))
+	return nil
+}
+
+func (f *flags) usageError(format string, args ...any) error {
+	fmt.Fprintf(f.Output(), "cite: "+format+"\n", args...)
+	f.Usage()
+	return errUsage
+}
+
+// openIndex opens the index named by the flags.
+func (f *flags) openIndex(ctx context.Context, create bool) (*index.Store, error) {
+	return index.Open(ctx, f.index, index.Options{Create: create})
+}
+
+// displayPath shows an absolute path relative to the working directory when
+// it lies under it.
+func displayPath(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, wd+string(os.PathSeparator)); ok {
+		return rest
+	}
+	return p
+}

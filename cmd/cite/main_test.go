@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cite-rag/cite/index"
+)
+
+// TestMain lets the crash test run the test binary as the cite command.
+func TestMain(m *testing.M) {
+	if args := os.Getenv("CITE_TEST_MAIN_ARGS"); args != "" {
+		var a []string
+		if err := json.Unmarshal([]byte(args), &a); err != nil {
+			panic(err)
+		}
+		os.Exit(run(context.Background(), a, &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}))
+	}
+	os.Exit(m.Run())
+}
+
+// cite runs a command in-process and returns its exit code and output.
+func cite(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), args, &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+	return code, stdout.String(), stderr.String()
+}
+
+const corpus = "../../testdata/corpus"
+
+func TestCommands(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	abs, _ := filepath.Abs(corpus)
+	steps := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   []string // substrings
+		stderr   []string
+		jsonTest func(t *testing.T, out []byte)
+	}{
+		{"help", []string{"help"}, 0, []string{"Usage: cite COMMAND", "index"}, nil, nil},
+		{"no args", nil, 2, nil, []string{"Usage: cite COMMAND"}, nil},
+		{"unknown", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`}, nil},
+		{"index help", []string{"index", "--help"}, 0, nil, []string{"Usage: cite index", "-chunk-size"}, nil},
+		{"bad flag", []string{"index", "--bogus", corpus}, 2, nil, []string{"flag provided but not defined: -bogus"}, nil},
+		{"no index yet", []string{"docs", "--index", idx}, 1, nil, []string{"no index", "cite index PATH"}, nil},
+		{"index", []string{"index", "--index", idx, corpus}, 0, []string{"5 files: 5 added", "chunks", "MB/s"}, nil, nil},
+		{"index again", []string{"index", corpus, "--index", idx}, 0, []string{"5 files: 0 added, 0 updated, 5 unchanged"}, nil, nil},
+		{"index missing", []string{"index", "--index", idx, "nope/missing.md"}, 1, nil, []string{"missing.md: no such file"}, nil},
+		{"bad size", []string{"index", "--index", idx, "--max-size", "lots", corpus}, 2, nil, []string{"bad size"}, nil},
+		{"bad chunk size", []string{"index", "--index", idx, "--chunk-size", "10", corpus}, 2, nil, []string{"below the minimum"}, nil},
+		{"sources", []string{"sources", "--index", idx}, 0, []string{"default", "5"}, nil, nil},
+		{"docs", []string{"docs", "--index", idx}, 0, []string{"Honeybee Colonies", "Write-Ahead Logging in SQLite", "Tokenizers for language models"}, nil, nil},
+		{"docs json", []string{"docs", "--index", idx, "--json"}, 0, nil, nil, func(t *testing.T, out []byte) {
+			var v struct{ Documents []index.Document }
+			if err := json.Unmarshal(out, &v); err != nil || len(v.Documents) != 5 {
+				t.Fatalf("docs --json: %v, %d documents", err, len(v.Documents))
+			}
+		}},
+		{"show", []string{"show", "--index", idx, corpus + "/honeybees.md"}, 0, []string{"Honeybee Colonies", "royal jelly", "Angle of the run | Direction relative to the sun"}, nil, nil},
+		{"show chunks", []string{"show", "--index", idx, "--chunks", filepath.Join(abs, "guides/rag.md")}, 0, []string{"--- chunk 0", "tokens", "file bytes ["}, nil, nil},
+		{"show json", []string{"show", "--index", idx, "--json", "--chunks", corpus + "/tokenizers.txt"}, 0, nil, nil, func(t *testing.T, out []byte) {
+			var v struct {
+				Document index.Document
+				Chunks   []index.Chunk
+			}
+			if err := json.Unmarshal(out, &v); err != nil || len(v.Chunks) == 0 || v.Chunks[0].SourceEnd == 0 {
+				t.Fatalf("show --json: %v, %+v", err, v)
+			}
+		}},
+		{"show missing", []string{"show", "--index", idx, "nothing-like-this"}, 1, nil, []string{"not found"}, nil},
+		{"rm", []string{"rm", "--index", idx, corpus + "/tokenizers.txt"}, 0, []string{"removed", "tokenizers.txt", "1 chunks"}, nil, nil},
+		{"docs after rm", []string{"docs", "--index", idx, "--json"}, 0, nil, nil, func(t *testing.T, out []byte) {
+			var v struct{ Documents []index.Document }
+			json.Unmarshal(out, &v)
+			if len(v.Documents) != 4 {
+				t.Fatalf("%d documents after rm", len(v.Documents))
+			}
+		}},
+		{"index other source", []string{"index", "--index", idx, "--source", "bees", corpus + "/honeybees.md", "--json"}, 0, nil, nil, func(t *testing.T, out []byte) {
+			var v struct {
+				Source string
+				Stats  struct{ Added int }
+			}
+			if err := json.Unmarshal(out, &v); err != nil || v.Source != "bees" || v.Stats.Added != 1 {
+				t.Fatalf("index --json: %v %+v", err, v)
+			}
+		}},
+		{"docs by source", []string{"docs", "--index", idx, "--source", "bees"}, 0, []string{"bees", "Honeybee"}, nil, nil},
+		{"show ambiguous", []string{"show", "--index", idx, corpus + "/honeybees.md"}, 1, nil, []string{"ambiguous"}, nil},
+		{"prune without paths", []string{"index", "--index", idx, "--prune"}, 0, []string{"0 pruned"}, nil, nil},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			code, stdout, stderr := cite(t, s.args...)
+			if code != s.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, s.code, stdout, stderr)
+			}
+			for _, w := range s.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range s.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if s.jsonTest != nil {
+				s.jsonTest(t, []byte(stdout))
+			}
+		})
+	}
+}
+
+func TestIndexEnvVariable(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "from-env")
+	var stdout, stderr bytes.Buffer
+	getenv := func(k string) string {
+		if k == "CITE_INDEX" {
+			return idx
+		}
+		return ""
+	}
+	if code := run(t.Context(), []string{"index", corpus}, &env{&stdout, &stderr, getenv}); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(idx, "index.db")); err != nil {
+		t.Fatalf("CITE_INDEX not used: %v", err)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"1": 1, "500KB": 500 << 10, "50MB": 50 << 20, "1.5 GB": 3 << 29, "2m": 2 << 20, "10b": 10} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "MB", "-1", "lots", "0"} {
+		if _, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) succeeded", in)
+		}
+	}
+}
+
+// writeCorpus writes n Markdown files of about size bytes of varied text.
+func writeCorpus(t *testing.T, dir string, n, size int) {
+	t.Helper()
+	words := strings.Fields("the a of to in colony queen worker honey comb wax flower nectar dance sun angle distance forager hive larva brood egg summer winter season field bee swarm drone pollen water wing")
+	rng := rand.New(rand.NewPCG(7, 11))
+	for i := range n {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Document %d\n\n", i)
+		for b.Len() < size {
+			if rng.IntN(12) == 0 {
+				fmt.Fprintf(&b, "\n## Section %d\n\n", rng.IntN(1000))
+			}
+			for range 8 + rng.IntN(20) {
+				b.WriteString(words[rng.IntN(len(words))])
+				b.WriteByte(' ')
+			}
+			b.WriteString("end.\n\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("doc%04d.md", i)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCrashMidIndex kills cite index with SIGKILL while it writes, several
+// times, and checks after each crash that the index is consistent (no
+// partial document, no duplicate chunk), then that a re-run completes it.
+func TestCrashMidIndex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test writes a 6 MB corpus")
+	}
+	dir := t.TempDir()
+	docs, idx := filepath.Join(dir, "docs"), filepath.Join(dir, "idx")
+	os.Mkdir(docs, 0o755)
+	const files = 400
+	writeCorpus(t, docs, files, 16<<10)
+	committed := 0
+	for round := range 3 {
+		args, _ := json.Marshal([]string{"index", "--index", idx, "--quiet", docs})
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(args))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		// Wait until this run has committed some documents of its own.
+		target := committed + 15
+		deadline := time.Now().Add(2 * time.Minute)
+		for countDocs(t, idx) < target && time.Now().Before(deadline) {
+			select {
+			case err := <-exited:
+				t.Fatalf("round %d: cite index finished before it could be killed (%v); make the corpus bigger", round, err)
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		<-exited
+		st, err := index.Open(t.Context(), idx, index.Options{})
+		if err != nil {
+			t.Fatalf("round %d: open after crash: %v", round, err)
+		}
+		rep, err := st.Check(t.Context())
+		st.Close()
+		if err != nil || !rep.OK() {
+			t.Fatalf("round %d: index inconsistent after SIGKILL: %v %+v", round, err, rep.Problems)
+		}
+		if rep.Documents < target || rep.Documents >= files {
+			t.Fatalf("round %d: %d documents after the kill, want between %d and %d", round, rep.Documents, target, files-1)
+		}
+		t.Logf("round %d: killed with %d/%d documents committed, %d chunks; index consistent", round, rep.Documents, files, rep.Chunks)
+		committed = rep.Documents
+	}
+	code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", docs)
+	if code != 0 {
+		t.Fatalf("re-run: exit %d: %s %s", code, stdout, stderr)
+	}
+	if want := fmt.Sprintf("%d files: %d added, 0 updated, %d unchanged", files, files-committed, committed); !strings.Contains(stdout, want) {
+		t.Fatalf("re-run: %s, want %q", stdout, want)
+	}
+	st, err := index.Open(t.Context(), idx, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rep, err := st.Check(t.Context())
+	if err != nil || !rep.OK() || rep.Documents != files {
+		t.Fatalf("after re-run: %v %+v", err, rep)
+	}
+}
+
+func countDocs(t *testing.T, idx string) int {
+	st, err := index.Open(t.Context(), idx, index.Options{})
+	if err != nil {
+		return 0 // not created yet
+	}
+	defer st.Close()
+	docs, err := st.Documents(t.Context(), "")
+	if err != nil {
+		return 0
+	}
+	return len(docs)
+}
