@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // Problem is one inconsistency found by [Store.Check].
@@ -14,9 +16,18 @@ type Problem struct {
 
 // Report is the result of [Store.Check].
 type Report struct {
-	Documents int       `json:"documents"`
-	Chunks    int       `json:"chunks"`
-	Problems  []Problem `json:"problems"`
+	Documents int          `json:"documents"`
+	Chunks    int          `json:"chunks"`
+	Vectors   int          `json:"vectors"`
+	Embedder  EmbedderInfo `json:"embedder"`
+	// Counts of inconsistencies between chunks, their full-text terms and
+	// their vectors; each nonzero count is also one of Problems.
+	MissingTerms   int       `json:"missing_terms"`   // chunks without full-text terms
+	OrphanTerms    int       `json:"orphan_terms"`    // full-text rows of no chunk
+	MissingVectors int       `json:"missing_vectors"` // chunks without a vector
+	OrphanVectors  int       `json:"orphan_vectors"`  // vectors of no chunk
+	BadVectors     int       `json:"bad_vectors"`     // vectors of the wrong size
+	Problems       []Problem `json:"problems"`
 }
 
 // OK reports whether the check found nothing wrong.
@@ -42,6 +53,9 @@ func (s *Store) Check(ctx context.Context) (Report, error) {
 	}
 	if orphans > 0 {
 		r.Problems = append(r.Problems, Problem{Problem: fmt.Sprintf("%d chunks belong to no document", orphans)})
+	}
+	if err := s.checkSearch(ctx, &r); err != nil {
+		return r, fmt.Errorf("check index: %w", err)
 	}
 	docs, err := s.Documents(ctx, "")
 	if err != nil {
@@ -81,4 +95,141 @@ func (s *Store) Check(ctx context.Context) (Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// checkSearch counts the inconsistencies between chunks, full-text rows and
+// vectors.
+func (s *Store) checkSearch(ctx context.Context, r *Report) error {
+	var err error
+	if r.Embedder, err = s.Embedder(ctx); err != nil {
+		return err
+	}
+	counts := []struct {
+		n    *int
+		sql  string
+		what string
+	}{
+		{&r.Vectors, `SELECT count(*) FROM vectors`, ""},
+		{&r.MissingTerms, `SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.docid = c.rowid)`,
+			"%d chunks have no full-text terms (cite check --repair adds them)"},
+		{&r.OrphanTerms, `SELECT count(*) FROM chunks_fts f WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = f.docid)`,
+			"%d full-text rows belong to no chunk (cite check --repair removes them)"},
+		{&r.OrphanVectors, `SELECT count(*) FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = v.chunk)`,
+			"%d vectors belong to no chunk (cite check --repair removes them)"},
+		{&r.BadVectors, `SELECT count(*) FROM vectors WHERE length(vec) != 4 * ?`,
+			"%d vectors do not have the embedder's dimension (cite check --repair makes them again)"},
+	}
+	for _, c := range counts {
+		var args []any
+		if c.n == &r.BadVectors {
+			args = append(args, r.Embedder.Dim)
+		}
+		if err := s.db.QueryRowContext(ctx, c.sql, args...).Scan(c.n); err != nil {
+			return err
+		}
+		if *c.n > 0 && c.what != "" {
+			r.Problems = append(r.Problems, Problem{Problem: fmt.Sprintf(c.what, *c.n)})
+		}
+	}
+	if r.Embedder.Name != "" {
+		if r.MissingVectors, err = s.CountMissingVectors(ctx); err != nil {
+			return err
+		}
+		if r.MissingVectors > 0 {
+			r.Problems = append(r.Problems, Problem{Problem: fmt.Sprintf("%d chunks have no vector (cite index or cite check --repair makes them)", r.MissingVectors)})
+		}
+	}
+	return nil
+}
+
+// Repair fixes what [Store.Check] finds that the index can fix alone, in
+// one transaction: it adds missing full-text rows, removes orphaned ones,
+// removes vectors of no chunk or of the wrong size (they become missing
+// vectors, which the caller makes with the embedder), and marks documents
+// whose chunks are damaged as changed, so that the next cite index
+// re-reads their files. It returns what it did, one line per kind of
+// repair.
+func (s *Store) Repair(ctx context.Context) ([]string, error) {
+	rep, err := s.Check(ctx)
+	if err != nil {
+		return nil, err
+	}
+	damaged := map[string]bool{}
+	for _, p := range rep.Problems {
+		if p.DocumentID != "" {
+			damaged[p.DocumentID] = true
+		}
+	}
+	var did []string
+	var gen int64
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		did, gen = nil, 0
+		if rep.OrphanTerms > 0 {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE docid NOT IN (SELECT rowid FROM chunks)`); err != nil {
+				return err
+			}
+			did = append(did, fmt.Sprintf("removed %d orphaned full-text rows", rep.OrphanTerms))
+		}
+		if rep.MissingTerms > 0 {
+			rows, err := tx.QueryContext(ctx, `SELECT rowid, text FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.docid = c.rowid)`)
+			if err != nil {
+				return err
+			}
+			type row struct {
+				rowid int64
+				text  string
+			}
+			var missing []row
+			for rows.Next() {
+				var r row
+				if err := rows.Scan(&r.rowid, &r.text); err != nil {
+					rows.Close()
+					return err
+				}
+				missing = append(missing, r)
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			for _, r := range missing {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (docid, terms) VALUES (?, ?)`, r.rowid, strings.Join(Analyze(r.text), " ")); err != nil {
+					return err
+				}
+			}
+			did = append(did, fmt.Sprintf("added full-text terms of %d chunks", len(missing)))
+		}
+		if rep.OrphanVectors > 0 || rep.BadVectors > 0 {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM vectors WHERE chunk NOT IN (SELECT rowid FROM chunks) OR length(vec) != 4 * ?`, rep.Embedder.Dim); err != nil {
+				return err
+			}
+			if rep.OrphanVectors > 0 {
+				did = append(did, fmt.Sprintf("removed %d orphaned vectors", rep.OrphanVectors))
+			}
+			if rep.BadVectors > 0 {
+				did = append(did, fmt.Sprintf("removed %d vectors of the wrong size", rep.BadVectors))
+			}
+			var err error
+			if gen, err = bumpVectorsGen(ctx, tx); err != nil {
+				return err
+			}
+		}
+		for id := range damaged {
+			if _, err := tx.ExecContext(ctx, `UPDATE documents SET hash = '', pipeline = '' WHERE id = ?`, id); err != nil {
+				return err
+			}
+		}
+		if len(damaged) > 0 {
+			did = append(did, fmt.Sprintf("marked %d damaged documents for re-indexing (run cite index on their files)", len(damaged)))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("repair index: %w", err)
+	}
+	if gen > 0 {
+		s.vmu.Lock()
+		s.vectors = nil
+		s.vmu.Unlock()
+	}
+	return did, nil
 }

@@ -47,14 +47,14 @@ func TestHashEmbedderSpecs(t *testing.T) {
 		spec, name string
 		dim        int
 	}{
-		{"hash", "hash:4096", 4096},
-		{"hash:", "hash:4096", 4096},
+		{"hash", "hash:2048", 2048},
+		{"hash:", "hash:2048", 2048},
 		{"hash:1024", "hash:1024", 1024},
 		{"hash:2048?ngrams=3-5&words=0.5", "hash:2048", 2048},
 		{"hash:2048?ngrams=3-4", "hash:2048?ngrams=3-4", 2048},
 		{"hash:512?ngrams=0", "hash:512?ngrams=0", 512},
 		{"hash:512?ngrams=none&words=0.3", "hash:512?ngrams=0", 512},
-		{"hash?words=0.7", "hash:4096?words=0.7", 4096},
+		{"hash?words=0.7", "hash:2048?words=0.7", 2048},
 		{"hash:300?ngrams=4", "hash:300?ngrams=4-4", 300},
 	}
 	for _, tt := range tests {
@@ -424,6 +424,6 @@ func ExampleNewEmbedder() {
 	q, _ := e.EmbedQuery(context.Background(), "which cmdlet lists files?", nil)
 	fmt.Printf("%.2f %.2f\n", embedDot(q, docs[0]), embedDot(q, docs[1]))
 	// Output:
-	// hash:4096 4096
-	// 0.50 0.00
+	// hash:2048 2048
+	// 0.48 0.00
 }

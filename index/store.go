@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cite-rag/cite/chunk"
@@ -57,6 +58,9 @@ type Options struct {
 type Store struct {
 	db  *sql.DB
 	dir string
+
+	vmu     sync.Mutex   // guards vectors (the pointer, not the index)
+	vectors *vectorIndex // loaded by the first vector search; nil until then
 }
 
 // Open opens the index in dir, migrating its schema forward if it was
@@ -86,6 +90,10 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	db.SetMaxOpenConns(4)
 	s := &Store{db: db, dir: dir}
 	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	if err := s.checkAnalyzer(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
 	}
@@ -122,6 +130,11 @@ func (s *Store) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, string(stmts)); err != nil {
 				return err
 			}
+			if after := afterMigration[i+1]; after != nil {
+				if err := after(ctx, tx); err != nil {
+					return err
+				}
+			}
 			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1))
 			return err
 		})
@@ -130,6 +143,13 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// afterMigration holds the steps of a migration that SQL cannot do, run in
+// its transaction after its statements.
+var afterMigration = map[int]func(context.Context, *sql.Tx) error{
+	// Schema 2 added full-text search: index the chunks already stored.
+	2: func(ctx context.Context, tx *sql.Tx) error { return rebuildFullText(ctx, tx) },
 }
 
 // SchemaVersion returns the schema version of the open index.
@@ -187,6 +207,18 @@ type Chunk struct {
 	DocumentID  string `json:"document_id"`
 	SourceStart int    `json:"source_start"` // byte span in the source file
 	SourceEnd   int    `json:"source_end"`
+
+	// Terms are the chunk's full-text terms, [Analyze] of its text joined
+	// by spaces. [Store.PutDocument] computes them when empty; callers that
+	// prepare chunks in parallel fill them in to keep that work off the
+	// single writer.
+	Terms string `json:"-"`
+
+	// Vector is the chunk's embedding, of the index's embedder
+	// ([Store.Embedder]), or nil. [Store.PutDocument] stores it; a chunk
+	// stored without one has no vector until [Store.PutVectors] gives it
+	// one. It is not read back by [Store.Chunks].
+	Vector []float32 `json:"-"`
 }
 
 // DocumentID returns the id of the document at path in the named source: a
@@ -220,6 +252,21 @@ type Changes struct {
 	Added   []string // ids of chunks that were not stored before
 	Removed []string // ids of chunks that are gone
 	Kept    int      // chunks whose text was already stored
+	Vectors int      // vectors stored
+}
+
+// AssignIDs fills in the id of a document and the ids and document id of
+// its chunks, as [Store.PutDocument] will: callers use it to learn which
+// chunks the index already has ([Store.VectorIDs]) before embedding.
+func AssignIDs(doc *Document, chunks []Chunk) {
+	doc.ID = DocumentID(doc.Source, doc.Path)
+	repeats := make(map[string]int)
+	for i := range chunks {
+		c := &chunks[i]
+		c.DocumentID = doc.ID
+		c.ID = ChunkID(doc.ID, c.Text, repeats[c.Text])
+		repeats[c.Text]++
+	}
 }
 
 // PutDocument stores a document and replaces its chunks, atomically: one
@@ -231,20 +278,26 @@ func (s *Store) PutDocument(ctx context.Context, doc *Document, chunks []Chunk) 
 	if doc.Source == "" || doc.Path == "" {
 		return ch, fmt.Errorf("put document: %w: source and path are required", ErrInvalidInput)
 	}
-	doc.ID = DocumentID(doc.Source, doc.Path)
+	AssignIDs(doc, chunks)
 	doc.Chunks = len(chunks)
-	repeats := make(map[string]int)
-	for i := range chunks {
-		c := &chunks[i]
-		c.DocumentID = doc.ID
-		c.ID = ChunkID(doc.ID, c.Text, repeats[c.Text])
-		repeats[c.Text]++
-	}
+	var vecs []vectorRow // added to the in-memory vectors after commit
+	var gone []int64     // rowids of removed chunks
+	var gen int64        // vectors generation after the commit, if changed
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		ch = Changes{}
+		vecs = vecs[:0]
 		sourceID, err := ensureSource(ctx, tx, doc.Source)
 		if err != nil {
 			return err
+		}
+		dim, err := vectorDim(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for _, c := range chunks {
+			if c.Vector != nil && len(c.Vector) != dim {
+				return fmt.Errorf("%w: chunk %d has a vector of %d dimensions, the index's embedder makes %d", ErrInvalidInput, c.Ordinal, len(c.Vector), dim)
+			}
 		}
 		_, err = tx.ExecContext(ctx, `
 			INSERT INTO documents (id, source_id, path, title, type, size, mtime, hash, pipeline, text_bytes, chunks, tokens, indexed_at)
@@ -258,22 +311,33 @@ func (s *Store) PutDocument(ctx context.Context, doc *Document, chunks []Chunk) 
 		if err != nil {
 			return fmt.Errorf("write document: %w", err)
 		}
-		old := make(map[string]bool)
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE document_id = ?`, doc.ID)
+		old := make(map[string]int64) // chunk id -> rowid
+		rows, err := tx.QueryContext(ctx, `SELECT id, rowid FROM chunks WHERE document_id = ?`, doc.ID)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			var id string
-			if err := rows.Scan(&id); err != nil {
+			var rowid int64
+			if err := rows.Scan(&id, &rowid); err != nil {
 				rows.Close()
 				return err
 			}
-			old[id] = true
+			old[id] = rowid
 		}
 		if err := rows.Close(); err != nil {
 			return err
 		}
+		insertTerms, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts (docid, terms) VALUES (?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insertTerms.Close()
+		insertVector, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO vectors (chunk, vec) VALUES (?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insertVector.Close()
 		insert, err := tx.PrepareContext(ctx, `
 			INSERT INTO chunks (id, document_id, ordinal, text, tokens, start_byte, end_byte, src_start, src_end, headings)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -296,29 +360,57 @@ func (s *Store) PutDocument(ctx context.Context, doc *Document, chunks []Chunk) 
 			if c.Headings == nil {
 				headings = []byte("[]")
 			}
-			if old[c.ID] {
+			rowid, kept := old[c.ID]
+			if kept {
 				delete(old, c.ID)
 				ch.Kept++
 				_, err = update.ExecContext(ctx, c.Ordinal, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings), c.ID)
 			} else {
 				ch.Added = append(ch.Added, c.ID)
-				_, err = insert.ExecContext(ctx, c.ID, c.DocumentID, c.Ordinal, c.Text, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings))
+				var res sql.Result
+				res, err = insert.ExecContext(ctx, c.ID, c.DocumentID, c.Ordinal, c.Text, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings))
+				if err == nil {
+					rowid, err = res.LastInsertId()
+				}
+				if err == nil {
+					terms := c.Terms
+					if terms == "" {
+						terms = strings.Join(Analyze(c.Text), " ")
+					}
+					_, err = insertTerms.ExecContext(ctx, rowid, terms)
+				}
+			}
+			if err == nil && c.Vector != nil {
+				_, err = insertVector.ExecContext(ctx, rowid, encodeVector(c.Vector))
+				vecs = append(vecs, vectorRow{rowid, c.Vector})
 			}
 			if err != nil {
 				return fmt.Errorf("write chunk %d: %w", c.Ordinal, err)
 			}
 		}
-		for id := range old {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE id = ?`, id); err != nil {
+		gone = gone[:0]
+		for id, rowid := range old {
+			// The trigger chunks_fts_delete removes its terms; the foreign
+			// key, its vector.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE rowid = ?`, rowid); err != nil {
 				return err
 			}
 			ch.Removed = append(ch.Removed, id)
+			gone = append(gone, rowid)
 		}
 		slices.Sort(ch.Removed)
-		return nil
+		ch.Vectors = len(vecs)
+		gen = 0
+		if len(vecs) > 0 || len(gone) > 0 {
+			gen, err = bumpVectorsGen(ctx, tx)
+		}
+		return err
 	})
 	if err != nil {
 		return Changes{}, fmt.Errorf("put document %s: %w", doc.Path, err)
+	}
+	if gen > 0 {
+		s.vectorsChanged(gen, gone, vecs)
 	}
 	return ch, nil
 }
@@ -353,23 +445,29 @@ func (s *Store) Touch(ctx context.Context, id string, size int64, mtime time.Tim
 // the removed chunks.
 func (s *Store) DeleteDocument(ctx context.Context, id string) ([]string, error) {
 	var removed []string
+	var gone []int64
+	var gen int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		removed = nil
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE document_id = ? ORDER BY id`, id)
+		removed, gone, gen = nil, nil, 0
+		rows, err := tx.QueryContext(ctx, `SELECT id, rowid FROM chunks WHERE document_id = ? ORDER BY id`, id)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			var cid string
-			if err := rows.Scan(&cid); err != nil {
+			var rowid int64
+			if err := rows.Scan(&cid, &rowid); err != nil {
 				rows.Close()
 				return err
 			}
 			removed = append(removed, cid)
+			gone = append(gone, rowid)
 		}
 		if err := rows.Close(); err != nil {
 			return err
 		}
+		// Chunks, their terms and their vectors go with the document
+		// (foreign keys and the trigger chunks_fts_delete).
 		res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id)
 		if err != nil {
 			return err
@@ -378,15 +476,23 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) ([]string, error)
 			return fmt.Errorf("%w", ErrNotFound)
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM sources WHERE NOT EXISTS (SELECT 1 FROM documents WHERE source_id = sources.id)`)
+		if err == nil && len(gone) > 0 {
+			gen, err = bumpVectorsGen(ctx, tx)
+		}
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("delete document %s: %w", id, err)
 	}
+	if gen > 0 {
+		s.vectorsChanged(gen, gone, nil)
+	}
 	return removed, nil
 }
 
 const documentColumns = `d.id, s.name, d.path, d.title, d.type, d.size, d.mtime, d.hash, d.pipeline, d.text_bytes, d.chunks, d.tokens, d.indexed_at`
+
+func unixNano(n int64) time.Time { return time.Unix(0, n) }
 
 func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
 	var d Document

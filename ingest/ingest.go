@@ -51,6 +51,14 @@ type Options struct {
 	Force bool
 	// Splitter cuts documents into chunks; nil means chunk.New's defaults.
 	Splitter *chunk.Splitter
+	// Embedder makes the chunks' vectors; nil indexes for full-text search
+	// only. It must be the index's embedder ([index.Store.UseEmbedder]
+	// records it in a new index). Only chunks the index does not have yet
+	// are embedded. If embedding fails, documents are stored without
+	// vectors (full-text search finds them), the run reports the error, and
+	// no more embedding is tried until the next run, which makes the
+	// missing vectors.
+	Embedder *index.Embedder
 	// OnEvent, if set, is called for every file as it is finished, from one
 	// goroutine at a time.
 	OnEvent func(Event)
@@ -80,24 +88,29 @@ type Event struct {
 	Reason  string // for Skipped: why
 	Err     error  // for Failed
 	Chunks  int    // chunks written (Added, Updated)
+	Warning error  // for Added and Updated: stored, but without vectors
 	Stats   Stats  // totals so far
 }
 
 // Stats are the totals of a run.
 type Stats struct {
-	Seen      int           `json:"seen"`
-	Added     int           `json:"added"`
-	Updated   int           `json:"updated"`
-	Unchanged int           `json:"unchanged"`
-	Skipped   int           `json:"skipped"`
-	Failed    int           `json:"failed"`
-	Pruned    int           `json:"pruned"`
-	Chunks    int           `json:"chunks"` // chunks of added and updated documents
-	Tokens    int64         `json:"tokens"` // tokens of added and updated documents
-	Bytes     int64         `json:"bytes"`  // bytes read and processed
-	Elapsed   time.Duration `json:"elapsed_ns"`
-	Found     int           `json:"-"` // files the walk has found so far
-	Listed    bool          `json:"-"` // the walk is over: Found is the total
+	Seen      int   `json:"seen"`
+	Added     int   `json:"added"`
+	Updated   int   `json:"updated"`
+	Unchanged int   `json:"unchanged"`
+	Skipped   int   `json:"skipped"`
+	Failed    int   `json:"failed"`
+	Pruned    int   `json:"pruned"`
+	Chunks    int   `json:"chunks"`  // chunks of added and updated documents
+	Tokens    int64 `json:"tokens"`  // tokens of added and updated documents
+	Vectors   int   `json:"vectors"` // chunks embedded
+	// MissingVectors counts chunks left without a vector because embedding
+	// failed.
+	MissingVectors int           `json:"missing_vectors"`
+	Bytes          int64         `json:"bytes"` // bytes read and processed
+	Elapsed        time.Duration `json:"elapsed_ns"`
+	Found          int           `json:"-"` // files the walk has found so far
+	Listed         bool          `json:"-"` // the walk is over: Found is the total
 }
 
 // MBPerSecond is the processing rate: bytes read per second of the run.
@@ -116,10 +129,19 @@ type Indexer struct {
 	pipeline string
 	fsys     fs.FS
 	prefix   string // turns fs names into stored paths
+
+	embedErr atomic.Pointer[error] // the first embedding failure of a run
 }
 
-// New returns an Indexer writing to store.
-func New(store *index.Store, opts Options) (*Indexer, error) {
+// New returns an Indexer writing to store. With an embedder, it records it
+// as the index's embedder, or fails with [index.ErrEmbedderMismatch] if the
+// index's vectors were made by another.
+func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error) {
+	if opts.Embedder != nil {
+		if err := store.UseEmbedder(ctx, opts.Embedder); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Source == "" {
 		opts.Source = index.DefaultSource
 	}
@@ -173,15 +195,18 @@ func (ix *Indexer) storedPath(name string) string {
 
 // job is one file on its way through the pipeline.
 type job struct {
-	file  File
-	path  string
-	prev  *index.Document // stored version, if any
-	doc   *index.Document // to store
-	chunk []index.Chunk
-	read  int64 // bytes read
-	out   Outcome
-	why   string
-	err   error
+	file    File
+	path    string
+	prev    *index.Document // stored version, if any
+	doc     *index.Document // to store
+	chunk   []index.Chunk
+	read    int64 // bytes read
+	out     Outcome
+	why     string
+	err     error
+	vectors int   // chunks embedded
+	missing int   // chunks left without a vector
+	warn    error // embedding failed: stored without vectors
 }
 
 // Index walks paths and brings the index up to date with what it finds.
@@ -194,6 +219,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	start := time.Now()
 	var stats Stats
 	var errs []error
+	ix.embedErr.Store(nil)
 	names := make([]string, 0, len(paths))
 	for _, p := range paths {
 		n, err := ix.name(p)
@@ -283,9 +309,11 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		if j.doc != nil && (j.out == Added || j.out == Updated) {
 			stats.Chunks += len(j.chunk)
 			stats.Tokens += int64(j.doc.Tokens)
+			stats.Vectors += j.vectors
+			stats.MissingVectors += j.missing
 		}
 		stats.Bytes += j.read
-		emit(Event{Outcome: j.out, Path: j.path, Reason: j.why, Err: j.err, Chunks: len(j.chunk)})
+		emit(Event{Outcome: j.out, Path: j.path, Reason: j.why, Err: j.err, Chunks: len(j.chunk), Warning: j.warn})
 	}
 	errs = append(errs, walkErrs...) // the walker is done: done closed after jobs
 	if err := ctx.Err(); err != nil {
@@ -295,8 +323,108 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	if ix.opts.Prune {
 		ix.prune(ctx, names, existing, seen, &stats, &errs, emit)
 	}
+	if ix.opts.Embedder != nil {
+		if ep := ix.embedErr.Load(); ep != nil {
+			errs = append(errs, fmt.Errorf("%d chunks were stored without vectors (full-text search finds them; the next cite index makes them): %w", stats.MissingVectors, *ep))
+		} else {
+			// Vectors a previous run could not make, or that cite check
+			// --repair or cite reindex removed.
+			n, err := FillVectors(ctx, ix.store, ix.opts.Embedder, nil)
+			stats.Vectors += n
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	stats.Elapsed = time.Since(start)
 	return stats, errors.Join(errs...)
+}
+
+// embed gives the job's chunks that the index has no vector for a vector.
+// It runs on the workers. After a failure, it embeds nothing more in this
+// run: the documents are stored without vectors.
+func (ix *Indexer) embed(ctx context.Context, j *job) {
+	e := ix.opts.Embedder
+	if e == nil {
+		return
+	}
+	index.AssignIDs(j.doc, j.chunk)
+	have := map[string]bool{}
+	if j.prev != nil {
+		var err error
+		if have, err = ix.store.VectorIDs(ctx, j.doc.ID); err != nil {
+			j.out, j.err = Failed, err
+			return
+		}
+	}
+	var texts []string
+	var which []int
+	for i, c := range j.chunk {
+		if !have[c.ID] {
+			texts = append(texts, c.Text)
+			which = append(which, i)
+		}
+	}
+	if len(texts) == 0 {
+		return
+	}
+	if ep := ix.embedErr.Load(); ep != nil {
+		j.missing = len(texts)
+		return
+	}
+	vs, err := e.EmbedDocuments(ctx, texts)
+	if err != nil {
+		if ctx.Err() == nil {
+			ix.embedErr.CompareAndSwap(nil, &err)
+		}
+		j.missing = len(texts)
+		j.warn = fmt.Errorf("stored without vectors: %w", err)
+		return
+	}
+	for k, i := range which {
+		j.chunk[i].Vector = vs[k]
+	}
+	j.vectors = len(texts)
+}
+
+// FillVectors embeds the chunks of the index that have no vector, in
+// batches, each stored in its own transaction, and returns how many it
+// stored. progress, if set, is called after each batch with the running
+// total.
+func FillVectors(ctx context.Context, store *index.Store, e *index.Embedder, progress func(done int)) (int, error) {
+	if err := store.CheckEmbedder(ctx, e); err != nil {
+		return 0, err
+	}
+	const batch = 256
+	done := 0
+	var after int64
+	for {
+		cs, err := store.MissingVectors(ctx, after, batch)
+		if err != nil || len(cs) == 0 {
+			return done, err
+		}
+		after = cs[len(cs)-1].Rowid
+		texts := make([]string, len(cs))
+		for i, c := range cs {
+			texts[i] = c.Text
+		}
+		vs, err := e.EmbedDocuments(ctx, texts)
+		if err != nil {
+			return done, fmt.Errorf("embed chunks without vectors: %w", err)
+		}
+		m := make(map[string][]float32, len(cs))
+		for i, c := range cs {
+			m[c.ID] = vs[i]
+		}
+		n, err := store.PutVectors(ctx, m)
+		done += n
+		if err != nil {
+			return done, err
+		}
+		if progress != nil {
+			progress(done)
+		}
+	}
 }
 
 // prepare decides what to do with a file and, when it must be indexed,
@@ -361,7 +489,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	j.chunk = make([]index.Chunk, len(cs))
 	for i, c := range cs {
 		ss, se := nd.SourceSpan(c.Start, c.End)
-		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se}
+		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se, Terms: strings.Join(index.Analyze(c.Text), " ")}
 	}
 	j.doc = &index.Document{
 		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: format.String(),
@@ -372,6 +500,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	if prev != nil {
 		j.out = Updated
 	}
+	ix.embed(ctx, j)
 }
 
 // titleOf chooses a document's title: its own (HTML <title>, Markdown

@@ -50,7 +50,7 @@ func run(t *testing.T, st *index.Store, fsys fs.FS, opts Options, paths ...strin
 	events := map[string]Event{}
 	opts.FS = fsys
 	opts.OnEvent = func(e Event) { events[e.Path] = e }
-	ix, err := New(st, opts)
+	ix, err := New(t.Context(), st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestIndexOSFiles(t *testing.T) {
 	must(os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "loop")))
 	must(os.Symlink(filepath.Join(dir, "a.md"), filepath.Join(dir, "link.md")))
 	st := newStore(t)
-	ix, err := New(st, Options{})
+	ix, err := New(t.Context(), st, Options{})
 	must(err)
 	wd, _ := os.Getwd()
 	must(os.Chdir(dir))
@@ -352,7 +352,7 @@ func TestIndexOSFiles(t *testing.T) {
 	if s.Unchanged != 2 {
 		t.Fatalf("second run: %+v", s)
 	}
-	ixp, _ := New(st, Options{Prune: true})
+	ixp, _ := New(t.Context(), st, Options{Prune: true})
 	if s, err = ixp.Index(ctx, dir); err != nil || s.Pruned != 1 {
 		t.Fatalf("prune: %+v, %v", s, err)
 	}
@@ -366,7 +366,7 @@ func TestContextCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	n := 0
-	ix, _ := New(st, Options{FS: fsys, OnEvent: func(Event) {
+	ix, _ := New(t.Context(), st, Options{FS: fsys, OnEvent: func(Event) {
 		if n++; n == 10 {
 			cancel()
 		}

@@ -31,6 +31,7 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	size := f.Int("chunk-size", chunk.DefaultSize, "maximum tokens per chunk")
 	overlap := f.Int("chunk-overlap", chunk.DefaultOverlap, "tokens shared by consecutive chunks (0 for none)")
 	quiet := f.Bool("quiet", false, "print only problems and the summary")
+	embedder := f.String("embedder", "", "embedder of a new index: hash[:DIM], ollama:MODEL or openai:MODEL (default: the index's, else hash)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -54,11 +55,18 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	}
 	defer st.Close()
 
+	emb, err := indexEmbedder(ctx, st, *embedder)
+	if err != nil {
+		return err
+	}
 	out := newProgress(e.stderr, *quiet || f.json)
 	var problems []problem
-	ix, err := ingest.New(st, ingest.Options{
-		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp,
+	ix, err := ingest.New(ctx, st, ingest.Options{
+		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp, Embedder: emb,
 		OnEvent: func(ev ingest.Event) {
+			if ev.Warning != nil {
+				out.line(fmt.Sprintf("warning %s: %v", displayPath(ev.Path), ev.Warning))
+			}
 			switch ev.Outcome {
 			case ingest.Skipped, ingest.Failed:
 				reason := ev.Reason
@@ -105,8 +113,8 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 		if *prune {
 			fmt.Fprintf(e.stdout, ", %d pruned", stats.Pruned)
 		}
-		fmt.Fprintf(e.stdout, "\n%d chunks, %s tokens written; %.1f MB read in %s (%.1f MB/s) -> %s (source %q)\n",
-			stats.Chunks, humanCount(stats.Tokens), float64(stats.Bytes)/1e6, stats.Elapsed.Round(time.Millisecond), stats.MBPerSecond(), f.index, *source)
+		fmt.Fprintf(e.stdout, "\n%d chunks, %s tokens, %d vectors (%s) written; %.1f MB read in %s (%.1f MB/s) -> %s (source %q)\n",
+			stats.Chunks, humanCount(stats.Tokens), stats.Vectors, emb.Name(), float64(stats.Bytes)/1e6, stats.Elapsed.Round(time.Millisecond), stats.MBPerSecond(), f.index, *source)
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -242,3 +250,21 @@ func (p *progress) update(s ingest.Stats, path string) {
 }
 
 func (p *progress) done() { p.clear() }
+
+// indexEmbedder returns the embedder to index with: the one spec names,
+// else the one the index records, else the built-in hash embedder. A spec
+// other than the index's is refused by ingest.New (cite reindex changes
+// it).
+func indexEmbedder(ctx context.Context, st *index.Store, spec string) (*index.Embedder, error) {
+	if spec == "" {
+		info, err := st.Embedder(ctx)
+		if err != nil {
+			return nil, err
+		}
+		spec = info.Name
+	}
+	if spec == "" {
+		spec = "hash"
+	}
+	return index.NewEmbedder(spec, index.EmbedderConfig{})
+}

@@ -53,6 +53,10 @@ func init() {
 		{"docs", "", "list indexed documents", runDocs},
 		{"show", "PATH|ID", "show a document's normalized text or its chunks", runShow},
 		{"rm", "PATH|ID...", "remove documents from the index", runRm},
+		{"search", `"QUERY"`, "search the index (hybrid, bm25 or vector)", runSearch},
+		{"check", "", "check the index's consistency (--repair fixes it)", runCheck},
+		{"reindex", "", "re-embed every chunk with another embedder", runReindex},
+		{"eval", "--qa DIR", "measure retrieval on a question-answering set", runEval},
 	}
 }
 

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/search"
+	"golang.org/x/term"
+)
+
+func runSearch(ctx context.Context, e *env, args []string) error {
+	f := newFlags(e, "search", `"QUERY"`, `Search the index. Modes: hybrid (BM25 and vectors, fused; the default), bm25
+(full-text ranking) and vector (similarity of the embedder's vectors). The
+built-in hash embedder is lexical, not semantic: it matches words and parts
+of words (typos, inflections, identifiers), not meanings; index with
+--embedder ollama:MODEL or openai:MODEL for semantic search.`, true)
+	k := f.Int("k", search.DefaultK, "number of hits")
+	mode := f.String("mode", "hybrid", "hybrid, bm25 or vector")
+	source := f.String("source", "", "search only this data source")
+	doc := f.String("doc", "", "search only this document (path or id)")
+	pathGlob := f.String("path", "", "search only documents whose path matches this glob (* matches across /)")
+	perDoc := f.Int("per-doc", 0, "at most this many hits from one document (0: no limit)")
+	fusion := f.String("fusion", "", "hybrid fusion METHOD:BM25WEIGHT:VECTORWEIGHT (default "+search.DefaultFusion.String()+")")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.NArg() == 0 {
+		return f.usageError("search: no QUERY given")
+	}
+	m, err := search.ParseMode(*mode)
+	if err != nil {
+		return f.usageError("--mode: %v", err)
+	}
+	if *k <= 0 {
+		return f.usageError("-k must be at least 1")
+	}
+	st, err := f.openIndex(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s, err := newSearcher(ctx, st, m)
+	if err != nil {
+		return err
+	}
+	if *fusion != "" {
+		if s.Fusion, err = search.ParseFusion(*fusion); err != nil {
+			return f.usageError("--fusion: %v", err)
+		}
+	}
+	q := search.Query{Text: strings.Join(f.Args(), " "), K: *k, Mode: m, PerDocument: *perDoc}
+	q.Filter.Source = *source
+	if *doc != "" {
+		d, err := findDocument(ctx, st, *source, *doc)
+		if err != nil {
+			return err
+		}
+		q.Filter.Document = d.ID
+	}
+	if *pathGlob != "" {
+		q.Filter.Path = absGlob(*pathGlob)
+	}
+	res, err := s.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(e.stderr, "cite search: warning:", w)
+	}
+	if f.json {
+		return writeJSON(e.stdout, map[string]any{"hits": res.Hits})
+	}
+	color := isTerminal(e.stdout)
+	printHits(e.stdout, res.Hits, index.QueryTerms(q.Text), color)
+	return nil
+}
+
+// newSearcher returns a searcher over st with the index's embedder; in BM25
+// mode, or when the index has no vectors, it needs none.
+func newSearcher(ctx context.Context, st *index.Store, mode search.Mode) (*search.Searcher, error) {
+	var emb *index.Embedder
+	info, err := st.Embedder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case info.Name != "" && mode != search.BM25:
+		if emb, err = index.NewEmbedder(info.Name, index.EmbedderConfig{}); err != nil {
+			return nil, err
+		}
+	case mode == search.Vector:
+		return nil, fmt.Errorf("vector search: %w", search.ErrNoEmbedder)
+	}
+	return search.New(ctx, st, emb)
+}
+
+// absGlob makes a relative glob absolute, as documents' paths are stored.
+func absGlob(g string) string {
+	if filepath.IsAbs(g) || strings.HasPrefix(g, "*") || strings.Contains(g, "://") {
+		return g
+	}
+	if wd, err := os.Getwd(); err == nil {
+		return filepath.Join(wd, g)
+	}
+	return g
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// printHits writes hits as a readable list: rank, score, title, path,
+// heading, and a snippet with the query's words highlighted on a terminal.
+func printHits(w io.Writer, hits []search.Hit, terms []string, color bool) {
+	if len(hits) == 0 {
+		fmt.Fprintln(w, "no hits")
+		return
+	}
+	bold, dim, reset := "", "", ""
+	if color {
+		bold, dim, reset = "\x1b[1m", "\x1b[2m", "\x1b[0m"
+	}
+	for _, h := range hits {
+		fmt.Fprintf(w, "%s%d. %s%s  %s(%.3f", bold, h.Rank, h.Document.Title, reset, dim, h.Score)
+		if h.Scores.BM25 != nil {
+			fmt.Fprintf(w, " bm25 %.2f", *h.Scores.BM25)
+		}
+		if h.Scores.Vector != nil {
+			fmt.Fprintf(w, " vector %.3f", *h.Scores.Vector)
+		}
+		fmt.Fprintf(w, ")%s\n   %s bytes %d-%d", reset, displayPath(h.Document.Path), h.SourceSpan.Start, h.SourceSpan.End)
+		if h.Heading != "" {
+			fmt.Fprintf(w, "  § %s", h.Heading)
+		}
+		fmt.Fprintf(w, "\n   %s\n\n", snippet(h.Text, terms, 240, color))
+	}
+}
+
+// snippet returns about n bytes of text around its first query term, on
+// one line, with the terms' words highlighted when color is set.
+func snippet(text string, terms []string, n int, color bool) string {
+	want := map[string]bool{}
+	for _, t := range terms {
+		want[t] = true
+	}
+	toks := index.AnalyzeTokens(text)
+	var marks []index.Token
+	for _, t := range toks {
+		if want[t.Term] {
+			marks = append(marks, t)
+		}
+	}
+	start := 0
+	if len(marks) > 0 && marks[0].Start > n/3 {
+		start = marks[0].Start - n/3
+	}
+	end := min(len(text), start+n)
+	// Move the window's ends to character and word boundaries.
+	for start > 0 && start < len(text) && !isWordStart(text, start) {
+		start++
+	}
+	for end < len(text) && end > start && !isWordStart(text, end) {
+		end--
+	}
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	pos := start
+	for _, m := range marks {
+		if m.Start < pos || m.End > end {
+			continue
+		}
+		b.WriteString(text[pos:m.Start])
+		if color {
+			b.WriteString("\x1b[1;33m" + text[m.Start:m.End] + "\x1b[0m")
+		} else {
+			b.WriteString(text[m.Start:m.End])
+		}
+		pos = m.End
+	}
+	b.WriteString(text[pos:end])
+	if end < len(text) {
+		b.WriteString("…")
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// isWordStart reports whether i is a character boundary at a space or
+// right after one.
+func isWordStart(s string, i int) bool {
+	if i <= 0 || i >= len(s) {
+		return true
+	}
+	if s[i]&0xC0 == 0x80 { // inside a UTF-8 character
+		return false
+	}
+	return s[i] == ' ' || s[i] == '\n' || s[i-1] == ' ' || s[i-1] == '\n'
+}
+
+func runCheck(ctx context.Context, e *env, args []string) error {
+	f := newFlags(e, "check", "", `Check the index: SQLite's integrity, every document's chunk sequence, and
+that every chunk has its full-text terms and a vector of the index's
+embedder, with no vector or full-text row left over. With --repair, fix what
+it finds: add missing terms, remove orphaned rows, make missing vectors, and
+mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true)
+	repair := f.Bool("repair", false, "fix the problems found")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.NArg() > 0 {
+		return f.usageError("check takes no arguments")
+	}
+	st, err := f.openIndex(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var did []string
+	if *repair {
+		if did, err = st.Repair(ctx); err != nil {
+			return err
+		}
+		info, err := st.Embedder(ctx)
+		if err != nil {
+			return err
+		}
+		if info.Name != "" {
+			emb, err := index.NewEmbedder(info.Name, index.EmbedderConfig{})
+			if err != nil {
+				return err
+			}
+			n, err := ingest.FillVectors(ctx, st, emb, nil)
+			if n > 0 {
+				did = append(did, fmt.Sprintf("made %d missing vectors with %s", n, info.Name))
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	rep, err := st.Check(ctx)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		if rep.Problems == nil {
+			rep.Problems = []index.Problem{}
+		}
+		if did == nil {
+			did = []string{}
+		}
+		if err := writeJSON(e.stdout, map[string]any{"report": rep, "repaired": did}); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range did {
+			fmt.Fprintln(e.stdout, "repaired:", d)
+		}
+		emb := "no embedder"
+		if rep.Embedder.Name != "" {
+			emb = fmt.Sprintf("%s, %d dimensions", rep.Embedder.Name, rep.Embedder.Dim)
+		}
+		fmt.Fprintf(e.stdout, "%d documents, %d chunks, %d vectors (%s)\n", rep.Documents, rep.Chunks, rep.Vectors, emb)
+		for _, p := range rep.Problems {
+			where := ""
+			if p.Path != "" {
+				where = displayPath(p.Path) + ": "
+			}
+			fmt.Fprintf(e.stdout, "problem: %s%s\n", where, p.Problem)
+		}
+		if rep.OK() {
+			fmt.Fprintln(e.stdout, "ok")
+		}
+	}
+	if !rep.OK() {
+		return fmt.Errorf("%d problems", len(rep.Problems))
+	}
+	return nil
+}
+
+func runReindex(ctx context.Context, e *env, args []string) error {
+	f := newFlags(e, "reindex", "", `Re-embed every chunk of the index with another embedder, without re-reading
+or re-chunking files: hash[:DIM], ollama:MODEL (OLLAMA_HOST) or openai:MODEL
+(OPENAI_BASE_URL, OPENAI_API_KEY). The old vectors are dropped first; if the
+run stops, cite index or cite check --repair finishes it.`, false)
+	spec := f.String("embedder", "", "the new embedder (required)")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if *spec == "" || f.NArg() > 0 {
+		return f.usageError("reindex needs --embedder SPEC and no arguments")
+	}
+	emb, err := index.NewEmbedder(*spec, index.EmbedderConfig{})
+	if err != nil {
+		return f.usageError("%v", err)
+	}
+	st, err := f.openIndex(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.ResetVectors(ctx, emb); err != nil {
+		return err
+	}
+	total, err := st.CountMissingVectors(ctx)
+	if err != nil {
+		return err
+	}
+	n, err := ingest.FillVectors(ctx, st, emb, func(done int) {
+		if isTerminal(e.stderr) {
+			fmt.Fprintf(e.stderr, "\r%d/%d chunks embedded", done, total)
+		}
+	})
+	if isTerminal(e.stderr) {
+		fmt.Fprint(e.stderr, "\r\x1b[K")
+	}
+	fmt.Fprintf(e.stdout, "%d of %d chunks embedded with %s\n", n, total, emb.Name())
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		return fmt.Errorf("%w (cite index or cite check --repair embeds the rest)", err)
+	}
+	return nil
+}

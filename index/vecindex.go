@@ -1,0 +1,404 @@
+package index
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// segRows is the number of vectors in one segment of the in-memory index.
+const segRows = 2048
+
+// vectorRow is a chunk's vector under the chunk's rowid.
+type vectorRow struct {
+	rowid int64
+	vec   []float32
+}
+
+// vectorIndex holds an index's vectors in memory for exhaustive search.
+//
+// The vectors are stored column-major in segments of segRows slots: value j
+// of the vector in slot i lies at segs[i/segRows][j*segRows+i%segRows]. A
+// query then costs one pass over a contiguous column per non-zero query
+// value: the built-in hash embedder's queries have a few dozen non-zero
+// values among thousands, so a search reads a few percent of the vectors
+// (chromem-go's row-major scan reads all of them; BenchmarkVectorSearch
+// compares the two). Results are exact: the same dot products, summed in
+// another order.
+type vectorIndex struct {
+	gen atomic.Int64 // vectors generation it reflects; -1: stale
+
+	mu     sync.RWMutex
+	dim    int
+	rowids []int64         // slot -> chunk rowid; 0 for a free slot
+	slots  map[int64]int32 // chunk rowid -> slot
+	free   []int32
+	segs   [][]float32
+	n      int // vectors held
+}
+
+func newVectorIndex(dim int) *vectorIndex {
+	return &vectorIndex{dim: dim, slots: make(map[int64]int32)}
+}
+
+// add stores v under rowid, replacing the vector it had. The caller holds
+// x.mu for writing.
+func (x *vectorIndex) add(rowid int64, v []float32) {
+	slot, ok := x.slots[rowid]
+	if !ok {
+		if n := len(x.free); n > 0 {
+			slot = x.free[n-1]
+			x.free = x.free[:n-1]
+		} else {
+			slot = int32(len(x.rowids))
+			x.rowids = append(x.rowids, 0)
+			if int(slot)/segRows >= len(x.segs) {
+				x.segs = append(x.segs, make([]float32, segRows*x.dim))
+			}
+		}
+		x.slots[rowid] = slot
+		x.rowids[slot] = rowid
+		x.n++
+	}
+	seg, i := x.segs[int(slot)/segRows], int(slot)%segRows
+	for j, f := range v {
+		seg[j*segRows+i] = f
+	}
+}
+
+// remove drops the vector of rowid, if any. The caller holds x.mu for
+// writing.
+func (x *vectorIndex) remove(rowid int64) {
+	slot, ok := x.slots[rowid]
+	if !ok {
+		return
+	}
+	delete(x.slots, rowid)
+	x.rowids[slot] = 0
+	seg, i := x.segs[int(slot)/segRows], int(slot)%segRows
+	for j := range x.dim {
+		seg[j*segRows+i] = 0
+	}
+	x.free = append(x.free, slot)
+	x.n--
+}
+
+// Scored is a chunk, by rowid, with its score.
+type Scored struct {
+	Chunk int64   // the chunk's rowid
+	Score float64 // higher is better
+}
+
+// bitmap is a set of slots.
+type bitmap []uint64
+
+func (b bitmap) has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+func (b bitmap) set(i int)      { b[i>>6] |= 1 << (i & 63) }
+
+// search returns the k vectors with the largest dot product with q, best
+// first (ties by rowid), among the slots in allow (all when nil). The caller
+// holds x.mu for reading.
+func (x *vectorIndex) search(ctx context.Context, q []float32, k int, allow bitmap) ([]Scored, error) {
+	if len(q) != x.dim {
+		return nil, fmt.Errorf("query vector has %d dimensions, the index's %d", len(q), x.dim)
+	}
+	if k <= 0 || x.n == 0 {
+		return nil, nil
+	}
+	type term struct {
+		j int
+		w float32
+	}
+	var terms []term
+	for j, w := range q {
+		if w != 0 {
+			terms = append(terms, term{j, w})
+		}
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	nseg := len(x.segs)
+	workers := min(runtime.GOMAXPROCS(0), nseg)
+	// A small index is not worth a goroutine per core.
+	if x.n*len(terms) < 1<<18 {
+		workers = 1
+	}
+	tops := make([]topK, workers)
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for w := range workers {
+		tops[w] = topK{k: k}
+		wg.Go(func() {
+			scores := make([]float32, segRows)
+			top := &tops[w]
+			for s := int(next.Add(1) - 1); s < nseg; s = int(next.Add(1) - 1) {
+				if ctx.Err() != nil {
+					return
+				}
+				seg := x.segs[s]
+				clear(scores)
+				for _, t := range terms {
+					axpy(scores, t.w, seg[t.j*segRows:(t.j+1)*segRows])
+				}
+				base := s * segRows
+				end := min(segRows, len(x.rowids)-base)
+				for i, sc := range scores[:end] {
+					if top.full() && !top.better(sc, x.rowids[base+i]) {
+						continue
+					}
+					rowid := x.rowids[base+i]
+					if rowid == 0 || allow != nil && !allow.has(base+i) {
+						continue
+					}
+					top.push(sc, rowid)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var all []scored32
+	for _, t := range tops {
+		all = append(all, t.h...)
+	}
+	slices.SortFunc(all, func(a, b scored32) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.rowid, b.rowid)
+	})
+	all = all[:min(k, len(all))]
+	out := make([]Scored, len(all))
+	for i, a := range all {
+		out[i] = Scored{Chunk: a.rowid, Score: float64(a.score)}
+	}
+	return out, nil
+}
+
+// axpy adds a*x to y; len(x) >= len(y).
+func axpy(y []float32, a float32, x []float32) {
+	x = x[:len(y)]
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		y[i] += a * x[i]
+		y[i+1] += a * x[i+1]
+		y[i+2] += a * x[i+2]
+		y[i+3] += a * x[i+3]
+	}
+	for ; i < len(y); i++ {
+		y[i] += a * x[i]
+	}
+}
+
+type scored32 struct {
+	score float32
+	rowid int64
+}
+
+// topK keeps the k best scores seen: a min-heap whose root is the worst
+// kept.
+type topK struct {
+	k int
+	h []scored32
+}
+
+func (t *topK) full() bool { return len(t.h) >= t.k }
+
+// better reports whether (score, rowid) would displace the worst kept.
+func (t *topK) better(score float32, rowid int64) bool {
+	w := t.h[0]
+	return score > w.score || score == w.score && rowid < w.rowid
+}
+
+func (t *topK) push(score float32, rowid int64) {
+	if !t.full() {
+		heap.Push((*scoreHeap)(&t.h), scored32{score, rowid})
+		return
+	}
+	t.h[0] = scored32{score, rowid}
+	heap.Fix((*scoreHeap)(&t.h), 0)
+}
+
+type scoreHeap []scored32
+
+func (h scoreHeap) Len() int { return len(h) }
+func (h scoreHeap) Less(a, b int) bool {
+	if h[a].score != h[b].score {
+		return h[a].score < h[b].score
+	}
+	return h[a].rowid > h[b].rowid
+}
+func (h scoreHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *scoreHeap) Push(x any)   { *h = append(*h, x.(scored32)) }
+func (h *scoreHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// loadVectors reads every vector of the index into memory, in one read
+// transaction so that the set matches the generation it records.
+func (s *Store) loadVectors(ctx context.Context) (*vectorIndex, error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+		return nil, err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+	gen, err := vectorsGen(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	dim, err := vectorDim(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	x := newVectorIndex(dim)
+	x.gen.Store(gen)
+	if dim == 0 {
+		return x, nil
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM vectors`).Scan(&n); err != nil {
+		return nil, err
+	}
+	x.rowids = make([]int64, 0, n)
+	x.slots = make(map[int64]int32, n)
+	rows, err := conn.QueryContext(ctx, `SELECT chunk, vec FROM vectors`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	v := make([]float32, dim)
+	for rows.Next() {
+		var rowid int64
+		var b []byte
+		if err := rows.Scan(&rowid, &b); err != nil {
+			return nil, err
+		}
+		if _, err := decodeVector(b, dim, v); err != nil {
+			return nil, fmt.Errorf("vector of chunk %d: %w (cite check --repair re-embeds it)", rowid, err)
+		}
+		x.add(rowid, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// vectorIndex returns the in-memory vectors, loading them the first time
+// and again whenever another process changed them.
+func (s *Store) vectorIndex(ctx context.Context) (*vectorIndex, error) {
+	gen, err := vectorsGen(ctx, s.db)
+	if err != nil {
+		return nil, fmt.Errorf("load vectors: %w", err)
+	}
+	s.vmu.Lock()
+	defer s.vmu.Unlock()
+	if x := s.vectors; x != nil && x.gen.Load() == gen {
+		return x, nil
+	}
+	x, err := s.loadVectors(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load vectors: %w", err)
+	}
+	s.vectors = x
+	return x, nil
+}
+
+// vectorsChanged applies a committed change of vectors, which moved the
+// generation to gen, to the in-memory vectors if they are loaded. If they
+// missed another change in between, they are marked stale for reloading.
+func (s *Store) vectorsChanged(gen int64, gone []int64, added []vectorRow) {
+	s.vmu.Lock()
+	x := s.vectors
+	s.vmu.Unlock()
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.gen.Load() != gen-1 {
+		x.gen.Store(-1)
+		return
+	}
+	for _, r := range gone {
+		x.remove(r)
+	}
+	for _, r := range added {
+		if len(r.vec) != x.dim {
+			x.gen.Store(-1)
+			return
+		}
+		x.add(r.rowid, r.vec)
+	}
+	x.gen.Store(gen)
+}
+
+// SearchVectors returns the k chunks whose vectors have the largest dot
+// product (cosine: vectors are unit length) with q, best first, among the
+// chunks f admits. q must come from the index's embedder. The first search
+// loads the vectors into memory; later ones reuse them, reloading only when
+// another process changed them.
+func (s *Store) SearchVectors(ctx context.Context, q []float32, f Filter, k int) ([]Scored, error) {
+	x, err := s.vectorIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var allowed []int64
+	if !f.IsZero() {
+		if allowed, err = s.filterChunks(ctx, f); err != nil {
+			return nil, err
+		}
+		if len(allowed) == 0 {
+			return nil, nil
+		}
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.dim == 0 {
+		return nil, nil
+	}
+	var allow bitmap
+	if allowed != nil {
+		allow = make(bitmap, (len(x.rowids)+63)/64)
+		for _, r := range allowed {
+			if slot, ok := x.slots[r]; ok {
+				allow.set(int(slot))
+			}
+		}
+	}
+	res, err := x.search(ctx, q, k, allow)
+	if err != nil {
+		return nil, fmt.Errorf("search vectors: %w", err)
+	}
+	return res, nil
+}
+
+// VectorStats reports how many vectors the index holds in memory and their
+// dimension, loading them if needed.
+func (s *Store) VectorStats(ctx context.Context) (n, dim int, err error) {
+	x, err := s.vectorIndex(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.n, x.dim, nil
+}

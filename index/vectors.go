@@ -1,0 +1,317 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Errors about vectors callers branch on.
+var (
+	// ErrEmbedderMismatch: the index's vectors were made by another
+	// embedder than the one given.
+	ErrEmbedderMismatch = errors.New("embedder mismatch")
+	// ErrNoVectors: the index has no embedder yet.
+	ErrNoVectors = errors.New("no vectors")
+)
+
+// EmbedderInfo names the embedder whose vectors an index holds.
+type EmbedderInfo struct {
+	Name string `json:"name"` // canonical spec, [Embedder.Name]
+	Dim  int    `json:"dim"`
+}
+
+// meta keys.
+const (
+	metaEmbedder   = "embedder"
+	metaDim        = "dim"
+	metaAnalyzer   = "analyzer"
+	metaVectorsGen = "vectors_gen"
+)
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func getMeta(ctx context.Context, q querier, key string) (string, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+func setMeta(ctx context.Context, tx *sql.Tx, key, value string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	return err
+}
+
+// bumpVectorsGen records that the vectors changed and returns the new
+// generation.
+func bumpVectorsGen(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var gen int64
+	err := tx.QueryRowContext(ctx, `
+		INSERT INTO meta (key, value) VALUES (?, '1')
+		ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+		RETURNING CAST(value AS INTEGER)`, metaVectorsGen).Scan(&gen)
+	return gen, err
+}
+
+func vectorsGen(ctx context.Context, q querier) (int64, error) {
+	v, err := getMeta(ctx, q, metaVectorsGen)
+	if err != nil || v == "" {
+		return 0, err
+	}
+	return strconv.ParseInt(v, 10, 64)
+}
+
+// vectorDim returns the dimension of the index's vectors, 0 if it has no
+// embedder.
+func vectorDim(ctx context.Context, q querier) (int, error) {
+	v, err := getMeta(ctx, q, metaDim)
+	if err != nil || v == "" {
+		return 0, err
+	}
+	return strconv.Atoi(v)
+}
+
+// Embedder returns the embedder that made the index's vectors; its Name is
+// empty when the index has none yet.
+func (s *Store) Embedder(ctx context.Context) (EmbedderInfo, error) {
+	name, err := getMeta(ctx, s.db, metaEmbedder)
+	if err != nil {
+		return EmbedderInfo{}, fmt.Errorf("read embedder: %w", err)
+	}
+	dim, err := vectorDim(ctx, s.db)
+	if err != nil {
+		return EmbedderInfo{}, fmt.Errorf("read embedder: %w", err)
+	}
+	return EmbedderInfo{Name: name, Dim: dim}, nil
+}
+
+// UseEmbedder records e as the index's embedder if it has none, and
+// otherwise checks that e is the one it has: vectors of two embedders
+// cannot be compared, so another one is an [ErrEmbedderMismatch] (change it
+// with [Store.ResetVectors]). It learns e's dimension if needed.
+func (s *Store) UseEmbedder(ctx context.Context, e *Embedder) error {
+	cur, err := s.Embedder(ctx)
+	if err != nil {
+		return err
+	}
+	if cur.Name != "" {
+		return checkEmbedder(cur, e)
+	}
+	dim, err := e.ProbeDim(ctx)
+	if err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		name, err := getMeta(ctx, tx, metaEmbedder)
+		if err != nil {
+			return err
+		}
+		if name != "" { // another process got there first
+			d, err := vectorDim(ctx, tx)
+			if err != nil {
+				return err
+			}
+			return checkEmbedder(EmbedderInfo{name, d}, e)
+		}
+		if err := setMeta(ctx, tx, metaEmbedder, e.Name()); err != nil {
+			return err
+		}
+		return setMeta(ctx, tx, metaDim, strconv.Itoa(dim))
+	})
+}
+
+// CheckEmbedder returns an [ErrEmbedderMismatch] error if the index's
+// vectors were made by another embedder than e, and [ErrNoVectors] if it
+// has none.
+func (s *Store) CheckEmbedder(ctx context.Context, e *Embedder) error {
+	cur, err := s.Embedder(ctx)
+	if err != nil {
+		return err
+	}
+	if cur.Name == "" {
+		return fmt.Errorf("%w: the index has no embedder yet (cite index makes one)", ErrNoVectors)
+	}
+	return checkEmbedder(cur, e)
+}
+
+func checkEmbedder(cur EmbedderInfo, e *Embedder) error {
+	if cur.Name != e.Name() || (e.Dim() != 0 && e.Dim() != cur.Dim) {
+		return fmt.Errorf("%w: the index's vectors were made by %s (%d dimensions), not %s; cite reindex --embedder %s re-embeds them",
+			ErrEmbedderMismatch, cur.Name, cur.Dim, e.Name(), e.Name())
+	}
+	return nil
+}
+
+// ResetVectors deletes every vector and records e as the index's embedder,
+// in one transaction; [Store.MissingVectors] then lists every chunk.
+func (s *Store) ResetVectors(ctx context.Context, e *Embedder) error {
+	dim, err := e.ProbeDim(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors`); err != nil {
+			return err
+		}
+		if err := setMeta(ctx, tx, metaEmbedder, e.Name()); err != nil {
+			return err
+		}
+		if err := setMeta(ctx, tx, metaDim, strconv.Itoa(dim)); err != nil {
+			return err
+		}
+		_, err := bumpVectorsGen(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("reset vectors: %w", err)
+	}
+	s.vmu.Lock()
+	s.vectors = nil // the next search loads the new (empty) set
+	s.vmu.Unlock()
+	return nil
+}
+
+// VectorIDs returns the ids of the chunks of a document that have a
+// vector.
+func (s *Store) VectorIDs(ctx context.Context, documentID string) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT c.id FROM chunks c JOIN vectors v ON v.chunk = c.rowid WHERE c.document_id = ?`, documentID)
+	if err != nil {
+		return nil, fmt.Errorf("read vectors of %s: %w", documentID, err)
+	}
+	defer rows.Close()
+	ids := make(map[string]bool)
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
+}
+
+// ChunkText is a chunk's identity and text, for embedding.
+type ChunkText struct {
+	Rowid int64
+	ID    string
+	Text  string
+}
+
+// MissingVectors returns up to limit chunks that have no vector, after
+// rowid (0 to start), in rowid order.
+func (s *Store) MissingVectors(ctx context.Context, after int64, limit int) ([]ChunkText, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT c.rowid, c.id, c.text FROM chunks c
+		WHERE c.rowid > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk = c.rowid)
+		ORDER BY c.rowid LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list chunks without vectors: %w", err)
+	}
+	defer rows.Close()
+	var out []ChunkText
+	for rows.Next() {
+		var c ChunkText
+		if err := rows.Scan(&c.Rowid, &c.ID, &c.Text); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// CountMissingVectors returns the number of chunks without a vector.
+func (s *Store) CountMissingVectors(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk = c.rowid)`).Scan(&n)
+	return n, err
+}
+
+// PutVectors stores vectors of chunks by chunk id, in one transaction.
+// Chunks that no longer exist are skipped (their document changed since
+// the vectors were asked for); it returns how many were stored.
+func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (int, error) {
+	var rows []vectorRow
+	var gen int64
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		rows, gen = rows[:0], 0
+		dim, err := vectorDim(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if dim == 0 {
+			return fmt.Errorf("%w: record the embedder first", ErrNoVectors)
+		}
+		find, err := tx.PrepareContext(ctx, `SELECT rowid FROM chunks WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer find.Close()
+		put, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO vectors (chunk, vec) VALUES (?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer put.Close()
+		for id, v := range vectors {
+			if len(v) != dim {
+				return fmt.Errorf("%w: vector of chunk %s has %d dimensions, the index's embedder makes %d", ErrInvalidInput, id, len(v), dim)
+			}
+			var rowid int64
+			err := find.QueryRowContext(ctx, id).Scan(&rowid)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := put.ExecContext(ctx, rowid, encodeVector(v)); err != nil {
+				return err
+			}
+			rows = append(rows, vectorRow{rowid, v})
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		gen, err = bumpVectorsGen(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store vectors: %w", err)
+	}
+	if gen > 0 {
+		s.vectorsChanged(gen, nil, rows)
+	}
+	return len(rows), nil
+}
+
+// encodeVector encodes v as little-endian float32 values.
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// decodeVector decodes a vector of dim values from b into dst (allocated
+// when nil).
+func decodeVector(b []byte, dim int, dst []float32) ([]float32, error) {
+	if len(b) != 4*dim {
+		return nil, fmt.Errorf("vector of %d bytes, want %d (%d dimensions)", len(b), 4*dim, dim)
+	}
+	if dst == nil {
+		dst = make([]float32, dim)
+	}
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return dst, nil
+}
