@@ -324,7 +324,7 @@ func Run(ctx context.Context, set *Set, store *index.Store, s *search.Searcher, 
 			tallies[mi].latencies = append(tallies[mi].latencies, elapsed)
 		}
 		if len(opts.Fusions) > 0 {
-			bm, vec, err := s.Candidates(ctx, search.Query{Text: q.Text, Mode: search.Hybrid}, s.Depth)
+			bm, vec, err := s.Candidates(ctx, search.Query{Text: q.Text, Mode: search.Hybrid}, 3*Depth)
 			if err != nil {
 				return nil, fmt.Errorf("question %s: %w", q.ID, err)
 			}

@@ -27,6 +27,7 @@ type Report struct {
 	MissingVectors int       `json:"missing_vectors"` // chunks without a vector
 	OrphanVectors  int       `json:"orphan_vectors"`  // vectors of no chunk
 	BadVectors     int       `json:"bad_vectors"`     // vectors of the wrong size
+	BadTermCounts  int       `json:"bad_term_counts"` // terms whose document frequency is wrong
 	Problems       []Problem `json:"problems"`
 }
 
@@ -131,6 +132,33 @@ func (s *Store) checkSearch(ctx context.Context, r *Report) error {
 			r.Problems = append(r.Problems, Problem{Problem: fmt.Sprintf(c.what, *c.n)})
 		}
 	}
+	df, err := recountTermDF(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT term, df FROM term_df WHERE df != 0`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			rows.Close()
+			return err
+		}
+		if df[t] != n {
+			r.BadTermCounts++
+		}
+		delete(df, t)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	r.BadTermCounts += len(df)
+	if r.BadTermCounts > 0 {
+		r.Problems = append(r.Problems, Problem{Problem: fmt.Sprintf("%d terms have a wrong document frequency (cite check --repair recounts them)", r.BadTermCounts)})
+	}
 	if r.Embedder.Name != "" {
 		if r.MissingVectors, err = s.CountMissingVectors(ctx); err != nil {
 			return err
@@ -198,6 +226,21 @@ func (s *Store) Repair(ctx context.Context) ([]string, error) {
 			}
 			did = append(did, fmt.Sprintf("added full-text terms of %d chunks", len(missing)))
 		}
+		if rep.OrphanTerms > 0 || rep.MissingTerms > 0 || rep.BadTermCounts > 0 {
+			df, err := recountTermDF(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM term_df`); err != nil {
+				return err
+			}
+			if err := addTermDF(ctx, tx, df); err != nil {
+				return err
+			}
+			if rep.BadTermCounts > 0 {
+				did = append(did, fmt.Sprintf("recounted the document frequencies of %d terms", rep.BadTermCounts))
+			}
+		}
 		if rep.OrphanVectors > 0 || rep.BadVectors > 0 {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM vectors WHERE chunk NOT IN (SELECT rowid FROM chunks) OR length(vec) != 4 * ?`, rep.Embedder.Dim); err != nil {
 				return err
@@ -232,4 +275,25 @@ func (s *Store) Repair(ctx context.Context) ([]string, error) {
 		s.vmu.Unlock()
 	}
 	return did, nil
+}
+
+// recountTermDF counts the document frequency of every term, and under the
+// empty term the chunks, from the full-text rows.
+func recountTermDF(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) (map[string]int, error) {
+	rows, err := q.QueryContext(ctx, `SELECT terms FROM chunks_fts`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	df := map[string]int{}
+	for rows.Next() {
+		var terms string
+		if err := rows.Scan(&terms); err != nil {
+			return nil, err
+		}
+		countTerms(df, terms, +1)
+	}
+	return df, rows.Err()
 }

@@ -239,6 +239,19 @@ func (e *Embedder) Name() string { return e.name }
 // Every later vector must have the same dimension.
 func (e *Embedder) Dim() int { return int(e.dim.Load()) }
 
+// NoiseFloor returns the similarity below which a match means nothing: for
+// the hash embedder, three standard deviations of the cosine that hash
+// collisions alone give two texts with no feature in common (about
+// 1/sqrt(dim)); for models, 0 (their similarities have no such floor).
+// Search drops vector matches below it, so that a query sharing nothing
+// with the index finds nothing rather than noise.
+func (e *Embedder) NoiseFloor() float64 {
+	if h, ok := e.impl.(*hashEmbedder); ok {
+		return 3 / math.Sqrt(float64(h.dim))
+	}
+	return 0
+}
+
 // MaxInput returns the longest text, in runes, that the model embeds in one
 // piece (prefix included), or 0 for no limit. Longer texts are embedded in
 // windows.

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"database/sql"
@@ -106,38 +107,151 @@ func (ts TermStats) IDF(term string) float64 { return IDF(ts.Chunks, ts.DF[term]
 // TermStats looks up the document frequencies of terms.
 func (s *Store) TermStats(ctx context.Context, terms []string) (TermStats, error) {
 	ts := TermStats{DF: make(map[string]int, len(terms))}
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&ts.Chunks); err != nil {
-		return ts, fmt.Errorf("term statistics: %w", err)
+	args := make([]any, 0, len(terms)+1)
+	args = append(args, "") // the number of chunks
+	for _, t := range terms {
+		args = append(args, t)
 	}
-	if len(terms) == 0 {
-		return ts, nil
-	}
-	stmt, err := s.db.PrepareContext(ctx, `SELECT documents FROM chunks_terms WHERE term = ? AND col = '*'`)
+	rows, err := s.db.QueryContext(ctx, `SELECT term, df FROM term_df WHERE term IN (?`+strings.Repeat(",?", len(terms))+`)`, args...)
 	if err != nil {
 		return ts, fmt.Errorf("term statistics: %w", err)
 	}
-	defer stmt.Close()
-	for _, t := range terms {
+	defer rows.Close()
+	for rows.Next() {
+		var t string
 		var df int
-		err := stmt.QueryRowContext(ctx, t).Scan(&df)
-		if err != nil && err != sql.ErrNoRows {
-			return ts, fmt.Errorf("term statistics of %q: %w", t, err)
+		if err := rows.Scan(&t, &df); err != nil {
+			return ts, fmt.Errorf("term statistics: %w", err)
 		}
-		ts.DF[t] = df
+		if t == "" {
+			ts.Chunks = df
+		} else {
+			ts.DF[t] = df
+		}
 	}
-	return ts, nil
+	return ts, rows.Err()
+}
+
+// distinctTerms returns the distinct terms of an analyzed text (terms
+// joined by spaces).
+func distinctTerms(terms string) map[string]int {
+	m := map[string]int{}
+	for _, t := range strings.Fields(terms) {
+		m[t]++
+	}
+	return m
+}
+
+// addTermDF applies document-frequency changes.
+func addTermDF(ctx context.Context, tx *sql.Tx, delta map[string]int) error {
+	if len(delta) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO term_df (term, df) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET df = df + excluded.df`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for t, d := range delta {
+		if d == 0 {
+			continue
+		}
+		if _, err := stmt.ExecContext(ctx, t, d); err != nil {
+			return fmt.Errorf("update document frequency of %q: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// countTerms adds +1 (or -1) for each distinct term of an analyzed text,
+// and for the chunk itself under the empty term.
+func countTerms(delta map[string]int, terms string, sign int) {
+	delta[""] += sign
+	for t := range distinctTerms(terms) {
+		delta[t] += sign
+	}
+}
+
+// removedTerms subtracts the terms of the chunks with these rowids from
+// delta, reading them before the chunks are deleted.
+func removedTerms(ctx context.Context, tx *sql.Tx, rowids []int64, delta map[string]int) error {
+	stmt, err := tx.PrepareContext(ctx, `SELECT terms FROM chunks_fts WHERE docid = ?`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, r := range rowids {
+		var terms string
+		err := stmt.QueryRowContext(ctx, r).Scan(&terms)
+		if err == sql.ErrNoRows {
+			continue // no terms: nothing was counted
+		}
+		if err != nil {
+			return err
+		}
+		countTerms(delta, terms, -1)
+	}
+	return nil
 }
 
 // SearchText ranks the chunks f admits by Okapi BM25 (k1 1.2, b 0.75) over
-// the query's terms ([QueryTerms]) and returns the k best, best first. A
-// chunk matches when it has any of the terms. The statistics (number of
-// chunks, average length, document frequencies) are those of the whole
-// index, so a filter does not change a chunk's score.
+// the query's terms ([QueryTerms]) and returns the k best, best first (ties
+// by rowid). A chunk matches when it has any of the terms. The statistics
+// (number of chunks, average length, document frequencies) are those of
+// the whole index, so a filter does not change a chunk's score.
+//
+// Common terms match most chunks, and scoring every match is slow (50 ms
+// for a query of common words at 100,000 chunks). So, as Lucene's MaxScore
+// does, SearchText first matches only the query's rarest terms (those
+// matching at most a few thousand chunks together), scores those
+// candidates exactly, and stops when no chunk can beat the k-th best: a
+// chunk with only common terms scores at most the sum of their upper
+// bounds, idf*(k1+1). When that bound is not beaten, it falls back to
+// scoring every match. Either way the result is the exhaustive ranking.
 func (s *Store) SearchText(ctx context.Context, query string, f Filter, k int) ([]Scored, error) {
 	terms := QueryTerms(query)
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
+	ts, err := s.TermStats(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	// Rarest first; terms in no chunk match nothing.
+	var live []string
+	for _, t := range terms {
+		if ts.DF[t] > 0 {
+			live = append(live, t)
+		}
+	}
+	if len(live) == 0 {
+		return nil, nil
+	}
+	slices.SortStableFunc(live, func(a, b string) int { return ts.DF[a] - ts.DF[b] })
+	return s.searchMaxScore(ctx, live, ts, f, k)
+}
+
+// scanHook, when set (by tests), learns how many of a query's terms
+// SearchText scanned.
+var scanHook func(scanned, terms int)
+
+// bm25 scores one chunk: tf[i] occurrences of term i of idf[i], in a chunk
+// of dl terms.
+func bm25(idf []float64, tf []int, dl, avgdl float64) float64 {
+	norm := bm25K1 * (1 - bm25B + bm25B*dl/avgdl)
+	var score float64
+	for i, n := range tf {
+		if n > 0 {
+			t := float64(n)
+			score += idf[i] * t * (bm25K1 + 1) / (t + norm)
+		}
+	}
+	return score
+}
+
+// matchQuery returns the FTS query and arguments matching any of terms
+// among the chunks f admits, with matchinfo 'naly'.
+func matchQuery(terms []string, f Filter) (string, []any) {
 	quoted := make([]string, len(terms))
 	for i, t := range terms {
 		quoted[i] = `"` + t + `"`
@@ -149,53 +263,217 @@ func (s *Store) SearchText(ctx context.Context, query string, f Filter, k int) (
 		q += ` AND docid IN (SELECT c.rowid FROM ` + filterJoin + ` WHERE ` + where + `)`
 		args = append(args, wargs...)
 	}
-	ts, err := s.TermStats(ctx, terms)
+	return q, args
+}
+
+// scanMatches runs a match query and calls fn with each row's docid, term
+// counts (one per term, in order), length in terms, and the index's average
+// chunk length.
+func (s *Store) scanMatches(ctx context.Context, terms []string, f Filter, fn func(docid int64, tf []int, dl, avgdl float64)) error {
+	q, args := matchQuery(terms, f)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("full-text search: %w", err)
+	}
+	defer rows.Close()
+	var mi []byte
+	tf := make([]int, len(terms))
+	ne := binary.NativeEndian
+	for rows.Next() {
+		var docid int64
+		if err := rows.Scan(&docid, &mi); err != nil {
+			return fmt.Errorf("full-text search: %w", err)
+		}
+		// n, a, l, then y: one hit count per term.
+		if len(mi) != 4*(3+len(terms)) {
+			return fmt.Errorf("full-text search: matchinfo of %d bytes, want %d", len(mi), 4*(3+len(terms)))
+		}
+		for i := range tf {
+			tf[i] = int(ne.Uint32(mi[12+4*i:]))
+		}
+		fn(docid, tf, float64(ne.Uint32(mi[8:])), max(float64(ne.Uint32(mi[4:])), 1))
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("full-text search: %w", err)
+	}
+	return nil
+}
+
+func idfs(terms []string, ts TermStats) []float64 {
+	out := make([]float64, len(terms))
+	for i, t := range terms {
+		out[i] = ts.IDF(t)
+	}
+	return out
+}
+
+// searchAll scores every chunk matching any of terms.
+func (s *Store) searchAll(ctx context.Context, terms []string, ts TermStats, f Filter, k int) ([]Scored, error) {
+	idf := idfs(terms, ts)
+	top := topK64{k: k}
+	err := s.scanMatches(ctx, terms, f, func(docid int64, tf []int, dl, avgdl float64) {
+		top.push(Scored{Chunk: docid, Score: bm25(idf, tf, dl, avgdl)})
+	})
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	return top.sorted(), nil
+}
+
+// searchMaxScore ranks by BM25 term at a time, rarest term first (terms
+// is sorted by document frequency), as MaxScore does: a chunk first seen
+// when scanning term i has none of the terms before it, so it scores at
+// most its score for term i plus the upper bounds, idf*(k1+1), of the
+// terms after i. Chunks are scored exactly (reading their terms) only
+// while that bound can beat the k-th best so far, and the scan stops at
+// the first term whose unseen chunks cannot beat it at all: common terms,
+// whose matches are most of the index, are then never read.
+func (s *Store) searchMaxScore(ctx context.Context, terms []string, ts TermStats, f Filter, k int) ([]Scored, error) {
+	idf := idfs(terms, ts)
+	// after[i]: the most terms i+1.. can add to a chunk's score.
+	after := make([]float64, len(terms)+1)
+	for i := len(terms) - 1; i >= 0; i-- {
+		after[i] = after[i+1] + idf[i]*(bm25K1+1)
+	}
+	after = after[1:]
+	pos := map[string]int{}
+	for i, t := range terms {
+		pos[t] = i
+	}
+	type cand struct {
+		docid   int64
+		partial float64
+	}
+	top := topK64{k: k}
+	seen := map[int64]bool{}
+	beats := func(bound float64) bool { return !top.full() || bound >= top.worst().Score }
+	tf := make([]int, len(terms))
+	scanned := 0
+	defer func() {
+		if scanHook != nil {
+			scanHook(scanned, len(terms))
+		}
+	}()
+	for i := range terms {
+		// A chunk not seen yet has none of terms 0..i-1.
+		if !beats(idf[i]*(bm25K1+1) + after[i]) {
+			break
+		}
+		scanned++
+		var cands []cand
+		var avgdl float64
+		err := s.scanMatches(ctx, terms[i:i+1], f, func(docid int64, one []int, dl, a float64) {
+			if !seen[docid] {
+				avgdl = a
+				cands = append(cands, cand{docid, bm25(idf[i:i+1], one, dl, a)})
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(cands, func(a, b cand) int {
+			if a.partial != b.partial {
+				if a.partial > b.partial {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(a.docid, b.docid)
+		})
+		for _, c := range cands {
+			seen[c.docid] = true
+		}
+		// Score the candidates that can still make the top k, best
+		// bound first; the others never can (the k-th best only rises).
+		const batch = 64
+		for j := 0; j < len(cands); j += batch {
+			group := cands[j:min(j+batch, len(cands))]
+			if !beats(group[0].partial + after[i]) {
+				break
+			}
+			var texts map[int64]string
+			if after[i] > 0 {
+				ids := make([]int64, len(group))
+				for n, c := range group {
+					ids[n] = c.docid
+				}
+				var err error
+				if texts, err = s.chunkTerms(ctx, ids); err != nil {
+					return nil, err
+				}
+			}
+			for _, c := range group {
+				if !beats(c.partial + after[i]) {
+					break
+				}
+				score := c.partial // the last term: nothing else to add
+				if after[i] > 0 {
+					dl := countQueryTerms(texts[c.docid], terms, pos, tf)
+					score = bm25(idf, tf, float64(dl), avgdl)
+				}
+				top.push(Scored{Chunk: c.docid, Score: score})
+			}
+		}
+	}
+	return top.sorted(), nil
+}
+
+// countQueryTerms sets tf[i] to the occurrences of terms[i] in an analyzed
+// text (terms joined by single spaces) and returns the text's length in
+// terms. pos maps each term to its index.
+func countQueryTerms(text string, terms []string, pos map[string]int, tf []int) int {
+	clear(tf)
+	if text == "" {
+		return 0
+	}
+	dl := strings.Count(text, " ") + 1
+	if len(terms) > 8 {
+		for _, t := range strings.Fields(text) {
+			if p, ok := pos[t]; ok {
+				tf[p]++
+			}
+		}
+		return dl
+	}
+	// Few terms: search for each, which is faster than splitting the text.
+	for i, t := range terms {
+		for from := 0; ; {
+			at := strings.Index(text[from:], t)
+			if at < 0 {
+				break
+			}
+			at += from
+			end := at + len(t)
+			if (at == 0 || text[at-1] == ' ') && (end == len(text) || text[end] == ' ') {
+				tf[i]++
+			}
+			from = at + 1
+		}
+	}
+	return dl
+}
+
+// chunkTerms reads the analyzed terms of chunks by rowid.
+func (s *Store) chunkTerms(ctx context.Context, rowids []int64) (map[int64]string, error) {
+	args := make([]any, len(rowids))
+	for i, r := range rowids {
+		args[i] = r
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT docid, terms FROM chunks_fts WHERE docid IN (?`+strings.Repeat(",?", len(rowids)-1)+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
 	defer rows.Close()
-	var (
-		idf   []float64
-		avgdl float64
-		top   = topK64{k: k}
-		mi    []byte
-	)
+	out := make(map[int64]string, len(rowids))
 	for rows.Next() {
-		var docid int64
-		if err := rows.Scan(&docid, &mi); err != nil {
-			return nil, fmt.Errorf("full-text search: %w", err)
+		var r int64
+		var t string
+		if err := rows.Scan(&r, &t); err != nil {
+			return nil, err
 		}
-		// n, a, l, then y: one hit count per term.
-		if len(mi) != 4*(3+len(terms)) {
-			return nil, fmt.Errorf("full-text search: matchinfo of %d bytes, want %d", len(mi), 4*(3+len(terms)))
-		}
-		if idf == nil {
-			n := int(binary.NativeEndian.Uint32(mi[0:]))
-			avgdl = max(float64(binary.NativeEndian.Uint32(mi[4:])), 1)
-			idf = make([]float64, len(terms))
-			for i, t := range terms {
-				idf[i] = IDF(max(n, ts.Chunks), ts.DF[t])
-			}
-		}
-		dl := float64(binary.NativeEndian.Uint32(mi[8:]))
-		norm := bm25K1 * (1 - bm25B + bm25B*dl/avgdl)
-		var score float64
-		for i := range terms {
-			tf := float64(binary.NativeEndian.Uint32(mi[12+4*i:]))
-			if tf > 0 {
-				score += idf[i] * tf * (bm25K1 + 1) / (tf + norm)
-			}
-		}
-		top.push(Scored{Chunk: docid, Score: score})
+		out[r] = t
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
-	}
-	return top.sorted(), nil
+	return out, rows.Err()
 }
 
 // topK64 keeps the k best Scored values: a min-heap whose root is the worst
@@ -204,6 +482,9 @@ type topK64 struct {
 	k int
 	h scoredHeap
 }
+
+func (t *topK64) full() bool    { return len(t.h) >= t.k }
+func (t *topK64) worst() Scored { return t.h[0] }
 
 func (t *topK64) push(s Scored) {
 	if len(t.h) < t.k {
@@ -285,10 +566,18 @@ func rebuildFullText(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	defer ins.Close()
+	delta := map[string]int{"": 0}
 	for _, r := range all {
 		if _, err := ins.ExecContext(ctx, r.rowid, r.terms); err != nil {
 			return err
 		}
+		countTerms(delta, r.terms, +1)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM term_df`); err != nil {
+		return err
+	}
+	if err := addTermDF(ctx, tx, delta); err != nil {
+		return err
 	}
 	return setMeta(ctx, tx, metaAnalyzer, strconv.Itoa(AnalyzerVersion))
 }

@@ -59,8 +59,10 @@ type Store struct {
 	db  *sql.DB
 	dir string
 
-	vmu     sync.Mutex   // guards vectors (the pointer, not the index)
-	vectors *vectorIndex // loaded by the first vector search; nil until then
+	vmu       sync.Mutex   // guards the fields below (not the index itself)
+	vectors   *vectorIndex // loaded by the first vector search; nil until then
+	cachedGen int64        // generation of the vector cache on disk, if known
+	releases  []func()     // unmap vector caches
 }
 
 // Open opens the index in dir, migrating its schema forward if it was
@@ -100,8 +102,17 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database and releases the vectors held in memory.
+func (s *Store) Close() error {
+	s.vmu.Lock()
+	s.vectors = nil
+	for _, r := range s.releases {
+		r()
+	}
+	s.releases = nil
+	s.vmu.Unlock()
+	return s.db.Close()
+}
 
 // Dir returns the index folder.
 func (s *Store) Dir() string { return s.dir }
@@ -286,6 +297,7 @@ func (s *Store) PutDocument(ctx context.Context, doc *Document, chunks []Chunk) 
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		ch = Changes{}
 		vecs = vecs[:0]
+		delta := map[string]int{} // document frequencies
 		sourceID, err := ensureSource(ctx, tx, doc.Source)
 		if err != nil {
 			return err
@@ -378,6 +390,7 @@ func (s *Store) PutDocument(ctx context.Context, doc *Document, chunks []Chunk) 
 						terms = strings.Join(Analyze(c.Text), " ")
 					}
 					_, err = insertTerms.ExecContext(ctx, rowid, terms)
+					countTerms(delta, terms, +1)
 				}
 			}
 			if err == nil && c.Vector != nil {
@@ -389,6 +402,12 @@ func (s *Store) PutDocument(ctx context.Context, doc *Document, chunks []Chunk) 
 			}
 		}
 		gone = gone[:0]
+		for _, rowid := range old {
+			gone = append(gone, rowid)
+		}
+		if err := removedTerms(ctx, tx, gone, delta); err != nil {
+			return err
+		}
 		for id, rowid := range old {
 			// The trigger chunks_fts_delete removes its terms; the foreign
 			// key, its vector.
@@ -396,9 +415,11 @@ func (s *Store) PutDocument(ctx context.Context, doc *Document, chunks []Chunk) 
 				return err
 			}
 			ch.Removed = append(ch.Removed, id)
-			gone = append(gone, rowid)
 		}
 		slices.Sort(ch.Removed)
+		if err := addTermDF(ctx, tx, delta); err != nil {
+			return err
+		}
 		ch.Vectors = len(vecs)
 		gen = 0
 		if len(vecs) > 0 || len(gone) > 0 {
@@ -464,6 +485,13 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) ([]string, error)
 			gone = append(gone, rowid)
 		}
 		if err := rows.Close(); err != nil {
+			return err
+		}
+		delta := map[string]int{}
+		if err := removedTerms(ctx, tx, gone, delta); err != nil {
+			return err
+		}
+		if err := addTermDF(ctx, tx, delta); err != nil {
 			return err
 		}
 		// Chunks, their terms and their vectors go with the document

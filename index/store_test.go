@@ -253,7 +253,7 @@ func TestCheckFindsDamage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.OK() || !strings.Contains(rep.Problems[0].Problem, tc.want) {
+			if rep.OK() || !strings.Contains(fmt.Sprint(rep.Problems), tc.want) {
 				t.Fatalf("problems = %+v, want %q", rep.Problems, tc.want)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"context"
+	"database/sql"
 	"fmt"
 	"runtime"
 	"slices"
@@ -284,22 +285,57 @@ func (s *Store) loadVectors(ctx context.Context) (*vectorIndex, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	v := make([]float32, dim)
+	// Vectors are decoded a block at a time and written into the columns
+	// block by block: writing one vector at a time touches dim pages.
+	const block = 64
+	buf := make([]float32, block*dim)
+	ids := make([]int64, 0, block)
 	for rows.Next() {
 		var rowid int64
-		var b []byte
+		var b sql.RawBytes
 		if err := rows.Scan(&rowid, &b); err != nil {
 			return nil, err
 		}
-		if _, err := decodeVector(b, dim, v); err != nil {
+		if _, err := decodeVector(b, dim, buf[len(ids)*dim:(len(ids)+1)*dim]); err != nil {
 			return nil, fmt.Errorf("vector of chunk %d: %w (cite check --repair re-embeds it)", rowid, err)
 		}
-		x.add(rowid, v)
+		ids = append(ids, rowid)
+		if len(ids) == block {
+			x.appendBlock(ids, buf)
+			ids = ids[:0]
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	x.appendBlock(ids, buf)
 	return x, nil
+}
+
+// appendBlock adds vectors of new rowids, vs holding them one after the
+// other, into fresh slots. The caller holds x.mu for writing (or owns x).
+func (x *vectorIndex) appendBlock(rowids []int64, vs []float32) {
+	for len(rowids) > 0 {
+		first := len(x.rowids)
+		if first/segRows >= len(x.segs) {
+			x.segs = append(x.segs, make([]float32, segRows*x.dim))
+		}
+		// As many as fit in the current segment.
+		n := min(len(rowids), segRows-first%segRows)
+		seg, base := x.segs[first/segRows], first%segRows
+		for j := range x.dim {
+			col := seg[j*segRows+base : j*segRows+base+n]
+			for i := range col {
+				col[i] = vs[i*x.dim+j]
+			}
+		}
+		for i, r := range rowids[:n] {
+			x.slots[r] = int32(first + i)
+			x.rowids = append(x.rowids, r)
+		}
+		x.n += n
+		rowids, vs = rowids[n:], vs[n*x.dim:]
+	}
 }
 
 // vectorIndex returns the in-memory vectors, loading them the first time
@@ -314,12 +350,39 @@ func (s *Store) vectorIndex(ctx context.Context) (*vectorIndex, error) {
 	if x := s.vectors; x != nil && x.gen.Load() == gen {
 		return x, nil
 	}
+	info, err := s.Embedder(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load vectors: %w", err)
+	}
+	if info.Name != "" {
+		if x, release, err := s.readVectorCache(gen, info.Name, info.Dim); err == nil {
+			s.vectors, s.cachedGen = x, gen
+			s.releases = append(s.releases, release)
+			return x, nil
+		}
+	}
 	x, err := s.loadVectors(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load vectors: %w", err)
 	}
 	s.vectors = x
+	// Best effort: the next process maps the cache instead of reading the
+	// database. A failure (a read-only folder) only costs time.
+	if info.Name != "" && x.gen.Load() == gen && x.dim == info.Dim && s.cachedGen != gen {
+		if s.writeVectorCache(x, info.Name) == nil {
+			s.cachedGen = gen
+		}
+	}
 	return x, nil
+}
+
+// LoadVectors loads the index's vectors into memory (from the vector cache
+// when it is current) unless they are loaded: later writes through this
+// Store keep them current, and [Store.SaveVectorCache] can write them out.
+// cite index calls it before indexing.
+func (s *Store) LoadVectors(ctx context.Context) error {
+	_, err := s.vectorIndex(ctx)
+	return err
 }
 
 // vectorsChanged applies a committed change of vectors, which moved the

@@ -315,3 +315,32 @@ func decodeVector(b []byte, dim int, dst []float32) ([]float32, error) {
 	}
 	return dst, nil
 }
+
+// Vectors calls fn with every stored vector and its chunk's id, in rowid
+// order, stopping at fn's first error.
+func (s *Store) Vectors(ctx context.Context, fn func(chunkID string, v []float32) error) error {
+	dim, err := vectorDim(ctx, s.db)
+	if err != nil || dim == 0 {
+		return err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT c.id, v.vec FROM vectors v JOIN chunks c ON c.rowid = v.chunk ORDER BY v.chunk`)
+	if err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			return fmt.Errorf("read vectors: %w", err)
+		}
+		v, err := decodeVector(b, dim, nil)
+		if err != nil {
+			return fmt.Errorf("vector of chunk %s: %w", id, err)
+		}
+		if err := fn(id, v); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

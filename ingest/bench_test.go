@@ -78,8 +78,20 @@ func BenchmarkNormalizeChunk(b *testing.B) {
 }
 
 // BenchmarkIndex runs the whole of cite index on the corpus into a new
-// index each time, and reports the process's peak resident memory.
+// index each time, with the default hash embedder as cite index does, and
+// without vectors, and reports the process's peak resident memory.
 func BenchmarkIndex(b *testing.B) {
+	b.Run("hash", func(b *testing.B) {
+		e, err := index.NewEmbedder("hash", index.EmbedderConfig{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchIndex(b, e)
+	})
+	b.Run("no-vectors", func(b *testing.B) { benchIndex(b, nil) })
+}
+
+func benchIndex(b *testing.B, e *index.Embedder) {
 	_, total := loadCorpus(b)
 	b.SetBytes(total)
 	var stats Stats
@@ -90,7 +102,7 @@ func BenchmarkIndex(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ix, err := New(b.Context(), st, Options{})
+		ix, err := New(b.Context(), st, Options{Embedder: e})
 		if err != nil {
 			b.Fatal(err)
 		}

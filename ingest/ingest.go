@@ -220,6 +220,13 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	var stats Stats
 	var errs []error
 	ix.embedErr.Store(nil)
+	if ix.opts.Embedder != nil {
+		// Hold the vectors in memory during the run, so that the vector
+		// cache can be written at its end without reading them back.
+		if err := ix.store.LoadVectors(ctx); err != nil {
+			return stats, err
+		}
+	}
 	names := make([]string, 0, len(paths))
 	for _, p := range paths {
 		n, err := ix.name(p)
@@ -334,6 +341,9 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			if err != nil {
 				errs = append(errs, err)
 			}
+		}
+		if err := ix.store.SaveVectorCache(ctx); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	stats.Elapsed = time.Since(start)

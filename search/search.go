@@ -110,7 +110,8 @@ type Searcher struct {
 	// Fusion combines BM25 and vector results in hybrid mode.
 	Fusion Fusion
 	// Depth is how many candidates each retriever contributes to fusion
-	// (default 100).
+	// (default: 3k, at least 30). Deeper lists change SQuAD's numbers by
+	// less than 0.001 and cost BM25 time on large indexes.
 	Depth int
 }
 
@@ -122,7 +123,7 @@ func New(ctx context.Context, store *index.Store, emb *index.Embedder) (*Searche
 			return nil, err
 		}
 	}
-	return &Searcher{store: store, emb: emb, Fusion: DefaultFusion, Depth: 100}, nil
+	return &Searcher{store: store, emb: emb, Fusion: DefaultFusion}, nil
 }
 
 // ErrNoEmbedder: a vector search on a Searcher without an embedder.
@@ -145,7 +146,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return res, nil
 	}
-	depth := max(s.Depth, k)
+	depth := s.depth(k)
 	if q.PerDocument > 0 {
 		depth = max(depth, 4*k)
 	}
@@ -178,6 +179,15 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	res.Hits, err = s.hits(ctx, ranked, k, q.PerDocument)
 	return res, err
+}
+
+// depth returns the number of candidates each retriever contributes when k
+// hits are wanted.
+func (s *Searcher) depth(k int) int {
+	if s.Depth > 0 {
+		return max(s.Depth, k)
+	}
+	return max(3*k, 30)
 }
 
 // Candidates returns each retriever's ranking for q, best first, at most
@@ -225,7 +235,17 @@ func (s *Searcher) searchVectors(ctx context.Context, q Query, depth int) ([]ind
 	if err != nil {
 		return nil, err
 	}
-	return s.store.SearchVectors(ctx, qv, q.Filter, depth)
+	rs, err := s.store.SearchVectors(ctx, qv, q.Filter, depth)
+	if err != nil {
+		return nil, err
+	}
+	floor := s.emb.NoiseFloor()
+	for i, r := range rs {
+		if r.Score < floor {
+			return rs[:i], nil
+		}
+	}
+	return rs, nil
 }
 
 // candidate is a chunk on its way to becoming a hit.

@@ -58,6 +58,37 @@ func TestCommands(t *testing.T) {
 		{"no index yet", []string{"docs", "--index", idx}, 1, nil, []string{"no index", "cite index PATH"}, nil},
 		{"index", []string{"index", "--index", idx, corpus}, 0, []string{"5 files: 5 added", "chunks", "MB/s"}, nil, nil},
 		{"index again", []string{"index", corpus, "--index", idx}, 0, []string{"5 files: 0 added, 0 updated, 5 unchanged"}, nil, nil},
+		{"search", []string{"search", "--index", idx, "waggle dance"}, 0, []string{"1. Honeybee Colonies", "honeybees.md bytes", "waggle"}, nil, nil},
+		{"search json", []string{"search", "--index", idx, "--json", "-k", "2", "--mode", "bm25", "write-ahead log"}, 0, nil, nil, func(t *testing.T, out []byte) {
+			var v struct {
+				Hits []map[string]any `json:"hits"`
+			}
+			if err := json.Unmarshal(out, &v); err != nil || len(v.Hits) == 0 {
+				t.Fatalf("search --json: %v, %s", err, out)
+			}
+			for _, k := range []string{"rank", "score", "scores", "chunk_id", "document", "heading", "text", "source_span"} {
+				if _, ok := v.Hits[0][k]; !ok {
+					t.Errorf("hit lacks %q: %v", k, v.Hits[0])
+				}
+			}
+			if doc := v.Hits[0]["document"].(map[string]any); !strings.HasSuffix(doc["path"].(string), "sqlite-wal.html") {
+				t.Errorf("first hit %v", doc)
+			}
+		}},
+		{"search filters", []string{"search", "--index", idx, "--path", corpus + "/guides/*", "--per-doc", "1", "--mode", "vector", "goroutines"}, 0, []string{"Concurrency in Go"}, nil, nil},
+		{"search bad mode", []string{"search", "--index", idx, "--mode", "semantic", "x"}, 2, nil, []string{"unknown search mode"}, nil},
+		{"search no query", []string{"search", "--index", idx}, 2, nil, []string{"no QUERY"}, nil},
+		{"check", []string{"check", "--index", idx}, 0, []string{"5 documents", "vectors (hash:2048, 2048 dimensions)", "ok"}, nil, nil},
+		{"index other embedder", []string{"index", "--index", idx, "--embedder", "hash:512", corpus}, 1, nil, []string{"cite reindex --embedder hash:512"}, nil},
+		{"reindex", []string{"reindex", "--index", idx, "--embedder", "hash:512"}, 0, []string{"5 of 5 chunks embedded with hash:512"}, nil, nil},
+		{"check after reindex", []string{"check", "--index", idx, "--json"}, 0, nil, nil, func(t *testing.T, out []byte) {
+			var v struct{ Report index.Report }
+			if err := json.Unmarshal(out, &v); err != nil || v.Report.Vectors != 5 || v.Report.Embedder.Name != "hash:512" || len(v.Report.Problems) != 0 {
+				t.Fatalf("check --json: %v, %s", err, out)
+			}
+		}},
+		{"eval", []string{"eval", "--qa", "../../eval/testdata/qa", "--chunk-size", "24", "--chunk-overlap", "0"}, 0, []string{"2 articles", "4 questions", "RECALL@1", "hybrid max:0.75:0.25", "bm25", "vector"}, nil, nil},
+		{"eval no qa", []string{"eval"}, 2, nil, []string{"eval needs --qa DIR"}, nil},
 		{"index missing", []string{"index", "--index", idx, "nope/missing.md"}, 1, nil, []string{"missing.md: no such file"}, nil},
 		{"bad size", []string{"index", "--index", idx, "--max-size", "lots", corpus}, 2, nil, []string{"bad size"}, nil},
 		{"bad chunk size", []string{"index", "--index", idx, "--chunk-size", "10", corpus}, 2, nil, []string{"below the minimum"}, nil},
@@ -259,4 +290,34 @@ func countDocs(t *testing.T, idx string) int {
 		return 0
 	}
 	return len(docs)
+}
+
+// TestCheckRepair: vectors lost (here, dropped as an interrupted cite
+// reindex leaves them) are reported by cite check and made by --repair.
+func TestCheckRepair(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+		t.Fatalf("index: %d %s %s", code, out, errOut)
+	}
+	st, err := index.Open(t.Context(), idx, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, _ := index.NewEmbedder("hash:1024", index.EmbedderConfig{})
+	if err := st.ResetVectors(t.Context(), emb); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	code, out, _ := cite(t, "check", "--index", idx)
+	if code != 1 || !strings.Contains(out, "5 chunks have no vector") {
+		t.Fatalf("check: exit %d\n%s", code, out)
+	}
+	code, out, _ = cite(t, "check", "--index", idx, "--repair")
+	if code != 0 || !strings.Contains(out, "made 5 missing vectors with hash:1024") || !strings.Contains(out, "ok") {
+		t.Fatalf("check --repair: exit %d\n%s", code, out)
+	}
+	code, out, _ = cite(t, "search", "--index", idx, "--mode", "vector", "honeybee colony")
+	if code != 0 || !strings.Contains(out, "1. Honeybee Colonies") {
+		t.Fatalf("search after repair: exit %d\n%s", code, out)
+	}
 }

@@ -1,0 +1,691 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cite-rag/cite/chunk"
+	chromem "github.com/philippgille/chromem-go"
+)
+
+// textDoc stores a document of one chunk per text, each with the hash
+// embedder's vector when e is set, and returns its id.
+func textDoc(t *testing.T, st *Store, e *Embedder, source, path string, texts ...string) string {
+	t.Helper()
+	var cs []Chunk
+	off := 0
+	for i, text := range texts {
+		c := Chunk{Chunk: chunk.Chunk{Ordinal: i, Text: text, Tokens: 1, Start: off, End: off + len(text)}, SourceStart: off, SourceEnd: off + len(text)}
+		off += len(text)
+		if e != nil {
+			c.Vector = embedDocs(t, e, text)[0]
+		}
+		cs = append(cs, c)
+	}
+	doc := &Document{Source: source, Path: path, Title: path, Type: "text", Hash: "h", Pipeline: "p", TextBytes: off}
+	if _, err := st.PutDocument(t.Context(), doc, cs); err != nil {
+		t.Fatal(err)
+	}
+	return doc.ID
+}
+
+// texts returns the texts of the chunks ranked, in order.
+func texts(t *testing.T, st *Store, rs []Scored) []string {
+	t.Helper()
+	ids := make([]int64, len(rs))
+	for i, r := range rs {
+		ids[i] = r.Chunk
+	}
+	recs, err := st.ChunksByRowid(t.Context(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = recs[r.Chunk].Text
+	}
+	return out
+}
+
+func TestSearchText(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t)
+	textDoc(t, st, nil, "a", "/a/bees.md", "Honeybees dance to tell where flowers are.", "The queen lays eggs.")
+	textDoc(t, st, nil, "a", "/a/wal.md", "SQLite's write-ahead log lets readers run while one writer commits.")
+	textDoc(t, st, nil, "b", "/b/go.md", "Goroutines run concurrently; channels connect running goroutines.", "A queen bee is not a goroutine.")
+	for _, tc := range []struct {
+		name  string
+		query string
+		f     Filter
+		want  []string // texts, in order
+	}{
+		{"one term", "eggs", Filter{}, []string{"The queen lays eggs."}},
+		{"stemmed", "dancing honeybee", Filter{}, []string{"Honeybees dance to tell where flowers are."}},
+		{"folded and stemmed", "WRITERS Commit", Filter{}, []string{"SQLite's write-ahead log lets readers run while one writer commits."}},
+		{"more hits rank higher", "goroutine run", Filter{}, []string{
+			"Goroutines run concurrently; channels connect running goroutines.",
+			"A queen bee is not a goroutine.",
+			"SQLite's write-ahead log lets readers run while one writer commits.",
+		}},
+		{"stopwords only are kept", "the", Filter{}, []string{"The queen lays eggs."}},
+		{"source filter", "queen", Filter{Source: "b"}, []string{"A queen bee is not a goroutine."}},
+		{"path filter", "queen", Filter{Path: "/a/*"}, []string{"The queen lays eggs."}},
+		{"no match", "zebra", Filter{}, []string{}},
+		{"no terms", "?!", Filter{}, []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, err := st.SearchText(ctx, tc.query, tc.f, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := texts(t, st, rs); !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			for i := 1; i < len(rs); i++ {
+				if rs[i].Score > rs[i-1].Score {
+					t.Errorf("scores not descending: %v", rs)
+				}
+			}
+		})
+	}
+}
+
+// TestBM25Score checks the score against Okapi BM25 computed by hand.
+func TestBM25Score(t *testing.T) {
+	st := openStore(t)
+	docs := []string{"apple banana apple", "banana cherry", "cherry cherry cherry date", "elder"}
+	textDoc(t, st, nil, "s", "/x", docs...)
+	rs, err := st.SearchText(t.Context(), "apple cherry", Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// N = 4 chunks, avgdl = 10/4 rounded to 3 (FTS4's matchinfo 'a' is an
+	// integer).
+	bm25 := func(tf, dl, df float64) float64 {
+		idf := math.Log(1 + (4-df+0.5)/(df+0.5))
+		return idf * tf * 2.2 / (tf + 1.2*(1-0.75+0.75*dl/3))
+	}
+	want := map[string]float64{
+		docs[0]: bm25(2, 3, 1),
+		docs[1]: bm25(1, 2, 2),
+		docs[2]: bm25(3, 4, 2),
+	}
+	got := texts(t, st, rs)
+	if len(got) != 3 {
+		t.Fatalf("got %q", got)
+	}
+	for i, text := range got {
+		if math.Abs(rs[i].Score-want[text]) > 1e-9 {
+			t.Errorf("%q: score %v, want %v", text, rs[i].Score, want[text])
+		}
+	}
+}
+
+func TestFullTextFollowsChunks(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t)
+	id := textDoc(t, st, nil, "s", "/d", "old words here", "shared words")
+	textDoc(t, st, nil, "s", "/d", "new words there", "shared words")
+	if rs, _ := st.SearchText(ctx, "old", Filter{}, 10); len(rs) != 0 {
+		t.Errorf("replaced chunk still found: %v", texts(t, st, rs))
+	}
+	if rs, _ := st.SearchText(ctx, "new shared", Filter{}, 10); len(rs) != 2 {
+		t.Errorf("found %q", texts(t, st, rs))
+	}
+	if _, err := st.DeleteDocument(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if rs, _ := st.SearchText(ctx, "words", Filter{}, 10); len(rs) != 0 {
+		t.Errorf("deleted document still found: %q", texts(t, st, rs))
+	}
+	if rep, err := st.Check(ctx); err != nil || !rep.OK() {
+		t.Fatalf("check: %+v %v", rep, err)
+	}
+}
+
+func TestVectorsFollowChunks(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t)
+	e := mustEmbedder(t, "hash:256")
+	if err := st.UseEmbedder(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	search := func(q string) []string {
+		t.Helper()
+		qv, err := e.EmbedQuery(ctx, q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := st.SearchVectors(ctx, qv, Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return texts(t, st, rs)
+	}
+	id := textDoc(t, st, e, "s", "/d", "honeybees dance", "sqlite writes ahead")
+	if got := search("honeybee dancing"); len(got) != 2 || got[0] != "honeybees dance" {
+		t.Fatalf("got %q", got)
+	}
+	// Loaded in memory now: an update must reach it.
+	textDoc(t, st, e, "s", "/d", "goroutines and channels", "sqlite writes ahead")
+	if got := search("honeybee dancing"); slices.Contains(got, "honeybees dance") || len(got) != 2 {
+		t.Fatalf("after update: %q", got)
+	}
+	if got := search("goroutine channel"); got[0] != "goroutines and channels" {
+		t.Fatalf("after update: %q", got)
+	}
+	if _, err := st.DeleteDocument(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if got := search("goroutine channel"); len(got) != 0 {
+		t.Fatalf("after delete: %q", got)
+	}
+	rep, err := st.Check(ctx)
+	if err != nil || !rep.OK() || rep.Vectors != 0 {
+		t.Fatalf("check: %+v %v", rep, err)
+	}
+}
+
+// TestVectorsAcrossStores: a store holding vectors in memory sees what
+// another process (here, another Store on the same folder) wrote.
+func TestVectorsAcrossStores(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	a, err := Open(ctx, dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	e := mustEmbedder(t, "hash:256")
+	if err := a.UseEmbedder(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	textDoc(t, a, e, "s", "/1", "first text")
+	if n, _, err := a.VectorStats(ctx); err != nil || n != 1 {
+		t.Fatalf("a: %d vectors, %v", n, err)
+	}
+	textDoc(t, b, e, "s", "/2", "second text")
+	if n, _, err := a.VectorStats(ctx); err != nil || n != 2 {
+		t.Fatalf("a after b wrote: %d vectors, %v", n, err)
+	}
+}
+
+func TestVectorFilter(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t)
+	e := mustEmbedder(t, "hash:256")
+	if err := st.UseEmbedder(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	textDoc(t, st, e, "a", "/a/1", "queen bee")
+	doc := textDoc(t, st, e, "b", "/b/2", "queen of hearts")
+	qv, _ := e.EmbedQuery(ctx, "queen", nil)
+	for _, tc := range []struct {
+		f    Filter
+		want []string
+	}{
+		{Filter{}, []string{"queen bee", "queen of hearts"}},
+		{Filter{Source: "a"}, []string{"queen bee"}},
+		{Filter{Document: doc}, []string{"queen of hearts"}},
+		{Filter{Path: "/b/*"}, []string{"queen of hearts"}},
+		{Filter{Source: "none"}, []string{}},
+	} {
+		rs, err := st.SearchVectors(ctx, qv, tc.f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := texts(t, st, rs)
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%+v: got %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}
+
+func TestEmbedderRecorded(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t)
+	a, b := mustEmbedder(t, "hash:64"), mustEmbedder(t, "hash:32")
+	if err := st.CheckEmbedder(ctx, a); !errors.Is(err, ErrNoVectors) {
+		t.Fatalf("no embedder yet: %v", err)
+	}
+	if err := st.UseEmbedder(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.UseEmbedder(ctx, b); !errors.Is(err, ErrEmbedderMismatch) || !strings.Contains(err.Error(), "cite reindex --embedder hash:32") {
+		t.Fatalf("other embedder: %v", err)
+	}
+	// A vector of another size is refused, and nothing is written.
+	c := Chunk{Chunk: chunk.Chunk{Text: "x", End: 1, Tokens: 1}, SourceEnd: 1, Vector: make([]float32, 32)}
+	if _, err := st.PutDocument(ctx, &Document{Source: "s", Path: "/x", TextBytes: 1}, []Chunk{c}); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("wrong size: %v", err)
+	}
+	if docs, _ := st.Documents(ctx, ""); len(docs) != 0 {
+		t.Fatalf("stored %d documents", len(docs))
+	}
+	textDoc(t, st, a, "s", "/y", "some text")
+	if err := st.ResetVectors(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := st.Embedder(ctx); info != (EmbedderInfo{"hash:32", 32}) {
+		t.Fatalf("after reset: %+v", info)
+	}
+	missing, err := st.MissingVectors(ctx, 0, 10)
+	if err != nil || len(missing) != 1 || missing[0].Text != "some text" {
+		t.Fatalf("missing: %+v, %v", missing, err)
+	}
+	n, err := st.PutVectors(ctx, map[string][]float32{missing[0].ID: embedDocs(t, b, "some text")[0], "gone": make([]float32, 32)})
+	if err != nil || n != 1 {
+		t.Fatalf("put vectors: %d, %v", n, err)
+	}
+	if n, _ := st.CountMissingVectors(ctx); n != 0 {
+		t.Fatalf("%d still missing", n)
+	}
+}
+
+func TestCheckAndRepairSearchTables(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t)
+	e := mustEmbedder(t, "hash:64")
+	if err := st.UseEmbedder(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, sql, want string
+	}{
+		{"missing terms", `DELETE FROM chunks_fts WHERE docid = (SELECT min(rowid) FROM chunks)`, "chunks have no full-text terms"},
+		{"orphan terms", `INSERT INTO chunks_fts (docid, terms) VALUES (999999, 'ghost')`, "full-text rows belong to no chunk"},
+		{"missing vector", `DELETE FROM vectors WHERE chunk = (SELECT min(rowid) FROM chunks)`, "chunks have no vector"},
+		{"bad vector", `UPDATE vectors SET vec = x'0000' WHERE chunk = (SELECT min(rowid) FROM chunks)`, "do not have the embedder's dimension"},
+		{"orphan vector", `PRAGMA foreign_keys = OFF; INSERT INTO vectors (chunk, vec) VALUES (999999, zeroblob(256))`, "vectors belong to no chunk"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := textDoc(t, st, e, "s", "/d", "alpha beta", "gamma delta")
+			conn, err := st.db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = conn.ExecContext(ctx, tc.sql)
+			conn.ExecContext(ctx, `PRAGMA foreign_keys = ON`)
+			conn.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := st.Check(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.OK() || !strings.Contains(fmt.Sprint(rep.Problems), tc.want) {
+				t.Fatalf("problems %+v, want %q", rep.Problems, tc.want)
+			}
+			if _, err := st.Repair(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// What is left are missing vectors, which need the embedder.
+			missing, err := st.MissingVectors(ctx, 0, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vs := map[string][]float32{}
+			for _, m := range missing {
+				vs[m.ID] = embedDocs(t, e, m.Text)[0]
+			}
+			if _, err := st.PutVectors(ctx, vs); err != nil {
+				t.Fatal(err)
+			}
+			if rep, err := st.Check(ctx); err != nil || !rep.OK() {
+				t.Fatalf("after repair: %+v, %v", rep.Problems, err)
+			}
+			if rs, _ := st.SearchText(ctx, "alpha", Filter{}, 10); len(rs) != 1 {
+				t.Fatalf("after repair, full-text finds %d", len(rs))
+			}
+			if _, err := st.DeleteDocument(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestMigrationAddsFullText opens an index written at schema 1 and finds
+// its chunks by full-text search.
+func TestMigrationAddsFullText(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	st, err := Open(ctx, dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	textDoc(t, st, nil, "s", "/old", "written before full-text search")
+	// Make it look like schema 1.
+	for _, q := range []string{`DROP TRIGGER chunks_fts_delete`, `DROP TABLE term_df`, `DROP TABLE chunks_fts`, `DROP TABLE vectors`, `DROP TABLE meta`, `PRAGMA user_version = 1`} {
+		if _, err := st.db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	st, err = Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rs, err := st.SearchText(ctx, "full-text", Filter{}, 10)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("after migration: %v, %v", rs, err)
+	}
+}
+
+// TestVectorIndexMatchesChromem compares the in-memory search with
+// chromem-go's exhaustive QueryEmbedding on the same vectors: the same
+// chunks, the same order, the same scores (to float32 rounding).
+func TestVectorIndexMatchesChromem(t *testing.T) {
+	ctx := context.Background()
+	const n, dim = 5000, 64
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := newVectorIndex(dim)
+	col, err := chromem.NewDB().CreateCollection("t", nil, func(context.Context, string) ([]float32, error) {
+		return nil, errors.New("no embedding here")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := func(v []float32) []float32 {
+		var s float64
+		for _, f := range v {
+			s += float64(f * f)
+		}
+		for i := range v {
+			v[i] /= float32(math.Sqrt(s))
+		}
+		return v
+	}
+	var docs []chromem.Document
+	for i := 1; i <= n; i++ {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		unit(v)
+		x.add(int64(i), v)
+		docs = append(docs, chromem.Document{ID: fmt.Sprint(i), Embedding: v})
+	}
+	// Remove some, as updates do, and reuse their slots.
+	for i := 1; i <= n; i += 7 {
+		x.remove(int64(i))
+	}
+	docs = slices.DeleteFunc(docs, func(d chromem.Document) bool {
+		var i int
+		fmt.Sscan(d.ID, &i)
+		return (i-1)%7 == 0
+	})
+	if err := col.AddDocuments(ctx, docs, 2); err != nil {
+		t.Fatal(err)
+	}
+	for qi := range 20 {
+		q := make([]float32, dim)
+		nz := dim
+		if qi%2 == 0 {
+			nz = 5 // sparse, as hash-embedder queries are
+		}
+		for range nz {
+			q[rng.IntN(dim)] = float32(rng.NormFloat64())
+		}
+		unit(q)
+		got, err := x.search(ctx, q, 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := col.QueryEmbedding(ctx, q, 10, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if fmt.Sprint(got[i].Chunk) != want[i].ID || math.Abs(got[i].Score-float64(want[i].Similarity)) > 1e-5 {
+				t.Fatalf("query %d, rank %d: got %d (%.6f), chromem-go %s (%.6f)", qi, i, got[i].Chunk, got[i].Score, want[i].ID, want[i].Similarity)
+			}
+		}
+	}
+}
+
+func TestOpenRebuildsFullTextForNewAnalyzer(t *testing.T) {
+	ctx := t.Context()
+	dir := filepath.Join(t.TempDir(), "idx")
+	st, err := Open(ctx, dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := mustEmbedder(t, "hash:64")
+	if err := st.UseEmbedder(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	textDoc(t, st, e, "s", "/d", "analyzed once")
+	if _, err := st.db.ExecContext(ctx, `UPDATE meta SET value = '0' WHERE key = 'analyzer'; DELETE FROM chunks_fts`); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st, err = Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if rs, _ := st.SearchText(ctx, "analyzed", Filter{}, 10); len(rs) != 1 {
+		t.Fatalf("full-text not rebuilt: %v", rs)
+	}
+	// Hash vectors come from the same analysis: they must be made again.
+	if n, _ := st.CountMissingVectors(ctx); n != 1 {
+		t.Fatalf("%d missing vectors, want 1", n)
+	}
+}
+
+// TestVectorCache: the snapshot written at the end of an indexing run is
+// used by the next process when current, ignored when stale or damaged,
+// and never changed by writes to the mapped vectors.
+func TestVectorCache(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	e := mustEmbedder(t, "hash:64")
+	st, err := Open(ctx, dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.UseEmbedder(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.LoadVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		textDoc(t, st, e, "s", fmt.Sprintf("/d%d", i), fmt.Sprintf("document %d about topic%d", i, i%7), "shared closing words")
+	}
+	if err := st.SaveVectorCache(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	cache := filepath.Join(dir, cacheFile)
+	saved, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qv, _ := e.EmbedQuery(ctx, "topic3 document", nil)
+	search := func(st *Store) []Scored {
+		t.Helper()
+		rs, err := st.SearchVectors(ctx, qv, Filter{}, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	reopen := func() *Store {
+		t.Helper()
+		st, err := Open(ctx, dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	// The reference: vectors read from the database.
+	os.Rename(cache, cache+".saved")
+	want := search(reopen())
+	os.Rename(cache+".saved", cache)
+	if len(want) != 5 {
+		t.Fatalf("%d hits", len(want))
+	}
+
+	st = reopen()
+	if got := search(st); !slices.Equal(got, want) {
+		t.Fatalf("from the cache: %v, want %v", got, want)
+	}
+	st.vmu.Lock()
+	fromCache := st.cachedGen > 0 && len(st.releases) == 1
+	st.vmu.Unlock()
+	if !fromCache {
+		t.Fatal("the cache was not used")
+	}
+	// Writes change the mapped vectors, not the file, until saved.
+	textDoc(t, st, e, "s", "/d3", "replaced text")
+	if now, _ := os.ReadFile(cache); !slices.Equal(now, saved) {
+		t.Fatal("a write through the mapping changed the cache file")
+	}
+	after := search(st)
+	if slices.Equal(after, want) {
+		t.Fatal("the update did not reach the mapped vectors")
+	}
+	// The cache is now stale: another process reads the database.
+	other := reopen()
+	if got := search(other); !slices.Equal(got, after) {
+		t.Fatalf("stale cache used: %v, want %v", got, after)
+	}
+	// A damaged cache is ignored.
+	st.Close()
+	other.Close()
+	os.WriteFile(cache, saved[:len(saved)/2], 0o644)
+	if got := search(reopen()); !slices.Equal(got, after) {
+		t.Fatalf("damaged cache: %v, want %v", got, after)
+	}
+}
+
+// TestMaxScoreMatchesExhaustive: ranking the rare terms' matches first and
+// stopping early gives exactly the ranking of scoring every match, on a
+// corpus with Zipf-distributed words, through updates and deletes.
+func TestMaxScoreMatchesExhaustive(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t)
+	early := 0
+	scanHook = func(scanned, terms int) {
+		if scanned < terms {
+			early++
+		}
+	}
+	defer func() { scanHook = nil }()
+	rng := rand.New(rand.NewPCG(5, 6))
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(7, 8)), 1.1, 2, 400)
+	word := func() string { return fmt.Sprintf("w%d", zipf.Uint64()) }
+	text := func() string {
+		var ws []string
+		for range 5 + rng.IntN(60) {
+			ws = append(ws, word())
+		}
+		return strings.Join(ws, " ")
+	}
+	for d := range 150 {
+		var ts []string
+		for range 1 + rng.IntN(4) {
+			ts = append(ts, text())
+		}
+		textDoc(t, st, nil, "s", fmt.Sprintf("/d%d", d), ts...)
+	}
+	for d := range 30 { // rewrite some, delete some
+		if d%3 == 0 {
+			id := DocumentID("s", fmt.Sprintf("/d%d", d))
+			if _, err := st.DeleteDocument(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			textDoc(t, st, nil, "s", fmt.Sprintf("/d%d", d), text())
+		}
+	}
+	if rep, err := st.Check(ctx); err != nil || !rep.OK() {
+		t.Fatalf("check: %+v %v", rep.Problems, err)
+	}
+	for q := range 300 {
+		var ws []string
+		for range 1 + rng.IntN(6) {
+			ws = append(ws, word())
+		}
+		query := strings.Join(ws, " ")
+		k := 1 + q%15
+		got, err := st.SearchText(ctx, query, Filter{}, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		terms := QueryTerms(query)
+		tstats, _ := st.TermStats(ctx, terms)
+		var live []string
+		for _, tm := range terms {
+			if tstats.DF[tm] > 0 {
+				live = append(live, tm)
+			}
+		}
+		want, err := st.searchAll(ctx, live, tstats, Filter{}, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q k=%d: %d hits, exhaustive %d", query, k, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].Chunk != want[i].Chunk || math.Abs(got[i].Score-want[i].Score) > 1e-9 {
+				t.Fatalf("%q k=%d rank %d: %v, exhaustive %v", query, k, i, got[i], want[i])
+			}
+		}
+	}
+	if early < 50 {
+		t.Fatalf("the early stop was taken %d times: the test does not exercise it", early)
+	}
+}
+
+func TestCountQueryTerms(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		terms []string
+		want  []int
+		dl    int
+	}{
+		{"aa a aaa a", []string{"a"}, []int{2}, 4},
+		{"aa a aaa a", []string{"aa", "aaa", "b"}, []int{1, 1, 0}, 4},
+		{"", []string{"a"}, []int{0}, 0},
+		{"x", []string{"x"}, []int{1}, 1},
+		{"w1 w10 w1 w100", []string{"w1", "w10", "w100", "w", "1"}, []int{2, 1, 1, 0, 0}, 4},
+	} {
+		for _, many := range []bool{false, true} {
+			terms := tc.terms
+			if many { // the map path, for more than 8 terms
+				for len(terms) <= 8 {
+					terms = append(terms, fmt.Sprintf("zz%d", len(terms)))
+				}
+			}
+			pos := map[string]int{}
+			for i, t := range terms {
+				pos[t] = i
+			}
+			tf := make([]int, len(terms))
+			dl := countQueryTerms(tc.text, terms, pos, tf)
+			if dl != tc.dl || !slices.Equal(tf[:len(tc.want)], tc.want) {
+				t.Errorf("%q %q: tf %v dl %d, want %v %d", tc.text, terms, tf, dl, tc.want, tc.dl)
+			}
+		}
+	}
+}

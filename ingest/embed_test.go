@@ -1,0 +1,206 @@
+package ingest
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/cite-rag/cite/chunk"
+	"github.com/cite-rag/cite/index"
+)
+
+// embedServer is an OpenAI-compatible /v1/embeddings server that counts the
+// inputs it embeds, and fails with HTTP 500 while down is set.
+type embedServer struct {
+	srv    *httptest.Server
+	inputs atomic.Int64
+	down   atomic.Bool
+	failed atomic.Int64 // requests refused while down
+
+	mu   sync.Mutex
+	seen []string
+}
+
+func newEmbedServer(t *testing.T) *embedServer {
+	s := &embedServer{}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/embeddings" {
+			http.NotFound(w, r)
+			return
+		}
+		if s.down.Load() {
+			s.failed.Add(1)
+			http.Error(w, `{"error":{"message":"model unavailable"}}`, http.StatusInternalServerError)
+			return
+		}
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type item struct {
+			Object    string    `json:"object"`
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var data []item
+		for i, in := range req.Input {
+			v := make([]float32, 8)
+			v[0] = 1
+			for _, w := range strings.Fields(in) {
+				h := fnv.New32a()
+				h.Write([]byte(w))
+				v[h.Sum32()%8]++
+			}
+			data = append(data, item{"embedding", i, v})
+		}
+		s.inputs.Add(int64(len(req.Input)))
+		s.mu.Lock()
+		s.seen = append(s.seen, req.Input...)
+		s.mu.Unlock()
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model})
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *embedServer) embedder(t *testing.T) *index.Embedder {
+	t.Helper()
+	e, err := index.NewOpenAIEmbedder("fake-embed", index.EmbedderConfig{BaseURL: s.srv.URL + "/v1", MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// paragraphs returns a document of n paragraphs, each about 60 tokens,
+// with paragraph i's text depending on version[i].
+func paragraphs(n int, version map[int]string) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString("Paragraph ")
+		b.WriteString(strings.Repeat(string(rune('a'+i%26)), 1+i/26))
+		b.WriteString(" " + version[i] + ": ")
+		b.WriteString(strings.Repeat("words that fill the paragraph with ordinary text. ", 6))
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+// TestEmbedOnlyNewChunks: an edit to one paragraph of a long file embeds a
+// chunk or two, not the file; an unchanged file embeds nothing.
+func TestEmbedOnlyNewChunks(t *testing.T) {
+	srv := newEmbedServer(t)
+	st := newStore(t)
+	sp, err := chunk.New(chunk.Options{Size: 120, Overlap: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Embedder: srv.embedder(t), Splitter: sp}
+	fsys := fstest.MapFS{"long.md": file(paragraphs(60, nil)), "other.md": file("A short other file.")}
+	stats, _, err := run(t, st, fsys, opts, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := srv.inputs.Load()
+	// One more input: the probe that learns the model's dimension.
+	if stats.Chunks < 30 || int(first) != stats.Chunks+1 || stats.Vectors != stats.Chunks {
+		t.Fatalf("first run: %d chunks, %d vectors, %d embedded", stats.Chunks, stats.Vectors, first)
+	}
+	// Unchanged: nothing embedded.
+	if _, _, err := run(t, st, fsys, opts, "."); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.inputs.Load() - first; n != 0 {
+		t.Fatalf("unchanged files embedded %d chunks", n)
+	}
+	// Edit one paragraph in the middle.
+	fsys["long.md"] = file(paragraphs(60, map[int]string{30: "edited"}))
+	fsys["long.md"].ModTime = t0.Add(1)
+	stats, _, err = run(t, st, fsys, opts, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := srv.inputs.Load() - first
+	if n < 1 || n > 2 || stats.Updated != 1 {
+		t.Fatalf("editing one paragraph embedded %d chunks (updated %d)", n, stats.Updated)
+	}
+	srv.mu.Lock()
+	last := srv.seen[len(srv.seen)-1]
+	srv.mu.Unlock()
+	if !strings.Contains(last, "edited") {
+		t.Fatalf("embedded %q, not the edited chunk", last)
+	}
+	checkIndex(t, st)
+}
+
+// TestEmbedFailureLosesNothing: with the embedder down, documents are
+// stored without vectors (full-text search finds them), the run says so,
+// and the next run makes the missing vectors.
+func TestEmbedFailureLosesNothing(t *testing.T) {
+	srv := newEmbedServer(t)
+	st := newStore(t)
+	opts := Options{Embedder: srv.embedder(t), Workers: 2}
+	fsys := fstest.MapFS{}
+	for _, name := range []string{"a.md", "b.md", "c.txt"} {
+		fsys[name] = file("The text of " + name + " about honeybees.")
+	}
+	// Record the embedder first (its dimension comes from the server).
+	if _, _, err := run(t, st, fstest.MapFS{"z.md": file("zebra")}, opts, "."); err != nil {
+		t.Fatal(err)
+	}
+	srv.down.Store(true)
+	stats, events, err := run(t, st, fsys, opts, ".")
+	if err == nil || !strings.Contains(err.Error(), "stored without vectors") || !strings.Contains(err.Error(), "500") {
+		t.Fatalf("err = %v", err)
+	}
+	if stats.Added != 3 || stats.MissingVectors != 3 || stats.Failed != 0 {
+		t.Fatalf("stats %+v", stats)
+	}
+	warned := 0
+	for _, e := range events {
+		if e.Warning != nil {
+			warned++
+		}
+	}
+	// After the first failure no more is tried: at most one attempt per
+	// worker was already under way.
+	if warned < 1 || warned > 2 || srv.failed.Load() != int64(warned) {
+		t.Fatalf("%d warnings, %d failed requests", warned, srv.failed.Load())
+	}
+	if rs, err := st.SearchText(t.Context(), "honeybee", index.Filter{}, 10); err != nil || len(rs) != 3 {
+		t.Fatalf("full-text search found %d, %v", len(rs), err)
+	}
+	if n, _ := st.CountMissingVectors(t.Context()); n != 3 {
+		t.Fatalf("%d missing vectors", n)
+	}
+	srv.down.Store(false)
+	stats, _, err = run(t, st, fsys, opts, ".")
+	if err != nil || stats.Unchanged != 3 || stats.Vectors != 3 {
+		t.Fatalf("after recovery: %+v, %v", stats, err)
+	}
+	if rep, err := st.Check(t.Context()); err != nil || !rep.OK() {
+		t.Fatalf("check: %+v, %v", rep.Problems, err)
+	}
+}
+
+func TestEmbedderMismatchRefused(t *testing.T) {
+	st := newStore(t)
+	a, _ := index.NewEmbedder("hash:64", index.EmbedderConfig{})
+	b, _ := index.NewEmbedder("hash:128", index.EmbedderConfig{})
+	if _, _, err := run(t, st, fstest.MapFS{"a.md": file("x")}, Options{Embedder: a}, "."); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(t.Context(), st, Options{Embedder: b}); err == nil || !strings.Contains(err.Error(), "cite reindex") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,354 @@
+package search
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/cite-rag/cite/chunk"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/ingest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// corpus is a small set of documents in two sources.
+var corpus = map[string]map[string]string{
+	"docs": {
+		"bees.md": "# Honeybees\n\nA honeybee colony has one queen and thousands of workers.\n\n" +
+			"## The waggle dance\n\nForagers dance to tell their sisters where flowers are.\n",
+		"sqlite.md": "# SQLite\n\nIn WAL mode, readers do not block the writer, and the writer does not block readers.\n\n" +
+			"## Checkpoints\n\nA checkpoint copies pages from the write-ahead log back into the database.\n",
+		"go.md": "# Go\n\nGoroutines are cheap threads; channels connect goroutines.\n\n" +
+			"## Select\n\nselect waits on several channel operations.\n",
+	},
+	"notes": {
+		"queen.txt": "The queen bee lays up to 2,000 eggs a day in summer.",
+	},
+}
+
+// newIndex indexes corpus with the hash embedder (or emb) and returns the
+// store.
+func newIndex(t *testing.T, emb *index.Embedder) *index.Store {
+	t.Helper()
+	st, err := index.Open(t.Context(), filepath.Join(t.TempDir(), "idx"), index.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if emb == nil {
+		if emb, err = index.NewEmbedder("hash", index.EmbedderConfig{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, source := range []string{"docs", "notes"} {
+		fsys := fstest.MapFS{}
+		for name, text := range corpus[source] {
+			fsys[source+"/"+name] = &fstest.MapFile{Data: []byte(text), ModTime: t0}
+		}
+		ix, err := ingest.New(t.Context(), st, ingest.Options{Source: source, FS: fsys, Embedder: emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.Index(t.Context(), source); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+func newSearcher(t *testing.T, st *index.Store) *Searcher {
+	t.Helper()
+	info, err := st.Embedder(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, err := index.NewEmbedder(info.Name, index.EmbedderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(t.Context(), st, emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func paths(hits []Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Document.Path
+	}
+	return out
+}
+
+func TestSearch(t *testing.T) {
+	st := newIndex(t, nil)
+	s := newSearcher(t, st)
+	for _, tc := range []struct {
+		name  string
+		q     Query
+		first string   // path of the first hit
+		all   []string // every hit's path, in order, when set
+		check func(t *testing.T, hits []Hit)
+	}{
+		{name: "hybrid", q: Query{Text: "where do foragers dance"}, first: "docs/bees.md"},
+		{name: "bm25", q: Query{Text: "checkpoint pages", Mode: BM25}, first: "docs/sqlite.md"},
+		{name: "vector", q: Query{Text: "goroutine channels", Mode: Vector}, first: "docs/go.md"},
+		{name: "typo found by vectors", q: Query{Text: "checkpointt", Mode: Vector}, first: "docs/sqlite.md"},
+		{name: "typo in hybrid", q: Query{Text: "honeybee checkpointt"}, check: func(t *testing.T, hits []Hit) {
+			if !slices.Contains(paths(hits[:2]), "docs/sqlite.md") {
+				t.Errorf("the typo's document is not in the first two: %q", paths(hits))
+			}
+		}},
+		{name: "source filter", q: Query{Text: "queen", Filter: index.Filter{Source: "notes"}}, all: []string{"notes/queen.txt"}},
+		{name: "path filter", q: Query{Text: "queen", Filter: index.Filter{Path: "docs/*"}}, all: []string{"docs/bees.md"}},
+		{name: "k", q: Query{Text: "the", K: 2}, check: func(t *testing.T, hits []Hit) {
+			if len(hits) != 2 {
+				t.Errorf("%d hits, want 2", len(hits))
+			}
+		}},
+		{name: "empty query", q: Query{Text: "  "}, all: []string{}},
+		{name: "no terms", q: Query{Text: "?!"}, all: []string{}},
+		{name: "hit fields", q: Query{Text: "waggle dance", Mode: BM25, K: 1}, check: func(t *testing.T, hits []Hit) {
+			h := hits[0]
+			src := corpus["docs"]["bees.md"]
+			if h.Rank != 1 || h.Scores.BM25 == nil || h.Scores.Vector != nil || h.Score != *h.Scores.BM25 {
+				t.Errorf("rank/scores: %+v", h)
+			}
+			if h.Document.Title != "Honeybees" || h.Document.Source != "docs" || h.Heading != "Honeybees" || len(h.ChunkID) != 24 {
+				t.Errorf("document/heading/id: %+v", h)
+			}
+			if h.SourceSpan.Start < 0 || h.SourceSpan.End > len(src) || !strings.Contains(src[h.SourceSpan.Start:h.SourceSpan.End], "waggle dance") {
+				t.Errorf("source span %v does not hold the text", h.SourceSpan)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := s.Search(t.Context(), tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Warnings) > 0 {
+				t.Errorf("warnings: %q", res.Warnings)
+			}
+			got := paths(res.Hits)
+			if tc.first != "" && (len(got) == 0 || got[0] != tc.first) {
+				t.Errorf("hits %q, want %s first", got, tc.first)
+			}
+			if tc.all != nil && !slices.Equal(got, tc.all) {
+				t.Errorf("hits %q, want %q", got, tc.all)
+			}
+			for i, h := range res.Hits {
+				if h.Rank != i+1 || i > 0 && h.Score > res.Hits[i-1].Score {
+					t.Errorf("hit %d: rank %d, score %v after %v", i, h.Rank, h.Score, res.Hits[i-1].Score)
+				}
+			}
+			if tc.check != nil {
+				tc.check(t, res.Hits)
+			}
+		})
+	}
+}
+
+func TestPerDocument(t *testing.T) {
+	st := newIndex(t, nil)
+	// Cut a document into several chunks: one chunk per paragraph.
+	var b strings.Builder
+	for i := range 12 {
+		b.WriteString("Paragraph about honeybees number " + strings.Repeat("x", i+1) + ". ")
+		b.WriteString(strings.Repeat("Bees make honey from nectar. ", 8) + "\n\n")
+	}
+	fsys := fstest.MapFS{"long/bees.md": &fstest.MapFile{Data: []byte(b.String()), ModTime: t0}}
+	sp, err := chunk.New(chunk.Options{Size: 80, Overlap: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ingest.New(t.Context(), st, ingest.Options{Source: "long", FS: fsys, Splitter: sp, Embedder: mustHash(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Index(t.Context(), "long"); err != nil {
+		t.Fatal(err)
+	}
+	s := newSearcher(t, st)
+	res, err := s.Search(t.Context(), Query{Text: "honeybees", K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(strings.Join(paths(res.Hits), " "), "long/bees.md"); n < 4 {
+		t.Fatalf("without a cap, the long document has %d of 5 hits: %q", n, paths(res.Hits))
+	}
+	res, err = s.Search(t.Context(), Query{Text: "honeybees", K: 5, PerDocument: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, p := range paths(res.Hits) {
+		if seen[p] {
+			t.Fatalf("two hits from %s: %q", p, paths(res.Hits))
+		}
+		seen[p] = true
+	}
+	if len(res.Hits) < 2 {
+		t.Fatalf("%d hits", len(res.Hits))
+	}
+}
+
+// TestHitJSON freezes the JSON of cite search --json: an interface.
+func TestHitJSON(t *testing.T) {
+	st := newIndex(t, nil)
+	s := newSearcher(t, st)
+	res, err := s.Search(t.Context(), Query{Text: "readers block the writer", K: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.MarshalIndent(map[string]any{"hits": res.Hits}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	golden := filepath.Join("testdata", "hits.json")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("JSON changed (run go test -update if on purpose):\n%s", got)
+	}
+}
+
+// TestVectorFailure: when the embedder fails, hybrid search falls back to
+// BM25 with a warning, and vector search fails with the provider's error.
+func TestVectorFailure(t *testing.T) {
+	down := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down {
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+			return
+		}
+		var req struct{ Input []string }
+		json.NewDecoder(r.Body).Decode(&req)
+		var data []map[string]any
+		for i, in := range req.Input {
+			data = append(data, map[string]any{"index": i, "embedding": []float32{1, float32(len(in) % 7), 0.5}})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+	defer srv.Close()
+	emb, err := index.NewOpenAIEmbedder("fake", index.EmbedderConfig{BaseURL: srv.URL + "/v1", MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newIndex(t, emb)
+	s, err := New(t.Context(), st, emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down = true
+	res, err := s.Search(t.Context(), Query{Text: "checkpoint"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "503") || len(res.Hits) == 0 || res.Hits[0].Document.Path != "docs/sqlite.md" {
+		t.Fatalf("hybrid: %q, %q", res.Warnings, paths(res.Hits))
+	}
+	if _, err := s.Search(t.Context(), Query{Text: "checkpoint", Mode: Vector}); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("vector: %v", err)
+	}
+}
+
+func TestSearcherRefusesOtherEmbedder(t *testing.T) {
+	st := newIndex(t, nil)
+	other, _ := index.NewEmbedder("hash:512", index.EmbedderConfig{})
+	if _, err := New(t.Context(), st, other); !errors.Is(err, index.ErrEmbedderMismatch) {
+		t.Fatalf("err = %v", err)
+	}
+	s, err := New(t.Context(), st, nil) // BM25 only
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Search(t.Context(), Query{Text: "queen", Mode: Vector}); !errors.Is(err, ErrNoEmbedder) {
+		t.Fatalf("vector search without an embedder: %v", err)
+	}
+}
+
+func TestFuse(t *testing.T) {
+	bm := []index.Scored{{Chunk: 1, Score: 10}, {Chunk: 2, Score: 5}, {Chunk: 3, Score: 2}}
+	vec := []index.Scored{{Chunk: 3, Score: 0.8}, {Chunk: 4, Score: 0.4}}
+	for _, tc := range []struct {
+		f    Fusion
+		want map[int64]float64
+	}{
+		{Fusion{Method: "max", BM25Weight: 0.75, VectorWeight: 0.25},
+			map[int64]float64{1: 0.75, 2: 0.375, 3: 0.75*0.2 + 0.25, 4: 0.125}},
+		{Fusion{Method: "minmax", BM25Weight: 0.5, VectorWeight: 0.5},
+			map[int64]float64{1: 0.5, 2: 0.5 * 3 / 8, 3: 0.5, 4: 0}},
+		{Fusion{Method: "rrf", BM25Weight: 1, VectorWeight: 1},
+			map[int64]float64{1: 1.0 / 61, 2: 1.0 / 62, 3: 1.0/63 + 1.0/61, 4: 1.0 / 62}},
+	} {
+		got := tc.f.Rank(bm, vec)
+		if len(got) != 4 {
+			t.Fatalf("%v: %v", tc.f, got)
+		}
+		for i, g := range got {
+			if math.Abs(g.Score-tc.want[g.Chunk]) > 1e-12 {
+				t.Errorf("%v: chunk %d scored %v, want %v", tc.f, g.Chunk, g.Score, tc.want[g.Chunk])
+			}
+			if i > 0 && (g.Score > got[i-1].Score || g.Score == got[i-1].Score && g.Chunk < got[i-1].Chunk) {
+				t.Errorf("%v: not ordered: %v", tc.f, got)
+			}
+		}
+	}
+}
+
+func TestParseFusion(t *testing.T) {
+	for _, s := range []string{"max:0.75:0.25", "minmax:1:0", "rrf:1:0.5", "rrf:1:1:20"} {
+		f, err := ParseFusion(s)
+		if err != nil || f.String() != s {
+			t.Errorf("%s: %v, %v", s, f, err)
+		}
+	}
+	for _, s := range []string{"", "max", "max:1", "sum:1:1", "max:x:1", "max:1:-1", "max:1:1:5", "rrf:1:1:0"} {
+		if _, err := ParseFusion(s); err == nil {
+			t.Errorf("%q: no error", s)
+		}
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for in, want := range map[string]Mode{"": Hybrid, "BM25": BM25, "vector": Vector, "hybrid": Hybrid} {
+		if m, err := ParseMode(in); err != nil || m != want {
+			t.Errorf("%q: %v, %v", in, m, err)
+		}
+	}
+	if _, err := ParseMode("semantic"); err == nil {
+		t.Error("semantic: no error")
+	}
+}
+
+// The examples and tests share these.
+func mustHash(t *testing.T) *index.Embedder {
+	e, err := index.NewEmbedder("hash", index.EmbedderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
