@@ -297,9 +297,12 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			ix.opts.OnEvent(e)
 		}
 	}
-	for j := range done { // the single writer
+	// The single writer. Documents to store are written in batches, one
+	// transaction each (each document still all or nothing), flushed when
+	// the batch is full or no finished file is waiting.
+	var batch []*job
+	finish := func(j *job) {
 		stats.Seen++
-		ix.write(ctx, j)
 		switch j.out {
 		case Added:
 			stats.Added++
@@ -322,6 +325,26 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		stats.Bytes += j.read
 		emit(Event{Outcome: j.out, Path: j.path, Reason: j.why, Err: j.err, Chunks: len(j.chunk), Warning: j.warn})
 	}
+	flush := func() {
+		ix.writeBatch(ctx, batch)
+		for _, j := range batch {
+			finish(j)
+		}
+		batch = batch[:0]
+	}
+	for j := range done {
+		if j.out == Added || j.out == Updated {
+			batch = append(batch, j)
+			if len(batch) >= writeBatch || len(done) == 0 {
+				flush()
+			}
+			continue
+		}
+		flush() // keep the events in order
+		ix.write(ctx, j)
+		finish(j)
+	}
+	flush()
 	errs = append(errs, walkErrs...) // the walker is done: done closed after jobs
 	if err := ctx.Err(); err != nil {
 		stats.Elapsed = time.Since(start)
@@ -529,6 +552,32 @@ func titleOf(nd *normalize.Document, format normalize.Format, name string) strin
 		}
 	}
 	return path.Base(name)
+}
+
+// writeBatch is the most documents written in one transaction.
+const writeBatch = 64
+
+// writeBatch stores the documents of added and updated jobs in one
+// transaction. If it fails, each is written alone, so that one bad document
+// fails only itself.
+func (ix *Indexer) writeBatch(ctx context.Context, jobs []*job) {
+	if len(jobs) == 0 {
+		return
+	}
+	now := time.Now()
+	docs := make([]index.DocumentChunks, len(jobs))
+	for i, j := range jobs {
+		j.doc.IndexedAt = now
+		docs[i] = index.DocumentChunks{Doc: j.doc, Chunks: j.chunk}
+	}
+	if len(jobs) > 1 {
+		if _, err := ix.store.PutDocuments(ctx, docs); err == nil {
+			return
+		}
+	}
+	for _, j := range jobs {
+		ix.write(ctx, j)
+	}
 }
 
 // write stores the result of prepare. It runs on the single writer.

@@ -151,14 +151,25 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 		depth = max(depth, 4*k)
 	}
 	var bm, vec []index.Scored
-	var err error
+	var err, bmErr error
+	bmDone := make(chan struct{})
 	if mode != Vector {
-		if bm, err = s.store.SearchText(ctx, q.Text, q.Filter, depth); err != nil {
-			return nil, err
-		}
+		// BM25 and the vectors run side by side in hybrid mode.
+		go func() {
+			defer close(bmDone)
+			bm, bmErr = s.store.SearchText(ctx, q.Text, q.Filter, depth)
+		}()
+	} else {
+		close(bmDone)
 	}
 	if mode != BM25 {
 		vec, err = s.searchVectors(ctx, q, depth)
+	}
+	<-bmDone
+	if bmErr != nil {
+		return nil, bmErr
+	}
+	if mode != BM25 {
 		switch {
 		case err == nil:
 		case mode == Hybrid && ctx.Err() == nil:
