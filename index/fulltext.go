@@ -307,7 +307,9 @@ func idfs(terms []string, ts TermStats) []float64 {
 	return out
 }
 
-// searchAll scores every chunk matching any of terms.
+// searchAll scores every chunk matching any of terms: the exhaustive
+// ranking SearchText must equal (TestMaxScoreMatchesExhaustive compares
+// them).
 func (s *Store) searchAll(ctx context.Context, terms []string, ts TermStats, f Filter, k int) ([]Scored, error) {
 	idf := idfs(terms, ts)
 	top := topK64{k: k}
