@@ -373,15 +373,7 @@ func (s *Store) searchMaxScore(ctx context.Context, terms []string, ts TermStats
 		if err != nil {
 			return nil, err
 		}
-		slices.SortFunc(cands, func(a, b cand) int {
-			if a.partial != b.partial {
-				if a.partial > b.partial {
-					return -1
-				}
-				return 1
-			}
-			return cmp.Compare(a.docid, b.docid)
-		})
+		slices.SortFunc(cands, func(a, b cand) int { return bestFirst(a.partial, b.partial, a.docid, b.docid) })
 		for _, c := range cands {
 			seen[c.docid] = true
 		}
@@ -502,19 +494,17 @@ func (t *topK64) push(s Scored) {
 // sorted returns the kept values, best first.
 func (t *topK64) sorted() []Scored {
 	out := slices.Clone(t.h)
-	slices.SortFunc(out, func(a, b Scored) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
-				return -1
-			}
-			return 1
-		}
-		if a.Chunk < b.Chunk {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(out, func(a, b Scored) int { return bestFirst(a.Score, b.Score, a.Chunk, b.Chunk) })
 	return out
+}
+
+// bestFirst orders results by score, highest first, then by rowid, lowest
+// first: the order of every ranking in this package.
+func bestFirst[F float32 | float64](as, bs F, ar, br int64) int {
+	if c := cmp.Compare(bs, as); c != 0 {
+		return c
+	}
+	return cmp.Compare(ar, br)
 }
 
 type scoredHeap []Scored

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"container/heap"
 	"context"
 	"database/sql"
@@ -170,15 +169,7 @@ func (x *vectorIndex) search(ctx context.Context, q []float32, k int, allow bitm
 	for _, t := range tops {
 		all = append(all, t.h...)
 	}
-	slices.SortFunc(all, func(a, b scored32) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.rowid, b.rowid)
-	})
+	slices.SortFunc(all, func(a, b scored32) int { return bestFirst(a.score, b.score, a.rowid, b.rowid) })
 	all = all[:min(k, len(all))]
 	out := make([]Scored, len(all))
 	for i, a := range all {
