@@ -1,0 +1,103 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Roles of a [Message].
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one turn of a conversation, in the shape every chat provider
+// shares. A tool result is a RoleTool message whose ToolCallID names the
+// call it answers.
+type Message struct {
+	Role       string
+	Content    string
+	ToolCalls  []ToolCall // RoleAssistant: the calls the model asked for
+	ToolCallID string     // RoleTool: the call this message answers
+	Name       string     // RoleTool: the tool's name (the Responses API and Ollama want it)
+}
+
+// ToolCall is one function call a model asked for. Arguments is the JSON
+// text exactly as the model wrote it: untrusted, possibly invalid.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string
+}
+
+// Tool is a function offered to the model: its name, description and the
+// JSON Schema of its arguments. Each provider derives its wire shape from
+// it (Chat Completions nests it under "function"; the Responses API is
+// flat), so callers never know which one was used.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // a JSON Schema object
+}
+
+// ChatRequest is one model call.
+type ChatRequest struct {
+	Messages []Message
+	Tools    []Tool
+	// Temperature is the sampling temperature; nil leaves the server's
+	// default.
+	Temperature *float64
+	// MaxTokens bounds the output; 0 leaves the server's default.
+	MaxTokens int
+}
+
+// Usage counts the tokens of one call, as the server reported them.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// ChatResponse is the outcome of one model call: text, tool calls or both.
+type ChatResponse struct {
+	Content    string
+	ToolCalls  []ToolCall
+	Usage      Usage
+	StopReason string // as the server said it: "stop", "tool_calls", "length", ...
+}
+
+// ChatModel is a chat model behind some provider.
+type ChatModel interface {
+	// Chat sends req. When onDelta is not nil the call streams, and onDelta
+	// receives each piece of the answer's text as it arrives; an error from
+	// onDelta stops the call and is returned. The response holds the whole
+	// text and the tool calls either way. Cancelling ctx stops the call.
+	Chat(ctx context.Context, req ChatRequest, onDelta func(text string) error) (ChatResponse, error)
+	// Name is the model's spec, such as "openai:gpt-4o-mini".
+	Name() string
+	// Local reports whether the model's endpoint is on this machine
+	// (loopback or a Unix socket), so passages of local-only data sources
+	// may be sent to it.
+	Local() bool
+}
+
+// Error is a failed call to a provider: who answered, with what HTTP
+// status, and the server's own message. It never holds an API key.
+type Error struct {
+	Provider string // "openai", "ollama"
+	Op       string // "chat", "embed"
+	Status   int    // HTTP status; 0 when no response arrived
+	Message  string // the server's message, or the transport error's
+	Err      error  // the underlying error, redacted
+}
+
+func (e *Error) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s %s: HTTP %d: %s", e.Provider, e.Op, e.Status, e.Message)
+	}
+	return fmt.Sprintf("%s %s: %s", e.Provider, e.Op, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
