@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -161,7 +160,7 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 	ix := &Indexer{store: store, opts: opts, splitter: sp, fsys: opts.FS}
 	ix.pipeline = fmt.Sprintf("v%d/%s/%d/%d", pipelineVersion, chunk.Encoding, sp.Size(), sp.Overlap())
 	if ix.fsys == nil {
-		ix.fsys = os.DirFS("/")
+		ix.fsys = osFS{}
 		ix.prefix = "/"
 	}
 	return ix, nil
@@ -551,7 +550,7 @@ func titleOf(nd *normalize.Document, format normalize.Format, name string) strin
 			return first
 		}
 	}
-	return path.Base(name)
+	return index.EscapePath(path.Base(name))
 }
 
 // writeBatch is the most documents written in one transaction.
