@@ -22,8 +22,9 @@ import (
 	"github.com/cite-rag/cite/normalize"
 )
 
-// DefaultMaxSize is the largest file indexed unless Options say otherwise.
-const DefaultMaxSize = 50 << 20
+// DefaultMaxSize is the largest file indexed unless Options say otherwise:
+// 50 MB (SI, as every size cite reads and writes; see [ParseSize]).
+const DefaultMaxSize = 50_000_000
 
 // pipelineVersion changes whenever normalize or chunk would cut the same
 // file differently; documents indexed by another version are redone.
@@ -85,7 +86,7 @@ type Event struct {
 	Outcome Outcome
 	Path    string // as stored: absolute for the operating system's files
 	Reason  string // for Skipped: why
-	Err     error  // for Failed
+	Err     error  // for Failed: a *PathError
 	Chunks  int    // chunks written (Added, Updated)
 	Warning error  // for Added and Updated: stored, but without vectors
 	Stats   Stats  // totals so far
@@ -212,8 +213,11 @@ type job struct {
 // Files are read, normalized and chunked in parallel; each document is
 // written in its own transaction. A file that cannot be indexed is reported
 // through OnEvent and counted, and the run goes on; the returned error
-// joins the failures (unreadable files, bad paths, store errors), and is
-// nil when there were none. Skipped files are not errors.
+// joins the failures, and is nil when there were none: a *PathError for
+// each file or path argument that failed (unreadable, matching nothing, or
+// not stored), and errors of the run itself (embedding failed, so chunks
+// were stored without vectors; the vector cache could not be written).
+// Skipped files are not errors.
 func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	start := time.Now()
 	var stats Stats
@@ -313,6 +317,10 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			stats.Skipped++
 		case Failed:
 			stats.Failed++
+			var pe *PathError
+			if !errors.As(j.err, &pe) {
+				j.err = &PathError{j.path, j.err}
+			}
 			errs = append(errs, j.err)
 		}
 		if j.doc != nil && (j.out == Added || j.out == Updated) {
@@ -481,7 +489,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		return
 	}
 	if f.Info.Size() > ix.opts.MaxSize {
-		skip(fmt.Sprintf("too large (%s, limit %s)", mb(f.Info.Size()), mb(ix.opts.MaxSize)))
+		skip(tooLarge(f.Info.Size(), ix.opts.MaxSize))
 		return
 	}
 	prev := j.prev
@@ -654,9 +662,7 @@ func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("grew past the size limit (%s) while being read", mb(limit))
+		return nil, fmt.Errorf("grew past the size limit (%s) while being read", FormatSize(limit))
 	}
 	return data, nil
 }
-
-func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
