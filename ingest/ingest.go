@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -207,6 +206,7 @@ type job struct {
 	vectors int   // chunks embedded
 	missing int   // chunks left without a vector
 	warn    error // embedding failed: stored without vectors
+	keep    bool  // Skipped, but keep the stored version (the file was changing)
 }
 
 // Index walks paths and brings the index up to date with what it finds.
@@ -498,7 +498,17 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		j.out = Unchanged
 		return
 	}
-	data, err := readFile(ix.fsys, f.Name, ix.opts.MaxSize)
+	data, info, err := readStable(ctx, ix.fsys, f.Name, ix.opts.MaxSize)
+	if errors.Is(err, errChanging) {
+		// Skipped, not failed: nothing is wrong with the file, and the next
+		// run indexes it. Its old version, if any, is kept until then.
+		skip(err.Error() + "; not indexed: run cite index again when it is done changing")
+		if prev != nil {
+			j.why += " (the version indexed before is kept)"
+			j.keep = true
+		}
+		return
+	}
 	if err != nil {
 		j.out, j.err = Failed, &PathError{j.path, unwrapPathErr(err)}
 		return
@@ -508,7 +518,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	hash := hex.EncodeToString(sum[:])
 	if fresh && prev.Hash == hash {
 		j.out = Unchanged
-		j.doc = &index.Document{ID: prev.ID, Size: int64(len(data)), ModTime: f.Info.ModTime()} // touch only
+		j.doc = &index.Document{ID: prev.ID, Size: int64(len(data)), ModTime: info.ModTime()} // touch only
 		return
 	}
 	format, why := detect(f.Name, data)
@@ -533,7 +543,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	}
 	j.doc = &index.Document{
 		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: format.String(),
-		Size: int64(len(data)), ModTime: f.Info.ModTime(), Hash: hash, Pipeline: ix.pipeline,
+		Size: int64(len(data)), ModTime: info.ModTime(), Hash: hash, Pipeline: ix.pipeline,
 		TextBytes: len(nd.Text), Tokens: tokens,
 	}
 	j.out = Added
@@ -599,7 +609,7 @@ func (ix *Indexer) write(ctx context.Context, j *job) {
 		if _, err := ix.store.PutDocument(ctx, j.doc, j.chunk); err != nil {
 			j.out, j.err = Failed, err
 		}
-	case j.out == Skipped && j.prev != nil:
+	case j.out == Skipped && j.prev != nil && !j.keep:
 		// The file is still there but no longer indexable: its old chunks
 		// would answer for content that is gone.
 		if _, err := ix.store.DeleteDocument(ctx, j.prev.ID); err != nil {
@@ -649,20 +659,3 @@ func (ix *Indexer) covers(names []string, p string) bool {
 	return false
 }
 
-// readFile reads a file, refusing to read more than limit bytes (the file
-// may have grown since it was listed).
-func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("grew past the size limit (%s) while being read", FormatSize(limit))
-	}
-	return data, nil
-}
