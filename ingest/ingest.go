@@ -658,4 +658,3 @@ func (ix *Indexer) covers(names []string, p string) bool {
 	}
 	return false
 }
-
