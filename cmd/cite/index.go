@@ -49,6 +49,13 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	if err != nil {
 		return f.usageError("%v", err)
 	}
+	// One cite index at a time: a second waits, then finds the files the
+	// first indexed unchanged.
+	unlock, err := lockIndex(ctx, e, f.index)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	st, err := f.openIndex(ctx, true)
 	if err != nil {
 		return err
@@ -146,6 +153,14 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 		errs = append(errs, fmt.Errorf("%d failed", failed))
 	}
 	return errors.Join(append(errs, runErrs...)...)
+}
+
+// lockIndex takes the index's writer lock, saying so on stderr if it has to
+// wait for another writer.
+func lockIndex(ctx context.Context, e *env, dir string) (func() error, error) {
+	return index.LockWriter(ctx, dir, func() {
+		fmt.Fprintf(e.stderr, "waiting for another cite index to finish with %s ...\n", dir)
+	})
 }
 
 // problem is a file that was skipped or failed.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -99,4 +100,42 @@ func TestIndexMaxSize(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "1MB = 1,000,000 bytes") {
 		t.Fatalf("help: %s", errOut)
 	}
+}
+
+// TestIndexConcurrentRuns: two cite index runs at once on the same index do
+// the work once: the second waits for the first and finds every file
+// unchanged.
+func TestIndexConcurrentRuns(t *testing.T) {
+	dir := t.TempDir()
+	docs, idx := filepath.Join(dir, "docs"), filepath.Join(dir, "idx")
+	os.Mkdir(docs, 0o755)
+	const files = 60
+	writeCorpus(t, docs, files, 4<<10)
+	type result struct {
+		code        int
+		out, errOut string
+	}
+	results := make(chan result, 2)
+	for range 2 {
+		go func() {
+			code, out, errOut := cite(t, "index", "--index", idx, "--quiet", docs)
+			results <- result{code, out, errOut}
+		}()
+	}
+	var outs []string
+	waited := false
+	for range 2 {
+		r := <-results
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s%s", r.code, r.out, r.errOut)
+		}
+		outs = append(outs, r.out)
+		waited = waited || strings.Contains(r.errOut, "waiting for another cite index")
+	}
+	first := fmt.Sprintf("%d files: %d added, 0 updated, 0 unchanged", files, files)
+	second := fmt.Sprintf("%d files: 0 added, 0 updated, %d unchanged", files, files)
+	if !(strings.Contains(outs[0], first) && strings.Contains(outs[1], second)) && !(strings.Contains(outs[1], first) && strings.Contains(outs[0], second)) {
+		t.Fatalf("two runs did not share the work:\n%s\n%s", outs[0], outs[1])
+	}
+	t.Logf("second run waited visibly: %v", waited)
 }

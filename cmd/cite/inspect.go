@@ -201,6 +201,11 @@ func runRm(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	unlock, err := lockIndex(ctx, e, f.index)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	var errs []error
 	for _, ref := range f.Args() {
 		d, err := findDocument(ctx, st, *source, ref)
