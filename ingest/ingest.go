@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -23,8 +21,9 @@ import (
 	"github.com/cite-rag/cite/normalize"
 )
 
-// DefaultMaxSize is the largest file indexed unless Options say otherwise.
-const DefaultMaxSize = 50 << 20
+// DefaultMaxSize is the largest file indexed unless Options say otherwise:
+// 50 MB (SI, as every size cite reads and writes; see [ParseSize]).
+const DefaultMaxSize = 50_000_000
 
 // pipelineVersion changes whenever normalize or chunk would cut the same
 // file differently; documents indexed by another version are redone.
@@ -86,7 +85,7 @@ type Event struct {
 	Outcome Outcome
 	Path    string // as stored: absolute for the operating system's files
 	Reason  string // for Skipped: why
-	Err     error  // for Failed
+	Err     error  // for Failed: a *PathError
 	Chunks  int    // chunks written (Added, Updated)
 	Warning error  // for Added and Updated: stored, but without vectors
 	Stats   Stats  // totals so far
@@ -161,7 +160,7 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 	ix := &Indexer{store: store, opts: opts, splitter: sp, fsys: opts.FS}
 	ix.pipeline = fmt.Sprintf("v%d/%s/%d/%d", pipelineVersion, chunk.Encoding, sp.Size(), sp.Overlap())
 	if ix.fsys == nil {
-		ix.fsys = os.DirFS("/")
+		ix.fsys = osFS{}
 		ix.prefix = "/"
 	}
 	return ix, nil
@@ -207,14 +206,18 @@ type job struct {
 	vectors int   // chunks embedded
 	missing int   // chunks left without a vector
 	warn    error // embedding failed: stored without vectors
+	keep    bool  // Skipped, but keep the stored version (the file was changing)
 }
 
 // Index walks paths and brings the index up to date with what it finds.
 // Files are read, normalized and chunked in parallel; each document is
 // written in its own transaction. A file that cannot be indexed is reported
 // through OnEvent and counted, and the run goes on; the returned error
-// joins the failures (unreadable files, bad paths, store errors), and is
-// nil when there were none. Skipped files are not errors.
+// joins the failures, and is nil when there were none: a *PathError for
+// each file or path argument that failed (unreadable, matching nothing, or
+// not stored), and errors of the run itself (embedding failed, so chunks
+// were stored without vectors; the vector cache could not be written).
+// Skipped files are not errors.
 func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	start := time.Now()
 	var stats Stats
@@ -314,6 +317,10 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			stats.Skipped++
 		case Failed:
 			stats.Failed++
+			var pe *PathError
+			if !errors.As(j.err, &pe) {
+				j.err = &PathError{j.path, j.err}
+			}
 			errs = append(errs, j.err)
 		}
 		if j.doc != nil && (j.out == Added || j.out == Updated) {
@@ -482,7 +489,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		return
 	}
 	if f.Info.Size() > ix.opts.MaxSize {
-		skip(fmt.Sprintf("too large (%s, limit %s)", mb(f.Info.Size()), mb(ix.opts.MaxSize)))
+		skip(tooLarge(f.Info.Size(), ix.opts.MaxSize))
 		return
 	}
 	prev := j.prev
@@ -491,7 +498,17 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		j.out = Unchanged
 		return
 	}
-	data, err := readFile(ix.fsys, f.Name, ix.opts.MaxSize)
+	data, info, err := readStable(ctx, ix.fsys, f.Name, ix.opts.MaxSize)
+	if errors.Is(err, errChanging) {
+		// Skipped, not failed: nothing is wrong with the file, and the next
+		// run indexes it. Its old version, if any, is kept until then.
+		skip(err.Error() + "; not indexed: run cite index again when it is done changing")
+		if prev != nil {
+			j.why += " (the version indexed before is kept)"
+			j.keep = true
+		}
+		return
+	}
 	if err != nil {
 		j.out, j.err = Failed, &PathError{j.path, unwrapPathErr(err)}
 		return
@@ -501,7 +518,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	hash := hex.EncodeToString(sum[:])
 	if fresh && prev.Hash == hash {
 		j.out = Unchanged
-		j.doc = &index.Document{ID: prev.ID, Size: int64(len(data)), ModTime: f.Info.ModTime()} // touch only
+		j.doc = &index.Document{ID: prev.ID, Size: int64(len(data)), ModTime: info.ModTime()} // touch only
 		return
 	}
 	format, why := detect(f.Name, data)
@@ -526,7 +543,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	}
 	j.doc = &index.Document{
 		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: format.String(),
-		Size: int64(len(data)), ModTime: f.Info.ModTime(), Hash: hash, Pipeline: ix.pipeline,
+		Size: int64(len(data)), ModTime: info.ModTime(), Hash: hash, Pipeline: ix.pipeline,
 		TextBytes: len(nd.Text), Tokens: tokens,
 	}
 	j.out = Added
@@ -551,7 +568,7 @@ func titleOf(nd *normalize.Document, format normalize.Format, name string) strin
 			return first
 		}
 	}
-	return path.Base(name)
+	return index.EscapePath(path.Base(name))
 }
 
 // writeBatch is the most documents written in one transaction.
@@ -592,7 +609,7 @@ func (ix *Indexer) write(ctx context.Context, j *job) {
 		if _, err := ix.store.PutDocument(ctx, j.doc, j.chunk); err != nil {
 			j.out, j.err = Failed, err
 		}
-	case j.out == Skipped && j.prev != nil:
+	case j.out == Skipped && j.prev != nil && !j.keep:
 		// The file is still there but no longer indexable: its old chunks
 		// would answer for content that is gone.
 		if _, err := ix.store.DeleteDocument(ctx, j.prev.ID); err != nil {
@@ -641,23 +658,3 @@ func (ix *Indexer) covers(names []string, p string) bool {
 	}
 	return false
 }
-
-// readFile reads a file, refusing to read more than limit bytes (the file
-// may have grown since it was listed).
-func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("grew past the size limit (%s) while being read", mb(limit))
-	}
-	return data, nil
-}
-
-func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -101,7 +101,7 @@ func TestIndexSkipsAndReports(t *testing.T) {
 		"docs/blank.md":         {Skipped, "empty file"},
 		"docs/latin1.txt":       {Skipped, "not valid UTF-8 (first bad byte at offset 3)"},
 		"docs/utf16.txt":        {Skipped, "UTF-16"},
-		"docs/huge.txt":         {Skipped, "too large (0.0 MB, limit 0.0 MB)"},
+		"docs/huge.txt":         {Skipped, "too large (1.2 kB, limit 1.0 kB)"},
 		"docs/locked.md":        {Failed, ""},
 		"docs/only-script.html": {Skipped, "no text after normalization"},
 	}

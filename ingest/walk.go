@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/cite-rag/cite/index"
 )
 
 // File is a file found by [Walk].
@@ -25,7 +26,8 @@ type PathError struct {
 	Err  error
 }
 
-func (e *PathError) Error() string { return e.Path + ": " + e.Err.Error() }
+// Error names the path escaped by [index.EscapePath].
+func (e *PathError) Error() string { return index.EscapePath(e.Path) + ": " + e.Err.Error() }
 func (e *PathError) Unwrap() error { return e.Err }
 
 // Walk yields the files named by patterns in fsys, each once: a file, every

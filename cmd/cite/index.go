@@ -26,7 +26,7 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	source := f.String("source", index.DefaultSource, "data source (named collection) to index into")
 	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone")
 	force := f.Bool("force", false, "re-index files even if unchanged")
-	maxSize := f.String("max-size", "50MB", "skip files larger than this (e.g. 500KB, 50MB, 1GB)")
+	maxSize := f.String("max-size", "50MB", "skip files larger than this: 500kB, 50MB, 1GB (SI units: 1MB = 1,000,000 bytes; KiB, MiB, GiB for powers of 1024)")
 	workers := f.Int("workers", 0, "files processed at once (default: number of CPUs)")
 	size := f.Int("chunk-size", chunk.DefaultSize, "maximum tokens per chunk")
 	overlap := f.Int("chunk-overlap", chunk.DefaultOverlap, "tokens shared by consecutive chunks (0 for none)")
@@ -38,7 +38,7 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	if f.NArg() == 0 && !*prune {
 		return f.usageError("index: no PATH given")
 	}
-	limit, err := parseSize(*maxSize)
+	limit, err := ingest.ParseSize(*maxSize)
 	if err != nil {
 		return f.usageError("--max-size: %v", err)
 	}
@@ -49,6 +49,13 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	if err != nil {
 		return f.usageError("%v", err)
 	}
+	// One cite index at a time: a second waits, then finds the files the
+	// first indexed unchanged.
+	unlock, err := lockIndex(ctx, e, f.index)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	st, err := f.openIndex(ctx, true)
 	if err != nil {
 		return err
@@ -71,9 +78,9 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 			case ingest.Skipped, ingest.Failed:
 				reason := ev.Reason
 				if ev.Err != nil {
-					reason = strings.TrimPrefix(ev.Err.Error(), ev.Path+": ")
+					reason = strings.TrimPrefix(ev.Err.Error(), index.EscapePath(ev.Path)+": ")
 				}
-				problems = append(problems, problem{ev.Path, ev.Outcome.String(), reason})
+				problems = append(problems, problem{index.EscapePath(ev.Path), ev.Outcome.String(), reason})
 				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), reason))
 			case ingest.Pruned:
 				out.line("pruned  " + displayPath(ev.Path))
@@ -86,43 +93,74 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	}
 	stats, err := ix.Index(ctx, f.Args()...)
 	out.done()
-	// Path errors (a PATH that matches nothing) are reported like files.
-	var failed []error
+	// Files and paths that failed (a PATH that matches nothing is reported
+	// like a file) are counted together; the other errors are the run's
+	// own (embedding failed, the vector cache was not written) and are
+	// printed in full.
+	var runErrs []error
 	for _, e := range unjoin(err) {
 		var pe *ingest.PathError
-		if errors.As(e, &pe) && !isFileFailure(problems, pe.Path) {
-			problems = append(problems, problem{pe.Path, "failed", pe.Err.Error()})
+		if !errors.As(e, &pe) {
+			runErrs = append(runErrs, e)
+			continue
+		}
+		if p := index.EscapePath(pe.Path); !isProblem(problems, p) {
+			problems = append(problems, problem{p, "failed", pe.Err.Error()})
 			out.line(fmt.Sprintf("%-7s %s: %v", "failed", displayPath(pe.Path), pe.Err))
 		}
-		failed = append(failed, e)
+	}
+	failed := 0
+	for _, p := range problems {
+		if p.Outcome == "failed" {
+			failed++
+		}
 	}
 	if f.json {
+		errTexts := []string{}
+		for _, e := range runErrs {
+			errTexts = append(errTexts, e.Error())
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
 			Index    string    `json:"index"`
 			Source   string    `json:"source"`
 			Stats    any       `json:"stats"`
+			Failed   int       `json:"failed"` // files and paths
 			MBPerSec float64   `json:"mb_per_s"`
 			Problems []problem `json:"problems"`
-		}{f.index, *source, stats, stats.MBPerSecond(), problems}); err != nil {
+			Errors   []string  `json:"errors"`
+		}{f.index, *source, stats, failed, stats.MBPerSecond(), problems, errTexts}); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "%d files: %d added, %d updated, %d unchanged, %d skipped, %d failed", stats.Seen, stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, stats.Failed)
+		fmt.Fprintf(e.stdout, "%d files: %d added, %d updated, %d unchanged, %d skipped, %d failed", stats.Seen, stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, failed)
 		if *prune {
 			fmt.Fprintf(e.stdout, ", %d pruned", stats.Pruned)
 		}
-		fmt.Fprintf(e.stdout, "\n%d chunks, %s tokens, %d vectors (%s) written; %.1f MB read in %s (%.1f MB/s) -> %s (source %q)\n",
-			stats.Chunks, humanCount(stats.Tokens), stats.Vectors, emb.Name(), float64(stats.Bytes)/1e6, stats.Elapsed.Round(time.Millisecond), stats.MBPerSecond(), f.index, *source)
+		fmt.Fprintf(e.stdout, "\n%d chunks, %s tokens, %d vectors (%s) written", stats.Chunks, humanCount(stats.Tokens), stats.Vectors, emb.Name())
+		if stats.MissingVectors > 0 {
+			fmt.Fprintf(e.stdout, ", %d chunks without vectors", stats.MissingVectors)
+		}
+		fmt.Fprintf(e.stdout, "; %s read in %s (%.1f MB/s) -> %s (source %q)\n",
+			ingest.FormatSize(stats.Bytes), stats.Elapsed.Round(time.Millisecond), stats.MBPerSecond(), f.index, *source)
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%d failed", len(failed))
+	var errs []error
+	if failed > 0 {
+		errs = append(errs, fmt.Errorf("%d failed", failed))
 	}
-	return nil
+	return errors.Join(append(errs, runErrs...)...)
+}
+
+// lockIndex takes the index's writer lock, saying so on stderr if it has to
+// wait for another writer.
+func lockIndex(ctx context.Context, e *env, dir string) (func() error, error) {
+	return index.LockWriter(ctx, dir, func() {
+		fmt.Fprintf(e.stderr, "waiting for another cite index to finish with %s ...\n", dir)
+	})
 }
 
 // problem is a file that was skipped or failed.
@@ -132,7 +170,7 @@ type problem struct {
 	Reason  string `json:"reason"`
 }
 
-func isFileFailure(problems []problem, path string) bool {
+func isProblem(problems []problem, path string) bool {
 	for _, p := range problems {
 		if p.Path == path {
 			return true
@@ -149,27 +187,6 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
-}
-
-// parseSize reads a byte size such as 1048576, 500KB, 50MB or 1GB (powers
-// of 1024 for the units, as file managers show them).
-func parseSize(s string) (int64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
-		if rest, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(rest), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("bad size %q (want e.g. 500KB, 50MB, 1GB)", s)
-	}
-	return int64(n * float64(mult)), nil
 }
 
 func humanCount(n int64) string {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/cite-rag/cite/index"
 )
@@ -78,7 +79,7 @@ func runDocs(ctx context.Context, e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSOURCE\tCHUNKS\tTOKENS\tTITLE\tPATH")
 	for _, d := range docs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", d.ID, d.Source, d.Chunks, d.Tokens, clip(d.Title, 48), displayPath(d.Path))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", d.ID, d.Source, d.Chunks, d.Tokens, clip(cell(d.Title), 48), displayPath(d.Path))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -87,6 +88,17 @@ func runDocs(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "no documents (index some with cite index PATH)")
 	}
 	return nil
+}
+
+// cell makes text fit a table cell: control characters (a newline would
+// start a new row) become spaces.
+func cell(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func clip(s string, n int) string {
@@ -99,7 +111,8 @@ func clip(s string, n int) string {
 
 // findDocument resolves a PATH or ID argument: an existing file is looked
 // up by its absolute path, anything else as given (a stored path, an id or
-// an id prefix).
+// an id prefix), and then as a path escaped the way cite shows it
+// (index.EscapePath), absolute or relative to the working directory.
 func findDocument(ctx context.Context, st *index.Store, source, ref string) (index.Document, error) {
 	if _, err := os.Stat(ref); err == nil {
 		if abs, err := filepath.Abs(ref); err == nil {
@@ -109,7 +122,18 @@ func findDocument(ctx context.Context, st *index.Store, source, ref string) (ind
 			}
 		}
 	}
-	return st.Document(ctx, source, ref)
+	d, err := st.Document(ctx, source, ref)
+	if !errors.Is(err, index.ErrNotFound) {
+		return d, err
+	}
+	if raw, uerr := index.UnescapePath(ref); uerr == nil && raw != ref {
+		if abs, aerr := filepath.Abs(raw); aerr == nil {
+			if d, err2 := st.Document(ctx, source, abs); !errors.Is(err2, index.ErrNotFound) {
+				return d, err2
+			}
+		}
+	}
+	return d, err
 }
 
 func runShow(ctx context.Context, e *env, args []string) error {
@@ -177,6 +201,11 @@ func runRm(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	unlock, err := lockIndex(ctx, e, f.index)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	var errs []error
 	for _, ref := range f.Args() {
 		d, err := findDocument(ctx, st, *source, ref)

@@ -162,15 +162,14 @@ func (f *flags) openIndex(ctx context.Context, create bool) (*index.Store, error
 	return index.Open(ctx, f.index, index.Options{Create: create})
 }
 
-// displayPath shows an absolute path relative to the working directory when
-// it lies under it.
+// displayPath shows a stored path to a person: relative to the working
+// directory when it lies under it, and escaped by [index.EscapePath] (a name
+// that is not UTF-8 or holds a newline shows as \xNN or \n).
 func displayPath(p string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return p
+	if wd, err := os.Getwd(); err == nil {
+		if rest, ok := strings.CutPrefix(p, wd+string(os.PathSeparator)); ok {
+			p = rest
+		}
 	}
-	if rest, ok := strings.CutPrefix(p, wd+string(os.PathSeparator)); ok {
-		return rest
-	}
-	return p
+	return index.EscapePath(p)
 }

@@ -173,19 +173,6 @@ func TestIndexEnvVariable(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"1": 1, "500KB": 500 << 10, "50MB": 50 << 20, "1.5 GB": 3 << 29, "2m": 2 << 20, "10b": 10} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "MB", "-1", "lots", "0"} {
-		if _, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) succeeded", in)
-		}
-	}
-}
-
 // writeCorpus writes n Markdown files of about size bytes of varied text.
 func writeCorpus(t *testing.T, dir string, n, size int) {
 	t.Helper()

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cite-rag/cite/index"
+)
+
+// TestIndexOddNames: files whose names are not UTF-8 or hold a newline are
+// indexed, shown escaped in tables and JSON (one row each), and found again
+// by the escaped name.
+func TestIndexOddNames(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx")
+	docs := filepath.Join(dir, "docs")
+	os.Mkdir(docs, 0o755)
+	latin1, newline := "caf\xe9.md", "line\nbreak.md"
+	for _, n := range []string{latin1, newline, "plain.md"} {
+		if err := os.WriteFile(filepath.Join(docs, n), []byte("Text about bees.\n"), 0o644); err != nil {
+			t.Skipf("this file system refuses the name %q: %v", n, err)
+		}
+	}
+	code, out, errOut := cite(t, "index", "--index", idx, docs)
+	if code != 0 || !strings.Contains(out, "3 files: 3 added") {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = cite(t, "docs", "--index", idx)
+	if code != 0 || !strings.Contains(out, `docs/caf\xe9.md`) || !strings.Contains(out, `docs/line\nbreak.md`) {
+		t.Fatalf("docs: exit %d\n%s", code, out)
+	}
+	if lines := strings.Count(out, "\n"); lines != 4 {
+		t.Errorf("docs printed %d lines for 3 documents:\n%s", lines, out)
+	}
+	code, out, _ = cite(t, "docs", "--index", idx, "--json")
+	var v struct{ Documents []index.Document }
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil {
+		t.Fatalf("docs --json: exit %d, %v\n%s", code, err, out)
+	}
+	raw := map[string]bool{}
+	for _, d := range v.Documents {
+		raw[d.Path] = true
+	}
+	if !raw[filepath.Join(docs, latin1)] || !raw[filepath.Join(docs, newline)] || !strings.Contains(out, `caf\\xe9.md`) {
+		t.Fatalf("docs --json lost the raw names: %v\n%s", raw, out)
+	}
+	// Found by the escaped name as shown, and by the real one.
+	for _, ref := range []string{filepath.Join(docs, `caf\xe9.md`), filepath.Join(docs, latin1)} {
+		code, out, errOut = cite(t, "show", "--index", idx, ref)
+		if code != 0 || !strings.Contains(out, `caf\xe9.md (markdown`) {
+			t.Fatalf("show %q: exit %d\n%s%s", ref, code, out, errOut)
+		}
+	}
+}
+
+// TestIndexEmbedderDown: when the embedder fails, the summary and the error
+// agree (no file failed; chunks are without vectors) and the reason is
+// printed.
+func TestIndexEmbedderDown(t *testing.T) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) > 1 { // the first call learns the dimension
+			http.Error(w, `{"error":{"message":"model unavailable"}}`, http.StatusBadRequest) // not retried
+			return
+		}
+		w.Write([]byte(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[1,0,0,0]}],"model":"m"}`))
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+	idx := filepath.Join(t.TempDir(), "idx")
+	code, out, errOut := cite(t, "index", "--index", idx, "--embedder", "openai:m", corpus)
+	if code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "0 failed") || !strings.Contains(out, "chunks without vectors") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	if strings.Contains(errOut, "1 failed") || !strings.Contains(errOut, "stored without vectors") || !strings.Contains(errOut, "model unavailable") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
+
+func TestIndexMaxSize(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat("word ", 2000)), 0o644) // 10,000 bytes
+	idx := filepath.Join(t.TempDir(), "idx")
+	code, _, errOut := cite(t, "index", "--index", idx, "--max-size", "5kB", dir)
+	if code != 0 || !strings.Contains(errOut, "too large (10.0 kB, limit 5.0 kB)") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	code, _, errOut = cite(t, "index", "--help")
+	if code != 0 || !strings.Contains(errOut, "1MB = 1,000,000 bytes") {
+		t.Fatalf("help: %s", errOut)
+	}
+}
+
+// TestIndexConcurrentRuns: two cite index runs at once on the same index do
+// the work once: the second waits for the first and finds every file
+// unchanged.
+func TestIndexConcurrentRuns(t *testing.T) {
+	dir := t.TempDir()
+	docs, idx := filepath.Join(dir, "docs"), filepath.Join(dir, "idx")
+	os.Mkdir(docs, 0o755)
+	const files = 60
+	writeCorpus(t, docs, files, 4<<10)
+	type result struct {
+		code        int
+		out, errOut string
+	}
+	results := make(chan result, 2)
+	for range 2 {
+		go func() {
+			code, out, errOut := cite(t, "index", "--index", idx, "--quiet", docs)
+			results <- result{code, out, errOut}
+		}()
+	}
+	var outs []string
+	waited := false
+	for range 2 {
+		r := <-results
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s%s", r.code, r.out, r.errOut)
+		}
+		outs = append(outs, r.out)
+		waited = waited || strings.Contains(r.errOut, "waiting for another cite index")
+	}
+	first := fmt.Sprintf("%d files: %d added, 0 updated, 0 unchanged", files, files)
+	second := fmt.Sprintf("%d files: 0 added, 0 updated, %d unchanged", files, files)
+	if !(strings.Contains(outs[0], first) && strings.Contains(outs[1], second)) && !(strings.Contains(outs[1], first) && strings.Contains(outs[0], second)) {
+		t.Fatalf("two runs did not share the work:\n%s\n%s", outs[0], outs[1])
+	}
+	t.Logf("second run waited visibly: %v", waited)
+}

@@ -1,0 +1,64 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// lockFile is the writer lock inside the index folder.
+const lockFile = "index.lock"
+
+// lockPoll is how often a waiting writer tries the lock again.
+const lockPoll = 100 * time.Millisecond
+
+// LockWriter takes the index's writer lock, an advisory lock on the file
+// index.lock in dir (created, with dir, if missing), and returns the
+// function that releases it. Commands that bring the index up to date hold
+// it for their whole run, so that a second one, started while the first is
+// at work, waits and then finds the files the first indexed unchanged,
+// instead of doing all the work again. Readers (search, docs) do not take
+// it. While another process holds the lock, LockWriter calls waiting once,
+// if it is not nil, and tries again every 100 ms until it gets the lock or
+// ctx is done.
+//
+// The lock is flock(2) on Unix systems and is released when the process
+// exits, however it exits. On other systems LockWriter locks nothing.
+func LockWriter(ctx context.Context, dir string, waiting func()) (unlock func() error, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("lock index %s: %w", dir, err)
+	}
+	name := filepath.Join(dir, lockFile)
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock index %s: %w", dir, err)
+	}
+	for {
+		ok, err := tryLock(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock index %s: %w", dir, err)
+		}
+		if ok {
+			return func() error {
+				err := unlockFile(f)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				return err
+			}, nil
+		}
+		if waiting != nil {
+			waiting()
+			waiting = nil
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+}
