@@ -21,7 +21,7 @@
 // vector.
 //
 // Search: [Store.SearchText] ranks chunks by BM25 over FTS4 (terms from
-// [Analyze]); [Store.SearchVectors] by cosine over vectors held in memory
+// [analysis.Analyze]); [Store.SearchVectors] by cosine over vectors held in memory
 // column-major, loaded from a snapshot (vectors.cache) when it is current.
 // The index records its embedder ([Store.UseEmbedder]); vectors of another
 // are refused ([ErrEmbedderMismatch]).

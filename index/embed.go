@@ -311,9 +311,9 @@ func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]floa
 // EmbedQuery embeds a search query and returns its unit vector.
 //
 // The hash embedder weighs each query term by idf(term) (terms as
-// [AnalyzeQuery] returns them; a character n-gram gets the weight of the
+// [analysis.AnalyzeQuery] returns them; a character n-gram gets the weight of the
 // word it comes from). idf should grow as a term gets rarer in the indexed
-// documents: [IDF] over the full-text index's document frequencies is what
+// documents: [analysis.IDF] over the full-text index's document frequencies is what
 // the defaults were measured with. A nil idf weighs all terms alike;
 // non-positive weights drop terms. Model providers ignore idf and prepend
 // the model's query prefix.
@@ -335,20 +335,6 @@ func (e *Embedder) EmbedQuery(ctx context.Context, text string, idf func(term st
 		return nil, err
 	}
 	return vs[0], nil
-}
-
-// IDF returns the inverse document frequency of a term found in df of docs
-// documents, as Lucene's BM25 computes it: ln(1 + (docs-df+0.5)/(df+0.5)).
-// It is positive, near 0 for a term in every document and largest for a
-// term in none (a typo: its character n-grams still count).
-func IDF(docs, df int) float64 {
-	if df < 0 {
-		df = 0
-	}
-	if docs < df {
-		docs = df
-	}
-	return math.Log(1 + (float64(docs)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
 func isBlank(s string) bool {

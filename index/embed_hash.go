@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/cite-rag/cite/index/analysis"
 )
 
 // DefaultHashDim is the default dimension of the hash embedder.
@@ -65,7 +67,7 @@ var (
 
 // NewHashEmbedder returns the built-in embedder: it needs no model and no
 // network, and is the default. It is lexical, not semantic: texts are close
-// when they share words (as [Analyze] gives them) and character n-grams
+// when they share words (as [analysis.Analyze] gives them) and character n-grams
 // (which catch typos, inflections and parts of identifiers), not when they
 // mean the same in other words.
 //
@@ -252,7 +254,7 @@ func (h *hashEmbedder) embedQuery(text string, idf func(string) float64) []float
 
 // vector embeds text. A document counts its features (sublinear tf); a
 // query weighs them by idf. Both leave out stopwords, unless the text has
-// nothing else (as [AnalyzeQuery] does): on SQuAD, stopwords in document
+// nothing else (as [analysis.AnalyzeQuery] does): on SQuAD, stopwords in document
 // vectors only add noise (Recall@5 0.915 with them, 0.918 without, at 4096
 // dimensions).
 func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool) []float32 {
@@ -273,44 +275,42 @@ func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool)
 	clear(s.vw)
 	clear(s.vg)
 
-	a := getAnalyzer()
 	n, stops := 0, 0
-	add := func(t *termToken, w float64) {
-		s.key = append(append(s.key[:0], 1), t.term...)
+	add := func(t *analysis.Term, w float64) {
+		s.key = append(append(s.key[:0], 1), t.Term...)
 		s.words.add(xxhash.Sum64(s.key), w)
-		if h.maxN > 0 && !t.cjk {
-			h.ngrams(s, t.word, w)
+		if h.maxN > 0 && !t.CJK {
+			h.ngrams(s, t.Word, w)
 		}
 	}
-	a.run(text, func(t *termToken) {
+	for t := range analysis.Terms(text) {
 		n++
-		if t.stop {
+		if t.Stop {
 			stops++
-			return
+			continue
 		}
 		w := 1.0
 		if query && idf != nil {
-			w = idf(t.term)
+			w = idf(t.Term)
 			if !(w > 0) || math.IsInf(w, 0) {
-				return
+				continue
 			}
 		}
 		add(t, w)
-	})
+	}
 	if n > 0 && stops == n {
 		// Only stopwords: keep them, as AnalyzeQuery does.
-		a.run(text, func(t *termToken) {
+		for t := range analysis.Terms(text) {
 			w := 1.0
 			if idf != nil {
-				w = idf(t.term)
+				w = idf(t.Term)
 				if !(w > 0) || math.IsInf(w, 0) {
-					return
+					continue
 				}
 			}
 			add(t, w)
-		})
+		}
 	}
-	putAnalyzer(a)
 	if s.words.len() == 0 {
 		if query && n > 0 && idf != nil {
 			// Every term weighed 0 (found in every document): weigh
@@ -320,7 +320,7 @@ func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool)
 		// No letters or digits ("---", emoji): hash the raw fields so
 		// that such texts still match each other.
 		for _, f := range strings.Fields(text) {
-			t := termToken{word: []byte(f), term: f}
+			t := analysis.Term{Word: []byte(f), Term: f}
 			add(&t, 1)
 		}
 	}

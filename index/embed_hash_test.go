@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	chromem "github.com/philippgille/chromem-go"
+
+	"github.com/cite-rag/cite/index/analysis"
 )
 
 func embedDot(a, b []float32) float64 {
@@ -176,14 +179,14 @@ func TestHashEmbedderRanking(t *testing.T) {
 	df := map[string]int{}
 	for _, d := range docs {
 		seen := map[string]bool{}
-		for _, term := range Analyze(d) {
+		for _, term := range analysis.Analyze(d) {
 			if !seen[term] {
 				seen[term] = true
 				df[term]++
 			}
 		}
 	}
-	idf := func(term string) float64 { return IDF(len(docs), df[term]) }
+	idf := func(term string) float64 { return analysis.IDF(len(docs), df[term]) }
 	tests := []struct {
 		query string
 		want  int
@@ -297,6 +300,8 @@ func TestFeatures(t *testing.T) {
 		t.Fatal("reset left features behind")
 	}
 }
+
+var updateEmbed = flag.Bool("update-embed", false, "rewrite testdata/embed/hash.golden")
 
 // TestHashEmbedderGolden freezes vectors of the hash embedder: they are
 // persisted in indexes, so any change must be deliberate (run with

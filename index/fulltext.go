@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cite-rag/cite/index/analysis"
 )
 
 // BM25 parameters: Lucene's and Elasticsearch's defaults.
@@ -18,10 +20,6 @@ const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
 )
-
-// maxQueryTerms caps the distinct terms of a full-text query; a longer query
-// (a pasted paragraph) keeps its first maxQueryTerms terms.
-const maxQueryTerms = 64
 
 // Filter restricts a search to some chunks; its zero value admits all.
 type Filter struct {
@@ -79,21 +77,6 @@ func (s *Store) filterChunks(ctx context.Context, f Filter) ([]int64, error) {
 	return out, rows.Err()
 }
 
-// QueryTerms returns the distinct full-text terms of a query, in order:
-// [AnalyzeQuery]'s terms, at most 64.
-func QueryTerms(query string) []string {
-	var terms []string
-	for _, t := range AnalyzeQuery(query) {
-		if !slices.Contains(terms, t) {
-			terms = append(terms, t)
-			if len(terms) == maxQueryTerms {
-				break
-			}
-		}
-	}
-	return terms
-}
-
 // TermStats are the full-text statistics of some terms: how many chunks the
 // index has, and in how many of them each term occurs.
 type TermStats struct {
@@ -101,8 +84,8 @@ type TermStats struct {
 	DF     map[string]int
 }
 
-// IDF returns the inverse document frequency of term ([IDF]).
-func (ts TermStats) IDF(term string) float64 { return IDF(ts.Chunks, ts.DF[term]) }
+// IDF returns the inverse document frequency of term ([analysis.IDF]).
+func (ts TermStats) IDF(term string) float64 { return analysis.IDF(ts.Chunks, ts.DF[term]) }
 
 // TermStats looks up the document frequencies of terms.
 func (s *Store) TermStats(ctx context.Context, terms []string) (TermStats, error) {
@@ -195,7 +178,7 @@ func removedTerms(ctx context.Context, tx *sql.Tx, rowids []int64, delta map[str
 }
 
 // SearchText ranks the chunks f admits by Okapi BM25 (k1 1.2, b 0.75) over
-// the query's terms ([QueryTerms]) and returns the k best, best first (ties
+// the query's terms ([analysis.QueryTerms]) and returns the k best, best first (ties
 // by rowid). A chunk matches when it has any of the terms. The statistics
 // (number of chunks, average length, document frequencies) are those of
 // the whole index, so a filter does not change a chunk's score.
@@ -209,7 +192,7 @@ func removedTerms(ctx context.Context, tx *sql.Tx, rowids []int64, delta map[str
 // bounds, idf*(k1+1). When that bound is not beaten, it falls back to
 // scoring every match. Either way the result is the exhaustive ranking.
 func (s *Store) SearchText(ctx context.Context, query string, f Filter, k int) ([]Scored, error) {
-	terms := QueryTerms(query)
+	terms := analysis.QueryTerms(query)
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
@@ -547,7 +530,7 @@ func rebuildFullText(ctx context.Context, tx *sql.Tx) error {
 			rows.Close()
 			return err
 		}
-		r.terms = strings.Join(Analyze(text), " ")
+		r.terms = strings.Join(analysis.Analyze(text), " ")
 		all = append(all, r)
 	}
 	if err := rows.Close(); err != nil {
@@ -571,11 +554,11 @@ func rebuildFullText(ctx context.Context, tx *sql.Tx) error {
 	if err := addTermDF(ctx, tx, delta); err != nil {
 		return err
 	}
-	return setMeta(ctx, tx, metaAnalyzer, strconv.Itoa(AnalyzerVersion))
+	return setMeta(ctx, tx, metaAnalyzer, strconv.Itoa(analysis.Version))
 }
 
 // checkAnalyzer rebuilds the full-text terms of an index written with
-// another version of [Analyze], and drops vectors of the hash embedder,
+// another version of [analysis.Analyze], and drops vectors of the hash embedder,
 // whose features come from the same analysis (cite index makes them
 // again).
 func (s *Store) checkAnalyzer(ctx context.Context) error {
@@ -583,7 +566,7 @@ func (s *Store) checkAnalyzer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if v == strconv.Itoa(AnalyzerVersion) {
+	if v == strconv.Itoa(analysis.Version) {
 		return nil
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {

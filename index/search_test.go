@@ -14,6 +14,8 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	chromem "github.com/philippgille/chromem-go"
+
+	"github.com/cite-rag/cite/index/analysis"
 )
 
 // textDoc stores a document of one chunk per text, each with the hash
@@ -631,7 +633,7 @@ func TestMaxScoreMatchesExhaustive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		terms := QueryTerms(query)
+		terms := analysis.QueryTerms(query)
 		tstats, _ := st.TermStats(ctx, terms)
 		var live []string
 		for _, tm := range terms {

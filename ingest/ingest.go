@@ -20,6 +20,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/normalize"
 )
 
@@ -522,7 +523,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	j.chunk = make([]index.Chunk, len(cs))
 	for i, c := range cs {
 		ss, se := nd.SourceSpan(c.Start, c.End)
-		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se, Terms: strings.Join(index.Analyze(c.Text), " ")}
+		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se, Terms: strings.Join(analysis.Analyze(c.Text), " ")}
 	}
 	j.doc = &index.Document{
 		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: format.String(),

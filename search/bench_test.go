@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/ingest"
 	chromem "github.com/philippgille/chromem-go"
 )
@@ -161,7 +162,7 @@ func benchQueries(b *testing.B, st *index.Store) []string {
 				continue
 			}
 			h := c.Headings[len(c.Headings)-1]
-			if !seen[h] && len(index.QueryTerms(h)) > 0 {
+			if !seen[h] && len(analysis.QueryTerms(h)) > 0 {
 				seen[h] = true
 				qs = append(qs, h)
 			}
@@ -241,7 +242,7 @@ func BenchmarkChromemQuery(b *testing.B) {
 		}
 		qvs := make([][]float32, len(bi.queries))
 		for i, q := range bi.queries {
-			ts, err := bi.store.TermStats(ctx, index.QueryTerms(q))
+			ts, err := bi.store.TermStats(ctx, analysis.QueryTerms(q))
 			if err != nil {
 				b.Fatal(err)
 			}

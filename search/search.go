@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
 )
 
 // Mode chooses the retrievers a search uses.
@@ -234,7 +235,7 @@ func (s *Searcher) searchVectors(ctx context.Context, q Query, depth int) ([]ind
 	if s.emb == nil {
 		return nil, ErrNoEmbedder
 	}
-	terms := index.QueryTerms(q.Text)
+	terms := analysis.QueryTerms(q.Text)
 	ts, err := s.store.TermStats(ctx, terms)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/search"
 	"golang.org/x/term"
@@ -78,7 +79,7 @@ of words (typos, inflections, identifiers), not meanings; index with
 		return writeJSON(e.stdout, map[string]any{"hits": res.Hits})
 	}
 	color := isTerminal(e.stdout)
-	printHits(e.stdout, res.Hits, index.QueryTerms(q.Text), color)
+	printHits(e.stdout, res.Hits, analysis.QueryTerms(q.Text), color)
 	return nil
 }
 
@@ -151,8 +152,8 @@ func snippet(text string, terms []string, n int, color bool) string {
 	for _, t := range terms {
 		want[t] = true
 	}
-	toks := index.AnalyzeTokens(text)
-	var marks []index.Token
+	toks := analysis.AnalyzeTokens(text)
+	var marks []analysis.Token
 	for _, t := range toks {
 		if want[t.Term] {
 			marks = append(marks, t)
