@@ -558,9 +558,10 @@ func rebuildFullText(ctx context.Context, tx *sql.Tx) error {
 }
 
 // checkAnalyzer rebuilds the full-text terms of an index written with
-// another version of [analysis.Analyze], and drops vectors of the hash embedder,
-// whose features come from the same analysis (cite index makes them
-// again).
+// another version of [analysis.Analyze]. Vectors are left alone: an
+// embedder whose vectors come from the analysis (the hash embedder) names
+// the version it was made with, so vectors of another version are refused
+// as another embedder's ([ErrEmbedderMismatch]).
 func (s *Store) checkAnalyzer(ctx context.Context) error {
 	v, err := getMeta(ctx, s.db, metaAnalyzer)
 	if err != nil {
@@ -573,15 +574,7 @@ func (s *Store) checkAnalyzer(ctx context.Context) error {
 		if err := rebuildFullText(ctx, tx); err != nil {
 			return fmt.Errorf("rebuild full-text index: %w", err)
 		}
-		name, err := getMeta(ctx, tx, metaEmbedder)
-		if err != nil || !strings.HasPrefix(name, "hash") {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors`); err != nil {
-			return err
-		}
-		_, err = bumpVectorsGen(ctx, tx)
-		return err
+		return nil
 	})
 }
 

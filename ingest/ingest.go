@@ -21,6 +21,7 @@ import (
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/normalize"
 )
 
@@ -59,7 +60,7 @@ type Options struct {
 	// vectors (full-text search finds them), the run reports the error, and
 	// no more embedding is tried until the next run, which makes the
 	// missing vectors.
-	Embedder *index.Embedder
+	Embedder *embed.Embedder
 	// OnEvent, if set, is called for every file as it is finished, from one
 	// goroutine at a time.
 	OnEvent func(Event)
@@ -425,7 +426,7 @@ func (ix *Indexer) embed(ctx context.Context, j *job) {
 // batches, each stored in its own transaction, and returns how many it
 // stored. progress, if set, is called after each batch with the running
 // total.
-func FillVectors(ctx context.Context, store *index.Store, e *index.Embedder, progress func(done int)) (int, error) {
+func FillVectors(ctx context.Context, store *index.Store, e *embed.Embedder, progress func(done int)) (int, error) {
 	if err := store.CheckEmbedder(ctx, e); err != nil {
 		return 0, err
 	}

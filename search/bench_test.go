@@ -13,6 +13,7 @@ import (
 
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
 	chromem "github.com/philippgille/chromem-go"
 )
@@ -38,7 +39,7 @@ var benchIndexes sync.Map // size -> *benchIndex
 
 type benchIndex struct {
 	store   *index.Store
-	emb     *index.Embedder
+	emb     *embed.Embedder
 	queries []string
 }
 
@@ -57,7 +58,7 @@ func openBenchIndex(b *testing.B, n int) *benchIndex {
 	}
 	corpus := sharedMarkdown(b)
 	ctx := context.Background()
-	emb, err := index.NewEmbedder("hash", index.EmbedderConfig{})
+	emb, err := embed.New("hash", embed.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func openBenchIndex(b *testing.B, n int) *benchIndex {
 
 // buildBenchIndex indexes the corpus, then copies its documents under new
 // paths until the index has n chunks, and drops what is over.
-func buildBenchIndex(ctx context.Context, st *index.Store, emb *index.Embedder, corpus string, n int) error {
+func buildBenchIndex(ctx context.Context, st *index.Store, emb *embed.Embedder, corpus string, n int) error {
 	ix, err := ingest.New(ctx, st, ingest.Options{Embedder: emb})
 	if err != nil {
 		return err

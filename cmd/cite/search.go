@@ -11,6 +11,7 @@ import (
 
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/search"
 	"golang.org/x/term"
@@ -47,7 +48,7 @@ of words (typos, inflections, identifiers), not meanings; index with
 		return err
 	}
 	defer st.Close()
-	s, err := newSearcher(ctx, st, m)
+	s, err := newSearcher(ctx, e, st, m)
 	if err != nil {
 		return err
 	}
@@ -85,15 +86,15 @@ of words (typos, inflections, identifiers), not meanings; index with
 
 // newSearcher returns a searcher over st with the index's embedder; in BM25
 // mode, or when the index has no vectors, it needs none.
-func newSearcher(ctx context.Context, st *index.Store, mode search.Mode) (*search.Searcher, error) {
-	var emb *index.Embedder
+func newSearcher(ctx context.Context, e *env, st *index.Store, mode search.Mode) (*search.Searcher, error) {
+	var emb *embed.Embedder
 	info, err := st.Embedder(ctx)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case info.Name != "" && mode != search.BM25:
-		if emb, err = index.NewEmbedder(info.Name, index.EmbedderConfig{}); err != nil {
+		if emb, err = e.embedder(info.Name); err != nil {
 			return nil, err
 		}
 	case mode == search.Vector:
@@ -235,7 +236,7 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 			return err
 		}
 		if info.Name != "" {
-			emb, err := index.NewEmbedder(info.Name, index.EmbedderConfig{})
+			emb, err := e.embedder(info.Name)
 			if err != nil {
 				return err
 			}
@@ -300,7 +301,7 @@ run stops, cite index or cite check --repair finishes it.`, false)
 	if *spec == "" || f.NArg() > 0 {
 		return f.usageError("reindex needs --embedder SPEC and no arguments")
 	}
-	emb, err := index.NewEmbedder(*spec, index.EmbedderConfig{})
+	emb, err := e.embedder(*spec)
 	if err != nil {
 		return f.usageError("%v", err)
 	}

@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"bufio"
@@ -271,7 +271,7 @@ var squadMatrixCases = []squadCase{
 
 func runSQuADCase(t *testing.T, s, chunks *squadSet, c squadCase) {
 	t.Helper()
-	e, err := NewEmbedder(c.spec, EmbedderConfig{})
+	e, err := New(c.spec, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"io/fs"
@@ -61,7 +61,7 @@ func embedChunks(text string, size int) []string {
 func BenchmarkHashEmbed(b *testing.B) {
 	chunks := embedChunks(embedCorpusSample(b, 2<<20), 2100)
 	for _, spec := range []string{"hash:1024", "hash:2048", "hash:4096", "hash:4096?ngrams=0"} {
-		e, err := NewEmbedder(spec, EmbedderConfig{})
+		e, err := New(spec, Config{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"context"
@@ -65,7 +65,7 @@ var (
 	_ queryEmbedder = (*hashEmbedder)(nil)
 )
 
-// NewHashEmbedder returns the built-in embedder: it needs no model and no
+// NewHash returns the built-in embedder: it needs no model and no
 // network, and is the default. It is lexical, not semantic: texts are close
 // when they share words (as [analysis.Analyze] gives them) and character n-grams
 // (which catch typos, inflections and parts of identifiers), not when they
@@ -78,7 +78,7 @@ var (
 // and mixed by the Words share, then normalized: it depends on the document
 // alone, never on the other documents. Queries weigh their features by idf
 // ([Embedder.EmbedQuery]).
-func NewHashEmbedder(cfg HashConfig) (*Embedder, error) {
+func NewHash(cfg HashConfig) (*Embedder, error) {
 	h := &hashEmbedder{dim: cfg.Dim, minN: cfg.MinN, maxN: cfg.MaxN, words: cfg.Words}
 	if h.dim == 0 {
 		h.dim = DefaultHashDim
@@ -108,11 +108,24 @@ func NewHashEmbedder(cfg HashConfig) (*Embedder, error) {
 	return e, nil
 }
 
+// hashAnalysis is the version of [analysis] that the hash embedder's names
+// leave implicit. Its features are analysis terms, so vectors made under
+// another version are other vectors: their name says so
+// ("hash:2048?analysis=2"), and an index holding the older ones refuses the
+// new ones (cite reindex makes them again) instead of mixing them.
+const hashAnalysis = 1
+
 // name returns the canonical spec: "hash:DIM", with the options that differ
 // from the defaults.
-func (h *hashEmbedder) name() string {
+func (h *hashEmbedder) name() string { return h.nameFor(analysis.Version) }
+
+// nameFor is name under analysis version v.
+func (h *hashEmbedder) nameFor(v int) string {
 	name := "hash:" + strconv.Itoa(h.dim)
 	var opts []string
+	if v != hashAnalysis {
+		opts = append(opts, "analysis="+strconv.Itoa(v))
+	}
 	if h.minN != defaultMinN || h.maxN != defaultMaxN {
 		if h.maxN == 0 {
 			opts = append(opts, "ngrams=0")
@@ -160,6 +173,10 @@ func parseHashSpec(dim string, opts url.Values) (HashConfig, error) {
 				return c, fmt.Errorf("option ngrams=%q: want MIN-MAX, N or 0", v[0])
 			}
 			c.MinN, c.MaxN = a, b
+		case "analysis":
+			if v[0] != strconv.Itoa(analysis.Version) {
+				return c, fmt.Errorf("option analysis=%s: this cite analyzes text with version %d, whose vectors differ (cite reindex makes them again)", v[0], analysis.Version)
+			}
 		case "words":
 			w, err := strconv.ParseFloat(v[0], 64)
 			if err != nil || !(w > 0 && w <= 1) {
@@ -167,7 +184,7 @@ func parseHashSpec(dim string, opts url.Values) (HashConfig, error) {
 			}
 			c.Words = w
 		default:
-			return c, fmt.Errorf("unknown option %q (want ngrams or words)", k)
+			return c, fmt.Errorf("unknown option %q (want ngrams, words or analysis)", k)
 		}
 	}
 	return c, nil
