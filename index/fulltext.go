@@ -2,7 +2,6 @@ package index
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/internal/topk"
 )
 
 // BM25 parameters: Lucene's and Elasticsearch's defaults.
@@ -295,14 +295,14 @@ func idfs(terms []string, ts TermStats) []float64 {
 // them).
 func (s *Store) searchAll(ctx context.Context, terms []string, ts TermStats, f Filter, k int) ([]Scored, error) {
 	idf := idfs(terms, ts)
-	top := topK64{k: k}
+	top := topk.New(k, scoredFirst)
 	err := s.scanMatches(ctx, terms, f, func(docid int64, tf []int, dl, avgdl float64) {
-		top.push(Scored{Chunk: docid, Score: bm25(idf, tf, dl, avgdl)})
+		top.Push(Scored{Chunk: docid, Score: bm25(idf, tf, dl, avgdl)})
 	})
 	if err != nil {
 		return nil, err
 	}
-	return top.sorted(), nil
+	return top.Sorted(), nil
 }
 
 // searchMaxScore ranks by BM25 term at a time, rarest term first (terms
@@ -329,9 +329,9 @@ func (s *Store) searchMaxScore(ctx context.Context, terms []string, ts TermStats
 		docid   int64
 		partial float64
 	}
-	top := topK64{k: k}
+	top := topk.New(k, scoredFirst)
 	seen := map[int64]bool{}
-	beats := func(bound float64) bool { return !top.full() || bound >= top.worst().Score }
+	beats := func(bound float64) bool { return !top.Full() || bound >= top.Worst().Score }
 	tf := make([]int, len(terms))
 	scanned := 0
 	defer func() {
@@ -388,11 +388,11 @@ func (s *Store) searchMaxScore(ctx context.Context, terms []string, ts TermStats
 					dl := countQueryTerms(texts[c.docid], terms, pos, tf)
 					score = bm25(idf, tf, float64(dl), avgdl)
 				}
-				top.push(Scored{Chunk: c.docid, Score: score})
+				top.Push(Scored{Chunk: c.docid, Score: score})
 			}
 		}
 	}
-	return top.sorted(), nil
+	return top.Sorted(), nil
 }
 
 // countQueryTerms sets tf[i] to the occurrences of terms[i] in an analyzed
@@ -453,33 +453,8 @@ func (s *Store) chunkTerms(ctx context.Context, rowids []int64) (map[int64]strin
 	return out, rows.Err()
 }
 
-// topK64 keeps the k best Scored values: a min-heap whose root is the worst
-// kept; ties go to the lower rowid.
-type topK64 struct {
-	k int
-	h scoredHeap
-}
-
-func (t *topK64) full() bool    { return len(t.h) >= t.k }
-func (t *topK64) worst() Scored { return t.h[0] }
-
-func (t *topK64) push(s Scored) {
-	if len(t.h) < t.k {
-		heap.Push(&t.h, s)
-		return
-	}
-	if w := t.h[0]; s.Score > w.Score || s.Score == w.Score && s.Chunk < w.Chunk {
-		t.h[0] = s
-		heap.Fix(&t.h, 0)
-	}
-}
-
-// sorted returns the kept values, best first.
-func (t *topK64) sorted() []Scored {
-	out := slices.Clone(t.h)
-	slices.SortFunc(out, func(a, b Scored) int { return bestFirst(a.Score, b.Score, a.Chunk, b.Chunk) })
-	return out
-}
+// scoredFirst orders Scored values best first.
+func scoredFirst(a, b Scored) int { return bestFirst(a.Score, b.Score, a.Chunk, b.Chunk) }
 
 // bestFirst orders results by score, highest first, then by rowid, lowest
 // first: the order of every ranking in this package.
@@ -488,24 +463,6 @@ func bestFirst[F float32 | float64](as, bs F, ar, br int64) int {
 		return c
 	}
 	return cmp.Compare(ar, br)
-}
-
-type scoredHeap []Scored
-
-func (h scoredHeap) Len() int { return len(h) }
-func (h scoredHeap) Less(a, b int) bool {
-	if h[a].Score != h[b].Score {
-		return h[a].Score < h[b].Score
-	}
-	return h[a].Chunk > h[b].Chunk
-}
-func (h scoredHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *scoredHeap) Push(x any)   { *h = append(*h, x.(Scored)) }
-func (h *scoredHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // rebuildFullText re-analyzes every chunk into chunks_fts and records the
