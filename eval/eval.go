@@ -28,6 +28,7 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/search"
 )
@@ -123,7 +124,7 @@ func readJSONL(path string, fn func(line int, raw []byte) error) error {
 
 // Index brings the index in store up to date with the set's articles.
 // sp cuts the articles (nil: chunk.New's defaults).
-func (s *Set) Index(ctx context.Context, store *index.Store, emb *index.Embedder, sp *chunk.Splitter) (ingest.Stats, error) {
+func (s *Set) Index(ctx context.Context, store *index.Store, emb *embed.Embedder, sp *chunk.Splitter) (ingest.Stats, error) {
 	ix, err := ingest.New(ctx, store, ingest.Options{Embedder: emb, Splitter: sp})
 	if err != nil {
 		return ingest.Stats{}, err

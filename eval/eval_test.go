@@ -9,6 +9,7 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/search"
 )
 
@@ -58,7 +59,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	emb, _ := index.NewEmbedder("hash", index.EmbedderConfig{})
+	emb, _ := embed.New("hash", embed.Config{})
 	// Chunks of about a paragraph each.
 	sp, err := chunk.New(chunk.Options{Size: 24, Overlap: -1})
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/cite-rag/cite/index/analysis"
 )
 
 // Problem is one inconsistency found by [Store.Check].
@@ -220,7 +222,7 @@ func (s *Store) Repair(ctx context.Context) ([]string, error) {
 				return err
 			}
 			for _, r := range missing {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (docid, terms) VALUES (?, ?)`, r.rowid, strings.Join(Analyze(r.text), " ")); err != nil {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (docid, terms) VALUES (?, ?)`, r.rowid, strings.Join(analysis.Analyze(r.text), " ")); err != nil {
 					return err
 				}
 			}

@@ -1,10 +1,13 @@
 // Package index is cite's on-disk store: one folder (".cite" by default)
 // holding a SQLite database of data sources, documents, chunks, their
-// full-text terms and their vectors, and the embedders that make vectors.
+// full-text terms and their vectors. Text analysis is package
+// index/analysis; the embedders that make vectors are package index/embed,
+// of which the store needs only a name and a dimension ([Embedder]).
 //
 // It is the third stage of the ingest pipeline and the ground search reads
-// from. It imports package chunk for its types only, and is the only home of
-// github.com/mattn/go-sqlite3 in cite.
+// from. It imports package chunk for its types only and index/analysis for
+// the full-text terms, and is the only home of github.com/mattn/go-sqlite3
+// in cite.
 //
 // The database runs in WAL mode. A document, its chunks, their full-text
 // terms, the document frequencies they change and their vectors are written
@@ -21,7 +24,7 @@
 // vector.
 //
 // Search: [Store.SearchText] ranks chunks by BM25 over FTS4 (terms from
-// [Analyze]); [Store.SearchVectors] by cosine over vectors held in memory
+// [analysis.Analyze]); [Store.SearchVectors] by cosine over vectors held in memory
 // column-major, loaded from a snapshot (vectors.cache) when it is current.
 // The index records its embedder ([Store.UseEmbedder]); vectors of another
 // are refused ([ErrEmbedderMismatch]).
@@ -29,7 +32,7 @@
 // Usage:
 //
 //	st, err := index.Open(ctx, ".cite", index.Options{Create: true})
-//	emb, err := index.NewEmbedder("hash", index.EmbedderConfig{})
+//	emb, err := embed.New("hash", embed.Config{})
 //	err = st.UseEmbedder(ctx, emb)
 //	changes, err := st.PutDocument(ctx, &doc, chunks) // chunks[i].Vector set
 //	hits, err := st.SearchText(ctx, "waggle dance", index.Filter{}, 10)

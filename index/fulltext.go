@@ -2,7 +2,6 @@ package index
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -11,6 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/internal/topk"
 )
 
 // BM25 parameters: Lucene's and Elasticsearch's defaults.
@@ -18,10 +20,6 @@ const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
 )
-
-// maxQueryTerms caps the distinct terms of a full-text query; a longer query
-// (a pasted paragraph) keeps its first maxQueryTerms terms.
-const maxQueryTerms = 64
 
 // Filter restricts a search to some chunks; its zero value admits all.
 type Filter struct {
@@ -79,21 +77,6 @@ func (s *Store) filterChunks(ctx context.Context, f Filter) ([]int64, error) {
 	return out, rows.Err()
 }
 
-// QueryTerms returns the distinct full-text terms of a query, in order:
-// [AnalyzeQuery]'s terms, at most 64.
-func QueryTerms(query string) []string {
-	var terms []string
-	for _, t := range AnalyzeQuery(query) {
-		if !slices.Contains(terms, t) {
-			terms = append(terms, t)
-			if len(terms) == maxQueryTerms {
-				break
-			}
-		}
-	}
-	return terms
-}
-
 // TermStats are the full-text statistics of some terms: how many chunks the
 // index has, and in how many of them each term occurs.
 type TermStats struct {
@@ -101,8 +84,8 @@ type TermStats struct {
 	DF     map[string]int
 }
 
-// IDF returns the inverse document frequency of term ([IDF]).
-func (ts TermStats) IDF(term string) float64 { return IDF(ts.Chunks, ts.DF[term]) }
+// IDF returns the inverse document frequency of term ([analysis.IDF]).
+func (ts TermStats) IDF(term string) float64 { return analysis.IDF(ts.Chunks, ts.DF[term]) }
 
 // TermStats looks up the document frequencies of terms.
 func (s *Store) TermStats(ctx context.Context, terms []string) (TermStats, error) {
@@ -195,7 +178,7 @@ func removedTerms(ctx context.Context, tx *sql.Tx, rowids []int64, delta map[str
 }
 
 // SearchText ranks the chunks f admits by Okapi BM25 (k1 1.2, b 0.75) over
-// the query's terms ([QueryTerms]) and returns the k best, best first (ties
+// the query's terms ([analysis.QueryTerms]) and returns the k best, best first (ties
 // by rowid). A chunk matches when it has any of the terms. The statistics
 // (number of chunks, average length, document frequencies) are those of
 // the whole index, so a filter does not change a chunk's score.
@@ -209,7 +192,7 @@ func removedTerms(ctx context.Context, tx *sql.Tx, rowids []int64, delta map[str
 // bounds, idf*(k1+1). When that bound is not beaten, it falls back to
 // scoring every match. Either way the result is the exhaustive ranking.
 func (s *Store) SearchText(ctx context.Context, query string, f Filter, k int) ([]Scored, error) {
-	terms := QueryTerms(query)
+	terms := analysis.QueryTerms(query)
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
@@ -312,14 +295,14 @@ func idfs(terms []string, ts TermStats) []float64 {
 // them).
 func (s *Store) searchAll(ctx context.Context, terms []string, ts TermStats, f Filter, k int) ([]Scored, error) {
 	idf := idfs(terms, ts)
-	top := topK64{k: k}
+	top := topk.New(k, scoredFirst)
 	err := s.scanMatches(ctx, terms, f, func(docid int64, tf []int, dl, avgdl float64) {
-		top.push(Scored{Chunk: docid, Score: bm25(idf, tf, dl, avgdl)})
+		top.Push(Scored{Chunk: docid, Score: bm25(idf, tf, dl, avgdl)})
 	})
 	if err != nil {
 		return nil, err
 	}
-	return top.sorted(), nil
+	return top.Sorted(), nil
 }
 
 // searchMaxScore ranks by BM25 term at a time, rarest term first (terms
@@ -346,9 +329,9 @@ func (s *Store) searchMaxScore(ctx context.Context, terms []string, ts TermStats
 		docid   int64
 		partial float64
 	}
-	top := topK64{k: k}
+	top := topk.New(k, scoredFirst)
 	seen := map[int64]bool{}
-	beats := func(bound float64) bool { return !top.full() || bound >= top.worst().Score }
+	beats := func(bound float64) bool { return !top.Full() || bound >= top.Worst().Score }
 	tf := make([]int, len(terms))
 	scanned := 0
 	defer func() {
@@ -405,11 +388,11 @@ func (s *Store) searchMaxScore(ctx context.Context, terms []string, ts TermStats
 					dl := countQueryTerms(texts[c.docid], terms, pos, tf)
 					score = bm25(idf, tf, float64(dl), avgdl)
 				}
-				top.push(Scored{Chunk: c.docid, Score: score})
+				top.Push(Scored{Chunk: c.docid, Score: score})
 			}
 		}
 	}
-	return top.sorted(), nil
+	return top.Sorted(), nil
 }
 
 // countQueryTerms sets tf[i] to the occurrences of terms[i] in an analyzed
@@ -470,33 +453,8 @@ func (s *Store) chunkTerms(ctx context.Context, rowids []int64) (map[int64]strin
 	return out, rows.Err()
 }
 
-// topK64 keeps the k best Scored values: a min-heap whose root is the worst
-// kept; ties go to the lower rowid.
-type topK64 struct {
-	k int
-	h scoredHeap
-}
-
-func (t *topK64) full() bool    { return len(t.h) >= t.k }
-func (t *topK64) worst() Scored { return t.h[0] }
-
-func (t *topK64) push(s Scored) {
-	if len(t.h) < t.k {
-		heap.Push(&t.h, s)
-		return
-	}
-	if w := t.h[0]; s.Score > w.Score || s.Score == w.Score && s.Chunk < w.Chunk {
-		t.h[0] = s
-		heap.Fix(&t.h, 0)
-	}
-}
-
-// sorted returns the kept values, best first.
-func (t *topK64) sorted() []Scored {
-	out := slices.Clone(t.h)
-	slices.SortFunc(out, func(a, b Scored) int { return bestFirst(a.Score, b.Score, a.Chunk, b.Chunk) })
-	return out
-}
+// scoredFirst orders Scored values best first.
+func scoredFirst(a, b Scored) int { return bestFirst(a.Score, b.Score, a.Chunk, b.Chunk) }
 
 // bestFirst orders results by score, highest first, then by rowid, lowest
 // first: the order of every ranking in this package.
@@ -505,24 +463,6 @@ func bestFirst[F float32 | float64](as, bs F, ar, br int64) int {
 		return c
 	}
 	return cmp.Compare(ar, br)
-}
-
-type scoredHeap []Scored
-
-func (h scoredHeap) Len() int { return len(h) }
-func (h scoredHeap) Less(a, b int) bool {
-	if h[a].Score != h[b].Score {
-		return h[a].Score < h[b].Score
-	}
-	return h[a].Chunk > h[b].Chunk
-}
-func (h scoredHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *scoredHeap) Push(x any)   { *h = append(*h, x.(Scored)) }
-func (h *scoredHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // rebuildFullText re-analyzes every chunk into chunks_fts and records the
@@ -547,7 +487,7 @@ func rebuildFullText(ctx context.Context, tx *sql.Tx) error {
 			rows.Close()
 			return err
 		}
-		r.terms = strings.Join(Analyze(text), " ")
+		r.terms = strings.Join(analysis.Analyze(text), " ")
 		all = append(all, r)
 	}
 	if err := rows.Close(); err != nil {
@@ -571,34 +511,27 @@ func rebuildFullText(ctx context.Context, tx *sql.Tx) error {
 	if err := addTermDF(ctx, tx, delta); err != nil {
 		return err
 	}
-	return setMeta(ctx, tx, metaAnalyzer, strconv.Itoa(AnalyzerVersion))
+	return setMeta(ctx, tx, metaAnalyzer, strconv.Itoa(analysis.Version))
 }
 
 // checkAnalyzer rebuilds the full-text terms of an index written with
-// another version of [Analyze], and drops vectors of the hash embedder,
-// whose features come from the same analysis (cite index makes them
-// again).
+// another version of [analysis.Analyze]. Vectors are left alone: an
+// embedder whose vectors come from the analysis (the hash embedder) names
+// the version it was made with, so vectors of another version are refused
+// as another embedder's ([ErrEmbedderMismatch]).
 func (s *Store) checkAnalyzer(ctx context.Context) error {
 	v, err := getMeta(ctx, s.db, metaAnalyzer)
 	if err != nil {
 		return err
 	}
-	if v == strconv.Itoa(AnalyzerVersion) {
+	if v == strconv.Itoa(analysis.Version) {
 		return nil
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := rebuildFullText(ctx, tx); err != nil {
 			return fmt.Errorf("rebuild full-text index: %w", err)
 		}
-		name, err := getMeta(ctx, tx, metaEmbedder)
-		if err != nil || !strings.HasPrefix(name, "hash") {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors`); err != nil {
-			return err
-		}
-		_, err = bumpVectorsGen(ctx, tx)
-		return err
+		return nil
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/chunk"
+	"github.com/cite-rag/cite/index/analysis"
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver; this package is its only user
 )
 
@@ -219,7 +220,7 @@ type Chunk struct {
 	SourceStart int    `json:"source_start"` // byte span in the source file
 	SourceEnd   int    `json:"source_end"`
 
-	// Terms are the chunk's full-text terms, [Analyze] of its text joined
+	// Terms are the chunk's full-text terms, [analysis.Analyze] of its text joined
 	// by spaces. [Store.PutDocument] computes them when empty; callers that
 	// prepare chunks in parallel fill them in to keep that work off the
 	// single writer.
@@ -438,7 +439,7 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 			if err == nil {
 				terms := c.Terms
 				if terms == "" {
-					terms = strings.Join(Analyze(c.Text), " ")
+					terms = strings.Join(analysis.Analyze(c.Text), " ")
 				}
 				_, err = insertTerms.ExecContext(ctx, rowid, terms)
 				countTerms(delta, terms, +1)

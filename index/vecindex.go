@@ -1,14 +1,15 @@
 package index
 
 import (
-	"container/heap"
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cite-rag/cite/index/internal/topk"
 )
 
 // segRows is the number of vectors in one segment of the in-memory index.
@@ -129,14 +130,15 @@ func (x *vectorIndex) search(ctx context.Context, q []float32, k int, allow bitm
 	if x.n*len(terms) < 1<<18 {
 		workers = 1
 	}
-	tops := make([]topK, workers)
+	tops := make([]*topk.Heap[scored32], workers)
 	var wg sync.WaitGroup
 	var next atomic.Int64
 	for w := range workers {
-		tops[w] = topK{k: k}
+		tops[w] = topk.New(k, scored32First)
 		wg.Go(func() {
 			scores := make([]float32, segRows)
-			top := &tops[w]
+			top := tops[w]
+			floor := float32(math.Inf(-1)) // the worst score kept once full
 			for s := int(next.Add(1) - 1); s < nseg; s = int(next.Add(1) - 1) {
 				if ctx.Err() != nil {
 					return
@@ -149,14 +151,19 @@ func (x *vectorIndex) search(ctx context.Context, q []float32, k int, allow bitm
 				base := s * segRows
 				end := min(segRows, len(x.rowids)-base)
 				for i, sc := range scores[:end] {
-					if top.full() && !top.better(sc, x.rowids[base+i]) {
+					// Most scores lose to the worst kept: skip them
+					// before looking at their slot (Push settles ties).
+					if sc < floor {
 						continue
 					}
 					rowid := x.rowids[base+i]
 					if rowid == 0 || allow != nil && !allow.has(base+i) {
 						continue
 					}
-					top.push(sc, rowid)
+					top.Push(scored32{sc, rowid})
+					if top.Full() {
+						floor = top.Worst().score
+					}
 				}
 			}
 		})
@@ -165,12 +172,13 @@ func (x *vectorIndex) search(ctx context.Context, q []float32, k int, allow bitm
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var all []scored32
-	for _, t := range tops {
-		all = append(all, t.h...)
+	best := tops[0]
+	for _, t := range tops[1:] {
+		for _, s := range t.Sorted() {
+			best.Push(s)
+		}
 	}
-	slices.SortFunc(all, func(a, b scored32) int { return bestFirst(a.score, b.score, a.rowid, b.rowid) })
-	all = all[:min(k, len(all))]
+	all := best.Sorted()
 	out := make([]Scored, len(all))
 	for i, a := range all {
 		out[i] = Scored{Chunk: a.rowid, Score: float64(a.score)}
@@ -198,47 +206,8 @@ type scored32 struct {
 	rowid int64
 }
 
-// topK keeps the k best scores seen: a min-heap whose root is the worst
-// kept.
-type topK struct {
-	k int
-	h []scored32
-}
-
-func (t *topK) full() bool { return len(t.h) >= t.k }
-
-// better reports whether (score, rowid) would displace the worst kept.
-func (t *topK) better(score float32, rowid int64) bool {
-	w := t.h[0]
-	return score > w.score || score == w.score && rowid < w.rowid
-}
-
-func (t *topK) push(score float32, rowid int64) {
-	if !t.full() {
-		heap.Push((*scoreHeap)(&t.h), scored32{score, rowid})
-		return
-	}
-	t.h[0] = scored32{score, rowid}
-	heap.Fix((*scoreHeap)(&t.h), 0)
-}
-
-type scoreHeap []scored32
-
-func (h scoreHeap) Len() int { return len(h) }
-func (h scoreHeap) Less(a, b int) bool {
-	if h[a].score != h[b].score {
-		return h[a].score < h[b].score
-	}
-	return h[a].rowid > h[b].rowid
-}
-func (h scoreHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *scoreHeap) Push(x any)   { *h = append(*h, x.(scored32)) }
-func (h *scoreHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
+// scored32First orders scored32 values best first.
+func scored32First(a, b scored32) int { return bestFirst(a.score, b.score, a.rowid, b.rowid) }
 
 // loadVectors reads every vector of the index into memory, in one read
 // transaction so that the set matches the generation it records.

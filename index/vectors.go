@@ -19,6 +19,16 @@ var (
 	ErrNoVectors = errors.New("no vectors")
 )
 
+// Embedder is what the store needs of an embedder: the name that tells its
+// vectors apart from other embedders', and their dimension. Dim returns 0
+// while the dimension is unknown; ProbeDim learns it (a model provider's
+// embedder asks its server). *embed.Embedder implements it.
+type Embedder interface {
+	Name() string
+	Dim() int
+	ProbeDim(ctx context.Context) (int, error)
+}
+
 // EmbedderInfo names the embedder whose vectors an index holds.
 type EmbedderInfo struct {
 	Name string `json:"name"` // canonical spec, [Embedder.Name]
@@ -98,7 +108,7 @@ func (s *Store) Embedder(ctx context.Context) (EmbedderInfo, error) {
 // otherwise checks that e is the one it has: vectors of two embedders
 // cannot be compared, so another one is an [ErrEmbedderMismatch] (change it
 // with [Store.ResetVectors]). It learns e's dimension if needed.
-func (s *Store) UseEmbedder(ctx context.Context, e *Embedder) error {
+func (s *Store) UseEmbedder(ctx context.Context, e Embedder) error {
 	cur, err := s.Embedder(ctx)
 	if err != nil {
 		return err
@@ -132,7 +142,7 @@ func (s *Store) UseEmbedder(ctx context.Context, e *Embedder) error {
 // CheckEmbedder returns an [ErrEmbedderMismatch] error if the index's
 // vectors were made by another embedder than e, and [ErrNoVectors] if it
 // has none.
-func (s *Store) CheckEmbedder(ctx context.Context, e *Embedder) error {
+func (s *Store) CheckEmbedder(ctx context.Context, e Embedder) error {
 	cur, err := s.Embedder(ctx)
 	if err != nil {
 		return err
@@ -143,7 +153,7 @@ func (s *Store) CheckEmbedder(ctx context.Context, e *Embedder) error {
 	return checkEmbedder(cur, e)
 }
 
-func checkEmbedder(cur EmbedderInfo, e *Embedder) error {
+func checkEmbedder(cur EmbedderInfo, e Embedder) error {
 	if cur.Name != e.Name() || (e.Dim() != 0 && e.Dim() != cur.Dim) {
 		return fmt.Errorf("%w: the index's vectors were made by %s (%d dimensions), not %s; cite reindex --embedder %s re-embeds them",
 			ErrEmbedderMismatch, cur.Name, cur.Dim, e.Name(), e.Name())
@@ -153,7 +163,7 @@ func checkEmbedder(cur EmbedderInfo, e *Embedder) error {
 
 // ResetVectors deletes every vector and records e as the index's embedder,
 // in one transaction; [Store.MissingVectors] then lists every chunk.
-func (s *Store) ResetVectors(ctx context.Context, e *Embedder) error {
+func (s *Store) ResetVectors(ctx context.Context, e Embedder) error {
 	dim, err := e.ProbeDim(ctx)
 	if err != nil {
 		return err

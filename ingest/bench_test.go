@@ -12,6 +12,7 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/normalize"
 	"github.com/tmc/langchaingo/textsplitter"
 )
@@ -82,7 +83,7 @@ func BenchmarkNormalizeChunk(b *testing.B) {
 // without vectors, and reports the process's peak resident memory.
 func BenchmarkIndex(b *testing.B) {
 	b.Run("hash", func(b *testing.B) {
-		e, err := index.NewEmbedder("hash", index.EmbedderConfig{})
+		e, err := embed.New("hash", embed.Config{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func BenchmarkIndex(b *testing.B) {
 	b.Run("no-vectors", func(b *testing.B) { benchIndex(b, nil) })
 }
 
-func benchIndex(b *testing.B, e *index.Embedder) {
+func benchIndex(b *testing.B, e *embed.Embedder) {
 	_, total := loadCorpus(b)
 	b.SetBytes(total)
 	var stats Stats

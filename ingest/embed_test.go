@@ -13,6 +13,8 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/provider"
 )
 
 // embedServer is an OpenAI-compatible /v1/embeddings server that counts the
@@ -73,9 +75,9 @@ func newEmbedServer(t *testing.T) *embedServer {
 	return s
 }
 
-func (s *embedServer) embedder(t *testing.T) *index.Embedder {
+func (s *embedServer) embedder(t *testing.T) *embed.Embedder {
 	t.Helper()
-	e, err := index.NewOpenAIEmbedder("fake-embed", index.EmbedderConfig{BaseURL: s.srv.URL + "/v1", MaxAttempts: 1})
+	e, err := embed.NewOpenAI("fake-embed", embed.Config{Provider: provider.Config{OpenAIBaseURL: s.srv.URL + "/v1", HTTPClient: &http.Client{Transport: &provider.Transport{MaxAttempts: 1}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,8 +197,8 @@ func TestEmbedFailureLosesNothing(t *testing.T) {
 
 func TestEmbedderMismatchRefused(t *testing.T) {
 	st := newStore(t)
-	a, _ := index.NewEmbedder("hash:64", index.EmbedderConfig{})
-	b, _ := index.NewEmbedder("hash:128", index.EmbedderConfig{})
+	a, _ := embed.New("hash:64", embed.Config{})
+	b, _ := embed.New("hash:128", embed.Config{})
 	if _, _, err := run(t, st, fstest.MapFS{"a.md": file("x")}, Options{Embedder: a}, "."); err != nil {
 		t.Fatal(err)
 	}

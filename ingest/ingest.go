@@ -18,6 +18,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/normalize"
 )
 
@@ -57,7 +59,7 @@ type Options struct {
 	// vectors (full-text search finds them), the run reports the error, and
 	// no more embedding is tried until the next run, which makes the
 	// missing vectors.
-	Embedder *index.Embedder
+	Embedder *embed.Embedder
 	// OnEvent, if set, is called for every file as it is finished, from one
 	// goroutine at a time.
 	OnEvent func(Event)
@@ -431,7 +433,7 @@ func (ix *Indexer) embed(ctx context.Context, j *job) {
 // batches, each stored in its own transaction, and returns how many it
 // stored. progress, if set, is called after each batch with the running
 // total.
-func FillVectors(ctx context.Context, store *index.Store, e *index.Embedder, progress func(done int)) (int, error) {
+func FillVectors(ctx context.Context, store *index.Store, e *embed.Embedder, progress func(done int)) (int, error) {
 	if err := store.CheckEmbedder(ctx, e); err != nil {
 		return 0, err
 	}
@@ -539,7 +541,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	j.chunk = make([]index.Chunk, len(cs))
 	for i, c := range cs {
 		ss, se := nd.SourceSpan(c.Start, c.End)
-		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se, Terms: strings.Join(index.Analyze(c.Text), " ")}
+		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se, Terms: strings.Join(analysis.Analyze(c.Text), " ")}
 	}
 	j.doc = &index.Document{
 		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: format.String(),

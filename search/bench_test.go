@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
 	chromem "github.com/philippgille/chromem-go"
 )
@@ -37,7 +39,7 @@ var benchIndexes sync.Map // size -> *benchIndex
 
 type benchIndex struct {
 	store   *index.Store
-	emb     *index.Embedder
+	emb     *embed.Embedder
 	queries []string
 }
 
@@ -56,7 +58,7 @@ func openBenchIndex(b *testing.B, n int) *benchIndex {
 	}
 	corpus := sharedMarkdown(b)
 	ctx := context.Background()
-	emb, err := index.NewEmbedder("hash", index.EmbedderConfig{})
+	emb, err := embed.New("hash", embed.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func openBenchIndex(b *testing.B, n int) *benchIndex {
 
 // buildBenchIndex indexes the corpus, then copies its documents under new
 // paths until the index has n chunks, and drops what is over.
-func buildBenchIndex(ctx context.Context, st *index.Store, emb *index.Embedder, corpus string, n int) error {
+func buildBenchIndex(ctx context.Context, st *index.Store, emb *embed.Embedder, corpus string, n int) error {
 	ix, err := ingest.New(ctx, st, ingest.Options{Embedder: emb})
 	if err != nil {
 		return err
@@ -161,7 +163,7 @@ func benchQueries(b *testing.B, st *index.Store) []string {
 				continue
 			}
 			h := c.Headings[len(c.Headings)-1]
-			if !seen[h] && len(index.QueryTerms(h)) > 0 {
+			if !seen[h] && len(analysis.QueryTerms(h)) > 0 {
 				seen[h] = true
 				qs = append(qs, h)
 			}
@@ -241,7 +243,7 @@ func BenchmarkChromemQuery(b *testing.B) {
 		}
 		qvs := make([][]float32, len(bi.queries))
 		for i, q := range bi.queries {
-			ts, err := bi.store.TermStats(ctx, index.QueryTerms(q))
+			ts, err := bi.store.TermStats(ctx, analysis.QueryTerms(q))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -5,7 +5,8 @@
 //
 // It sits above package index, whose full-text ranking
 // ([index.Store.SearchText]) and vector search ([index.Store.SearchVectors])
-// it combines, and imports nothing else of the project. It has no
+// it combines, with index/analysis (query terms) and index/embed (query
+// vectors), and imports nothing else of the project. It has no
 // third-party dependency. Hybrid search runs both retrievers side by side
 // and fuses their scores ([Fusion], [DefaultFusion]); if the query cannot
 // be embedded (a model server down) it falls back to BM25 and says so in
@@ -14,7 +15,7 @@
 // Usage:
 //
 //	st, err := index.Open(ctx, ".cite", index.Options{})
-//	emb, err := index.NewEmbedder("hash", index.EmbedderConfig{})
+//	emb, err := embed.New("hash", embed.Config{})
 //	s, err := search.New(ctx, st, emb)
 //	res, err := s.Search(ctx, search.Query{Text: "how do bees find flowers", K: 5})
 //	for _, h := range res.Hits {

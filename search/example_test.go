@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/search"
 )
@@ -20,7 +21,7 @@ func ExampleSearcher_Search() {
 		panic(err)
 	}
 	defer st.Close()
-	emb, _ := index.NewEmbedder("hash", index.EmbedderConfig{})
+	emb, _ := embed.New("hash", embed.Config{})
 	ix, err := ingest.New(ctx, st, ingest.Options{Embedder: emb, FS: fstest.MapFS{
 		"bees.md": {Data: []byte("# Honeybees\n\nForagers dance to tell their sisters where flowers are.\n")},
 		"wal.md":  {Data: []byte("# SQLite\n\nIn WAL mode, readers do not block the writer.\n")},

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/embed"
 )
 
 // Mode chooses the retrievers a search uses.
@@ -106,7 +108,7 @@ type Result struct {
 // Searcher runs queries over an index. It is safe for concurrent use.
 type Searcher struct {
 	store *index.Store
-	emb   *index.Embedder
+	emb   *embed.Embedder
 	// Fusion combines BM25 and vector results in hybrid mode.
 	Fusion Fusion
 	// Depth is how many candidates each retriever contributes to fusion
@@ -117,7 +119,7 @@ type Searcher struct {
 
 // New returns a Searcher over store. emb embeds queries for vector and
 // hybrid searches; it must be the index's embedder (nil: BM25 only).
-func New(ctx context.Context, store *index.Store, emb *index.Embedder) (*Searcher, error) {
+func New(ctx context.Context, store *index.Store, emb *embed.Embedder) (*Searcher, error) {
 	if emb != nil {
 		if err := store.CheckEmbedder(ctx, emb); err != nil {
 			return nil, err
@@ -234,13 +236,13 @@ func (s *Searcher) searchVectors(ctx context.Context, q Query, depth int) ([]ind
 	if s.emb == nil {
 		return nil, ErrNoEmbedder
 	}
-	terms := index.QueryTerms(q.Text)
+	terms := analysis.QueryTerms(q.Text)
 	ts, err := s.store.TermStats(ctx, terms)
 	if err != nil {
 		return nil, err
 	}
 	qv, err := s.emb.EmbedQuery(ctx, q.Text, ts.IDF)
-	if errors.Is(err, index.ErrEmptyText) {
+	if errors.Is(err, embed.ErrEmptyText) {
 		return nil, nil
 	}
 	if err != nil {

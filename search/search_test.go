@@ -17,7 +17,9 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/provider"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -41,7 +43,7 @@ var corpus = map[string]map[string]string{
 
 // newIndex indexes corpus with the hash embedder (or emb) and returns the
 // store.
-func newIndex(t *testing.T, emb *index.Embedder) *index.Store {
+func newIndex(t *testing.T, emb *embed.Embedder) *index.Store {
 	t.Helper()
 	st, err := index.Open(t.Context(), filepath.Join(t.TempDir(), "idx"), index.Options{Create: true})
 	if err != nil {
@@ -49,7 +51,7 @@ func newIndex(t *testing.T, emb *index.Embedder) *index.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	if emb == nil {
-		if emb, err = index.NewEmbedder("hash", index.EmbedderConfig{}); err != nil {
+		if emb, err = embed.New("hash", embed.Config{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +77,7 @@ func newSearcher(t *testing.T, st *index.Store) *Searcher {
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb, err := index.NewEmbedder(info.Name, index.EmbedderConfig{})
+	emb, err := embed.New(info.Name, embed.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +255,7 @@ func TestVectorFailure(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"data": data})
 	}))
 	defer srv.Close()
-	emb, err := index.NewOpenAIEmbedder("fake", index.EmbedderConfig{BaseURL: srv.URL + "/v1", MaxAttempts: 1})
+	emb, err := embed.NewOpenAI("fake", embed.Config{Provider: provider.Config{OpenAIBaseURL: srv.URL + "/v1", HTTPClient: &http.Client{Transport: &provider.Transport{MaxAttempts: 1}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +279,7 @@ func TestVectorFailure(t *testing.T) {
 
 func TestSearcherRefusesOtherEmbedder(t *testing.T) {
 	st := newIndex(t, nil)
-	other, _ := index.NewEmbedder("hash:512", index.EmbedderConfig{})
+	other, _ := embed.New("hash:512", embed.Config{})
 	if _, err := New(t.Context(), st, other); !errors.Is(err, index.ErrEmbedderMismatch) {
 		t.Fatalf("err = %v", err)
 	}
@@ -345,8 +347,8 @@ func TestParseMode(t *testing.T) {
 }
 
 // The examples and tests share these.
-func mustHash(t *testing.T) *index.Embedder {
-	e, err := index.NewEmbedder("hash", index.EmbedderConfig{})
+func mustHash(t *testing.T) *embed.Embedder {
+	e, err := embed.New("hash", embed.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

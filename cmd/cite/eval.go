@@ -51,7 +51,7 @@ file overlaps the gold passage's. The index is a temporary one unless
 	if *tune {
 		extra = append(extra, fusionGrid()...)
 	}
-	emb, err := index.NewEmbedder(*spec, index.EmbedderConfig{})
+	emb, err := e.embedder(*spec)
 	if err != nil {
 		return f.usageError("--embedder: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
 	"golang.org/x/term"
 )
@@ -62,7 +63,7 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	}
 	defer st.Close()
 
-	emb, err := indexEmbedder(ctx, st, *embedder)
+	emb, err := indexEmbedder(ctx, e, st, *embedder)
 	if err != nil {
 		return err
 	}
@@ -272,7 +273,7 @@ func (p *progress) done() { p.clear() }
 // else the one the index records, else the built-in hash embedder. A spec
 // other than the index's is refused by ingest.New (cite reindex changes
 // it).
-func indexEmbedder(ctx context.Context, st *index.Store, spec string) (*index.Embedder, error) {
+func indexEmbedder(ctx context.Context, e *env, st *index.Store, spec string) (*embed.Embedder, error) {
 	if spec == "" {
 		info, err := st.Embedder(ctx)
 		if err != nil {
@@ -283,5 +284,5 @@ func indexEmbedder(ctx context.Context, st *index.Store, spec string) (*index.Em
 	if spec == "" {
 		spec = "hash"
 	}
-	return index.NewEmbedder(spec, index.EmbedderConfig{})
+	return e.embedder(spec)
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/provider"
 )
 
 func main() {
@@ -27,6 +29,12 @@ func main() {
 type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
+}
+
+// embedder returns the embedder spec names, reaching model providers
+// where OPENAI_BASE_URL, OPENAI_API_KEY and OLLAMA_HOST say.
+func (e *env) embedder(spec string) (*embed.Embedder, error) {
+	return embed.New(spec, embed.Config{Provider: provider.ConfigFromEnv(e.getenv)})
 }
 
 // Exit codes.

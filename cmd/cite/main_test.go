@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 )
 
 // TestMain lets the crash test run the test binary as the cite command.
@@ -290,7 +291,7 @@ func TestCheckRepair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb, _ := index.NewEmbedder("hash:1024", index.EmbedderConfig{})
+	emb, _ := embed.New("hash:1024", embed.Config{})
 	if err := st.ResetVectors(t.Context(), emb); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/search"
 	"golang.org/x/term"
@@ -46,7 +48,7 @@ of words (typos, inflections, identifiers), not meanings; index with
 		return err
 	}
 	defer st.Close()
-	s, err := newSearcher(ctx, st, m)
+	s, err := newSearcher(ctx, e, st, m)
 	if err != nil {
 		return err
 	}
@@ -78,21 +80,21 @@ of words (typos, inflections, identifiers), not meanings; index with
 		return writeJSON(e.stdout, map[string]any{"hits": res.Hits})
 	}
 	color := isTerminal(e.stdout)
-	printHits(e.stdout, res.Hits, index.QueryTerms(q.Text), color)
+	printHits(e.stdout, res.Hits, analysis.QueryTerms(q.Text), color)
 	return nil
 }
 
 // newSearcher returns a searcher over st with the index's embedder; in BM25
 // mode, or when the index has no vectors, it needs none.
-func newSearcher(ctx context.Context, st *index.Store, mode search.Mode) (*search.Searcher, error) {
-	var emb *index.Embedder
+func newSearcher(ctx context.Context, e *env, st *index.Store, mode search.Mode) (*search.Searcher, error) {
+	var emb *embed.Embedder
 	info, err := st.Embedder(ctx)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case info.Name != "" && mode != search.BM25:
-		if emb, err = index.NewEmbedder(info.Name, index.EmbedderConfig{}); err != nil {
+		if emb, err = e.embedder(info.Name); err != nil {
 			return nil, err
 		}
 	case mode == search.Vector:
@@ -151,8 +153,8 @@ func snippet(text string, terms []string, n int, color bool) string {
 	for _, t := range terms {
 		want[t] = true
 	}
-	toks := index.AnalyzeTokens(text)
-	var marks []index.Token
+	toks := analysis.AnalyzeTokens(text)
+	var marks []analysis.Token
 	for _, t := range toks {
 		if want[t.Term] {
 			marks = append(marks, t)
@@ -234,7 +236,7 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 			return err
 		}
 		if info.Name != "" {
-			emb, err := index.NewEmbedder(info.Name, index.EmbedderConfig{})
+			emb, err := e.embedder(info.Name)
 			if err != nil {
 				return err
 			}
@@ -299,7 +301,7 @@ run stops, cite index or cite check --repair finishes it.`, false)
 	if *spec == "" || f.NArg() > 0 {
 		return f.usageError("reindex needs --embedder SPEC and no arguments")
 	}
-	emb, err := index.NewEmbedder(*spec, index.EmbedderConfig{})
+	emb, err := e.embedder(*spec)
 	if err != nil {
 		return f.usageError("%v", err)
 	}

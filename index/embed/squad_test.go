@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"bufio"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cite-rag/cite/index/analysis"
 )
 
 // embedSharedData returns the directory ../shared/data/sub beside the module
@@ -98,7 +100,7 @@ func packSQuAD(s *squadSet, maxBytes int) *squadSet {
 	df := map[string]int{}
 	for _, p := range out.passages {
 		seen := map[string]bool{}
-		for _, t := range Analyze(p.Text) {
+		for _, t := range analysis.Analyze(p.Text) {
 			if !seen[t] {
 				seen[t] = true
 				df[t]++
@@ -106,7 +108,7 @@ func packSQuAD(s *squadSet, maxBytes int) *squadSet {
 		}
 	}
 	n := len(out.passages)
-	out.idf = func(t string) float64 { return IDF(n, df[t]) }
+	out.idf = func(t string) float64 { return analysis.IDF(n, df[t]) }
 	return out
 }
 
@@ -121,7 +123,7 @@ func loadSQuAD(tb testing.TB) *squadSet {
 	for i, p := range s.passages {
 		index[p.ID] = i
 		seen := map[string]bool{}
-		for _, t := range Analyze(p.Text) {
+		for _, t := range analysis.Analyze(p.Text) {
 			if !seen[t] {
 				seen[t] = true
 				df[t]++
@@ -136,7 +138,7 @@ func loadSQuAD(tb testing.TB) *squadSet {
 		s.gold = append(s.gold, i)
 	}
 	n := len(s.passages)
-	s.idf = func(t string) float64 { return IDF(n, df[t]) }
+	s.idf = func(t string) float64 { return analysis.IDF(n, df[t]) }
 	return s
 }
 
@@ -269,7 +271,7 @@ var squadMatrixCases = []squadCase{
 
 func runSQuADCase(t *testing.T, s, chunks *squadSet, c squadCase) {
 	t.Helper()
-	e, err := NewEmbedder(c.spec, EmbedderConfig{})
+	e, err := New(c.spec, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

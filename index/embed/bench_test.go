@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"io/fs"
@@ -55,40 +55,13 @@ func embedChunks(text string, size int) []string {
 	return out
 }
 
-// BenchmarkAnalyze measures the analyzer on real Markdown (MB/s).
-func BenchmarkAnalyze(b *testing.B) {
-	text := embedCorpusSample(b, 4<<20)
-	b.SetBytes(int64(len(text)))
-	b.ReportAllocs()
-	for b.Loop() {
-		Analyze(text)
-	}
-}
-
-// BenchmarkAnalyzeChunks analyzes 500-token chunks one by one, as indexing
-// does (MB/s).
-func BenchmarkAnalyzeChunks(b *testing.B) {
-	chunks := embedChunks(embedCorpusSample(b, 4<<20), 2100)
-	var n int
-	for _, c := range chunks {
-		n += len(c)
-	}
-	b.SetBytes(int64(n))
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, c := range chunks {
-			Analyze(c)
-		}
-	}
-}
-
 // BenchmarkHashEmbed measures the default hash embedder on 500-token
 // chunks of real Markdown: one goroutine (vector), and EmbedDocuments on
 // all cores (batch).
 func BenchmarkHashEmbed(b *testing.B) {
 	chunks := embedChunks(embedCorpusSample(b, 2<<20), 2100)
 	for _, spec := range []string{"hash:1024", "hash:2048", "hash:4096", "hash:4096?ngrams=0"} {
-		e, err := NewEmbedder(spec, EmbedderConfig{})
+		e, err := New(spec, Config{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,10 +1,11 @@
-package index
+package embed
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cite-rag/cite/provider"
 	"hash/fnv"
 	"io"
 	"math"
@@ -53,7 +54,6 @@ type fakeProvider struct {
 	provider string // "ollama" or "openai"
 	srv      *httptest.Server
 	script   func(n int) fakeReply // nil: always answer normally
-	shuffle  bool                  // openai: send data in reverse order
 
 	mu       sync.Mutex
 	requests []fakeRequest
@@ -86,14 +86,24 @@ func (f *fakeProvider) url() string {
 
 func (f *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Model      string   `json:"model"`
-		Input      []string `json:"input"`
-		Truncate   *bool    `json:"truncate"`
-		Dimensions int      `json:"dimensions"`
+		Model      string          `json:"model"`
+		RawInput   json.RawMessage `json:"input"`
+		Input      []string        `json:"-"`
+		Truncate   *bool           `json:"truncate"`
+		Dimensions int             `json:"dimensions"`
 	}
 	body, _ := io.ReadAll(r.Body)
 	if err := json.Unmarshal(body, &req); err != nil {
 		http.Error(w, `{"error":"bad json"}`, http.StatusBadRequest)
+		return
+	}
+	// OpenAI takes a list of inputs; Ollama a list or one string (which
+	// langchaingo's client sends).
+	var one string
+	if json.Unmarshal(req.RawInput, &one) == nil {
+		req.Input = []string{one}
+	} else if err := json.Unmarshal(req.RawInput, &req.Input); err != nil {
+		http.Error(w, `{"error":"bad input"}`, http.StatusBadRequest)
 		return
 	}
 	f.mu.Lock()
@@ -161,9 +171,6 @@ func (f *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
 	for i, v := range vecs {
 		data[i] = item{"embedding", i, v}
 	}
-	if f.shuffle {
-		slices.Reverse(data)
-	}
 	json.NewEncoder(w).Encode(map[string]any{
 		"object": "list", "data": data, "model": req.Model,
 		"usage": map[string]int{"prompt_tokens": 1, "total_tokens": 1},
@@ -176,42 +183,43 @@ func (f *fakeProvider) sent() []fakeRequest {
 	return slices.Clone(f.requests)
 }
 
-// newFakeEmbedder returns an embedder of the fake provider's kind whose
-// retries record their delays in *sleeps instead of waiting.
-func newFakeEmbedder(t *testing.T, f *fakeProvider, model string, cfg EmbedderConfig, sleeps *[]time.Duration) *Embedder {
+// quickRetries returns an HTTP client whose transport makes up to
+// attempts tries, waiting a millisecond between them.
+func quickRetries(attempts int) *http.Client {
+	return &http.Client{Transport: &provider.Transport{
+		MaxAttempts: attempts, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond,
+	}}
+}
+
+// providerConfig points a provider configuration at the fake.
+func (f *fakeProvider) config(cfg provider.Config) provider.Config {
+	if f.provider == "ollama" {
+		cfg.OllamaHost = f.url()
+	} else {
+		cfg.OpenAIBaseURL = f.url()
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = quickRetries(5)
+	}
+	return cfg
+}
+
+// newFakeEmbedder returns an embedder of the fake provider's kind; its
+// retries wait a millisecond.
+func newFakeEmbedder(t *testing.T, f *fakeProvider, model string, cfg Config) *Embedder {
 	t.Helper()
-	cfg.BaseURL = f.url()
+	cfg.Provider = f.config(cfg.Provider)
 	var e *Embedder
 	var err error
 	if f.provider == "ollama" {
-		e, err = NewOllamaEmbedder(model, cfg)
+		e, err = NewOllama(model, cfg)
 	} else {
-		e, err = NewOpenAIEmbedder(model, cfg)
+		e, err = NewOpenAI(model, cfg)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	api := apiOf(e)
-	api.sleep = func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if sleeps != nil {
-			*sleeps = append(*sleeps, d)
-		}
-		return ctx.Err()
-	}
 	return e
-}
-
-func apiOf(e *Embedder) *httpAPI {
-	switch impl := e.impl.(type) {
-	case *ollamaEmbedder:
-		return impl.api
-	case *openAIEmbedder:
-		return impl.api
-	}
-	panic("not a provider")
 }
 
 var fakeProviders = []string{"ollama", "openai"}
@@ -220,24 +228,34 @@ func TestProviderEmbed(t *testing.T) {
 	for _, p := range fakeProviders {
 		t.Run(p, func(t *testing.T) {
 			f := newFakeProvider(t, p)
-			f.shuffle = true // OpenAI: data out of order, placed by index
-			e := newFakeEmbedder(t, f, "m1", EmbedderConfig{APIKey: "sk-test"}, nil)
+			e := newFakeEmbedder(t, f, "m1", Config{Provider: provider.Config{OpenAIAPIKey: "sk-test"}})
 			if e.Dim() != 0 {
 				t.Errorf("Dim before any call = %d, want 0", e.Dim())
 			}
 			texts := []string{"alpha beta", "gamma", "delta epsilon zeta"}
 			vs := embedDocs(t, e, texts...)
 			reqs := f.sent()
-			if len(reqs) != 1 || !slices.Equal(reqs[0].input, texts) || reqs[0].model != "m1" {
-				t.Fatalf("requests = %+v, want one with model m1 and input %q", reqs, texts)
+			var inputs []string
+			for _, r := range reqs {
+				inputs = append(inputs, r.input...)
+				if r.model != "m1" {
+					t.Errorf("request for model %q, want m1", r.model)
+				}
+			}
+			// OpenAI: one request; Ollama: one per text (langchaingo's
+			// client embeds a text per request).
+			if want := map[string]int{"openai": 1, "ollama": 3}[p]; len(reqs) != want || !slices.Equal(inputs, texts) {
+				t.Fatalf("requests = %+v, want %d with inputs %q", reqs, want, texts)
 			}
 			switch p {
 			case "ollama":
-				if reqs[0].truncate == nil || *reqs[0].truncate {
-					t.Error("ollama request must set truncate false (no silent truncation)")
-				}
-				if reqs[0].auth != "" {
-					t.Errorf("ollama got Authorization %q", reqs[0].auth)
+				for _, r := range reqs {
+					if r.truncate == nil || *r.truncate {
+						t.Error("ollama request must set truncate false (no silent truncation)")
+					}
+					if r.auth != "" {
+						t.Errorf("ollama got Authorization %q", r.auth)
+					}
 				}
 			case "openai":
 				if reqs[0].auth != "Bearer sk-test" {
@@ -275,7 +293,7 @@ func TestProviderBatching(t *testing.T) {
 	for _, p := range fakeProviders {
 		t.Run(p, func(t *testing.T) {
 			f := newFakeProvider(t, p)
-			e := newFakeEmbedder(t, f, "m", EmbedderConfig{BatchSize: 3, Concurrency: 2}, nil)
+			e := newFakeEmbedder(t, f, "m", Config{BatchSize: 3, Concurrency: 2})
 			var texts []string
 			for i := range 10 {
 				texts = append(texts, fmt.Sprintf("text number %d", i))
@@ -291,8 +309,12 @@ func TestProviderBatching(t *testing.T) {
 			slices.Sort(sizes)
 			slices.Sort(inputs)
 			want := slices.Sorted(slices.Values(texts))
-			if !slices.Equal(sizes, []int{1, 3, 3, 3}) || !slices.Equal(inputs, want) {
-				t.Errorf("batches of %v with inputs %q; want 3+3+3+1 covering every text once", sizes, inputs)
+			wantSizes := []int{1, 3, 3, 3}
+			if p == "ollama" {
+				wantSizes = slices.Repeat([]int{1}, 10) // a request per text
+			}
+			if !slices.Equal(sizes, wantSizes) || !slices.Equal(inputs, want) {
+				t.Errorf("requests of %v inputs with inputs %q; want %v covering every text once", sizes, inputs, wantSizes)
 			}
 			for i, v := range vs {
 				if !slices.Equal(v, normalized(fakeVector(texts[i]))) {
@@ -306,74 +328,32 @@ func TestProviderBatching(t *testing.T) {
 	}
 }
 
+// TestProviderRetry: transient failures are retried (the delays are
+// provider's tests' business).
 func TestProviderRetry(t *testing.T) {
-	date := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
-	tests := []struct {
-		name     string
-		replies  []fakeReply // then success
-		minSleep []time.Duration
-		maxSleep []time.Duration
-	}{
-		{
-			name:     "429 with Retry-After seconds",
-			replies:  []fakeReply{{status: 429, header: map[string]string{"Retry-After": "7"}, body: `{"error":"slow down"}`}},
-			minSleep: []time.Duration{7 * time.Second},
-			maxSleep: []time.Duration{7 * time.Second},
-		},
-		{
-			name:     "503 with Retry-After date",
-			replies:  []fakeReply{{status: 503, header: map[string]string{"Retry-After": date}}},
-			minSleep: []time.Duration{20 * time.Second},
-			maxSleep: []time.Duration{30 * time.Second},
-		},
-		{
-			name:     "Retry-After capped",
-			replies:  []fakeReply{{status: 429, header: map[string]string{"Retry-After": "86400"}}},
-			minSleep: []time.Duration{defaultMaxRetryAfter},
-			maxSleep: []time.Duration{defaultMaxRetryAfter},
-		},
-		{
-			name:     "500 twice: exponential backoff with jitter",
-			replies:  []fakeReply{{status: 500, body: "boom"}, {status: 502}},
-			minSleep: []time.Duration{defaultBaseDelay / 2, defaultBaseDelay},
-			maxSleep: []time.Duration{defaultBaseDelay, 2 * defaultBaseDelay},
-		},
-		{
-			name:     "connection closed",
-			replies:  []fakeReply{{hangup: true}},
-			minSleep: []time.Duration{defaultBaseDelay / 2},
-			maxSleep: []time.Duration{defaultBaseDelay},
-		},
+	replies := []fakeReply{
+		{status: 429, header: map[string]string{"Retry-After": "7"}, body: `{"error":"slow down"}`},
+		{status: 503},
+		{hangup: true},
 	}
 	for _, p := range fakeProviders {
-		for _, tt := range tests {
-			t.Run(p+"/"+tt.name, func(t *testing.T) {
-				f := newFakeProvider(t, p)
-				f.script = func(n int) fakeReply {
-					if n < len(tt.replies) {
-						return tt.replies[n]
-					}
-					return fakeReply{}
+		t.Run(p, func(t *testing.T) {
+			f := newFakeProvider(t, p)
+			f.script = func(n int) fakeReply {
+				if n < len(replies) {
+					return replies[n]
 				}
-				var sleeps []time.Duration
-				e := newFakeEmbedder(t, f, "m", EmbedderConfig{}, &sleeps)
-				vs := embedDocs(t, e, "hello world")
-				if !slices.Equal(vs[0], normalized(fakeVector("hello world"))) {
-					t.Error("wrong vector after retries")
-				}
-				if got := len(f.sent()); got != len(tt.replies)+1 {
-					t.Errorf("%d requests, want %d", got, len(tt.replies)+1)
-				}
-				if len(sleeps) != len(tt.minSleep) {
-					t.Fatalf("slept %v, want %d sleeps", sleeps, len(tt.minSleep))
-				}
-				for i, d := range sleeps {
-					if d < tt.minSleep[i] || d > tt.maxSleep[i] {
-						t.Errorf("sleep %d = %v, want in [%v, %v]", i, d, tt.minSleep[i], tt.maxSleep[i])
-					}
-				}
-			})
-		}
+				return fakeReply{}
+			}
+			e := newFakeEmbedder(t, f, "m", Config{})
+			vs := embedDocs(t, e, "hello world")
+			if !slices.Equal(vs[0], normalized(fakeVector("hello world"))) {
+				t.Error("wrong vector after retries")
+			}
+			if got := len(f.sent()); got != len(replies)+1 {
+				t.Errorf("%d requests, want %d", got, len(replies)+1)
+			}
+		})
 	}
 }
 
@@ -397,11 +377,11 @@ func TestProviderFailure(t *testing.T) {
 			t.Run(p+"/"+tt.name, func(t *testing.T) {
 				f := newFakeProvider(t, p)
 				f.script = func(int) fakeReply { return tt.reply }
-				e := newFakeEmbedder(t, f, "m", EmbedderConfig{MaxAttempts: 3}, nil)
+				e := newFakeEmbedder(t, f, "m", Config{Provider: provider.Config{HTTPClient: quickRetries(3)}})
 				_, err := e.EmbedDocuments(t.Context(), []string{"x"})
-				var ee *EmbedError
+				var ee *provider.Error
 				if !errors.As(err, &ee) {
-					t.Fatalf("err = %v, want an *EmbedError", err)
+					t.Fatalf("err = %v, want a *provider.Error", err)
 				}
 				if ee.Provider != p || ee.Model != "m" || ee.StatusCode != tt.status || ee.Attempts != tt.attempts {
 					t.Errorf("error %+v: want provider %s, model m, status %d, %d attempts", ee, p, tt.status, tt.attempts)
@@ -431,10 +411,9 @@ func TestProviderCancel(t *testing.T) {
 				cancel()
 				return fakeReply{status: 500}
 			}
-			e := newFakeEmbedder(t, f, "m", EmbedderConfig{MaxAttempts: 100}, nil)
-			api := apiOf(e)
-			api.sleep = sleepContext
-			api.baseDelay = time.Hour // only cancellation can end the wait
+			// Only cancellation can end the wait.
+			slow := &http.Client{Transport: &provider.Transport{MaxAttempts: 100, BaseDelay: time.Hour, MaxDelay: time.Hour}}
+			e := newFakeEmbedder(t, f, "m", Config{Provider: provider.Config{HTTPClient: slow}})
 			_, err := e.EmbedDocuments(ctx, []string{"x"})
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)
@@ -454,27 +433,25 @@ func TestProviderInvalidResponses(t *testing.T) {
 		reply         func(n int) fakeReply
 		want          string
 	}{
-		{"count mismatch", fakeProviders, 2, func(int) fakeReply { return fakeReply{vectors: [][]float32{{1, 2}}} }, "1 embeddings for 2 inputs"},
-		{"inconsistent dimensions", fakeProviders, 2, func(int) fakeReply { return fakeReply{vectors: [][]float32{{1, 2}, {1, 2, 3}}} }, "dimension 3, want 2"},
+		{"count mismatch", []string{"openai"}, 2, func(int) fakeReply { return fakeReply{vectors: [][]float32{{1, 2}}} }, "invalid response: error embedding batch: unexpected length"},
+		{"count mismatch", []string{"ollama"}, 1, func(int) fakeReply { return fakeReply{vectors: [][]float32{{1, 2}, {1, 2}}} }, "invalid response: error embedding batch: not all input got embedded"},
+		{"inconsistent dimensions", []string{"openai"}, 2, func(int) fakeReply { return fakeReply{vectors: [][]float32{{1, 2}, {1, 2, 3}}} }, "dimension 3, want 2"},
+		{"inconsistent dimensions", []string{"ollama"}, 2, func(n int) fakeReply {
+			return fakeReply{vectors: [][]float32{slices.Repeat([]float32{1}, 2+n)}}
+		}, "dimension 3, want 2"},
 		{"dimension changes between calls", fakeProviders, 2, func(n int) fakeReply {
 			return fakeReply{vectors: [][]float32{slices.Repeat([]float32{1}, 2+n)}}
 		}, "dimension 3, want 2"},
 		{"empty vector", fakeProviders, 1, func(int) fakeReply { return fakeReply{vectors: [][]float32{{}}} }, "empty"},
 		{"zero vector", fakeProviders, 1, func(int) fakeReply { return fakeReply{vectors: [][]float32{{0, 0}}} }, "all zeros"},
 		{"not JSON", fakeProviders, 1, func(int) fakeReply { return fakeReply{body: "<html>oops</html>"} }, "invalid response"},
-		{"index out of range", []string{"openai"}, 1, func(int) fakeReply {
-			return fakeReply{body: `{"data":[{"index":3,"embedding":[1,2]}]}`}
-		}, "index 3"},
-		{"repeated index", []string{"openai"}, 2, func(int) fakeReply {
-			return fakeReply{body: `{"data":[{"index":0,"embedding":[1,2]},{"index":0,"embedding":[1,2]}]}`}
-		}, "index 0"},
 	}
 	for _, tt := range tests {
 		for _, p := range tt.fakeProviders {
 			t.Run(p+"/"+tt.name, func(t *testing.T) {
 				f := newFakeProvider(t, p)
 				f.script = tt.reply
-				e := newFakeEmbedder(t, f, "m", EmbedderConfig{BatchSize: 2, Concurrency: 1}, nil)
+				e := newFakeEmbedder(t, f, "m", Config{BatchSize: 2, Concurrency: 1})
 				var texts []string
 				for i := range tt.inputs {
 					texts = append(texts, fmt.Sprint("t", i))
@@ -484,9 +461,9 @@ func TestProviderInvalidResponses(t *testing.T) {
 					e.batchSize = 1
 				}
 				_, err := e.EmbedDocuments(t.Context(), texts)
-				var ee *EmbedError
+				var ee *provider.Error
 				if !errors.As(err, &ee) || !strings.Contains(err.Error(), tt.want) {
-					t.Fatalf("err = %v, want an *EmbedError mentioning %q", err, tt.want)
+					t.Fatalf("err = %v, want a *provider.Error mentioning %q", err, tt.want)
 				}
 				if len(f.sent()) > 2 {
 					t.Errorf("%d requests: an invalid response must not be retried", len(f.sent()))
@@ -502,7 +479,7 @@ func TestProviderDimensions(t *testing.T) {
 	for _, p := range fakeProviders {
 		t.Run(p, func(t *testing.T) {
 			f := newFakeProvider(t, p)
-			e := newFakeEmbedder(t, f, "m", EmbedderConfig{Dimensions: fakeDim}, nil)
+			e := newFakeEmbedder(t, f, "m", Config{Dimensions: fakeDim})
 			if e.Dim() != fakeDim || e.Name() != p+":m?dimensions=8" {
 				t.Errorf("Dim %d, Name %q", e.Dim(), e.Name())
 			}
@@ -511,7 +488,7 @@ func TestProviderDimensions(t *testing.T) {
 				t.Errorf("request dimensions = %d", r[0].dimensions)
 			}
 			// The server ignoring the requested dimension is an error.
-			e2 := newFakeEmbedder(t, f, "m", EmbedderConfig{Dimensions: 16}, nil)
+			e2 := newFakeEmbedder(t, f, "m", Config{Dimensions: 16})
 			if _, err := e2.EmbedDocuments(t.Context(), []string{"x"}); err == nil || !strings.Contains(err.Error(), "dimension 8, want 16") {
 				t.Errorf("err = %v, want a dimension mismatch", err)
 			}
@@ -534,7 +511,7 @@ func TestProviderKeyRedaction(t *testing.T) {
 	}
 	for i, r := range replies {
 		echo = func(int) fakeReply { return r }
-		e := newFakeEmbedder(t, f, "m", EmbedderConfig{APIKey: key, MaxAttempts: 2}, nil)
+		e := newFakeEmbedder(t, f, "m", Config{Provider: provider.Config{OpenAIAPIKey: key, HTTPClient: quickRetries(2)}})
 		_, err := e.EmbedDocuments(t.Context(), []string{"x"})
 		if err == nil {
 			t.Fatalf("reply %d: no error", i)
@@ -549,7 +526,7 @@ func TestProviderKeyRedaction(t *testing.T) {
 		t.Errorf("Authorization = %q", got)
 	}
 	// A transport error to an address holding the key.
-	e, err := NewOpenAIEmbedder("m", EmbedderConfig{BaseURL: "http://user:" + key + "@127.0.0.1:1/v1", APIKey: key, MaxAttempts: 1})
+	e, err := NewOpenAI("m", Config{Provider: provider.Config{OpenAIBaseURL: "http://user:" + key + "@127.0.0.1:1/v1", OpenAIAPIKey: key, HTTPClient: quickRetries(1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -557,7 +534,7 @@ func TestProviderKeyRedaction(t *testing.T) {
 		t.Errorf("transport error %v: want an error without the key", err)
 	}
 	// Configuration errors too.
-	if _, err := NewOpenAIEmbedder("m", EmbedderConfig{APIKey: key, BatchSize: -1}); err == nil || strings.Contains(err.Error(), key) {
+	if _, err := NewOpenAI("m", Config{Provider: provider.Config{OpenAIAPIKey: key}, BatchSize: -1}); err == nil || strings.Contains(err.Error(), key) {
 		t.Errorf("config error %v: want an error without the key", err)
 	}
 }
@@ -569,7 +546,7 @@ func TestProviderWindows(t *testing.T) {
 		t.Run(p, func(t *testing.T) {
 			f := newFakeProvider(t, p)
 			const maxInput = 60
-			e := newFakeEmbedder(t, f, "m", EmbedderConfig{MaxInput: maxInput, DocumentPrefix: "doc: ", QueryPrefix: "q: "}, nil)
+			e := newFakeEmbedder(t, f, "m", Config{MaxInput: maxInput, DocumentPrefix: "doc: ", QueryPrefix: "q: "})
 			body := strings.Repeat("The pipeline passes objects between cmdlets. ", 8)
 			texts := []string{body + "It ends with zebras.", body + "It ends with giraffes."}
 			vs := embedDocs(t, e, texts...)
@@ -622,40 +599,41 @@ func TestProviderWindows(t *testing.T) {
 func TestProviderNames(t *testing.T) {
 	tests := []struct {
 		spec string
-		cfg  EmbedderConfig
+		cfg  Config
 		name string
 		max  int
 	}{
-		{"ollama:nomic-embed-text", EmbedderConfig{}, "ollama:nomic-embed-text", 2048 * 3},
-		{"ollama:nomic-embed-text:latest", EmbedderConfig{}, "ollama:nomic-embed-text", 2048 * 3},
-		{"ollama:nomic-embed-text:v1.5", EmbedderConfig{}, "ollama:nomic-embed-text:v1.5", 2048 * 3},
-		{"ollama:mxbai-embed-large", EmbedderConfig{MaxInput: 1000}, "ollama:mxbai-embed-large", 1000},
-		{"ollama:some/unknown-model", EmbedderConfig{}, "ollama:some/unknown-model", 512 * 3},
-		{"ollama:nomic-embed-text?document_prefix=passage%3A+", EmbedderConfig{}, "ollama:nomic-embed-text?document_prefix=passage%3A+", 2048 * 3},
-		{"ollama:nomic-embed-text", EmbedderConfig{DocumentPrefix: "search_document: ", QueryPrefix: "search_query: "}, "ollama:nomic-embed-text", 2048 * 3},
-		{"ollama:nomic-embed-text?document_prefix=", EmbedderConfig{}, "ollama:nomic-embed-text?document_prefix=", 2048 * 3},
-		{"ollama:all-minilm", EmbedderConfig{DocumentPrefix: "passage: "}, "ollama:all-minilm?document_prefix=passage%3A+", 256 * 3},
-		{"openai:text-embedding-3-small", EmbedderConfig{}, "openai:text-embedding-3-small", 8191 * 3},
-		{"openai:text-embedding-3-small?dimensions=256", EmbedderConfig{}, "openai:text-embedding-3-small?dimensions=256", 8191 * 3},
-		{"openai:text-embedding-3-large", EmbedderConfig{Dimensions: 1024}, "openai:text-embedding-3-large?dimensions=1024", 8191 * 3},
+		{"ollama:nomic-embed-text", Config{}, "ollama:nomic-embed-text", 2048 * 3},
+		{"ollama:nomic-embed-text:latest", Config{}, "ollama:nomic-embed-text", 2048 * 3},
+		{"ollama:nomic-embed-text:v1.5", Config{}, "ollama:nomic-embed-text:v1.5", 2048 * 3},
+		{"ollama:mxbai-embed-large", Config{MaxInput: 1000}, "ollama:mxbai-embed-large", 1000},
+		{"ollama:some/unknown-model", Config{}, "ollama:some/unknown-model", 512 * 3},
+		{"ollama:nomic-embed-text?document_prefix=passage%3A+", Config{}, "ollama:nomic-embed-text?document_prefix=passage%3A+", 2048 * 3},
+		{"ollama:nomic-embed-text", Config{DocumentPrefix: "search_document: ", QueryPrefix: "search_query: "}, "ollama:nomic-embed-text", 2048 * 3},
+		{"ollama:nomic-embed-text?document_prefix=", Config{}, "ollama:nomic-embed-text?document_prefix=", 2048 * 3},
+		{"ollama:all-minilm", Config{DocumentPrefix: "passage: "}, "ollama:all-minilm?document_prefix=passage%3A+", 256 * 3},
+		{"openai:text-embedding-3-small", Config{}, "openai:text-embedding-3-small", 8191 * 3},
+		{"openai:text-embedding-3-small?dimensions=256", Config{}, "openai:text-embedding-3-small?dimensions=256", 8191 * 3},
+		{"openai:text-embedding-3-large", Config{Dimensions: 1024}, "openai:text-embedding-3-large?dimensions=1024", 8191 * 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
-			tt.cfg.BaseURL = "http://127.0.0.1:1"
-			e, err := NewEmbedder(tt.spec, tt.cfg)
+			nowhere := provider.Config{OpenAIBaseURL: "http://127.0.0.1:1", OllamaHost: "127.0.0.1:1"}
+			tt.cfg.Provider = nowhere
+			e, err := New(tt.spec, tt.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if e.Name() != tt.name || e.MaxInput() != tt.max {
 				t.Errorf("name %q, max input %d; want %q, %d", e.Name(), e.MaxInput(), tt.name, tt.max)
 			}
-			again, err := NewEmbedder(e.Name(), EmbedderConfig{BaseURL: "http://127.0.0.1:1"})
+			again, err := New(e.Name(), Config{Provider: nowhere})
 			if err != nil || again.Name() != e.Name() || again.docPrefix != e.docPrefix {
-				t.Errorf("NewEmbedder(%q) = %v, %v: does not rebuild the embedder", e.Name(), again, err)
+				t.Errorf("New(%q) = %v, %v: does not rebuild the embedder", e.Name(), again, err)
 			}
 		})
 	}
-	if _, err := NewEmbedder("openai:m?dimensions=5", EmbedderConfig{Dimensions: 6}); err == nil {
+	if _, err := New("openai:m?dimensions=5", Config{Dimensions: 6}); err == nil {
 		t.Error("conflicting dimensions accepted")
 	}
 }
@@ -663,7 +641,7 @@ func TestProviderNames(t *testing.T) {
 // TestProviderPrefixes: nomic-embed-text gets its task prefixes.
 func TestProviderPrefixes(t *testing.T) {
 	f := newFakeProvider(t, "ollama")
-	e := newFakeEmbedder(t, f, "nomic-embed-text", EmbedderConfig{}, nil)
+	e := newFakeEmbedder(t, f, "nomic-embed-text", Config{})
 	embedDocs(t, e, "a document")
 	if _, err := e.EmbedQuery(t.Context(), "a query", nil); err != nil {
 		t.Fatal(err)
@@ -674,15 +652,21 @@ func TestProviderPrefixes(t *testing.T) {
 	}
 }
 
-func TestNewEmbedderEnvironment(t *testing.T) {
+// TestNewProviderConfig: New reaches the servers of cfg.Provider, as
+// provider.ConfigFromEnv reads them (OLLAMA_HOST without a scheme, as
+// Ollama accepts it), and reads no environment variable itself.
+func TestNewProviderConfig(t *testing.T) {
 	ol := newFakeProvider(t, "ollama")
 	oa := newFakeProvider(t, "openai")
-	// OLLAMA_HOST without scheme, as Ollama accepts it.
-	t.Setenv("OLLAMA_HOST", strings.TrimPrefix(ol.srv.URL, "http://"))
-	t.Setenv("OPENAI_BASE_URL", oa.url())
-	t.Setenv("OPENAI_API_KEY", "sk-env")
+	t.Setenv("OPENAI_API_KEY", "sk-ignored")
+	env := map[string]string{
+		"OLLAMA_HOST":     strings.TrimPrefix(ol.srv.URL, "http://"),
+		"OPENAI_BASE_URL": oa.url(),
+		"OPENAI_API_KEY":  "sk-env",
+	}
+	cfg := Config{Provider: provider.ConfigFromEnv(func(k string) string { return env[k] })}
 	for _, spec := range []string{"ollama:m", "openai:m"} {
-		e, err := NewEmbedder(spec, EmbedderConfig{})
+		e, err := New(spec, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -691,46 +675,8 @@ func TestNewEmbedderEnvironment(t *testing.T) {
 	if len(ol.sent()) != 1 || len(oa.sent()) != 1 || oa.sent()[0].auth != "Bearer sk-env" {
 		t.Errorf("ollama got %d requests, openai %+v", len(ol.sent()), oa.sent())
 	}
-	// Explicit values win over the environment.
-	e, err := NewEmbedder("openai:m", EmbedderConfig{BaseURL: oa.url(), APIKey: "sk-flag"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	embedDocs(t, e, "x")
-	if got := oa.sent()[1].auth; got != "Bearer sk-flag" {
-		t.Errorf("Authorization = %q, want the configured key", got)
-	}
-}
-
-func TestOllamaHost(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", "http://127.0.0.1:11434/"},
-		{"0.0.0.0", "http://0.0.0.0:11434/"},
-		{"0.0.0.0:11435", "http://0.0.0.0:11435/"},
-		{"example.com", "http://example.com:11434/"},
-		{"example.com:8080", "http://example.com:8080/"},
-		{"http://example.com", "http://example.com:80/"},
-		{"https://example.com", "https://example.com:443/"},
-		{"https://example.com:8443/ollama", "https://example.com:8443/ollama"},
-		{"[::1]:11434", "http://[::1]:11434/"},
-		{"::1", "http://[::1]:11434/"},
-		{` "localhost:11434" `, "http://localhost:11434/"},
-		{":11434", "http://127.0.0.1:11434/"},
-	}
-	for _, tt := range tests {
-		u, err := ollamaHost(tt.in)
-		if err != nil || u.String() != tt.want {
-			t.Errorf("ollamaHost(%q) = %v, %v; want %s", tt.in, u, err, tt.want)
-		}
-	}
-	for _, bad := range []string{"ftp://host", "host:99999", "host:abc"} {
-		if u, err := ollamaHost(bad); err == nil {
-			t.Errorf("ollamaHost(%q) = %v, want an error", bad, u)
-		}
-	}
 	// A base URL ending in /api (chromem-go's form) is not doubled.
-	f := newFakeProvider(t, "ollama")
-	e, err := NewOllamaEmbedder("m", EmbedderConfig{BaseURL: f.srv.URL + "/api"})
+	e, err := NewOllama("m", Config{Provider: provider.Config{OllamaHost: ol.srv.URL + "/api"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -776,48 +722,8 @@ func FuzzSplitWindows(f *testing.F) {
 	})
 }
 
-func TestRetryAfter(t *testing.T) {
-	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := []struct {
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"", 0, false},
-		{"0", 0, true},
-		{"120", 2 * time.Minute, true},
-		{"-3", 0, false},
-		{"soon", 0, false},
-		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
-		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true},
-	}
-	for _, tt := range tests {
-		got, ok := retryAfter(tt.in, now)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("retryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-func TestBodyExcerpt(t *testing.T) {
-	long := strings.Repeat("é", 400)
-	tests := []struct{ in, want string }{
-		{`{"error":"model \"x\" not found"}`, `model "x" not found`},
-		{`{"error":{"message":"Rate limit reached","type":"requests"}}`, "Rate limit reached"},
-		{`{"message":"Forbidden"}`, "Forbidden"},
-		{"<html>\n  <body>Bad   Gateway</body>\n</html>", "<html> <body>Bad Gateway</body> </html>"},
-		{long, strings.Repeat("é", maxExcerpt/2) + "…"},
-		{"\xff\xfe", "\uFFFD"},
-	}
-	for _, tt := range tests {
-		if got := bodyExcerpt([]byte(tt.in)); got != tt.want {
-			t.Errorf("bodyExcerpt(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestCheckVectors(t *testing.T) {
-	e, err := NewOpenAIEmbedder("m", EmbedderConfig{})
+	e, err := NewOpenAI("m", Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -836,14 +742,7 @@ func TestCheckVectors(t *testing.T) {
 	if err := e.checkVectors([][]float32{{3, 4, 5}}, 1); err == nil {
 		t.Error("a change of dimension was accepted")
 	}
-	if _, err := NewOpenAIEmbedder("m", EmbedderConfig{MaxInput: 20, QueryPrefix: "a long query instruction: "}); err == nil {
+	if _, err := NewOpenAI("m", Config{MaxInput: 20, QueryPrefix: "a long query instruction: "}); err == nil {
 		t.Error("a max input shorter than the prefix was accepted")
-	}
-}
-
-func TestEmbedErrorUnwrap(t *testing.T) {
-	err := error(&EmbedError{Provider: "openai", Model: "m", Err: context.DeadlineExceeded})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Error("EmbedError does not unwrap")
 	}
 }

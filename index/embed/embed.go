@@ -1,41 +1,52 @@
-package index
+// Package embed turns texts into vectors for cite's index: the built-in
+// hash embedder ([NewHash]) and models served by Ollama or an
+// OpenAI-compatible server ([NewOllama], [NewOpenAI]), named by a spec
+// string ([New]). It cuts long texts in windows, sends them in batches with
+// bounded concurrency, checks and normalizes the vectors.
+//
+// It sits under index and beside it: the store needs of an embedder only
+// its name and dimension. It imports index/analysis (the hash embedder's
+// terms) and package provider (the model clients); it is the only home of
+// github.com/cespare/xxhash and github.com/sourcegraph/conc.
+//
+// Usage:
+//
+//	emb, err := embed.New("hash", embed.Config{})
+//	emb, err := embed.New("ollama:nomic-embed-text", embed.Config{Provider: provider.ConfigFromEnv(os.Getenv)})
+//	vecs, err := emb.EmbedDocuments(ctx, texts)
+package embed
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"math/rand/v2"
-	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/sourcegraph/conc/pool"
+
+	"github.com/cite-rag/cite/provider"
 )
 
-// EmbedFunc embeds one text as a unit-length vector. It has the shape of
+// Func embeds one text as a unit-length vector. It has the shape of
 // chromem-go's EmbeddingFunc: chromem.EmbeddingFunc(f) converts it.
-type EmbedFunc func(ctx context.Context, text string) ([]float32, error)
+type Func func(ctx context.Context, text string) ([]float32, error)
 
 // ErrEmptyText is returned when asked to embed a text that is empty or only
 // white space: it has no vector.
 var ErrEmptyText = errors.New("empty text")
 
-var errNoEmbedder = errors.New("embed: no embedder (use NewEmbedder)")
+var errNoEmbedder = errors.New("embed: no embedder (use New)")
 
 // Embedder embeds texts with one model: the built-in hash embedder
-// ([NewHashEmbedder]) or a model served over HTTP ([NewOllamaEmbedder],
-// [NewOpenAIEmbedder]). [NewEmbedder] builds one from a spec string.
+// ([NewHash]) or a model served over HTTP ([NewOllama], [NewOpenAI]). [New]
+// builds one from a spec string.
 //
 // Vectors are unit length (chromem-go ranks by dot product and assumes it).
 // A text longer than the model accepts ([Embedder.MaxInput]) is never
@@ -55,7 +66,8 @@ type Embedder struct {
 	impl        embedder
 }
 
-// embedder is what a provider implements.
+// embedder is what a model implements: the hash embedder, or a
+// *provider.Embedder.
 type embedder interface {
 	// embed returns one vector per text, in order. The vectors need not be
 	// unit length; the Embedder validates and normalizes them.
@@ -68,20 +80,14 @@ type queryEmbedder interface {
 	embedQuery(text string, idf func(term string) float64) []float32
 }
 
-// EmbedderConfig configures a model provider (Ollama or OpenAI-compatible);
-// the zero value selects the defaults. [NewEmbedder] fills empty fields from
-// the environment; [NewOllamaEmbedder] and [NewOpenAIEmbedder] use the values
-// as given.
-type EmbedderConfig struct {
-	// BaseURL is the API's address: for Ollama, OLLAMA_HOST's form
-	// ("http://host:11434", "host:11434", "0.0.0.0"; default
-	// http://127.0.0.1:11434); for OpenAI, the URL under which /embeddings
-	// lives (default https://api.openai.com/v1).
-	BaseURL string
-
-	// APIKey is sent as a bearer token (OpenAI only; optional for local
-	// servers). It never appears in errors.
-	APIKey string
+// Config configures an embedder of a model provider (Ollama or
+// OpenAI-compatible); the zero value selects the defaults. The hash
+// embedder ignores it.
+type Config struct {
+	// Provider says where the servers are, with which key and HTTP client
+	// ([provider.ConfigFromEnv] reads them from the environment). Requests
+	// are retried on transient failures by its [provider.Transport].
+	Provider provider.Config
 
 	// Dimensions asks the model for vectors of this size (OpenAI's
 	// text-embedding-3 models and Ollama models that support truncating
@@ -95,19 +101,13 @@ type EmbedderConfig struct {
 	// does not know).
 	MaxInput int
 
-	// BatchSize is the number of inputs per request (default 16 for
-	// Ollama, 32 for OpenAI).
+	// BatchSize is the number of inputs per call of the provider (default
+	// 16 for Ollama, 32 for OpenAI).
 	BatchSize int
 
-	// Concurrency is the number of requests in flight (default 2 for
-	// Ollama, 4 for OpenAI).
+	// Concurrency is the number of calls in flight (default 2 for Ollama,
+	// 4 for OpenAI).
 	Concurrency int
-
-	// MaxAttempts is the number of tries of one request, counting the
-	// first (default 5). Requests are retried on HTTP 408, 409, 429 and
-	// 5xx, and on transport errors, after an exponential backoff with
-	// jitter or the delay the server asks for in Retry-After.
-	MaxAttempts int
 
 	// DocumentPrefix and QueryPrefix are prepended to documents and
 	// queries, for models trained with task prefixes. Each defaults to the
@@ -117,72 +117,58 @@ type EmbedderConfig struct {
 	// overrides the default.
 	DocumentPrefix, QueryPrefix string
 
-	// HTTPClient sends the requests (default: a client with no timeout;
-	// the context passed to each call bounds it).
-	HTTPClient *http.Client
-
 	// docPrefixSet records a document_prefix option in the spec, which may
 	// set an empty prefix.
 	docPrefixSet bool
 }
 
-// NewEmbedder returns the embedder that spec names:
+// New returns the embedder that spec names:
 //
 //	hash                     the built-in hash embedder, default settings
 //	hash:2048                ... with 2048 dimensions
 //	hash:2048?ngrams=3-5&words=0.5
-//	ollama:MODEL             a model served by Ollama (OLLAMA_HOST)
+//	ollama:MODEL             a model served by Ollama (cfg.Provider.OllamaHost)
 //	openai:MODEL             a model of an OpenAI-compatible API
-//	                         (OPENAI_BASE_URL, OPENAI_API_KEY)
+//	                         (cfg.Provider.OpenAIBaseURL, OpenAIAPIKey)
 //
 // A provider spec may carry the options that change its vectors, as in
 // [Embedder.Name]: "openai:text-embedding-3-small?dimensions=512",
-// "ollama:MODEL?document_prefix=...". NewEmbedder(e.Name()) rebuilds an
+// "ollama:MODEL?document_prefix=...". New(e.Name(), cfg) rebuilds an
 // equivalent embedder, so the name an index records is enough to query it.
 //
-// cfg configures providers; its empty fields fall back to the environment:
-// BaseURL to OLLAMA_HOST or OPENAI_BASE_URL, APIKey to OPENAI_API_KEY. The
-// hash embedder ignores cfg.
-func NewEmbedder(spec string, cfg EmbedderConfig) (*Embedder, error) {
+// cfg configures providers; New reads no environment variable. The hash
+// embedder ignores cfg.
+func New(spec string, cfg Config) (*Embedder, error) {
 	base, rawOpts, _ := strings.Cut(spec, "?")
-	provider, model, _ := strings.Cut(base, ":")
+	kind, model, _ := strings.Cut(base, ":")
 	opts, err := url.ParseQuery(rawOpts)
 	if err != nil {
 		return nil, fmt.Errorf("embedder %q: options: %w", spec, err)
 	}
-	switch provider {
+	switch kind {
 	case "hash":
 		hc, err := parseHashSpec(model, opts)
 		if err != nil {
 			return nil, fmt.Errorf("embedder %q: %w", spec, err)
 		}
-		return NewHashEmbedder(hc)
+		return NewHash(hc)
 	case "ollama", "openai":
 		if model == "" {
-			return nil, fmt.Errorf("embedder %q: missing model name (%s:MODEL)", spec, provider)
+			return nil, fmt.Errorf("embedder %q: missing model name (%s:MODEL)", spec, kind)
 		}
 		if err := applySpecOptions(&cfg, opts); err != nil {
 			return nil, fmt.Errorf("embedder %q: %w", spec, err)
 		}
-		if provider == "ollama" {
-			if cfg.BaseURL == "" {
-				cfg.BaseURL = os.Getenv("OLLAMA_HOST")
-			}
-			return NewOllamaEmbedder(model, cfg)
+		if kind == "ollama" {
+			return NewOllama(model, cfg)
 		}
-		if cfg.BaseURL == "" {
-			cfg.BaseURL = os.Getenv("OPENAI_BASE_URL")
-		}
-		if cfg.APIKey == "" {
-			cfg.APIKey = os.Getenv("OPENAI_API_KEY")
-		}
-		return NewOpenAIEmbedder(model, cfg)
+		return NewOpenAI(model, cfg)
 	}
-	return nil, fmt.Errorf("embedder %q: unknown provider %q (want hash, ollama or openai)", spec, provider)
+	return nil, fmt.Errorf("embedder %q: unknown provider %q (want hash, ollama or openai)", spec, kind)
 }
 
 // applySpecOptions merges the options of a provider spec into cfg.
-func applySpecOptions(cfg *EmbedderConfig, opts url.Values) error {
+func applySpecOptions(cfg *Config, opts url.Values) error {
 	for k, v := range opts {
 		if len(v) != 1 {
 			return fmt.Errorf("option %s given %d times", k, len(v))
@@ -212,7 +198,7 @@ func applySpecOptions(cfg *EmbedderConfig, opts url.Values) error {
 
 // providerName returns the canonical name of a provider's model: the
 // options that change its document vectors are part of it.
-func providerName(provider, model string, dimensions int, docPrefix, defaultDocPrefix string) string {
+func providerName(kind, model string, dimensions int, docPrefix, defaultDocPrefix string) string {
 	v := url.Values{}
 	if dimensions > 0 {
 		v.Set("dimensions", strconv.Itoa(dimensions))
@@ -220,7 +206,7 @@ func providerName(provider, model string, dimensions int, docPrefix, defaultDocP
 	if docPrefix != defaultDocPrefix {
 		v.Set("document_prefix", docPrefix)
 	}
-	name := provider + ":" + model
+	name := kind + ":" + model
 	if len(v) > 0 {
 		name += "?" + v.Encode()
 	}
@@ -235,7 +221,7 @@ func (e *Embedder) Name() string { return e.name }
 
 // Dim returns the dimension of the vectors, or 0 while it is unknown: a
 // model provider's dimension is learned from its first response (or set
-// ahead by [EmbedderConfig.Dimensions]); [Embedder.ProbeDim] asks for it.
+// ahead by [Config.Dimensions]); [Embedder.ProbeDim] asks for it.
 // Every later vector must have the same dimension.
 func (e *Embedder) Dim() int { return int(e.dim.Load()) }
 
@@ -269,13 +255,13 @@ func (e *Embedder) ProbeDim(ctx context.Context) (int, error) {
 	return e.Dim(), nil
 }
 
-// Func returns an [EmbedFunc] that embeds its text as a document, for
+// Func returns a [Func] that embeds its text as a document, for
 // chromem-go. It is never nil, so chromem-go never falls back to its default
 // (remote OpenAI) embedder; on a nil Embedder it returns an error.
 //
 // Queries need [Embedder.EmbedQuery] (query prefix, idf weighting) and
 // chromem-go's QueryEmbedding, not this function.
-func (e *Embedder) Func() EmbedFunc {
+func (e *Embedder) Func() Func {
 	return func(ctx context.Context, text string) ([]float32, error) {
 		vs, err := e.EmbedDocuments(ctx, []string{text})
 		if err != nil {
@@ -286,8 +272,8 @@ func (e *Embedder) Func() EmbedFunc {
 }
 
 // EmbedDocuments embeds texts as documents and returns their unit vectors
-// in order. Providers receive batches of [EmbedderConfig.BatchSize] inputs,
-// with at most [EmbedderConfig.Concurrency] requests in flight; the first
+// in order. Providers receive batches of [Config.BatchSize] inputs,
+// with at most [Config.Concurrency] requests in flight; the first
 // error cancels the others and is returned. An empty text is an error
 // ([ErrEmptyText]).
 func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
@@ -311,9 +297,9 @@ func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]floa
 // EmbedQuery embeds a search query and returns its unit vector.
 //
 // The hash embedder weighs each query term by idf(term) (terms as
-// [AnalyzeQuery] returns them; a character n-gram gets the weight of the
+// [analysis.AnalyzeQuery] returns them; a character n-gram gets the weight of the
 // word it comes from). idf should grow as a term gets rarer in the indexed
-// documents: [IDF] over the full-text index's document frequencies is what
+// documents: [analysis.IDF] over the full-text index's document frequencies is what
 // the defaults were measured with. A nil idf weighs all terms alike;
 // non-positive weights drop terms. Model providers ignore idf and prepend
 // the model's query prefix.
@@ -335,20 +321,6 @@ func (e *Embedder) EmbedQuery(ctx context.Context, text string, idf func(term st
 		return nil, err
 	}
 	return vs[0], nil
-}
-
-// IDF returns the inverse document frequency of a term found in df of docs
-// documents, as Lucene's BM25 computes it: ln(1 + (docs-df+0.5)/(df+0.5)).
-// It is positive, near 0 for a term in every document and largest for a
-// term in none (a typo: its character n-grams still count).
-func IDF(docs, df int) float64 {
-	if df < 0 {
-		df = 0
-	}
-	if docs < df {
-		docs = df
-	}
-	return math.Log(1 + (float64(docs)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
 func isBlank(s string) bool {
@@ -428,6 +400,9 @@ func (e *Embedder) embedWindows(ctx context.Context, texts []string, prefix stri
 		end := min(b+e.batchSize, len(inputs))
 		p.Go(func(ctx context.Context) error {
 			vs, err := e.impl.embed(ctx, inputs[b:end])
+			if errors.Is(err, provider.ErrInputTooLong) {
+				return fmt.Errorf("%w: lower the embedder's max input (now %d runes)", err, e.maxInput)
+			}
 			if err != nil {
 				return err
 			}
@@ -499,9 +474,9 @@ func (e *Embedder) checkVectors(vs [][]float32, n int) error {
 }
 
 func (e *Embedder) invalid(err error) error {
-	provider, model, _ := strings.Cut(e.name, ":")
+	kind, model, _ := strings.Cut(e.name, ":")
 	model, _, _ = strings.Cut(model, "?")
-	return &EmbedError{Provider: provider, Model: model, Err: fmt.Errorf("invalid response: %w", err)}
+	return &provider.Error{Op: "embed", Provider: kind, Model: model, Err: fmt.Errorf("invalid response: %w", err)}
 }
 
 // splitWindows cuts text in consecutive pieces of at most limit runes that
@@ -576,299 +551,4 @@ func normalized64(v []float64) []float32 {
 		out[i] = float32(x / n)
 	}
 	return out
-}
-
-// EmbedError reports a request to a model provider that failed, or an
-// answer that is not a valid set of embeddings. It never contains the API
-// key.
-type EmbedError struct {
-	Provider   string // "ollama" or "openai"
-	Model      string
-	StatusCode int    // HTTP status of the last response, 0 if none
-	Attempts   int    // requests sent
-	Body       string // excerpt of the last error response's body
-	Err        error  // cause: transport error, context error, invalid response
-}
-
-func (e *EmbedError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "embed with %s model %s", e.Provider, e.Model)
-	if e.StatusCode != 0 {
-		fmt.Fprintf(&b, ": HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
-	}
-	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " (%d attempts)", e.Attempts)
-	}
-	if e.Body != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Body)
-	}
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
-}
-
-func (e *EmbedError) Unwrap() error { return e.Err }
-
-// Retry defaults.
-const (
-	defaultMaxAttempts   = 5
-	defaultBaseDelay     = 500 * time.Millisecond
-	defaultMaxDelay      = 20 * time.Second
-	defaultMaxRetryAfter = 2 * time.Minute
-	maxErrorBody         = 64 << 10
-	maxExcerpt           = 300
-)
-
-// httpAPI posts JSON to one endpoint of a model provider, with retries.
-type httpAPI struct {
-	provider, model string
-	endpoint        string
-	apiKey          string
-	client          *http.Client
-	maxAttempts     int
-	maxInput        int // for the hint on context-length errors
-	baseDelay       time.Duration
-	maxDelay        time.Duration
-	maxRetryAfter   time.Duration
-	// sleep waits d or until ctx is done; tests replace it.
-	sleep func(ctx context.Context, d time.Duration) error
-}
-
-func newHTTPAPI(provider, model, endpoint string, cfg EmbedderConfig) *httpAPI {
-	h := &httpAPI{
-		provider:      provider,
-		model:         model,
-		endpoint:      endpoint,
-		apiKey:        cfg.APIKey,
-		client:        cfg.HTTPClient,
-		maxAttempts:   cfg.MaxAttempts,
-		baseDelay:     defaultBaseDelay,
-		maxDelay:      defaultMaxDelay,
-		maxRetryAfter: defaultMaxRetryAfter,
-		sleep:         sleepContext,
-	}
-	if h.client == nil {
-		// No timeout: the caller's context bounds each request.
-		h.client = &http.Client{}
-	}
-	if h.maxAttempts <= 0 {
-		h.maxAttempts = defaultMaxAttempts
-	}
-	return h
-}
-
-// post sends body as JSON and returns the body of the 200 response.
-func (h *httpAPI) post(ctx context.Context, body any) ([]byte, error) {
-	payload, err := json.Marshal(body)
-	if err != nil {
-		return nil, h.fail(0, 0, "", fmt.Errorf("encode request: %w", err))
-	}
-	for attempt := 1; ; attempt++ {
-		r, err := h.send(ctx, payload)
-		if err == nil && r.status == http.StatusOK {
-			return r.body, nil
-		}
-		if ctx.Err() != nil {
-			return nil, h.fail(attempt, r.status, r.excerpt, context.Cause(ctx))
-		}
-		if r.status != 0 && !retryable(r.status) {
-			return nil, h.fail(attempt, r.status, r.excerpt, h.hint(r.status, r.excerpt))
-		}
-		if attempt >= h.maxAttempts {
-			return nil, h.fail(attempt, r.status, r.excerpt, err)
-		}
-		d := h.backoff(attempt)
-		if ra, ok := retryAfter(r.retryAfter, time.Now()); ok {
-			d = min(ra, h.maxRetryAfter)
-		}
-		if err := h.sleep(ctx, d); err != nil {
-			return nil, h.fail(attempt, r.status, r.excerpt, err)
-		}
-	}
-}
-
-// apiResponse is what one request got.
-type apiResponse struct {
-	status     int    // 0 if no response
-	body       []byte // the body of a 200 response
-	excerpt    string // an excerpt of another response's body
-	retryAfter string // its Retry-After header
-}
-
-// send makes one request.
-func (h *httpAPI) send(ctx context.Context, payload []byte) (apiResponse, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.endpoint, bytes.NewReader(payload))
-	if err != nil {
-		return apiResponse{}, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if h.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+h.apiKey)
-	}
-	resp, err := h.client.Do(req)
-	if err != nil {
-		return apiResponse{}, h.redactErr(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusOK {
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return apiResponse{}, h.redactErr(fmt.Errorf("read response: %w", err))
-		}
-		return apiResponse{status: http.StatusOK, body: body}, nil
-	}
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	return apiResponse{
-		status:     resp.StatusCode,
-		excerpt:    h.redact(bodyExcerpt(raw)),
-		retryAfter: resp.Header.Get("Retry-After"),
-	}, nil
-}
-
-func (h *httpAPI) fail(attempts, status int, excerpt string, err error) error {
-	if err != nil {
-		err = h.redactErr(err)
-	}
-	return &EmbedError{
-		Provider:   h.provider,
-		Model:      h.model,
-		StatusCode: status,
-		Attempts:   attempts,
-		Body:       excerpt,
-		Err:        err,
-	}
-}
-
-// hint explains a status the user can act on.
-func (h *httpAPI) hint(status int, excerpt string) error {
-	lower := strings.ToLower(excerpt)
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return errors.New("check the API key (OPENAI_API_KEY)")
-	case status == http.StatusNotFound && h.provider == "ollama" && strings.Contains(lower, "model"):
-		return fmt.Errorf("pull the model first: ollama pull %s", h.model)
-	case status == http.StatusBadRequest && (strings.Contains(lower, "context length") ||
-		strings.Contains(lower, "context_length") || strings.Contains(lower, "too long") ||
-		strings.Contains(lower, "maximum context")):
-		return fmt.Errorf("an input is longer than the model accepts: lower the embedder's max input (now %d runes)", h.maxInput)
-	}
-	return nil
-}
-
-func retryable(status int) bool {
-	return status == http.StatusRequestTimeout || status == http.StatusConflict ||
-		status == http.StatusTooManyRequests || status >= 500
-}
-
-// backoff returns the delay before retry number attempt (1 for the first
-// retry): exponential, capped, with equal jitter.
-func (h *httpAPI) backoff(attempt int) time.Duration {
-	d := h.baseDelay << min(attempt-1, 30)
-	if d <= 0 || d > h.maxDelay {
-		d = h.maxDelay
-	}
-	half := d / 2
-	return half + rand.N(half+1)
-}
-
-// retryAfter parses a Retry-After header: delay-seconds or an HTTP date.
-func retryAfter(header string, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(header)
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		return time.Duration(min(secs, 1<<31)) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
-}
-
-// bodyExcerpt returns the message of an error body: the "error" (or
-// "error.message", or "message") field of a JSON body, else the text, with
-// white space collapsed, cut to a few hundred bytes.
-func bodyExcerpt(raw []byte) string {
-	var msg struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-	}
-	text := string(raw)
-	if json.Unmarshal(raw, &msg) == nil {
-		var s string
-		var obj struct {
-			Message string `json:"message"`
-		}
-		switch {
-		case json.Unmarshal(msg.Error, &s) == nil && s != "":
-			text = s
-		case json.Unmarshal(msg.Error, &obj) == nil && obj.Message != "":
-			text = obj.Message
-		case msg.Message != "":
-			text = msg.Message
-		}
-	}
-	text = strings.Join(strings.Fields(strings.ToValidUTF8(text, "\uFFFD")), " ")
-	if len(text) > maxExcerpt {
-		n := maxExcerpt
-		for n > 0 && !utf8.RuneStart(text[n]) {
-			n--
-		}
-		text = text[:n] + "…"
-	}
-	return text
-}
-
-// redact removes the API key from s.
-func (h *httpAPI) redact(s string) string {
-	if h.apiKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, h.apiKey, "[redacted]")
-}
-
-// redactErr returns err, or an error with its text redacted if it contains
-// the API key (keeping context errors recognizable).
-func (h *httpAPI) redactErr(err error) error {
-	if h.apiKey == "" || !strings.Contains(err.Error(), h.apiKey) {
-		return err
-	}
-	return &redactedError{msg: h.redact(err.Error()), ctxErr: contextError(err)}
-}
-
-type redactedError struct {
-	msg    string
-	ctxErr error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.ctxErr }
-
-func contextError(err error) error {
-	switch {
-	case errors.Is(err, context.Canceled):
-		return context.Canceled
-	case errors.Is(err, context.DeadlineExceeded):
-		return context.DeadlineExceeded
-	}
-	return nil
 }

@@ -1,6 +1,23 @@
-package index
+// Package analysis turns text into the terms cite indexes and searches:
+// words folded (case, diacritics, NFKC) and stemmed (Porter2), Chinese and
+// Japanese cut in character bigrams, stopwords dropped from queries.
+//
+// It is a leaf under index: the full-text index ([Analyze]) and the hash
+// embedder ([Terms]) read the same terms, which is why an index records
+// [Version]. It imports nothing from cite; it is the only home of
+// github.com/blevesearch/snowballstem and uses golang.org/x/text for
+// normalization.
+//
+// Usage:
+//
+//	terms := analysis.Analyze("Get-ChildItem lists the files") // [get childitem list the file]
+//	query := analysis.QueryTerms("Which cmdlet lists the files?") // [cmdlet list file]
+package analysis
 
 import (
+	"iter"
+	"math"
+	"slices"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -10,11 +27,16 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// AnalyzerVersion identifies the rules of [Analyze]. It changes whenever a
-// text can analyze to different terms, so an index built by another version
-// must be rebuilt: its full-text terms and its hash-embedder vectors
-// ([NewHashEmbedder]) would not match queries analyzed by this one.
-const AnalyzerVersion = 1
+// Version identifies the rules of [Analyze]. It changes whenever a text can
+// analyze to different terms, so an index built by another version must be
+// rebuilt: its full-text terms would not match queries analyzed by this one.
+// Embedders whose vectors come from these terms (the hash embedder) carry
+// the version in their name.
+const Version = 1
+
+// MaxQueryTerms caps the distinct terms of a query ([QueryTerms]); a longer
+// query (a pasted paragraph) keeps its first MaxQueryTerms terms.
+const MaxQueryTerms = 64
 
 // maxTermBytes caps the length of a term. Longer runs of letters and digits
 // (base64 blobs, minified code) are cut at a rune boundary; a query for the
@@ -64,7 +86,7 @@ func Analyze(text string) []string {
 	a := getAnalyzer()
 	defer putAnalyzer(a)
 	terms := make([]string, 0, len(text)/6+1)
-	a.run(text, func(t *termToken) { terms = append(terms, t.term) })
+	a.run(text, func(t *Term) { terms = append(terms, t.Term) })
 	return terms
 }
 
@@ -79,10 +101,10 @@ func AnalyzeQuery(text string) []string {
 	a := getAnalyzer()
 	defer putAnalyzer(a)
 	var all, kept []string
-	a.run(text, func(t *termToken) {
-		all = append(all, t.term)
-		if !t.stop {
-			kept = append(kept, t.term)
+	a.run(text, func(t *Term) {
+		all = append(all, t.Term)
+		if !t.Stop {
+			kept = append(kept, t.Term)
 		}
 	})
 	if len(kept) == 0 {
@@ -97,25 +119,71 @@ func AnalyzeTokens(text string) []Token {
 	a := getAnalyzer()
 	defer putAnalyzer(a)
 	var toks []Token
-	a.run(text, func(t *termToken) {
-		toks = append(toks, Token{Term: t.term, Start: t.start, End: t.end})
+	a.run(text, func(t *Term) {
+		toks = append(toks, Token{Term: t.Term, Start: t.Start, End: t.End})
 	})
 	return toks
 }
 
-// termToken is one term as the analyzer emits it.
-type termToken struct {
-	// word is the folded word before stemming (lower case, no diacritics, no
-	// apostrophes); it is only valid during the callback.
-	word []byte
-	// term is the index term: word stemmed, or word itself.
-	term string
-	// stop reports whether word is an English stopword.
-	stop bool
-	// cjk reports whether the term is a CJK character bigram (or unigram).
-	cjk bool
-	// start and end are the byte span of the source text.
-	start, end int
+// QueryTerms returns the distinct terms of a query, in order: [AnalyzeQuery]'s
+// terms, at most [MaxQueryTerms].
+func QueryTerms(query string) []string {
+	var terms []string
+	for _, t := range AnalyzeQuery(query) {
+		if !slices.Contains(terms, t) {
+			terms = append(terms, t)
+			if len(terms) == MaxQueryTerms {
+				break
+			}
+		}
+	}
+	return terms
+}
+
+// IDF returns the inverse document frequency of a term found in df of docs
+// documents, as Lucene's BM25 computes it: ln(1 + (docs-df+0.5)/(df+0.5)).
+// It is positive, near 0 for a term in every document and largest for a
+// term in none (a typo: its character n-grams still count).
+func IDF(docs, df int) float64 {
+	if df < 0 {
+		df = 0
+	}
+	if docs < df {
+		docs = df
+	}
+	return math.Log(1 + (float64(docs)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// Term is one term of an analyzed text with what [Terms] knows of it.
+type Term struct {
+	// Word is the folded word before stemming (lower case, no diacritics,
+	// no apostrophes), or the CJK bigram. It is only valid until the
+	// iteration moves on.
+	Word []byte
+	// Term is the index term: Word stemmed, or Word itself.
+	Term string
+	// Stop reports whether Word is an English stopword.
+	Stop bool
+	// CJK reports whether the term is a CJK character bigram (or unigram).
+	CJK bool
+	// Start and End are the byte span of the text it came from.
+	Start, End int
+}
+
+// Terms yields the terms of text in order, as [Analyze] gives them, with
+// their folded words, stopword and CJK flags and spans: what the hash
+// embedder hashes. The *Term yielded is reused from term to term; copy what
+// must outlive the step.
+func Terms(text string) iter.Seq[*Term] {
+	return func(yield func(*Term) bool) {
+		a := getAnalyzer()
+		defer putAnalyzer(a)
+		a.run(text, func(t *Term) {
+			if !a.stopped && !yield(t) {
+				a.stopped = true
+			}
+		})
+	}
 }
 
 // analyzer holds the scratch space of one analysis; analyzers are pooled so
@@ -127,7 +195,9 @@ type analyzer struct {
 	cjk   []cjkChar
 	env   *snowballstem.Env
 	stems map[string]string // word -> term, bounded by maxStemCache
-	tok   termToken
+	tok   Term
+	// stopped ends run early: the consumer of [Terms] stopped.
+	stopped bool
 }
 
 // cjkChar is one normalized CJK character (a base plus its marks) and where
@@ -148,8 +218,11 @@ var analyzerPool = sync.Pool{New: func() any {
 	}
 }}
 
-func getAnalyzer() *analyzer  { return analyzerPool.Get().(*analyzer) }
-func putAnalyzer(a *analyzer) { analyzerPool.Put(a) }
+func getAnalyzer() *analyzer { return analyzerPool.Get().(*analyzer) }
+func putAnalyzer(a *analyzer) {
+	a.stopped = false
+	analyzerPool.Put(a)
+}
 
 // Character classes of the scanner.
 const (
@@ -219,8 +292,8 @@ func isLGC(r rune) bool {
 
 // run analyzes text and calls emit for each term in order. The token passed
 // to emit is reused.
-func (a *analyzer) run(text string, emit func(*termToken)) {
-	for i := 0; i < len(text); {
+func (a *analyzer) run(text string, emit func(*Term)) {
+	for i := 0; i < len(text) && !a.stopped; {
 		switch cl, size := classAt(text, i); cl {
 		case classWord:
 			i = a.scanWord(text, i, emit)
@@ -243,7 +316,7 @@ func classAt(text string, i int) (cl uint8, size int) {
 
 // scanWord reads the word starting at text[start] and emits its terms. It
 // returns the end of the word.
-func (a *analyzer) scanWord(text string, start int, emit func(*termToken)) int {
+func (a *analyzer) scanWord(text string, start int, emit func(*Term)) int {
 	ascii := true
 	i := start
 loop:
@@ -300,7 +373,7 @@ loop:
 // foldWord normalizes the non-ASCII word text[start:end] and emits its
 // terms. Normalization can produce separators ("½" is "1⁄2" in NFKC), so a
 // word may give several terms.
-func (a *analyzer) foldWord(text string, start, end int, emit func(*termToken)) {
+func (a *analyzer) foldWord(text string, start, end int, emit func(*Term)) {
 	a.norm = norm.NFKC.AppendString(a.norm[:0], text[start:end])
 	a.word = a.word[:0]
 	s := a.norm
@@ -393,7 +466,7 @@ var specialFold = map[rune]string{
 
 // emitWord emits a.word, if not empty, as a term with the span
 // text[start:end], and resets a.word.
-func (a *analyzer) emitWord(start, end int, emit func(*termToken)) {
+func (a *analyzer) emitWord(start, end int, emit func(*Term)) {
 	w := a.word
 	a.word = a.word[:0]
 	// Apostrophes join letters ("don't" is "dont"), after a final
@@ -420,11 +493,11 @@ func (a *analyzer) emitWord(start, end int, emit func(*termToken)) {
 		w = w[:n]
 	}
 	t := &a.tok
-	t.word = w
-	t.term = a.stem(w)
-	t.stop = isStopWord(w)
-	t.cjk = false
-	t.start, t.end = start, end
+	t.Word = w
+	t.Term = a.stem(w)
+	t.Stop = isStopWord(w)
+	t.CJK = false
+	t.Start, t.End = start, end
 	emit(t)
 }
 
@@ -467,7 +540,7 @@ func isASCIILetters(w []byte) bool {
 
 // scanCJK reads the run of CJK characters starting at text[start] and emits
 // its bigrams. It returns the end of the run.
-func (a *analyzer) scanCJK(text string, start int, emit func(*termToken)) int {
+func (a *analyzer) scanCJK(text string, start int, emit func(*Term)) int {
 	a.cjk = a.cjk[:0]
 	a.norm = a.norm[:0]
 	i := start
@@ -506,7 +579,7 @@ func (a *analyzer) scanCJK(text string, start int, emit func(*termToken)) int {
 		i = j
 	}
 	t := &a.tok
-	t.stop, t.cjk = false, true
+	t.Stop, t.CJK = false, true
 	if len(a.cjk) == 0 {
 		return i
 	}
@@ -521,21 +594,21 @@ func (a *analyzer) scanCJK(text string, start int, emit func(*termToken)) int {
 	return i
 }
 
-func (a *analyzer) emitCJK(c1, c2 cjkChar, emit func(*termToken)) {
+func (a *analyzer) emitCJK(c1, c2 cjkChar, emit func(*Term)) {
 	w := a.norm[c1.from:c2.to]
 	t := &a.tok
-	t.word = w
+	t.Word = w
 	if s, ok := a.stems[string(w)]; ok {
-		t.term = s
+		t.Term = s
 	} else {
-		t.term = string(w)
+		t.Term = string(w)
 		if len(a.stems) >= maxStemCache {
 			clear(a.stems)
 		}
-		a.stems[t.term] = t.term
+		a.stems[t.Term] = t.Term
 	}
-	t.stop, t.cjk = false, true
-	t.start, t.end = c1.start, c2.end
+	t.Stop, t.CJK = false, true
+	t.Start, t.End = c1.start, c2.end
 	emit(t)
 }
 

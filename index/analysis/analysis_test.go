@@ -1,9 +1,10 @@
-package index
+package analysis
 
 import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +14,7 @@ import (
 	"unicode/utf8"
 )
 
-var updateEmbed = flag.Bool("update-embed", false, "rewrite the analyzer and embedder golden files in testdata/embed")
+var update = flag.Bool("update", false, "rewrite testdata/analyze.golden")
 
 func TestAnalyze(t *testing.T) {
 	tests := []struct {
@@ -97,9 +98,9 @@ func TestAnalyzeTokens(t *testing.T) {
 }
 
 // TestAnalyzeGolden analyzes the lines of testdata/embed/analyze.txt; run
-// with -update-embed to rewrite analyze.golden.
+// with -update to rewrite analyze.golden.
 func TestAnalyzeGolden(t *testing.T) {
-	in, err := os.ReadFile(filepath.Join("testdata", "embed", "analyze.txt"))
+	in, err := os.ReadFile(filepath.Join("testdata", "analyze.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,18 +111,18 @@ func TestAnalyzeGolden(t *testing.T) {
 		fmt.Fprintf(&out, "index: %s\n", strings.Join(Analyze(line), " "))
 		fmt.Fprintf(&out, "query: %s\n\n", strings.Join(AnalyzeQuery(line), " "))
 	}
-	golden := filepath.Join("testdata", "embed", "analyze.golden")
-	if *updateEmbed {
+	golden := filepath.Join("testdata", "analyze.golden")
+	if *update {
 		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run with -update-embed to create it)", err)
+		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if !bytes.Equal(out.Bytes(), want) {
-		t.Errorf("analysis differs from %s (run with -update-embed to accept, and bump AnalyzerVersion):\n%s", golden, out.String())
+		t.Errorf("analysis differs from %s (run with -update to accept, and bump Version):\n%s", golden, out.String())
 	}
 }
 
@@ -163,13 +164,13 @@ func FuzzAnalyze(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	if in, err := os.ReadFile(filepath.Join("testdata", "embed", "analyze.txt")); err == nil {
+	if in, err := os.ReadFile(filepath.Join("testdata", "analyze.txt")); err == nil {
 		for line := range strings.Lines(string(in)) {
 			f.Add(line)
 		}
 	}
 	// Real text: the start of a few corpus files, when the data is there.
-	if dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "markdown", "reference")); err == nil {
+	if dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data", "markdown", "reference")); err == nil {
 		paths, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.md"))
 		for i, p := range paths {
 			if i%200 != 0 {
@@ -218,5 +219,70 @@ func ExampleAnalyze() {
 
 func ExampleAnalyzeQuery() {
 	fmt.Println(AnalyzeQuery("Which cmdlet lists the files?"))
+	// Output: [cmdlet list file]
+}
+
+func TestTerms(t *testing.T) {
+	in := "The café's 東京都 Go"
+	var got []string
+	for term := range Terms(in) {
+		got = append(got, fmt.Sprintf("%s/%s/%v/%v/%s", term.Word, term.Term, term.Stop, term.CJK, in[term.Start:term.End]))
+	}
+	want := []string{"the/the/true/false/The", "cafe/cafe/false/false/café's", "東京/東京/false/true/東京", "京都/京都/false/true/京都", "go/go/false/false/Go"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Terms(%q) = %q, want %q", in, got, want)
+	}
+	// Stopping early is honoured, also inside a word that gives several
+	// terms ("½" is "1⁄2") and inside a CJK run.
+	for _, in := range []string{"a b c", "½ x", "東京都 x"} {
+		n := 0
+		for range Terms(in) {
+			n++
+			break
+		}
+		if n != 1 {
+			t.Errorf("Terms(%q) yielded %d terms after break", in, n)
+		}
+	}
+}
+
+func TestQueryTerms(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"the files, the FILES and files", []string{"file"}},
+		{"to be or not to be", []string{"to", "be", "or", "not"}},
+		{strings.Repeat("w", 10) + " " + strings.Join(strings.Fields(strings.Repeat("x ", 100)), " "), []string{"wwwwwwwwww", "x"}},
+	}
+	for _, tt := range tests {
+		if got := QueryTerms(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("QueryTerms(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	var long []string
+	for i := range 100 {
+		long = append(long, fmt.Sprintf("w%d", i))
+	}
+	if got := QueryTerms(strings.Join(long, " ")); len(got) != MaxQueryTerms || got[0] != "w0" {
+		t.Errorf("QueryTerms of 100 words = %d terms from %q, want %d from w0", len(got), got[0], MaxQueryTerms)
+	}
+}
+
+func TestIDF(t *testing.T) {
+	if a, b := IDF(100, 1), IDF(100, 50); !(a > b && b > 0) {
+		t.Errorf("IDF(100, 1) = %v, IDF(100, 50) = %v: want rarer terms weighed more, all positive", a, b)
+	}
+	if got := IDF(10, 20); got <= 0 {
+		t.Errorf("IDF(10, 20) = %v, want > 0 (docs raised to df)", got)
+	}
+	if got, want := IDF(0, -1), math.Log(2); math.Abs(got-want) > 1e-12 {
+		t.Errorf("IDF(0, -1) = %v, want %v", got, want)
+	}
+}
+
+func ExampleQueryTerms() {
+	fmt.Println(QueryTerms("Which cmdlet lists the files? The files!"))
 	// Output: [cmdlet list file]
 }

@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/cite-rag/cite/index/analysis"
 )
 
 // DefaultHashDim is the default dimension of the hash embedder.
@@ -63,9 +65,9 @@ var (
 	_ queryEmbedder = (*hashEmbedder)(nil)
 )
 
-// NewHashEmbedder returns the built-in embedder: it needs no model and no
+// NewHash returns the built-in embedder: it needs no model and no
 // network, and is the default. It is lexical, not semantic: texts are close
-// when they share words (as [Analyze] gives them) and character n-grams
+// when they share words (as [analysis.Analyze] gives them) and character n-grams
 // (which catch typos, inflections and parts of identifiers), not when they
 // mean the same in other words.
 //
@@ -76,7 +78,7 @@ var (
 // and mixed by the Words share, then normalized: it depends on the document
 // alone, never on the other documents. Queries weigh their features by idf
 // ([Embedder.EmbedQuery]).
-func NewHashEmbedder(cfg HashConfig) (*Embedder, error) {
+func NewHash(cfg HashConfig) (*Embedder, error) {
 	h := &hashEmbedder{dim: cfg.Dim, minN: cfg.MinN, maxN: cfg.MaxN, words: cfg.Words}
 	if h.dim == 0 {
 		h.dim = DefaultHashDim
@@ -106,11 +108,24 @@ func NewHashEmbedder(cfg HashConfig) (*Embedder, error) {
 	return e, nil
 }
 
+// hashAnalysis is the version of [analysis] that the hash embedder's names
+// leave implicit. Its features are analysis terms, so vectors made under
+// another version are other vectors: their name says so
+// ("hash:2048?analysis=2"), and an index holding the older ones refuses the
+// new ones (cite reindex makes them again) instead of mixing them.
+const hashAnalysis = 1
+
 // name returns the canonical spec: "hash:DIM", with the options that differ
 // from the defaults.
-func (h *hashEmbedder) name() string {
+func (h *hashEmbedder) name() string { return h.nameFor(analysis.Version) }
+
+// nameFor is name under analysis version v.
+func (h *hashEmbedder) nameFor(v int) string {
 	name := "hash:" + strconv.Itoa(h.dim)
 	var opts []string
+	if v != hashAnalysis {
+		opts = append(opts, "analysis="+strconv.Itoa(v))
+	}
 	if h.minN != defaultMinN || h.maxN != defaultMaxN {
 		if h.maxN == 0 {
 			opts = append(opts, "ngrams=0")
@@ -158,6 +173,10 @@ func parseHashSpec(dim string, opts url.Values) (HashConfig, error) {
 				return c, fmt.Errorf("option ngrams=%q: want MIN-MAX, N or 0", v[0])
 			}
 			c.MinN, c.MaxN = a, b
+		case "analysis":
+			if v[0] != strconv.Itoa(analysis.Version) {
+				return c, fmt.Errorf("option analysis=%s: this cite analyzes text with version %d, whose vectors differ (cite reindex makes them again)", v[0], analysis.Version)
+			}
 		case "words":
 			w, err := strconv.ParseFloat(v[0], 64)
 			if err != nil || !(w > 0 && w <= 1) {
@@ -165,7 +184,7 @@ func parseHashSpec(dim string, opts url.Values) (HashConfig, error) {
 			}
 			c.Words = w
 		default:
-			return c, fmt.Errorf("unknown option %q (want ngrams or words)", k)
+			return c, fmt.Errorf("unknown option %q (want ngrams, words or analysis)", k)
 		}
 	}
 	return c, nil
@@ -252,7 +271,7 @@ func (h *hashEmbedder) embedQuery(text string, idf func(string) float64) []float
 
 // vector embeds text. A document counts its features (sublinear tf); a
 // query weighs them by idf. Both leave out stopwords, unless the text has
-// nothing else (as [AnalyzeQuery] does): on SQuAD, stopwords in document
+// nothing else (as [analysis.AnalyzeQuery] does): on SQuAD, stopwords in document
 // vectors only add noise (Recall@5 0.915 with them, 0.918 without, at 4096
 // dimensions).
 func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool) []float32 {
@@ -273,44 +292,42 @@ func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool)
 	clear(s.vw)
 	clear(s.vg)
 
-	a := getAnalyzer()
 	n, stops := 0, 0
-	add := func(t *termToken, w float64) {
-		s.key = append(append(s.key[:0], 1), t.term...)
+	add := func(t *analysis.Term, w float64) {
+		s.key = append(append(s.key[:0], 1), t.Term...)
 		s.words.add(xxhash.Sum64(s.key), w)
-		if h.maxN > 0 && !t.cjk {
-			h.ngrams(s, t.word, w)
+		if h.maxN > 0 && !t.CJK {
+			h.ngrams(s, t.Word, w)
 		}
 	}
-	a.run(text, func(t *termToken) {
+	for t := range analysis.Terms(text) {
 		n++
-		if t.stop {
+		if t.Stop {
 			stops++
-			return
+			continue
 		}
 		w := 1.0
 		if query && idf != nil {
-			w = idf(t.term)
+			w = idf(t.Term)
 			if !(w > 0) || math.IsInf(w, 0) {
-				return
+				continue
 			}
 		}
 		add(t, w)
-	})
+	}
 	if n > 0 && stops == n {
 		// Only stopwords: keep them, as AnalyzeQuery does.
-		a.run(text, func(t *termToken) {
+		for t := range analysis.Terms(text) {
 			w := 1.0
 			if idf != nil {
-				w = idf(t.term)
+				w = idf(t.Term)
 				if !(w > 0) || math.IsInf(w, 0) {
-					return
+					continue
 				}
 			}
 			add(t, w)
-		})
+		}
 	}
-	putAnalyzer(a)
 	if s.words.len() == 0 {
 		if query && n > 0 && idf != nil {
 			// Every term weighed 0 (found in every document): weigh
@@ -320,7 +337,7 @@ func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool)
 		// No letters or digits ("---", emoji): hash the raw fields so
 		// that such texts still match each other.
 		for _, f := range strings.Fields(text) {
-			t := termToken{word: []byte(f), term: f}
+			t := analysis.Term{Word: []byte(f), Term: f}
 			add(&t, 1)
 		}
 	}

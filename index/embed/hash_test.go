@@ -1,9 +1,10 @@
-package index
+package embed
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	chromem "github.com/philippgille/chromem-go"
+
+	"github.com/cite-rag/cite/index/analysis"
 )
 
 func embedDot(a, b []float32) float64 {
@@ -26,7 +29,7 @@ func embedDot(a, b []float32) float64 {
 
 func mustEmbedder(tb testing.TB, spec string) *Embedder {
 	tb.Helper()
-	e, err := NewEmbedder(spec, EmbedderConfig{})
+	e, err := New(spec, Config{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -61,12 +64,12 @@ func TestHashEmbedderSpecs(t *testing.T) {
 		t.Run(tt.spec, func(t *testing.T) {
 			e := mustEmbedder(t, tt.spec)
 			if e.Name() != tt.name || e.Dim() != tt.dim || e.MaxInput() != 0 {
-				t.Errorf("NewEmbedder(%q): name %q dim %d max input %d, want %q %d 0", tt.spec, e.Name(), e.Dim(), e.MaxInput(), tt.name, tt.dim)
+				t.Errorf("New(%q): name %q dim %d max input %d, want %q %d 0", tt.spec, e.Name(), e.Dim(), e.MaxInput(), tt.name, tt.dim)
 			}
 			// The name rebuilds the same embedder.
 			again := mustEmbedder(t, e.Name())
 			if again.Name() != e.Name() {
-				t.Errorf("NewEmbedder(%q).Name() = %q", e.Name(), again.Name())
+				t.Errorf("New(%q).Name() = %q", e.Name(), again.Name())
 			}
 			a := embedDocs(t, e, "round trip")[0]
 			b := embedDocs(t, again, "round trip")[0]
@@ -83,8 +86,8 @@ func TestNewEmbedderErrors(t *testing.T) {
 		"hash:4096?ngrams=x", "hash?words=0", "hash?words=1.5", "hash?color=red", "hash?ngrams=3-5&ngrams=3-4",
 		"ollama", "ollama:", "openai:", "openai:m?dimensions=-1", "ollama:m?foo=1", "hash:1024?%zz",
 	} {
-		if e, err := NewEmbedder(spec, EmbedderConfig{}); err == nil {
-			t.Errorf("NewEmbedder(%q) = %q, want an error", spec, e.Name())
+		if e, err := New(spec, Config{}); err == nil {
+			t.Errorf("New(%q) = %q, want an error", spec, e.Name())
 		}
 	}
 }
@@ -176,14 +179,14 @@ func TestHashEmbedderRanking(t *testing.T) {
 	df := map[string]int{}
 	for _, d := range docs {
 		seen := map[string]bool{}
-		for _, term := range Analyze(d) {
+		for _, term := range analysis.Analyze(d) {
 			if !seen[term] {
 				seen[term] = true
 				df[term]++
 			}
 		}
 	}
-	idf := func(term string) float64 { return IDF(len(docs), df[term]) }
+	idf := func(term string) float64 { return analysis.IDF(len(docs), df[term]) }
 	tests := []struct {
 		query string
 		want  int
@@ -298,9 +301,11 @@ func TestFeatures(t *testing.T) {
 	}
 }
 
+var update = flag.Bool("update", false, "rewrite testdata/hash.golden")
+
 // TestHashEmbedderGolden freezes vectors of the hash embedder: they are
 // persisted in indexes, so any change must be deliberate (run with
-// -update-embed, and bump AnalyzerVersion or rename the embedder).
+// -update, and rename the embedder).
 func TestHashEmbedderGolden(t *testing.T) {
 	texts := []string{
 		"Get-ChildItem -Path C:\\Windows -Recurse",
@@ -319,15 +324,15 @@ func TestHashEmbedderGolden(t *testing.T) {
 			fmt.Fprintf(&out, "%s %q\n  doc:   %s\n  query: %s\n", e.Name(), text, sparseString(v), sparseString(q))
 		}
 	}
-	golden := filepath.Join("testdata", "embed", "hash.golden")
-	if *updateEmbed {
+	golden := filepath.Join("testdata", "hash.golden")
+	if *update {
 		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run with -update-embed to create it)", err)
+		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if !bytes.Equal(out.Bytes(), want) {
 		t.Errorf("vectors differ from %s:\n%s", golden, out.String())
@@ -410,8 +415,8 @@ func TestEmbedderChromem(t *testing.T) {
 	}
 }
 
-func ExampleNewEmbedder() {
-	e, err := NewEmbedder("hash", EmbedderConfig{})
+func ExampleNew() {
+	e, err := New("hash", Config{})
 	if err != nil {
 		panic(err)
 	}
@@ -426,4 +431,29 @@ func ExampleNewEmbedder() {
 	// Output:
 	// hash:2048 2048
 	// 0.48 0.00
+}
+
+// TestHashEmbedderAnalysisVersion: the hash embedder's features come from
+// package analysis, so its name carries the analysis version (left
+// implicit for version 1): an index holding vectors of another version
+// refuses the new ones as another embedder's.
+func TestHashEmbedderAnalysisVersion(t *testing.T) {
+	e := mustEmbedder(t, "hash")
+	h := e.impl.(*hashEmbedder)
+	if got := h.nameFor(hashAnalysis); got != "hash:2048" {
+		t.Errorf("name under version %d = %q, want hash:2048", hashAnalysis, got)
+	}
+	if got := h.nameFor(hashAnalysis + 1); got != fmt.Sprintf("hash:2048?analysis=%d", hashAnalysis+1) {
+		t.Errorf("name under another version = %q", got)
+	}
+	if e.Name() != h.nameFor(analysis.Version) {
+		t.Errorf("Name() = %q, want the name under analysis.Version %d", e.Name(), analysis.Version)
+	}
+	same := mustEmbedder(t, fmt.Sprintf("hash:2048?analysis=%d", analysis.Version))
+	if same.Name() != e.Name() {
+		t.Errorf("the current version spelled out gives %q, want %q", same.Name(), e.Name())
+	}
+	if _, err := New(fmt.Sprintf("hash?analysis=%d", analysis.Version+1), Config{}); err == nil || !strings.Contains(err.Error(), "reindex") {
+		t.Errorf("another analysis version: err = %v, want a refusal naming cite reindex", err)
+	}
 }
