@@ -303,7 +303,7 @@ func TestResponsesStream(t *testing.T) {
 				Type   string
 				CallID string `json:"call_id"`
 			} `json:"output"`
-			Usage  struct {
+			Usage struct {
 				InputTokens int `json:"input_tokens"`
 			}
 		}
