@@ -80,6 +80,10 @@ func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 	ctx = context.WithValue(ctx, callKey{}, st)
 
 	resp, err := m.llm.GenerateContent(ctx, msgs, opts...)
+	if err == nil && ctx.Err() != nil {
+		// langchaingo ends a cancelled stream as if it had finished.
+		err = ctx.Err()
+	}
 	if err == nil && onDelta != nil {
 		err = st.flush(onDelta)
 	}
