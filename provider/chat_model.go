@@ -29,9 +29,11 @@ package provider
 // Streaming tool calls through langchaingo: v0.1.14 merges streamed
 // tool-call deltas by position, not by their "index" (a delta without a
 // "type" is glued to the last call, one with a "type" starts a new call),
-// so servers that repeat "type" in every fragment or interleave parallel
-// calls produce broken calls; and its streaming callback receives the JSON
-// of tool-call deltas in place of text. The provider therefore reads the
+// so servers that repeat "type" in every fragment get one call per
+// fragment, interleaved parallel calls get their arguments mixed, and a
+// first fragment without "type" is dropped (each checked against a fake
+// server); OpenAI's own order happens to survive. Its streaming callback
+// also receives the JSON of tool-call deltas in place of text. The provider therefore reads the
 // SSE stream as it passes through the HTTP client it hands to langchaingo:
 // text deltas and tool calls (merged by index, then by id) come from that
 // reading, while langchaingo still builds the request and reports the
