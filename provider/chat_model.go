@@ -168,8 +168,8 @@ func isLocal(base string) bool {
 	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
-// maxErrorBody bounds how much of an error reply is read.
-const maxErrorBody = 64 << 10
+// chatErrorBodyLimit bounds how much of an error reply is read.
+const chatErrorBodyLimit = 64 << 10
 
 // redactor hides an API key in text bound for errors.
 type redactor string
@@ -203,13 +203,13 @@ func (key redactor) error(err error) error {
 // the body's text) and Retry-After. It closes the body.
 func httpError(provider string, resp *http.Response, key redactor) *Error {
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, chatErrorBodyLimit))
 	e := &Error{Provider: provider, Op: "chat", Status: resp.StatusCode, Message: serverMessage(body)}
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
 	e.Message = key.String(e.Message)
-	e.RetryAfter = retryAfter(resp.Header.Get("Retry-After"))
+	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
 	return e
 }
 
@@ -240,8 +240,8 @@ func serverMessage(body []byte) string {
 	return s
 }
 
-// retryAfter parses a Retry-After value in seconds or as an HTTP date.
-func retryAfter(v string) time.Duration {
+// parseRetryAfter parses a Retry-After value in seconds or as an HTTP date.
+func parseRetryAfter(v string) time.Duration {
 	if v == "" {
 		return 0
 	}
