@@ -42,7 +42,8 @@ import (
 type Script struct {
 	// Match reports whether a request belongs to this script. Nil matches
 	// every request. A request goes to the first script, in the order given
-	// to [NewServer], that matches it and has turns left.
+	// to [NewServer], that matches it and has turns left. It runs under
+	// the server's lock: it must not call the [Server]'s methods.
 	Match func(Request) bool
 	// Turns answer the script's requests in order.
 	Turns []Turn
