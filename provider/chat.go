@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Roles of a [Message].
@@ -91,6 +92,9 @@ type Error struct {
 	Status   int    // HTTP status; 0 when no response arrived
 	Message  string // the server's message, or the transport error's
 	Err      error  // the underlying error, redacted
+	// RetryAfter is the server's Retry-After (on 429 and 503 replies);
+	// zero when it gave none.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {

@@ -1,0 +1,395 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/openai"
+)
+
+// langchainModel is a Chat Completions model reached through langchaingo's
+// OpenAI client: an OpenAI-compatible server, or Ollama's /v1.
+type langchainModel struct {
+	spec     string
+	provider string // ProviderOpenAI or ProviderOllama
+	llm      *openai.LLM
+	key      redactor
+	local    bool
+}
+
+var _ ChatModel = (*langchainModel)(nil)
+
+func newLangchainModel(spec, provider, model, base, key string, client *http.Client) (*langchainModel, error) {
+	token := key
+	if token == "" {
+		token = "unused" // langchaingo insists on a key; chatDoer drops the header
+	}
+	d := &chatDoer{client: client, provider: provider, key: redactor(key), noAuth: key == ""}
+	llm, err := openai.New(
+		openai.WithToken(token),
+		openai.WithModel(model),
+		openai.WithBaseURL(base),
+		openai.WithOrganization(""), // not from OPENAI_ORGANIZATION
+		openai.WithHTTPClient(d),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("model spec %q: %w", spec, err)
+	}
+	return &langchainModel{spec: spec, provider: provider, llm: llm, key: redactor(key), local: isLocal(base)}, nil
+}
+
+func (m *langchainModel) Name() string { return m.spec }
+func (m *langchainModel) Local() bool  { return m.local }
+
+func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func(string) error) (ChatResponse, error) {
+	msgs, err := lcMessages(req.Messages)
+	if err != nil {
+		return ChatResponse{}, fmt.Errorf("%s chat: %w", m.provider, err)
+	}
+	var opts []llms.CallOption
+	if len(req.Tools) > 0 {
+		tools, err := lcTools(req.Tools)
+		if err != nil {
+			return ChatResponse{}, fmt.Errorf("%s chat: %w", m.provider, err)
+		}
+		opts = append(opts, llms.WithTools(tools))
+	}
+	if req.Temperature != nil {
+		opts = append(opts, llms.WithTemperature(*req.Temperature))
+	}
+	if req.MaxTokens > 0 {
+		opts = append(opts, llms.WithMaxTokens(req.MaxTokens))
+	}
+	if m.provider == ProviderOllama {
+		// Ollama's /v1 reads max_tokens, not max_completion_tokens.
+		opts = append(opts, llms.WithMetadata(map[string]any{"openai:use_legacy_max_tokens": true}))
+	}
+	st := &callState{stream: onDelta != nil, omitTemperature: req.Temperature == nil, byIndex: map[int]int{}}
+	if onDelta != nil {
+		// langchaingo calls this once per chunk, in this goroutine; the
+		// text itself comes from the tap on the response body.
+		opts = append(opts, llms.WithStreamingFunc(func(context.Context, []byte) error { return st.flush(onDelta) }))
+	}
+	ctx = context.WithValue(ctx, callKey{}, st)
+
+	resp, err := m.llm.GenerateContent(ctx, msgs, opts...)
+	if err == nil && ctx.Err() != nil {
+		// langchaingo ends a cancelled stream as if it had finished.
+		err = ctx.Err()
+	}
+	if err == nil && onDelta != nil {
+		err = st.flush(onDelta)
+	}
+	if st.deltaErr != nil {
+		return ChatResponse{}, st.deltaErr
+	}
+	if err != nil {
+		return ChatResponse{}, callError(ctx, m.provider, m.key, err)
+	}
+	if msg := st.streamError(); msg != "" {
+		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", Status: http.StatusOK, Message: m.key.String(msg)}
+	}
+	if len(resp.Choices) == 0 {
+		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", Status: http.StatusOK, Message: "the reply has no choices"}
+	}
+	c := resp.Choices[0]
+	out := ChatResponse{StopReason: c.StopReason}
+	out.Usage.InputTokens, _ = c.GenerationInfo["PromptTokens"].(int)
+	out.Usage.OutputTokens, _ = c.GenerationInfo["CompletionTokens"].(int)
+	if onDelta != nil {
+		out.Content, out.ToolCalls = st.result()
+	} else {
+		out.Content = c.Content
+		for _, tc := range c.ToolCalls {
+			call := ToolCall{ID: tc.ID}
+			if tc.FunctionCall != nil {
+				call.Name, call.Arguments = tc.FunctionCall.Name, tc.FunctionCall.Arguments
+			}
+			out.ToolCalls = append(out.ToolCalls, call)
+		}
+	}
+	return out, nil
+}
+
+// lcMessages maps messages to langchaingo's.
+func lcMessages(msgs []Message) ([]llms.MessageContent, error) {
+	out := make([]llms.MessageContent, 0, len(msgs))
+	for i, m := range msgs {
+		switch m.Role {
+		case RoleSystem:
+			out = append(out, llms.TextParts(llms.ChatMessageTypeSystem, m.Content))
+		case RoleUser:
+			out = append(out, llms.TextParts(llms.ChatMessageTypeHuman, m.Content))
+		case RoleAssistant:
+			mc := llms.MessageContent{Role: llms.ChatMessageTypeAI}
+			if m.Content != "" || len(m.ToolCalls) == 0 {
+				mc.Parts = append(mc.Parts, llms.TextContent{Text: m.Content})
+			}
+			for _, c := range m.ToolCalls {
+				mc.Parts = append(mc.Parts, llms.ToolCall{ID: c.ID, Type: "function",
+					FunctionCall: &llms.FunctionCall{Name: c.Name, Arguments: c.Arguments}})
+			}
+			out = append(out, mc)
+		case RoleTool:
+			if m.ToolCallID == "" {
+				return nil, fmt.Errorf("message %d: a tool result needs the ToolCallID of the call it answers", i)
+			}
+			out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeTool,
+				Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: m.ToolCallID, Name: m.Name, Content: m.Content}}})
+		default:
+			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
+		}
+	}
+	return out, nil
+}
+
+// emptySchema is the parameters of a tool that declares none.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+func toolSchema(t Tool) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(t.Parameters)) == 0 {
+		return emptySchema, nil
+	}
+	if !json.Valid(t.Parameters) {
+		return nil, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
+	}
+	return t.Parameters, nil
+}
+
+func lcTools(tools []Tool) ([]llms.Tool, error) {
+	out := make([]llms.Tool, 0, len(tools))
+	for _, t := range tools {
+		schema, err := toolSchema(t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: schema}})
+	}
+	return out, nil
+}
+
+// callKey finds a call's [callState] in the request context.
+type callKey struct{}
+
+// callState is one Chat call as the HTTP layer sees it: what to change in
+// the request, and what the SSE tap read from the reply.
+type callState struct {
+	stream          bool
+	omitTemperature bool
+	deltaErr        error // onDelta's error; the calling goroutine only
+
+	mu        sync.Mutex // guards the fields below, written by the tap
+	pending   []string   // text deltas not yet given to onDelta
+	text      strings.Builder
+	calls     []ToolCall
+	byIndex   map[int]int // tool-call index on the wire -> position in calls
+	streamErr string
+}
+
+// flush gives the text read so far to onDelta.
+func (st *callState) flush(onDelta func(string) error) error {
+	st.mu.Lock()
+	pending := st.pending
+	st.pending = nil
+	st.mu.Unlock()
+	for _, d := range pending {
+		if err := onDelta(d); err != nil {
+			st.deltaErr = err
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *callState) result() (string, []ToolCall) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.text.String(), append([]ToolCall(nil), st.calls...)
+}
+
+func (st *callState) streamError() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.streamErr
+}
+
+// sseChunk is the part of a Chat Completions chunk the tap reads.
+type sseChunk struct {
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Content   string `json:"content"`
+			ToolCalls []struct {
+				Index    *int   `json:"index"`
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+	} `json:"choices"`
+	Error json.RawMessage `json:"error"`
+}
+
+// line reads one line of the SSE stream.
+func (st *callState) line(line []byte) {
+	data, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:"))
+	if !ok {
+		return
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || string(data) == "[DONE]" {
+		return
+	}
+	var c sseChunk
+	if json.Unmarshal(data, &c) != nil {
+		return // langchaingo skips what is not JSON too
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(c.Error) > 0 && string(c.Error) != "null" && st.streamErr == "" {
+		st.streamErr = serverMessage(data)
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue
+		}
+		if d := ch.Delta.Content; d != "" {
+			st.pending = append(st.pending, d)
+			st.text.WriteString(d)
+		}
+		for _, tc := range ch.Delta.ToolCalls {
+			st.toolDelta(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments)
+		}
+	}
+}
+
+// toolDelta merges one streamed tool-call fragment: by its index when the
+// server sends one (a new id under a known index starts a new call, for
+// servers that reuse index 0), else a new id starts a call and a fragment
+// without id continues the last one.
+func (st *callState) toolDelta(index *int, id, name, args string) {
+	pos := -1
+	switch {
+	case index != nil:
+		if p, ok := st.byIndex[*index]; ok && (id == "" || st.calls[p].ID == "" || st.calls[p].ID == id) {
+			pos = p
+		}
+	case id != "":
+		if n := len(st.calls); n > 0 && st.calls[n-1].ID == id {
+			pos = n - 1
+		}
+	default:
+		pos = len(st.calls) - 1
+	}
+	if pos < 0 {
+		st.calls = append(st.calls, ToolCall{})
+		pos = len(st.calls) - 1
+		if index != nil {
+			st.byIndex[*index] = pos
+		}
+	}
+	c := &st.calls[pos]
+	if c.ID == "" {
+		c.ID = id
+	}
+	if c.Name == "" {
+		c.Name = name // some servers repeat the name in every fragment
+	}
+	c.Arguments += args
+}
+
+// sseTap passes a streamed body through to langchaingo, reading each line
+// into the call's state on the way.
+type sseTap struct {
+	rc   io.ReadCloser
+	st   *callState
+	line []byte
+}
+
+func (t *sseTap) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	b := p[:n]
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			t.line = append(t.line, b...)
+			break
+		}
+		t.line = append(t.line, b[:i]...)
+		t.st.line(t.line)
+		t.line = t.line[:0]
+		b = b[i+1:]
+	}
+	if err == io.EOF && len(t.line) > 0 {
+		t.st.line(t.line)
+		t.line = t.line[:0]
+	}
+	return n, err
+}
+
+func (t *sseTap) Close() error { return t.rc.Close() }
+
+// chatDoer is the HTTP client langchaingo uses: it adjusts the request as
+// the call asks, turns failed replies into [*Error] before langchaingo
+// flattens them to text, and taps streamed replies.
+type chatDoer struct {
+	client   *http.Client
+	provider string
+	key      redactor
+	noAuth   bool
+}
+
+func (d *chatDoer) Do(req *http.Request) (*http.Response, error) {
+	st, _ := req.Context().Value(callKey{}).(*callState)
+	if d.noAuth {
+		req.Header.Del("Authorization")
+	}
+	if st != nil && st.omitTemperature && req.Body != nil {
+		if err := dropField(req, "temperature"); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return nil, &Error{Provider: d.provider, Op: "chat", Message: d.key.String(err.Error()), Err: d.key.error(err)}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, httpError(d.provider, resp, d.key)
+	}
+	if st != nil && st.stream {
+		resp.Body = &sseTap{rc: resp.Body, st: st}
+	}
+	return resp, nil
+}
+
+// dropField removes a top-level field from a JSON request body.
+func dropField(req *http.Request, field string) error {
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) == nil {
+		if _, ok := m[field]; ok {
+			delete(m, field)
+			if b, err := json.Marshal(m); err == nil {
+				body = b
+			}
+		}
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.ContentLength = int64(len(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return nil
+}

@@ -1,0 +1,270 @@
+package provider
+
+// Chat models: which client reaches which server, and why.
+//
+// A model is named by a spec, PROVIDER:NAME, and [NewChatModel] builds it:
+//
+//   - openai:NAME talks Chat Completions to any OpenAI-compatible server
+//     (OpenAI, vLLM, llama.cpp, LM Studio, LiteLLM, ...) at
+//     ChatOptions.OpenAIBaseURL (default https://api.openai.com/v1),
+//     through langchaingo's OpenAI client.
+//   - ollama:NAME talks to Ollama at ChatOptions.OllamaHost (default
+//     http://127.0.0.1:11434) through Ollama's OpenAI-compatible /v1
+//     endpoint, with the same langchaingo OpenAI client. langchaingo
+//     v0.1.14's own Ollama client neither sends tool definitions nor reads
+//     tool_calls, so it cannot run the tool-calling loop; Ollama's /v1
+//     endpoint can (tools, tool_calls, streaming, usage), and going through
+//     it leaves one code path to test for both providers. No API key is
+//     sent to Ollama.
+//   - openai-responses:NAME talks the OpenAI Responses API (/responses:
+//     flat function tools, function_call and function_call_output items
+//     correlated by call_id) at ChatOptions.OpenAIBaseURL, through the
+//     official github.com/openai/openai-go client, for servers that offer
+//     it. Responses are not stored on the server (store: false).
+//
+// All three return a [ChatModel] and map messages, tools, tool calls and
+// results through the same provider types, so the caller never knows which
+// wire was used.
+//
+// Streaming tool calls through langchaingo: v0.1.14 merges streamed
+// tool-call deltas by position, not by their "index" (a delta without a
+// "type" is glued to the last call, one with a "type" starts a new call),
+// so servers that repeat "type" in every fragment get one call per
+// fragment, interleaved parallel calls get their arguments mixed, and a
+// first fragment without "type" is dropped (each checked against a fake
+// server); OpenAI's own order happens to survive. Its streaming callback
+// also receives the JSON of tool-call deltas in place of text. The provider therefore reads the
+// SSE stream as it passes through the HTTP client it hands to langchaingo:
+// text deltas and tool calls (merged by index, then by id) come from that
+// reading, while langchaingo still builds the request and reports the
+// finish reason and usage. Non-streaming replies come from langchaingo
+// as is.
+//
+// Other langchaingo behaviours the provider corrects: it always sends a
+// temperature (0 when unset), so a request with no Temperature has the
+// field removed; it reads OPENAI_API_KEY and OPENAI_BASE_URL from the
+// environment, so every option is passed explicitly; and it needs a key,
+// so with no key a placeholder is given to it and the Authorization
+// header is removed before sending. openai-go retries twice by default;
+// here it makes one attempt, since retries belong to the transport.
+//
+// Errors: every failure is an [*Error] naming the provider, the HTTP status
+// and the server's own message, with the API key replaced by "[REDACTED]"
+// wherever the server echoed it. A cancelled call returns an error that
+// matches ctx.Err() with errors.Is. Nothing is retried here.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ChatOptions says where chat models live. The zero value reaches
+// OpenAI's API without a key and Ollama on this machine.
+type ChatOptions struct {
+	// OpenAIBaseURL is the base URL of an OpenAI-compatible API, such as
+	// http://127.0.0.1:8000/v1; empty means https://api.openai.com/v1.
+	OpenAIBaseURL string
+	// OpenAIAPIKey is sent as a bearer token to OpenAIBaseURL; empty sends
+	// none.
+	OpenAIAPIKey string
+	// OllamaHost is Ollama's address, as in OLLAMA_HOST: host:port or a
+	// URL; empty means http://127.0.0.1:11434.
+	OllamaHost string
+	// HTTPClient makes the requests (and holds any retrying transport);
+	// nil means http.DefaultClient. Timeouts come from the caller's ctx.
+	HTTPClient *http.Client
+}
+
+// Default endpoints.
+const (
+	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+	DefaultOllamaHost    = "http://127.0.0.1:11434"
+)
+
+// Provider names in specs and in [Error.Provider].
+const (
+	ProviderOpenAI          = "openai"
+	ProviderOllama          = "ollama"
+	ProviderOpenAIResponses = "openai-responses"
+)
+
+// NewChatModel returns the chat model a spec names: "openai:NAME",
+// "ollama:NAME" or "openai-responses:NAME". It makes no request.
+func NewChatModel(spec string, opts ChatOptions) (ChatModel, error) {
+	prov, name, ok := strings.Cut(spec, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return nil, fmt.Errorf("model spec %q: want PROVIDER:NAME, such as openai:gpt-4o-mini or ollama:llama3.1", spec)
+	}
+	client := opts.HTTPClient
+	if client == nil {
+		client = http.DefaultClient
+	}
+	switch prov {
+	case ProviderOpenAI:
+		base, err := endpoint(opts.OpenAIBaseURL, DefaultOpenAIBaseURL, "OpenAIBaseURL")
+		if err != nil {
+			return nil, fmt.Errorf("model spec %q: %w", spec, err)
+		}
+		return newLangchainModel(spec, ProviderOpenAI, name, base, opts.OpenAIAPIKey, client)
+	case ProviderOllama:
+		host, err := endpoint(opts.OllamaHost, DefaultOllamaHost, "OllamaHost")
+		if err != nil {
+			return nil, fmt.Errorf("model spec %q: %w", spec, err)
+		}
+		return newLangchainModel(spec, ProviderOllama, name, strings.TrimSuffix(host, "/")+"/v1", "", client)
+	case ProviderOpenAIResponses:
+		base, err := endpoint(opts.OpenAIBaseURL, DefaultOpenAIBaseURL, "OpenAIBaseURL")
+		if err != nil {
+			return nil, fmt.Errorf("model spec %q: %w", spec, err)
+		}
+		return newResponsesModel(spec, name, base, opts.OpenAIAPIKey, client), nil
+	}
+	return nil, fmt.Errorf("model spec %q: unknown provider %q (want %s, %s or %s)",
+		spec, prov, ProviderOpenAI, ProviderOllama, ProviderOpenAIResponses)
+}
+
+// endpoint normalises a configured address: a bare host:port gets http://.
+func endpoint(raw, def, field string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		raw = def
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" && u.Scheme != "unix" {
+		return "", fmt.Errorf("%s %q is not a URL or host:port", field, raw)
+	}
+	return strings.TrimSuffix(raw, "/"), nil
+}
+
+// isLocal reports whether base names this machine: a loopback or
+// unspecified address, localhost (or a name under .localhost), or a Unix
+// socket.
+func isLocal(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	if strings.Contains(u.Scheme, "unix") {
+		return true
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+}
+
+// chatErrorBodyLimit bounds how much of an error reply is read.
+const chatErrorBodyLimit = 64 << 10
+
+// redactor hides an API key in text bound for errors.
+type redactor string
+
+const redacted = "[REDACTED]"
+
+func (key redactor) String(s string) string {
+	if len(key) < 4 { // too short to search for without mangling text
+		return s
+	}
+	return strings.ReplaceAll(s, string(key), redacted)
+}
+
+// error returns err, or a copy of its text without the key when it holds
+// it. Context errors are kept so errors.Is still finds them.
+func (key redactor) error(err error) error {
+	if err == nil || key.String(err.Error()) == err.Error() {
+		return err
+	}
+	msg := key.String(err.Error())
+	for _, target := range []error{context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, target) {
+			return fmt.Errorf("%s: %w", msg, target)
+		}
+	}
+	return errors.New(msg)
+}
+
+// httpError reads a failed reply into an [*Error]: the status, the
+// server's message (OpenAI's {"error":{"message"}}, Ollama's {"error"}, or
+// the body's text) and Retry-After. It closes the body.
+func httpError(provider string, resp *http.Response, key redactor) *Error {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, chatErrorBodyLimit))
+	e := &Error{Provider: provider, Op: "chat", Status: resp.StatusCode, Message: serverMessage(body)}
+	if e.Message == "" {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	e.Message = key.String(e.Message)
+	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
+	return e
+}
+
+// serverMessage finds the message in an error body.
+func serverMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var nested struct {
+			Message string `json:"message"`
+		}
+		var flat string
+		switch {
+		case json.Unmarshal(v.Error, &nested) == nil && nested.Message != "":
+			return nested.Message
+		case json.Unmarshal(v.Error, &flat) == nil && flat != "":
+			return flat
+		case v.Message != "":
+			return v.Message
+		}
+	}
+	s := strings.TrimSpace(string(body))
+	if len(s) > 512 {
+		s = s[:512] + "…"
+	}
+	return s
+}
+
+// parseRetryAfter parses a Retry-After value in seconds or as an HTTP date.
+func parseRetryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && secs > 0 {
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+// callError turns any failure of a call into an [*Error], keeping the
+// cancellation visible to errors.Is.
+func callError(ctx context.Context, provider string, key redactor, err error) error {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		if cause := context.Cause(ctx); cause != cerr {
+			cerr = fmt.Errorf("%w: %w", cerr, cause)
+		}
+		return &Error{Provider: provider, Op: "chat", Message: cerr.Error(), Err: cerr}
+	}
+	return &Error{Provider: provider, Op: "chat", Message: key.String(err.Error()), Err: key.error(err)}
+}

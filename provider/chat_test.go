@@ -1,0 +1,468 @@
+package provider_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cite-rag/cite/answer/modeltest"
+	"github.com/cite-rag/cite/provider"
+)
+
+const testKey = "sk-test-0123456789abcdefSECRET"
+
+// backend is one way of reaching a model, tested the same way.
+type backend struct {
+	name      string
+	spec      string
+	newServer func(testing.TB, ...modeltest.Script) *modeltest.Server
+	options   func(*modeltest.Server) provider.ChatOptions
+	api       string // the API the server should see
+	sendsKey  bool   // whether the API key goes to the server
+}
+
+var backends = []backend{
+	{"openai", "openai:gpt-test", modeltest.NewServer,
+		func(s *modeltest.Server) provider.ChatOptions {
+			return provider.ChatOptions{OpenAIBaseURL: s.OpenAIBaseURL(), OpenAIAPIKey: testKey}
+		}, "chat.completions", true},
+	{"ollama", "ollama:llama-test", modeltest.NewOllamaServer,
+		func(s *modeltest.Server) provider.ChatOptions {
+			return provider.ChatOptions{OllamaHost: s.URL, OpenAIAPIKey: testKey}
+		}, "chat.completions", false},
+	{"responses", "openai-responses:gpt-test", modeltest.NewServer,
+		func(s *modeltest.Server) provider.ChatOptions {
+			return provider.ChatOptions{OpenAIBaseURL: s.OpenAIBaseURL(), OpenAIAPIKey: testKey}
+		}, "responses", true},
+}
+
+func start(t *testing.T, b backend, scripts ...modeltest.Script) (*modeltest.Server, provider.ChatModel) {
+	t.Helper()
+	srv := b.newServer(t, scripts...)
+	m, err := provider.NewChatModel(b.spec, b.options(srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, m
+}
+
+// chat calls m, collecting deltas when stream is set.
+func chat(ctx context.Context, m provider.ChatModel, req provider.ChatRequest, stream bool) (provider.ChatResponse, []string, error) {
+	var deltas []string
+	var onDelta func(string) error
+	if stream {
+		onDelta = func(d string) error { deltas = append(deltas, d); return nil }
+	}
+	resp, err := m.Chat(ctx, req, onDelta)
+	return resp, deltas, err
+}
+
+var searchTool = provider.Tool{
+	Name:        "search_documents",
+	Description: "Search the session's documents.",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`),
+}
+
+func userAsks(q string) provider.ChatRequest {
+	return provider.ChatRequest{
+		Messages: []provider.Message{
+			{Role: provider.RoleSystem, Content: "Answer from the passages and cite them as [doc:N]."},
+			{Role: provider.RoleUser, Content: q},
+		},
+		Tools: []provider.Tool{searchTool},
+	}
+}
+
+func TestChat(t *testing.T) {
+	cases := []struct {
+		name      string
+		turn      modeltest.Turn
+		wantText  string
+		wantCalls []provider.ToolCall
+		wantStop  string
+	}{{
+		name: "text only, marker split across deltas",
+		turn: modeltest.Turn{
+			Text:  []string{"Paris is the capital", " of France [do", "c:1", "]."},
+			Usage: modeltest.Usage{InputTokens: 42, OutputTokens: 9},
+		},
+		wantText: "Paris is the capital of France [doc:1].",
+		wantStop: "stop",
+	}, {
+		name: "one tool call",
+		turn: modeltest.Turn{
+			ToolCalls: []modeltest.ToolCall{{ID: "call_a", Name: "search_documents", Arguments: `{"query":"capital of France"}`}},
+			Usage:     modeltest.Usage{InputTokens: 42, OutputTokens: 9},
+		},
+		wantCalls: []provider.ToolCall{{ID: "call_a", Name: "search_documents", Arguments: `{"query":"capital of France"}`}},
+		wantStop:  "tool_calls",
+	}, {
+		name: "two tool calls in one response, after text",
+		turn: modeltest.Turn{
+			Text: []string{"Searching ", "twice."},
+			ToolCalls: []modeltest.ToolCall{
+				{ID: "call_a", Name: "search_documents", Arguments: `{"query":"Paris"}`},
+				{ID: "call_b", Name: "search_documents", Arguments: `{"query":"Françe, \"capital\""}`,
+					Fragments: []string{`{"query":"Fran`, "\u00e7", `e, \"cap`, `ital\""}`}},
+			},
+			Usage: modeltest.Usage{InputTokens: 42, OutputTokens: 9},
+		},
+		wantText: "Searching twice.",
+		wantCalls: []provider.ToolCall{
+			{ID: "call_a", Name: "search_documents", Arguments: `{"query":"Paris"}`},
+			{ID: "call_b", Name: "search_documents", Arguments: `{"query":"Françe, \"capital\""}`},
+		},
+		wantStop: "tool_calls",
+	}}
+	for _, b := range backends {
+		for _, stream := range []bool{false, true} {
+			for _, tc := range cases {
+				t.Run(fmt.Sprintf("%s/stream=%v/%s", b.name, stream, tc.name), func(t *testing.T) {
+					srv, m := start(t, b, modeltest.Script{Turns: []modeltest.Turn{tc.turn}})
+					resp, deltas, err := chat(t.Context(), m, userAsks("What is the capital of France?"), stream)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if resp.Content != tc.wantText {
+						t.Errorf("Content = %q, want %q", resp.Content, tc.wantText)
+					}
+					if stream {
+						if got := strings.Join(deltas, ""); got != tc.wantText {
+							t.Errorf("deltas %q join to %q, want %q", deltas, got, tc.wantText)
+						}
+						if len(tc.turn.Text) > 1 && len(deltas) < 2 {
+							t.Errorf("deltas %q arrived as one piece", deltas)
+						}
+					}
+					if fmt.Sprint(resp.ToolCalls) != fmt.Sprint(tc.wantCalls) {
+						t.Errorf("ToolCalls = %q, want %q", resp.ToolCalls, tc.wantCalls)
+					}
+					if resp.StopReason != tc.wantStop {
+						t.Errorf("StopReason = %q, want %q", resp.StopReason, tc.wantStop)
+					}
+					if resp.Usage != (provider.Usage{InputTokens: 42, OutputTokens: 9}) {
+						t.Errorf("Usage = %+v", resp.Usage)
+					}
+
+					reqs := srv.Requests()
+					if len(reqs) != 1 {
+						t.Fatalf("%d requests", len(reqs))
+					}
+					r := reqs[0]
+					if r.API != b.api || r.Stream != stream || r.Temperature != nil {
+						t.Errorf("request: API %q stream %v temperature %v", r.API, r.Stream, r.Temperature)
+					}
+					if len(r.Tools) != 1 || r.Tools[0].Name != "search_documents" || r.Tools[0].Description != searchTool.Description {
+						t.Errorf("tools offered: %+v", r.Tools)
+					}
+					var schema map[string]any
+					if err := json.Unmarshal(r.Tools[0].Parameters, &schema); err != nil || schema["required"] == nil {
+						t.Errorf("schema offered: %s", r.Tools[0].Parameters)
+					}
+					if len(r.Messages) != 2 || r.Messages[0].Role != "system" || r.LastUserMessage() != "What is the capital of France?" {
+						t.Errorf("messages given: %+v", r.Messages)
+					}
+					auth := r.Header.Get("Authorization")
+					if b.name == "ollama" && auth != "" {
+						t.Errorf("Ollama was sent Authorization %q", auth)
+					}
+					if b.name != "ollama" && auth != "Bearer "+testKey {
+						t.Errorf("Authorization = %q", auth)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestToolRoundTrip runs two turns: the model calls a tool, the caller
+// answers it, and the second request carries the call and its result tied
+// by id (call_id on the Responses API).
+func TestToolRoundTrip(t *testing.T) {
+	for _, b := range backends {
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", b.name, stream), func(t *testing.T) {
+				srv, m := start(t, b, modeltest.Script{Turns: []modeltest.Turn{
+					{ToolCalls: []modeltest.ToolCall{
+						{ID: "call_7", Name: "search_documents", Arguments: `{"query":"Paris"}`},
+						{ID: "call_8", Name: "current_datetime", Arguments: `{}`},
+					}},
+					{Text: []string{"Paris [doc:1], today [doc:2]."}},
+				}})
+				temp := 0.25
+				req := userAsks("Capital?")
+				req.Temperature, req.MaxTokens = &temp, 300
+				first, _, err := chat(t.Context(), m, req, stream)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Messages = append(req.Messages, provider.Message{Role: provider.RoleAssistant, ToolCalls: first.ToolCalls})
+				for i, c := range first.ToolCalls {
+					req.Messages = append(req.Messages, provider.Message{Role: provider.RoleTool, ToolCallID: c.ID, Name: c.Name,
+						Content: fmt.Sprintf("[doc:%d] result of %s", i+1, c.Name)})
+				}
+				second, _, err := chat(t.Context(), m, req, stream)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if second.Content != "Paris [doc:1], today [doc:2]." || len(second.ToolCalls) != 0 {
+					t.Errorf("second answer %+v", second)
+				}
+				got := srv.Requests()[1]
+				want := []modeltest.Message{
+					{Role: "system", Content: req.Messages[0].Content},
+					{Role: "user", Content: "Capital?"},
+					{Role: "assistant", ToolCalls: []modeltest.ToolCall{
+						{ID: "call_7", Name: "search_documents", Arguments: `{"query":"Paris"}`},
+						{ID: "call_8", Name: "current_datetime", Arguments: `{}`},
+					}},
+					{Role: "tool", ToolCallID: "call_7", Content: "[doc:1] result of search_documents"},
+					{Role: "tool", ToolCallID: "call_8", Content: "[doc:2] result of current_datetime"},
+				}
+				if fmt.Sprintf("%+v", got.Messages) != fmt.Sprintf("%+v", want) {
+					t.Errorf("second request's messages\n%+v\nwant\n%+v", got.Messages, want)
+				}
+				if got.Temperature == nil || *got.Temperature != temp || got.MaxTokens != 300 {
+					t.Errorf("temperature %v, max tokens %d", got.Temperature, got.MaxTokens)
+				}
+			})
+		}
+	}
+}
+
+func TestChatErrors(t *testing.T) {
+	cases := []struct {
+		name       string
+		err        modeltest.HTTPError
+		wantStatus int
+		wantMsg    string
+		wantRetry  time.Duration
+	}{{
+		name: "401 echoing the key",
+		err: modeltest.HTTPError{Status: http.StatusUnauthorized,
+			Message: "Incorrect API key provided: " + testKey + ". You can find your API key at https://platform.openai.com."},
+		wantStatus: 401,
+		wantMsg:    "Incorrect API key provided: [REDACTED].",
+	}, {
+		name: "429 with Retry-After",
+		err: modeltest.HTTPError{Status: http.StatusTooManyRequests, Message: "Rate limit reached for requests",
+			Header: http.Header{"Retry-After": {"7"}}},
+		wantStatus: 429,
+		wantMsg:    "Rate limit reached for requests",
+		wantRetry:  7 * time.Second,
+	}, {
+		name:       "500 with a plain body",
+		err:        modeltest.HTTPError{Status: http.StatusBadGateway, Body: "upstream " + testKey + " exploded"},
+		wantStatus: 502,
+		wantMsg:    "upstream [REDACTED] exploded",
+	}}
+	for _, b := range backends {
+		for _, stream := range []bool{false, true} {
+			for _, tc := range cases {
+				t.Run(fmt.Sprintf("%s/stream=%v/%s", b.name, stream, tc.name), func(t *testing.T) {
+					srv, m := start(t, b, modeltest.Script{Turns: []modeltest.Turn{{Error: &tc.err}}})
+					_, deltas, err := chat(t.Context(), m, userAsks("q"), stream)
+					var pe *provider.Error
+					if !errors.As(err, &pe) {
+						t.Fatalf("error %T %v is not a *provider.Error", err, err)
+					}
+					echoesKey := strings.Contains(tc.err.Message+tc.err.Body, testKey)
+					if !b.sendsKey && echoesKey {
+						// Ollama is never sent the key, so no server can echo
+						// it; only the status is checked.
+						if pe.Status != tc.wantStatus {
+							t.Errorf("status %d, want %d", pe.Status, tc.wantStatus)
+						}
+						return
+					}
+					if pe.Status != tc.wantStatus || !strings.Contains(pe.Message, tc.wantMsg) || pe.RetryAfter != tc.wantRetry {
+						t.Errorf("got status %d message %q retry %v; want %d %q %v", pe.Status, pe.Message, pe.RetryAfter,
+							tc.wantStatus, tc.wantMsg, tc.wantRetry)
+					}
+					wantProvider := map[string]string{"openai": "openai", "ollama": "ollama", "responses": "openai-responses"}[b.name]
+					if pe.Provider != wantProvider || pe.Op != "chat" {
+						t.Errorf("Provider %q Op %q", pe.Provider, pe.Op)
+					}
+					for _, s := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", pe), fmt.Sprint(pe.Err)} {
+						if strings.Contains(s, testKey) {
+							t.Errorf("the API key leaks: %s", s)
+						}
+					}
+					if len(deltas) != 0 {
+						t.Errorf("deltas %q from a failed call", deltas)
+					}
+					if n := len(srv.Requests()); n != 1 {
+						t.Errorf("%d requests: the call was retried", n)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestChatCancel(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name+"/stream", func(t *testing.T) {
+			_, m := start(t, b, modeltest.Script{Turns: []modeltest.Turn{{Text: []string{"partial ", "answer"}, Hang: true}}})
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var got []string
+			err := returnsSoon(t, func() error {
+				_, err := m.Chat(ctx, userAsks("q"), func(d string) error {
+					got = append(got, d)
+					cancel()
+					return nil
+				})
+				return err
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("error %v does not match context.Canceled", err)
+			}
+			if len(got) == 0 || got[0] != "partial " {
+				t.Errorf("deltas before the cancel: %q", got)
+			}
+		})
+		t.Run(b.name+"/no stream", func(t *testing.T) {
+			_, m := start(t, b, modeltest.Script{Turns: []modeltest.Turn{{Hang: true}}})
+			ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+			defer cancel()
+			err := returnsSoon(t, func() error { _, err := m.Chat(ctx, userAsks("q"), nil); return err })
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("error %v does not match context.DeadlineExceeded", err)
+			}
+		})
+		t.Run(b.name+"/onDelta error stops the call", func(t *testing.T) {
+			_, m := start(t, b, modeltest.Script{Turns: []modeltest.Turn{{Text: []string{"a", "b"}, Hang: true}}})
+			stop := errors.New("client went away")
+			err := returnsSoon(t, func() error {
+				_, err := m.Chat(t.Context(), userAsks("q"), func(string) error { return stop })
+				return err
+			})
+			if !errors.Is(err, stop) {
+				t.Errorf("error %v, want the onDelta error", err)
+			}
+		})
+	}
+}
+
+// returnsSoon runs f and fails the test if it has not returned in ten
+// seconds: a liveness check for calls that would otherwise hang forever.
+func returnsSoon(t *testing.T, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call did not return after it was cancelled")
+		return nil
+	}
+}
+
+// TestConcurrentCalls routes 50 concurrent streamed calls on one model to
+// 50 scripts by a marker in the question; no text or tool call crosses.
+func TestConcurrentCalls(t *testing.T) {
+	const n = 50
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			var scripts []modeltest.Script
+			for i := range n {
+				marker := fmt.Sprintf("<q%d>", i)
+				scripts = append(scripts, modeltest.Script{Match: modeltest.LastUserContains(marker), Turns: []modeltest.Turn{{
+					Text:      []string{"answer ", "for ", marker},
+					ToolCalls: []modeltest.ToolCall{{Name: "search_documents", Arguments: fmt.Sprintf(`{"query":%q}`, marker)}},
+					Pace:      time.Millisecond,
+				}}})
+			}
+			_, m := start(t, b, scripts...)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					marker := fmt.Sprintf("<q%d>", i)
+					resp, deltas, err := chat(t.Context(), m, userAsks("question "+marker), true)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					want := "answer for " + marker
+					if resp.Content != want || strings.Join(deltas, "") != want ||
+						len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Arguments != fmt.Sprintf(`{"query":%q}`, marker) {
+						t.Errorf("%s got %q %q %+v", marker, resp.Content, deltas, resp.ToolCalls)
+					}
+				})
+			}
+			wg.Wait()
+		})
+	}
+}
+
+func TestNewChatModel(t *testing.T) {
+	cases := []struct {
+		spec    string
+		opts    provider.ChatOptions
+		local   bool
+		wantErr string
+	}{
+		{spec: "openai:gpt-4o-mini", local: false},
+		{spec: "openai:gpt-4o-mini", opts: provider.ChatOptions{OpenAIBaseURL: "http://127.0.0.1:8000/v1"}, local: true},
+		{spec: "openai:m", opts: provider.ChatOptions{OpenAIBaseURL: "http://localhost:8000/v1"}, local: true},
+		{spec: "openai:m", opts: provider.ChatOptions{OpenAIBaseURL: "http://[::1]:8000/v1"}, local: true},
+		{spec: "openai:m", opts: provider.ChatOptions{OpenAIBaseURL: "http://10.0.0.5:8000/v1"}, local: false},
+		{spec: "openai:m", opts: provider.ChatOptions{OpenAIBaseURL: "https://localhost.example.com/v1"}, local: false},
+		{spec: "openai-responses:m", opts: provider.ChatOptions{OpenAIBaseURL: "http://127.0.0.2:1/v1"}, local: true},
+		{spec: "openai-responses:m", local: false},
+		{spec: "ollama:llama3.1", local: true},
+		{spec: "ollama:llama3.1", opts: provider.ChatOptions{OllamaHost: "0.0.0.0:11434"}, local: true},
+		{spec: "ollama:llama3.1", opts: provider.ChatOptions{OllamaHost: "gpu-box.lan:11434"}, local: false},
+		{spec: "ollama:m", opts: provider.ChatOptions{OllamaHost: "unix:///run/ollama.sock"}, local: true},
+		{spec: "gpt-4o", wantErr: `want PROVIDER:NAME`},
+		{spec: "openai:", wantErr: `want PROVIDER:NAME`},
+		{spec: "anthropic:claude", wantErr: `unknown provider "anthropic"`},
+		{spec: "openai:m", opts: provider.ChatOptions{OpenAIBaseURL: "http://"}, wantErr: "OpenAIBaseURL"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.spec+" "+tc.opts.OpenAIBaseURL+tc.opts.OllamaHost, func(t *testing.T) {
+			m, err := provider.NewChatModel(tc.spec, tc.opts)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), tc.spec) {
+					t.Fatalf("error %v, want one naming %q and containing %q", err, tc.spec, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Name() != tc.spec || m.Local() != tc.local {
+				t.Errorf("Name %q Local %v, want %q %v", m.Name(), m.Local(), tc.spec, tc.local)
+			}
+		})
+	}
+}
+
+func TestBadRequest(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			srv, m := start(t, b)
+			for _, req := range []provider.ChatRequest{
+				{Messages: []provider.Message{{Role: "wizard", Content: "hi"}}},
+				{Messages: []provider.Message{{Role: provider.RoleTool, Content: "orphan result"}}},
+				{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}},
+					Tools: []provider.Tool{{Name: "broken", Parameters: json.RawMessage(`{"type":`)}}},
+			} {
+				if _, err := m.Chat(t.Context(), req, nil); err == nil {
+					t.Errorf("no error for %+v", req)
+				}
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("%d requests sent for bad input", n)
+			}
+		})
+	}
+}
