@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"time"
 )
 
 // Roles of a [Message].
@@ -83,25 +81,3 @@ type ChatModel interface {
 	// may be sent to it.
 	Local() bool
 }
-
-// Error is a failed call to a provider: who answered, with what HTTP
-// status, and the server's own message. It never holds an API key.
-type Error struct {
-	Provider string // "openai", "ollama"
-	Op       string // "chat", "embed"
-	Status   int    // HTTP status; 0 when no response arrived
-	Message  string // the server's message, or the transport error's
-	Err      error  // the underlying error, redacted
-	// RetryAfter is the server's Retry-After (on 429 and 503 replies);
-	// zero when it gave none.
-	RetryAfter time.Duration
-}
-
-func (e *Error) Error() string {
-	if e.Status != 0 {
-		return fmt.Sprintf("%s %s: HTTP %d: %s", e.Provider, e.Op, e.Status, e.Message)
-	}
-	return fmt.Sprintf("%s %s: %s", e.Provider, e.Op, e.Message)
-}
-
-func (e *Error) Unwrap() error { return e.Err }

@@ -17,7 +17,7 @@ func ExampleNewChatModel() {
 	}}})
 	defer srv.Close()
 
-	m, err := provider.NewChatModel("openai:gpt-4o-mini", provider.ChatOptions{OpenAIBaseURL: srv.OpenAIBaseURL()})
+	m, err := provider.NewChatModel("openai:gpt-4o-mini", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -94,10 +94,10 @@ func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 		return ChatResponse{}, callError(ctx, m.provider, m.key, err)
 	}
 	if msg := st.streamError(); msg != "" {
-		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", Status: http.StatusOK, Message: m.key.String(msg)}
+		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", StatusCode: http.StatusOK, Message: m.key.String(msg)}
 	}
 	if len(resp.Choices) == 0 {
-		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", Status: http.StatusOK, Message: "the reply has no choices"}
+		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", StatusCode: http.StatusOK, Message: "the reply has no choices"}
 	}
 	c := resp.Choices[0]
 	out := ChatResponse{StopReason: c.StopReason}

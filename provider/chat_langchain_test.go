@@ -69,7 +69,7 @@ func TestStreamedToolCallShapes(t *testing.T) {
 				fmt.Fprint(w, `data: {"id":"x","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n")
 			}))
 			defer hs.Close()
-			m, err := NewChatModel("openai:m", ChatOptions{OpenAIBaseURL: hs.URL + "/v1"})
+			m, err := NewChatModel("openai:m", Config{OpenAIBaseURL: hs.URL + "/v1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestStreamErrorPayload(t *testing.T) {
 		fmt.Fprint(w, `data: {"error":{"message":"model overloaded","type":"server_error"}}`+"\n\n")
 	}))
 	defer hs.Close()
-	m, err := NewChatModel("openai:m", ChatOptions{OpenAIBaseURL: hs.URL})
+	m, err := NewChatModel("openai:m", Config{OpenAIBaseURL: hs.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

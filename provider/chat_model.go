@@ -6,9 +6,9 @@ package provider
 //
 //   - openai:NAME talks Chat Completions to any OpenAI-compatible server
 //     (OpenAI, vLLM, llama.cpp, LM Studio, LiteLLM, ...) at
-//     ChatOptions.OpenAIBaseURL (default https://api.openai.com/v1),
+//     Config.OpenAIBaseURL (default https://api.openai.com/v1),
 //     through langchaingo's OpenAI client.
-//   - ollama:NAME talks to Ollama at ChatOptions.OllamaHost (default
+//   - ollama:NAME talks to Ollama at Config.OllamaHost (default
 //     http://127.0.0.1:11434) through Ollama's OpenAI-compatible /v1
 //     endpoint, with the same langchaingo OpenAI client. langchaingo
 //     v0.1.14's own Ollama client neither sends tool definitions nor reads
@@ -18,7 +18,7 @@ package provider
 //     sent to Ollama.
 //   - openai-responses:NAME talks the OpenAI Responses API (/responses:
 //     flat function tools, function_call and function_call_output items
-//     correlated by call_id) at ChatOptions.OpenAIBaseURL, through the
+//     correlated by call_id) at Config.OpenAIBaseURL, through the
 //     official github.com/openai/openai-go client, for servers that offer
 //     it. Responses are not stored on the server (store: false).
 //
@@ -67,29 +67,6 @@ import (
 	"time"
 )
 
-// ChatOptions says where chat models live. The zero value reaches
-// OpenAI's API without a key and Ollama on this machine.
-type ChatOptions struct {
-	// OpenAIBaseURL is the base URL of an OpenAI-compatible API, such as
-	// http://127.0.0.1:8000/v1; empty means https://api.openai.com/v1.
-	OpenAIBaseURL string
-	// OpenAIAPIKey is sent as a bearer token to OpenAIBaseURL; empty sends
-	// none.
-	OpenAIAPIKey string
-	// OllamaHost is Ollama's address, as in OLLAMA_HOST: host:port or a
-	// URL; empty means http://127.0.0.1:11434.
-	OllamaHost string
-	// HTTPClient makes the requests (and holds any retrying transport);
-	// nil means http.DefaultClient. Timeouts come from the caller's ctx.
-	HTTPClient *http.Client
-}
-
-// Default endpoints.
-const (
-	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
-	DefaultOllamaHost    = "http://127.0.0.1:11434"
-)
-
 // Provider names in specs and in [Error.Provider].
 const (
 	ProviderOpenAI          = "openai"
@@ -99,7 +76,12 @@ const (
 
 // NewChatModel returns the chat model a spec names: "openai:NAME",
 // "ollama:NAME" or "openai-responses:NAME". It makes no request.
-func NewChatModel(spec string, opts ChatOptions) (ChatModel, error) {
+//
+// It takes the same [Config] as the embedders, but uses cfg.HTTPClient as
+// it is (nil means http.DefaultClient), without the retrying [Transport]:
+// a chat call is never retried blindly, and its errors (auth, rate limit,
+// server) surface with the provider's status and message.
+func NewChatModel(spec string, opts Config) (ChatModel, error) {
 	prov, name, ok := strings.Cut(spec, ":")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" {
@@ -204,7 +186,7 @@ func (key redactor) error(err error) error {
 func httpError(provider string, resp *http.Response, key redactor) *Error {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, chatErrorBodyLimit))
-	e := &Error{Provider: provider, Op: "chat", Status: resp.StatusCode, Message: serverMessage(body)}
+	e := &Error{Provider: provider, Op: "chat", StatusCode: resp.StatusCode, Message: serverMessage(body)}
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)
 	}

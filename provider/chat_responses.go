@@ -98,7 +98,7 @@ func (m *responsesModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 			if msg == "" {
 				msg = "the stream reported an error"
 			}
-			return ChatResponse{}, &Error{Provider: ProviderOpenAIResponses, Op: "chat", Status: http.StatusOK, Message: m.key.String(msg)}
+			return ChatResponse{}, &Error{Provider: ProviderOpenAIResponses, Op: "chat", StatusCode: http.StatusOK, Message: m.key.String(msg)}
 		}
 	}
 	if err := stream.Err(); err != nil {
@@ -108,7 +108,7 @@ func (m *responsesModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 		if ctx.Err() != nil {
 			return ChatResponse{}, callError(ctx, ProviderOpenAIResponses, m.key, ctx.Err())
 		}
-		return ChatResponse{}, &Error{Provider: ProviderOpenAIResponses, Op: "chat", Status: http.StatusOK,
+		return ChatResponse{}, &Error{Provider: ProviderOpenAIResponses, Op: "chat", StatusCode: http.StatusOK,
 			Message: "the stream ended before the response completed"}
 	}
 	return m.response(final, text.String())
@@ -177,7 +177,7 @@ func (m *responsesModel) response(r *responses.Response, text string) (ChatRespo
 		if msg == "" {
 			msg = "the response failed"
 		}
-		return ChatResponse{}, &Error{Provider: ProviderOpenAIResponses, Op: "chat", Status: http.StatusOK, Message: m.key.String(msg)}
+		return ChatResponse{}, &Error{Provider: ProviderOpenAIResponses, Op: "chat", StatusCode: http.StatusOK, Message: m.key.String(msg)}
 	}
 	out := ChatResponse{Content: text, Usage: Usage{InputTokens: int(r.Usage.InputTokens), OutputTokens: int(r.Usage.OutputTokens)}}
 	for _, item := range r.Output {

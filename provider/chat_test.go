@@ -22,23 +22,23 @@ type backend struct {
 	name      string
 	spec      string
 	newServer func(testing.TB, ...modeltest.Script) *modeltest.Server
-	options   func(*modeltest.Server) provider.ChatOptions
+	options   func(*modeltest.Server) provider.Config
 	api       string // the API the server should see
 	sendsKey  bool   // whether the API key goes to the server
 }
 
 var backends = []backend{
 	{"openai", "openai:gpt-test", modeltest.NewServer,
-		func(s *modeltest.Server) provider.ChatOptions {
-			return provider.ChatOptions{OpenAIBaseURL: s.OpenAIBaseURL(), OpenAIAPIKey: testKey}
+		func(s *modeltest.Server) provider.Config {
+			return provider.Config{OpenAIBaseURL: s.OpenAIBaseURL(), OpenAIAPIKey: testKey}
 		}, "chat.completions", true},
 	{"ollama", "ollama:llama-test", modeltest.NewOllamaServer,
-		func(s *modeltest.Server) provider.ChatOptions {
-			return provider.ChatOptions{OllamaHost: s.URL, OpenAIAPIKey: testKey}
+		func(s *modeltest.Server) provider.Config {
+			return provider.Config{OllamaHost: s.URL, OpenAIAPIKey: testKey}
 		}, "chat.completions", false},
 	{"responses", "openai-responses:gpt-test", modeltest.NewServer,
-		func(s *modeltest.Server) provider.ChatOptions {
-			return provider.ChatOptions{OpenAIBaseURL: s.OpenAIBaseURL(), OpenAIAPIKey: testKey}
+		func(s *modeltest.Server) provider.Config {
+			return provider.Config{OpenAIBaseURL: s.OpenAIBaseURL(), OpenAIAPIKey: testKey}
 		}, "responses", true},
 }
 
@@ -276,13 +276,13 @@ func TestChatErrors(t *testing.T) {
 					if !b.sendsKey && echoesKey {
 						// Ollama is never sent the key, so no server can echo
 						// it; only the status is checked.
-						if pe.Status != tc.wantStatus {
-							t.Errorf("status %d, want %d", pe.Status, tc.wantStatus)
+						if pe.StatusCode != tc.wantStatus {
+							t.Errorf("status %d, want %d", pe.StatusCode, tc.wantStatus)
 						}
 						return
 					}
-					if pe.Status != tc.wantStatus || !strings.Contains(pe.Message, tc.wantMsg) || pe.RetryAfter != tc.wantRetry {
-						t.Errorf("got status %d message %q retry %v; want %d %q %v", pe.Status, pe.Message, pe.RetryAfter,
+					if pe.StatusCode != tc.wantStatus || !strings.Contains(pe.Message, tc.wantMsg) || pe.RetryAfter != tc.wantRetry {
+						t.Errorf("got status %d message %q retry %v; want %d %q %v", pe.StatusCode, pe.Message, pe.RetryAfter,
 							tc.wantStatus, tc.wantMsg, tc.wantRetry)
 					}
 					wantProvider := map[string]string{"openai": "openai", "ollama": "ollama", "responses": "openai-responses"}[b.name]
@@ -406,26 +406,26 @@ func TestConcurrentCalls(t *testing.T) {
 func TestNewChatModel(t *testing.T) {
 	cases := []struct {
 		spec    string
-		opts    provider.ChatOptions
+		opts    provider.Config
 		local   bool
 		wantErr string
 	}{
 		{spec: "openai:gpt-4o-mini", local: false},
-		{spec: "openai:gpt-4o-mini", opts: provider.ChatOptions{OpenAIBaseURL: "http://127.0.0.1:8000/v1"}, local: true},
-		{spec: "openai:m", opts: provider.ChatOptions{OpenAIBaseURL: "http://localhost:8000/v1"}, local: true},
-		{spec: "openai:m", opts: provider.ChatOptions{OpenAIBaseURL: "http://[::1]:8000/v1"}, local: true},
-		{spec: "openai:m", opts: provider.ChatOptions{OpenAIBaseURL: "http://10.0.0.5:8000/v1"}, local: false},
-		{spec: "openai:m", opts: provider.ChatOptions{OpenAIBaseURL: "https://localhost.example.com/v1"}, local: false},
-		{spec: "openai-responses:m", opts: provider.ChatOptions{OpenAIBaseURL: "http://127.0.0.2:1/v1"}, local: true},
+		{spec: "openai:gpt-4o-mini", opts: provider.Config{OpenAIBaseURL: "http://127.0.0.1:8000/v1"}, local: true},
+		{spec: "openai:m", opts: provider.Config{OpenAIBaseURL: "http://localhost:8000/v1"}, local: true},
+		{spec: "openai:m", opts: provider.Config{OpenAIBaseURL: "http://[::1]:8000/v1"}, local: true},
+		{spec: "openai:m", opts: provider.Config{OpenAIBaseURL: "http://10.0.0.5:8000/v1"}, local: false},
+		{spec: "openai:m", opts: provider.Config{OpenAIBaseURL: "https://localhost.example.com/v1"}, local: false},
+		{spec: "openai-responses:m", opts: provider.Config{OpenAIBaseURL: "http://127.0.0.2:1/v1"}, local: true},
 		{spec: "openai-responses:m", local: false},
 		{spec: "ollama:llama3.1", local: true},
-		{spec: "ollama:llama3.1", opts: provider.ChatOptions{OllamaHost: "0.0.0.0:11434"}, local: true},
-		{spec: "ollama:llama3.1", opts: provider.ChatOptions{OllamaHost: "gpu-box.lan:11434"}, local: false},
-		{spec: "ollama:m", opts: provider.ChatOptions{OllamaHost: "unix:///run/ollama.sock"}, local: true},
+		{spec: "ollama:llama3.1", opts: provider.Config{OllamaHost: "0.0.0.0:11434"}, local: true},
+		{spec: "ollama:llama3.1", opts: provider.Config{OllamaHost: "gpu-box.lan:11434"}, local: false},
+		{spec: "ollama:m", opts: provider.Config{OllamaHost: "unix:///run/ollama.sock"}, local: true},
 		{spec: "gpt-4o", wantErr: `want PROVIDER:NAME`},
 		{spec: "openai:", wantErr: `want PROVIDER:NAME`},
 		{spec: "anthropic:claude", wantErr: `unknown provider "anthropic"`},
-		{spec: "openai:m", opts: provider.ChatOptions{OpenAIBaseURL: "http://"}, wantErr: "OpenAIBaseURL"},
+		{spec: "openai:m", opts: provider.Config{OpenAIBaseURL: "http://"}, wantErr: "OpenAIBaseURL"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.spec+" "+tc.opts.OpenAIBaseURL+tc.opts.OllamaHost, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tmc/langchaingo/embeddings"
@@ -73,11 +74,17 @@ type Error struct {
 	Attempts   int    // requests sent
 	Message    string // the server's message in the last error response
 	Err        error  // cause: transport or context error, invalid response, a hint
+	// RetryAfter is the server's Retry-After on a 429 or 503 reply; zero
+	// when it gave none.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s with %s model %s", e.Op, e.Provider, e.Model)
+	fmt.Fprintf(&b, "%s with %s", e.Op, e.Provider)
+	if e.Model != "" {
+		fmt.Fprintf(&b, " model %s", e.Model)
+	}
 	if e.StatusCode != 0 && e.StatusCode != http.StatusOK {
 		fmt.Fprintf(&b, ": HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	}
