@@ -27,7 +27,7 @@ const NothingFound = "I found nothing in the indexed documents that answers this
 // Defaults of [ExtractiveOptions].
 const (
 	DefaultMaxSentences = 3
-	DefaultMinCoverage  = 0.3
+	DefaultMinCoverage  = 0.2
 )
 
 // ExtractiveOptions configure [NewExtractive]. The zero value means the
@@ -205,30 +205,29 @@ func ReadFileSpan(_ context.Context, ref citations.Reference) ([]byte, error) {
 
 // weights are the scoring constants, tuned on SQuAD (cite eval --answers).
 type weights struct {
-	global     float64 // share of the index-wide idf in a term's weight
-	sentence   float64 // coverage of the question by the sentence
-	window     float64 // by the sentence and its neighbours in the paragraph
-	paragraph  float64 // by the sentence's paragraph (its line)
-	length     float64 // penalty per average length beyond the average
-	bigram     float64 // per adjacent pair of question terms in order
-	cue        float64 // sentence holds the kind of answer asked for
-	noCue      float64 // penalty: a typed question and no such answer
-	novelty    float64 // penalty: nothing beyond the question's own terms
-	rank       float64 // bonus of the first passage; decays as 1/rank
-	fragment   float64 // penalty: a sentence cut by the chunk's edge
-	heading    float64 // penalty: a heading-like line
-	follow     float64 // a further sentence must score this share of the best
-	sameDocCap int     // further sentences from the first sentence's passage
+	global    float64 // share of the index-wide idf in a term's weight
+	sentence  float64 // coverage of the question by the sentence
+	fuzzy     float64 // coverage by words spelled nearly as the question's
+	prox      float64 // matched terms over the words they span
+	window    float64 // by the sentence and its neighbours in the paragraph
+	paragraph float64 // by the sentence's paragraph (its line)
+	length    float64 // penalty per average length beyond the average
+	bigram    float64 // per adjacent pair of question terms in order
+	cue       float64 // sentence holds the kind of answer asked for
+	noCue     float64 // penalty: a typed question and no such answer
+	novelty   float64 // penalty: nothing beyond the question's own terms
+	rank      float64 // bonus of the first passage; decays as 1/rank
+	fragment  float64 // penalty: a sentence cut by the chunk's edge
+	heading   float64 // penalty: a heading-like line
+	follow    float64 // a further sentence must score this share of the best
 }
 
 var defaultWeights = weights{
-	global: 0.5, sentence: 1, window: 0, paragraph: 0,
+	global: 0.5, sentence: 1, fuzzy: 0.25, prox: 0.05, window: 0, paragraph: 0,
 	length: 0.05, bigram: 0.04, cue: 0.1, noCue: 0.05, novelty: 0.3,
 	rank: 0.15, fragment: 0.1, heading: 0.3,
-	follow: 0.75, sameDocCap: 1,
+	follow: 0.75,
 }
-
-var debugHook func([]scored, []int)
 
 // pick is one chosen sentence.
 type pick struct {
@@ -244,7 +243,9 @@ type scored struct {
 	terms   []string // index terms of the text, in order
 	novel   int      // content terms not in the question
 	matched map[string]struct{}
-	cov     float64 // share of the question's weight in the sentence
+	fuzzy   map[string]struct{} // question terms matched by a near spelling
+	prox    float64             // matched terms over the words they span
+	cov     float64             // share of the question's weight in the sentence
 	score   float64
 }
 
@@ -276,7 +277,8 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 				line = s.line
 				para++
 			}
-			c := scored{sentence: s, ref: ri, para: para, matched: map[string]struct{}{}}
+			c := scored{sentence: s, ref: ri, para: para, matched: map[string]struct{}{}, fuzzy: map[string]struct{}{}}
+			first, last := -1, -1
 			for ti < len(toks) && toks[ti].Start < s.start {
 				ti++
 			}
@@ -285,9 +287,19 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 				c.terms = append(c.terms, t)
 				if _, ok := qterms[t]; ok {
 					c.matched[t] = struct{}{}
+					if first < 0 {
+						first = len(c.terms) - 1
+					}
+					last = len(c.terms) - 1
 				} else if _, ok := content[t]; ok {
 					c.novel++
+					if q := nearTerm(t, qterms); q != "" {
+						c.fuzzy[q] = struct{}{}
+					}
 				}
+			}
+			if first >= 0 {
+				c.prox = float64(len(c.matched)) / float64(last-first+1)
 			}
 			key := strings.Join(strings.Fields(s.text), " ")
 			if seen[key] { // overlapping chunks repeat sentences
@@ -321,6 +333,15 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 		}
 		qweight += idf[t]
 	}
+	fuzzy := func(c *scored) float64 {
+		var m float64
+		for t := range c.fuzzy {
+			if _, ok := c.matched[t]; !ok {
+				m += idf[t]
+			}
+		}
+		return m / qweight
+	}
 	weigh := func(sets ...map[string]struct{}) float64 {
 		var m float64
 		for t := range qterms {
@@ -351,7 +372,7 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 		if c.cov == 0 {
 			continue
 		}
-		score := w.sentence * c.cov
+		score := w.sentence*c.cov + w.fuzzy*fuzzy(c) + w.prox*c.prox
 		if w.window != 0 {
 			win := []map[string]struct{}{c.matched}
 			if i > 0 && cands[i-1].para == c.para {
@@ -399,15 +420,12 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cands[b].score, cands[a].score) })
-	if debugHook != nil {
-		debugHook(cands, order)
-	}
 	best := cands[order[0]]
 	if best.cov < e.opts.MinCoverage {
 		return nil
 	}
 	out := []pick{{ref: refs[best.ref], sent: best.sentence}}
-	sameDoc := 0
+	used := map[int]bool{best.ref: true}
 	for _, i := range order[1:] {
 		if len(out) >= e.opts.MaxSentences {
 			break
@@ -416,15 +434,54 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 		if c.score < w.follow*best.score || c.cov < e.opts.MinCoverage || c.heading {
 			break
 		}
-		if c.ref == best.ref {
-			if sameDoc >= w.sameDocCap {
-				continue
-			}
-			sameDoc++
+		// A reference carries one quote: one sentence per passage.
+		if used[c.ref] {
+			continue
 		}
+		used[c.ref] = true
 		out = append(out, pick{ref: refs[c.ref], sent: c.sentence})
 	}
 	return out
+}
+
+// nearTerm returns the question term t is a near spelling of: one sharing
+// its first five letters, or one edit away from a word of six or more; or
+// "".
+func nearTerm(t string, qterms map[string]struct{}) string {
+	if len(t) < 5 {
+		return ""
+	}
+	for q := range qterms {
+		if len(q) < 5 {
+			continue
+		}
+		if t[:5] == q[:5] || len(q) >= 6 && oneEdit(t, q) {
+			return q
+		}
+	}
+	return ""
+}
+
+// oneEdit reports whether a and b differ by one byte inserted, deleted or
+// replaced.
+func oneEdit(a, b string) bool {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	if len(a)-len(b) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(b) {
+		return true
+	}
+	if len(a) == len(b) {
+		return a[i+1:] == b[i+1:]
+	}
+	return a[i+1:] == b[i:]
 }
 
 func uniqueTerms(ts []string) map[string]struct{} {

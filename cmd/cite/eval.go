@@ -101,7 +101,7 @@ answers that break the citation contract.`, true)
 		fmt.Fprintf(e.stdout, "%s: %d articles, %d chunks (%s), %d questions\n\n", *qa, stats.Seen, countChunks(ctx, st), emb.Name(), asked)
 	}
 	if *answers {
-		return evalAnswers(ctx, e, f, set, s, *k, *limit)
+		return evalAnswers(ctx, e, f, set, st, s, *k, *limit)
 	}
 	ms, err := eval.Run(ctx, set, st, s, eval.Options{Fusions: extra, Limit: *limit, Progress: func(done, total int) {
 		if isTerminal(e.stderr) && done%100 == 0 {
@@ -130,8 +130,9 @@ answers that break the citation contract.`, true)
 }
 
 // evalAnswers runs cite eval --answers.
-func evalAnswers(ctx context.Context, e *env, f *flags, set *eval.Set, s *search.Searcher, k, limit int) error {
-	m, err := eval.RunAnswers(ctx, set, s, answer.NewExtractive(answer.ExtractiveOptions{}), eval.AnswerOptions{K: k, Limit: limit, Progress: func(done, total int) {
+func evalAnswers(ctx context.Context, e *env, f *flags, set *eval.Set, st *index.Store, s *search.Searcher, k, limit int) error {
+	model := answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats})
+	m, err := eval.RunAnswers(ctx, set, s, model, eval.AnswerOptions{K: k, Limit: limit, Progress: func(done, total int) {
 		if isTerminal(e.stderr) && done%100 == 0 {
 			fmt.Fprintf(e.stderr, "\r%d/%d questions", done, total)
 		}
