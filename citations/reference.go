@@ -1,6 +1,8 @@
 package citations
 
 import (
+	"errors"
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -56,6 +58,15 @@ type Reference struct {
 	// Link is where a reader can open the passage. Registration fills it from
 	// the invocation's resolver when it is empty.
 	Link string `json:"link,omitempty"`
+	// Quote is the sentence of the passage that supports the answer, when
+	// the producer knows it (extractive answers do). See
+	// [Invocation.SetQuote].
+	Quote string `json:"quote,omitempty"`
+	// QuoteSpan is Quote's byte range in the source document's raw bytes,
+	// inside Span; nil when the quote could not be located in the source.
+	// When it is set, the source's bytes in QuoteSpan are exactly Quote, and
+	// [FileResolver] links to it instead of to the whole passage.
+	QuoteSpan *Span `json:"quote_span,omitempty"`
 }
 
 // Key returns the reference's marker, "[doc:N]".
@@ -100,4 +111,44 @@ func collapseSpace(s string) string {
 		return strings.Join(strings.Fields(s), " ")
 	}
 	return s
+}
+
+// ErrNotRegistered means no reference is registered under the index given
+// to [Invocation.SetQuote].
+var ErrNotRegistered = errors.New("reference not registered")
+
+// SetQuote attaches quote, the supporting sentence, and its byte range in
+// the source (nil when unknown) to the reference registered under index,
+// and returns the reference as stored. A span must lie inside the
+// reference's Span; otherwise it is dropped and the quote kept without one.
+// A Link that the invocation's resolver built is rebuilt, so that it opens
+// the quote; a Link the producer set itself is kept.
+//
+// Set the quote before the marker is rendered: renderers read the reference
+// when they reach its marker.
+func (inv *Invocation) SetQuote(index int, quote string, span *Span) (Reference, error) {
+	inv.mu.Lock()
+	i, ok := inv.byIndex[index]
+	var old Reference
+	if ok {
+		old = inv.refs[i]
+	}
+	r := inv.resolver
+	inv.mu.Unlock()
+	if !ok {
+		return Reference{}, fmt.Errorf("set quote of %s: %w", Key(index), ErrNotRegistered)
+	}
+	ref := old
+	ref.Quote = quote
+	ref.QuoteSpan = nil
+	if span != nil && span.Start >= old.Span.Start && span.End <= old.Span.End && span.Start < span.End {
+		ref.QuoteSpan = &Span{Start: span.Start, End: span.End}
+	}
+	if r != nil && old.Link == r.Resolve(old) {
+		ref.Link = r.Resolve(ref)
+	}
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	inv.refs[inv.byIndex[index]] = ref
+	return ref, nil
 }

@@ -51,7 +51,8 @@ var (
 // range: file:///abs/path.md#bytes=120-840 for Span {120, 840}. The range is
 // half-open, exactly the numbers of the reference's span, so a viewer can
 // open the file and highlight bytes [120, 840). A reference without a span
-// (End <= Start) links to the file alone.
+// (End <= Start) links to the file alone. A reference with a QuoteSpan
+// links to the quote's range instead of the passage's.
 //
 // FileResolver does no I/O. Relative paths are joined to Root; a path that is
 // still relative gets no link.
@@ -82,8 +83,12 @@ func (r FileResolver) Resolve(ref Reference) string {
 		p = "/" + p // a Windows drive: C:/x becomes /C:/x
 	}
 	u := url.URL{Scheme: "file", Path: p}
-	if ref.Span.Start >= 0 && ref.Span.End > ref.Span.Start {
-		u.Fragment = "bytes=" + strconv.Itoa(ref.Span.Start) + "-" + strconv.Itoa(ref.Span.End)
+	sp := ref.Span
+	if q := ref.QuoteSpan; q != nil && q.Start >= 0 && q.End > q.Start {
+		sp = *q
+	}
+	if sp.Start >= 0 && sp.End > sp.Start {
+		u.Fragment = "bytes=" + strconv.Itoa(sp.Start) + "-" + strconv.Itoa(sp.End)
 	}
 	return u.String()
 }

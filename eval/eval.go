@@ -7,7 +7,7 @@
 // The set is a folder in the layout of the shared SQuAD half:
 //
 //	articles/*.md          the documents
-//	questions.jsonl        {"id", "question", "passage_id", ...}
+//	questions.jsonl        {"id", "question", "passage_id", "answers", ...}
 //	passage_spans.jsonl    {"passage_id", "doc", "byte_start", "byte_end"},
 //	                       doc relative to the folder
 //
@@ -38,9 +38,12 @@ type Question struct {
 	ID        string `json:"id"`
 	Text      string `json:"question"`
 	PassageID string `json:"passage_id"`
-	Doc       string `json:"-"` // absolute path of the gold passage's file
-	Start     int    `json:"-"` // gold passage's byte range in Doc
-	End       int    `json:"-"`
+	// Answers are the gold answers, as written in the passage (optional;
+	// [RunAnswers] judges by them).
+	Answers []string `json:"answers"`
+	Doc     string   `json:"-"` // absolute path of the gold passage's file
+	Start   int      `json:"-"` // gold passage's byte range in Doc
+	End     int      `json:"-"`
 }
 
 // Set is a loaded question-answering set.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/eval"
 	"github.com/cite-rag/cite/index"
@@ -20,7 +21,13 @@ func runEval(ctx context.Context, e *env, args []string) error {
 index its articles, ask every question in each mode, and print Recall@1/5/20,
 MRR@10, nDCG@10 and query latency. A hit is a chunk whose byte range in its
 file overlaps the gold passage's. The index is a temporary one unless
---index is given.`, true)
+--index is given.
+
+With --answers, answer every question instead with the extractive model
+(the offline default of cite ask) from the top -k hybrid hits, and print
+the share of answers whose first cited passage, and first cited sentence,
+contains a gold answer, beside the top hit's share, and the number of
+answers that break the citation contract.`, true)
 	qa := f.String("qa", "", "the question-answering set's folder (required)")
 	spec := f.String("embedder", "hash", "embedder: hash[:DIM], ollama:MODEL or openai:MODEL")
 	limit := f.Int("limit", 0, "ask only the first N questions")
@@ -28,6 +35,8 @@ file overlaps the gold passage's. The index is a temporary one unless
 	tune := f.Bool("tune", false, "compare a grid of fusions (max, minmax and rrf over weights 0.1 to 0.9)")
 	size := f.Int("chunk-size", chunk.DefaultSize, "maximum tokens per chunk")
 	overlap := f.Int("chunk-overlap", chunk.DefaultOverlap, "tokens shared by consecutive chunks (0 for none)")
+	answers := f.Bool("answers", false, "measure extractive answers instead of retrieval")
+	k := f.Int("k", eval.DefaultAnswerK, "with --answers: passages per answer")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -91,6 +100,9 @@ file overlaps the gold passage's. The index is a temporary one unless
 	if !f.json {
 		fmt.Fprintf(e.stdout, "%s: %d articles, %d chunks (%s), %d questions\n\n", *qa, stats.Seen, countChunks(ctx, st), emb.Name(), asked)
 	}
+	if *answers {
+		return evalAnswers(ctx, e, f, set, st, s, *k, *limit)
+	}
 	ms, err := eval.Run(ctx, set, st, s, eval.Options{Fusions: extra, Limit: *limit, Progress: func(done, total int) {
 		if isTerminal(e.stderr) && done%100 == 0 {
 			fmt.Fprintf(e.stderr, "\r%d/%d questions", done, total)
@@ -115,6 +127,36 @@ file overlaps the gold passage's. The index is a temporary one unless
 		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n", m.Name, m.Recall1, m.Recall5, m.Recall20, m.MRR10, m.NDCG10, lat)
 	}
 	return tw.Flush()
+}
+
+// evalAnswers runs cite eval --answers.
+func evalAnswers(ctx context.Context, e *env, f *flags, set *eval.Set, st *index.Store, s *search.Searcher, k, limit int) error {
+	model := answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats})
+	m, err := eval.RunAnswers(ctx, set, s, model, eval.AnswerOptions{K: k, Limit: limit, Progress: func(done, total int) {
+		if isTerminal(e.stderr) && done%100 == 0 {
+			fmt.Fprintf(e.stderr, "\r%d/%d questions", done, total)
+		}
+	}})
+	if isTerminal(e.stderr) {
+		fmt.Fprint(e.stderr, "\r\x1b[K")
+	}
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return writeJSON(e.stdout, m)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "MODEL\tK\tANSWERED\tTOP HIT\tANY HIT\tFIRST PASSAGE\tFIRST SENTENCE\tVIOLATIONS\tUNLOCATED\tP50\tP99\t")
+	fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%d\t%.2fms\t%.2fms\t\n", m.Model, m.K, m.Answered, m.TopHit, m.AnyHit,
+		m.FirstPassage, m.FirstSentence, m.Violations, m.Unlocated, float64(m.P50.Microseconds())/1000, float64(m.P99.Microseconds())/1000)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, ex := range m.Examples {
+		fmt.Fprintln(e.stdout, "violation:", ex)
+	}
+	return nil
 }
 
 // fusionGrid returns the fusions cite eval --tune compares.

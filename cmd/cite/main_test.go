@@ -89,6 +89,7 @@ func TestCommands(t *testing.T) {
 			}
 		}},
 		{"eval", []string{"eval", "--qa", "../../eval/testdata/qa", "--chunk-size", "24", "--chunk-overlap", "0"}, 0, []string{"2 articles", "4 questions", "RECALL@1", "hybrid max:0.75:0.25", "bm25", "vector"}, nil, nil},
+		{"eval answers", []string{"eval", "--qa", "../../eval/testdata/qa", "--answers", "-k", "3"}, 0, []string{"4 questions", "FIRST PASSAGE", "extractive  3     1.000"}, nil, nil},
 		{"eval no qa", []string{"eval"}, 2, nil, []string{"eval needs --qa DIR"}, nil},
 		{"index missing", []string{"index", "--index", idx, "nope/missing.md"}, 1, nil, []string{"missing.md: no such file"}, nil},
 		{"bad size", []string{"index", "--index", idx, "--max-size", "lots", corpus}, 2, nil, []string{"bad size"}, nil},

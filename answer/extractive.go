@@ -1,0 +1,889 @@
+package answer
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cite-rag/cite/citations"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/provider"
+)
+
+// NothingFound is the whole answer of [Extractive] when no retrieved
+// passage answers the question. It cites nothing.
+const NothingFound = "I found nothing in the indexed documents that answers this."
+
+// Defaults of [ExtractiveOptions].
+const (
+	DefaultMaxSentences = 3
+	DefaultMinCoverage  = 0.2
+)
+
+// ExtractiveOptions configure [NewExtractive]. The zero value means the
+// defaults.
+type ExtractiveOptions struct {
+	// MaxSentences caps the sentences of an answer (default
+	// [DefaultMaxSentences]).
+	MaxSentences int
+	// MinCoverage is the share of the question's weighted terms the best
+	// sentence must contain for the question to count as answered (default
+	// [DefaultMinCoverage]); below it the answer is [NothingFound].
+	MinCoverage float64
+	// ReadSpan returns the raw bytes of ref.Span in ref's source, so that
+	// each quote gets its byte range in the source. The default,
+	// [ReadFileSpan], reads local files; a nil result or an error leaves the
+	// quote without a span.
+	ReadSpan func(ctx context.Context, ref citations.Reference) ([]byte, error)
+	// TermStats, when set, gives the document frequencies of the question's
+	// terms in the whole index, (*index.Store).TermStats: a term rare in the
+	// index then weighs more than one that is merely rare among the
+	// retrieved sentences. Without it the weights come from the candidate
+	// sentences alone. An error from it is returned by Chat.
+	TermStats func(ctx context.Context, terms []string) (index.TermStats, error)
+}
+
+// Extractive answers without a language model: it picks the sentences of
+// the retrieved passages that best answer the question and cites each with
+// its passage's marker. It is the [provider.ChatModel] used when no model is
+// configured, so answers go through the same pipeline as generated ones.
+//
+// Chat reads the question from the request's last user message and the
+// candidate passages from the [citations.Invocation] in ctx: every
+// registered reference, in index order, which is retrieval rank order. The
+// request's other messages and its tools are ignored; Extractive never
+// calls a tool. For each sentence it cites, it sets the reference's quote
+// ([citations.Invocation.SetQuote]) to the sentence's bytes in the source
+// file and their range, so the reference's link opens that sentence.
+//
+// Scoring: each sentence of each passage gets the share of the question's
+// weight it contains (its terms as stems, each weighted by inverse document
+// frequency, half over the candidate sentences and half over the whole index
+// when [ExtractiveOptions.TermStats] is set), with partial credit for words
+// spelled nearly as the question's, bonuses for matched terms close together
+// and in the question's order, for holding the kind of answer the question
+// asks for (a number for "how many", a date for "when", a name for "who" or
+// "where") beyond what the question already says, and for coming from a
+// higher-ranked passage, and penalties for long sentences, sentences that
+// add nothing to the question, headings and sentences cut by a chunk's edge.
+// The best sentence comes first. Up to MaxSentences-1 more follow, one per
+// passage (a reference carries one quote), if they score close to the best
+// or answer a part of the question the chosen ones leave out. The constants
+// were tuned on SQuAD with cite eval --answers.
+//
+// An Extractive is safe for concurrent use.
+type Extractive struct {
+	opts ExtractiveOptions
+	w    weights
+}
+
+var _ provider.ChatModel = (*Extractive)(nil)
+
+// NewExtractive returns an extractive model with opts.
+func NewExtractive(opts ExtractiveOptions) *Extractive {
+	if opts.MaxSentences <= 0 {
+		opts.MaxSentences = DefaultMaxSentences
+	}
+	if opts.MinCoverage <= 0 {
+		opts.MinCoverage = DefaultMinCoverage
+	}
+	if opts.ReadSpan == nil {
+		opts.ReadSpan = ReadFileSpan
+	}
+	return &Extractive{opts: opts, w: defaultWeights}
+}
+
+// Name returns "extractive".
+func (*Extractive) Name() string { return "extractive" }
+
+// Local reports true: nothing leaves the machine.
+func (*Extractive) Local() bool { return true }
+
+// ErrNoInvocation is returned by [Extractive.Chat] when ctx carries no
+// [citations.Invocation]: the passages to answer from are unknown.
+var ErrNoInvocation = errors.New("extractive: no citations invocation in the context (call citations.Begin and register the passages)")
+
+// Chat answers the last user message of req from the passages registered
+// in ctx's invocation. onDelta, when not nil, receives the answer in a few
+// pieces (one per sentence, then one per marker).
+func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta func(string) error) (provider.ChatResponse, error) {
+	inv, ok := citations.FromContext(ctx)
+	if !ok {
+		return provider.ChatResponse{}, ErrNoInvocation
+	}
+	question := lastUser(req.Messages)
+	var global func(string) float64
+	if e.opts.TermStats != nil {
+		ts, err := e.opts.TermStats(ctx, index.QueryTerms(question))
+		if err != nil {
+			return provider.ChatResponse{}, fmt.Errorf("extractive: term statistics: %w", err)
+		}
+		global = ts.IDF
+	}
+	picks := e.pick(question, inv.References(), global)
+	if err := ctx.Err(); err != nil {
+		return provider.ChatResponse{}, err
+	}
+	var deltas []string
+	if len(picks) == 0 {
+		deltas = []string{NothingFound}
+	}
+	for i, p := range picks {
+		quote, span := p.sent.text, (*citations.Span)(nil)
+		if raw, err := e.opts.ReadSpan(ctx, p.ref); err == nil && raw != nil {
+			if s, e, ok := locate(raw, p.ref.Passage, p.sent.start, p.sent.end); ok {
+				quote = string(raw[s:e])
+				span = &citations.Span{Start: p.ref.Span.Start + s, End: p.ref.Span.Start + e}
+			}
+		} else if err != nil && ctx.Err() != nil {
+			return provider.ChatResponse{}, ctx.Err()
+		}
+		if _, err := inv.SetQuote(p.ref.Index, quote, span); err != nil {
+			return provider.ChatResponse{}, err
+		}
+		text := p.sent.text
+		if i > 0 {
+			text = " " + text
+		}
+		deltas = append(deltas, text, " "+p.ref.Key())
+	}
+	var b strings.Builder
+	for _, d := range deltas {
+		b.WriteString(d)
+		if onDelta != nil {
+			if err := onDelta(d); err != nil {
+				return provider.ChatResponse{Content: b.String()}, err
+			}
+		}
+	}
+	return provider.ChatResponse{Content: b.String(), StopReason: "stop"}, nil
+}
+
+// lastUser returns the content of the last user message.
+func lastUser(msgs []provider.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == provider.RoleUser {
+			return msgs[i].Content
+		}
+	}
+	return ""
+}
+
+// ReadFileSpan returns the bytes of ref.Span in the local file ref.Source
+// (an absolute path or a file: URL), for [TypeFile] references; for other
+// references it returns nil. It reads at most 4 MiB.
+//
+// [TypeFile]: citations.TypeFile
+func ReadFileSpan(_ context.Context, ref citations.Reference) ([]byte, error) {
+	const maxSpan = 4 << 20
+	if ref.Type != citations.TypeFile || ref.Span.Start < 0 || ref.Span.End <= ref.Span.Start || ref.Span.Len() > maxSpan {
+		return nil, nil
+	}
+	p := ref.Source
+	if u, err := url.Parse(p); err == nil && u.Scheme == "file" {
+		p = filepath.FromSlash(u.Path)
+	}
+	if !filepath.IsAbs(p) {
+		return nil, nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, ref.Span.Len())
+	n, err := f.ReadAt(buf, int64(ref.Span.Start))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return buf[:n], nil
+}
+
+// weights are the scoring constants, tuned on SQuAD (cite eval --answers).
+type weights struct {
+	global    float64 // share of the index-wide idf in a term's weight
+	sentence  float64 // coverage of the question by the sentence
+	fuzzy     float64 // coverage by words spelled nearly as the question's
+	prox      float64 // matched terms over the words they span
+	window    float64 // by the sentence and its neighbours in the paragraph
+	paragraph float64 // by the sentence's paragraph (its line)
+	length    float64 // penalty per average length beyond the average
+	bigram    float64 // per adjacent pair of question terms in order
+	cue       float64 // sentence holds the kind of answer asked for
+	noCue     float64 // penalty: a typed question and no such answer
+	novelty   float64 // penalty: nothing beyond the question's own terms
+	rank      float64 // bonus of the first passage; decays as 1/rank
+	fragment  float64 // penalty: a sentence cut by the chunk's edge
+	heading   float64 // penalty: a heading-like line
+	follow    float64 // a further sentence scoring this share of the best is taken
+	related   float64 // one covering new question terms needs this share
+}
+
+var defaultWeights = weights{
+	global: 0.5, sentence: 1, fuzzy: 0.25, prox: 0.05, window: 0, paragraph: 0,
+	length: 0.05, bigram: 0.04, cue: 0.1, noCue: 0.05, novelty: 0.3,
+	rank: 0.15, fragment: 0.1, heading: 0.3,
+	follow: 0.75, related: 0.4,
+}
+
+// pick is one chosen sentence.
+type pick struct {
+	ref  citations.Reference
+	sent sentence
+}
+
+// scored is a candidate sentence.
+type scored struct {
+	sentence
+	ref     int      // position in refs
+	para    int      // paragraph number, unique across passages
+	terms   []string // index terms of the text, in order
+	novel   int      // content terms not in the question
+	matched map[string]struct{}
+	fuzzy   map[string]struct{} // question terms matched by a near spelling
+	prox    float64             // matched terms over the words they span
+	cov     float64             // share of the question's weight in the sentence
+	score   float64
+}
+
+// pick chooses the answer's sentences, best first; none when nothing is
+// relevant.
+func (e *Extractive) pick(question string, refs []citations.Reference, global func(string) float64) []pick {
+	qlist := index.AnalyzeQuery(question)
+	qterms := uniqueTerms(qlist)
+	if len(qterms) == 0 || len(refs) == 0 {
+		return nil
+	}
+	cue := questionCue(question)
+	qwords := foldedWords(question)
+	pairs := map[[2]string]bool{}
+	for j := 1; j < len(qlist); j++ {
+		pairs[[2]string{qlist[j-1], qlist[j]}] = true
+	}
+
+	var cands []scored
+	seen := map[string]bool{}
+	para := 0
+	for ri, ref := range refs {
+		toks := index.AnalyzeTokens(ref.Passage)
+		content := uniqueTerms(index.AnalyzeQuery(ref.Passage))
+		ti := 0
+		line := -1
+		for _, s := range splitSentences(ref.Passage) {
+			if s.line != line {
+				line = s.line
+				para++
+			}
+			c := scored{sentence: s, ref: ri, para: para, matched: map[string]struct{}{}, fuzzy: map[string]struct{}{}}
+			first, last := -1, -1
+			for ti < len(toks) && toks[ti].Start < s.start {
+				ti++
+			}
+			for ; ti < len(toks) && toks[ti].End <= s.end; ti++ {
+				t := toks[ti].Term
+				c.terms = append(c.terms, t)
+				if _, ok := qterms[t]; ok {
+					c.matched[t] = struct{}{}
+					if first < 0 {
+						first = len(c.terms) - 1
+					}
+					last = len(c.terms) - 1
+				} else if _, ok := content[t]; ok {
+					c.novel++
+					if q := nearTerm(t, qterms); q != "" {
+						c.fuzzy[q] = struct{}{}
+					}
+				}
+			}
+			if first >= 0 {
+				c.prox = float64(len(c.matched)) / float64(last-first+1)
+			}
+			key := strings.Join(strings.Fields(s.text), " ")
+			if seen[key] { // overlapping chunks repeat sentences
+				continue
+			}
+			seen[key] = true
+			cands = append(cands, c)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	// Inverse document frequencies over the candidate sentences.
+	df := map[string]int{}
+	total := 0
+	for _, c := range cands {
+		total += len(c.terms)
+		for t := range c.matched {
+			df[t]++
+		}
+	}
+	avg := max(float64(total)/float64(len(cands)), 1)
+	n := float64(len(cands))
+	w := e.w
+	idf := map[string]float64{}
+	var qweight float64
+	for t := range qterms {
+		idf[t] = math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
+		if global != nil {
+			idf[t] = (1-w.global)*idf[t] + w.global*global(t)
+		}
+		qweight += idf[t]
+	}
+	fuzzy := func(c *scored) float64 {
+		var m float64
+		for t := range c.fuzzy {
+			if _, ok := c.matched[t]; !ok {
+				m += idf[t]
+			}
+		}
+		return m / qweight
+	}
+	weigh := func(sets ...map[string]struct{}) float64 {
+		var m float64
+		for t := range qterms {
+			for _, s := range sets {
+				if _, ok := s[t]; ok {
+					m += idf[t]
+					break
+				}
+			}
+		}
+		return m / qweight
+	}
+	// The matched terms of each paragraph.
+	paras := map[int]map[string]struct{}{}
+	for _, c := range cands {
+		pm := paras[c.para]
+		if pm == nil {
+			pm = map[string]struct{}{}
+			paras[c.para] = pm
+		}
+		for t := range c.matched {
+			pm[t] = struct{}{}
+		}
+	}
+	for i := range cands {
+		c := &cands[i]
+		c.cov = weigh(c.matched)
+		if c.cov == 0 {
+			continue
+		}
+		score := w.sentence*c.cov + w.fuzzy*fuzzy(c) + w.prox*c.prox
+		if w.window != 0 {
+			win := []map[string]struct{}{c.matched}
+			if i > 0 && cands[i-1].para == c.para {
+				win = append(win, cands[i-1].matched)
+			}
+			if i+1 < len(cands) && cands[i+1].para == c.para {
+				win = append(win, cands[i+1].matched)
+			}
+			score += w.window * weigh(win...)
+		}
+		if w.paragraph != 0 {
+			score += w.paragraph * weigh(paras[c.para])
+		}
+		// Long sentences match more by chance.
+		score -= w.length * max(0, float64(len(c.terms))/avg-1)
+		// Question terms adjacent and in order in the sentence too.
+		var bigrams int
+		for j := 1; j < len(c.terms); j++ {
+			if pairs[[2]string{c.terms[j-1], c.terms[j]}] {
+				bigrams++
+			}
+		}
+		score += w.bigram * float64(min(bigrams, 3))
+		if c.novel == 0 {
+			score -= w.novelty
+		}
+		if cue != cueNone {
+			if hasCue(c.text, cue, qwords) {
+				score += w.cue
+			} else {
+				score -= w.noCue
+			}
+		}
+		score += w.rank / float64(c.ref+1)
+		if c.fragment {
+			score -= w.fragment
+		}
+		if c.heading {
+			score -= w.heading
+		}
+		c.score = score
+	}
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cands[b].score, cands[a].score) })
+	best := cands[order[0]]
+	if best.cov < e.opts.MinCoverage {
+		return nil
+	}
+	out := []pick{{ref: refs[best.ref], sent: best.sentence}}
+	// Further sentences: close to the best, or answering a part of the
+	// question the chosen ones leave out.
+	used := map[int]bool{best.ref: true}
+	covered := maps.Clone(best.matched)
+	for _, i := range order[1:] {
+		if len(out) >= e.opts.MaxSentences {
+			break
+		}
+		c := cands[i]
+		if c.score < w.related*best.score {
+			break
+		}
+		// A reference carries one quote: one sentence per passage.
+		if used[c.ref] || c.cov < e.opts.MinCoverage || c.heading {
+			continue
+		}
+		var fresh float64
+		for t := range c.matched {
+			if _, ok := covered[t]; !ok {
+				fresh += idf[t]
+			}
+		}
+		if c.score < w.follow*best.score && fresh/qweight < e.opts.MinCoverage {
+			continue
+		}
+		used[c.ref] = true
+		maps.Copy(covered, c.matched)
+		out = append(out, pick{ref: refs[c.ref], sent: c.sentence})
+	}
+	return out
+}
+
+// nearTerm returns the question term t is a near spelling of: one sharing
+// its first five letters, or one edit away from a word of six or more; or
+// "".
+func nearTerm(t string, qterms map[string]struct{}) string {
+	if len(t) < 5 {
+		return ""
+	}
+	for q := range qterms {
+		if len(q) < 5 {
+			continue
+		}
+		if t[:5] == q[:5] || len(q) >= 6 && oneEdit(t, q) {
+			return q
+		}
+	}
+	return ""
+}
+
+// oneEdit reports whether a and b differ by one byte inserted, deleted or
+// replaced.
+func oneEdit(a, b string) bool {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	if len(a)-len(b) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(b) {
+		return true
+	}
+	if len(a) == len(b) {
+		return a[i+1:] == b[i+1:]
+	}
+	return a[i+1:] == b[i:]
+}
+
+func uniqueTerms(ts []string) map[string]struct{} {
+	m := make(map[string]struct{}, len(ts))
+	for _, t := range ts {
+		m[t] = struct{}{}
+	}
+	return m
+}
+
+// sentence is one sentence of a passage.
+type sentence struct {
+	text       string // trimmed
+	start, end int    // byte range of text in the passage
+	line       int    // line of the passage the sentence is on
+	fragment   bool   // cut by the passage's start or end
+	heading    bool   // a short line without closing punctuation
+}
+
+// abbreviations end with a period that does not end a sentence.
+var abbreviations = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "dr": true, "st": true, "jr": true, "sr": true,
+	"prof": true, "rev": true, "gen": true, "col": true, "lt": true, "capt": true, "sgt": true,
+	"vs": true, "etc": true, "e.g": true, "i.e": true, "cf": true, "al": true, "approx": true,
+	"no": true, "nos": true, "vol": true, "fig": true, "co": true, "inc": true, "ltd": true, "corp": true,
+	"mt": true, "ft": true, "ca": true, "c": true, "u.s": true, "u.k": true, "a.d": true, "b.c": true,
+	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true,
+	"sep": true, "sept": true, "oct": true, "nov": true, "dec": true,
+}
+
+// splitSentences cuts a passage into sentences: at line breaks, and after
+// ".", "!", "?" or "…" (with any closing quotes or brackets) followed by
+// white space and a sentence start, except after an abbreviation or an
+// initial; after "。", "！" and "？" always.
+func splitSentences(text string) []sentence {
+	var out []sentence
+	line := 0
+	add := func(start, end int) {
+		for start < end {
+			r, n := utf8.DecodeRuneInString(text[start:])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			start += n
+		}
+		for end > start {
+			r, n := utf8.DecodeLastRuneInString(text[:end])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			end -= n
+		}
+		if start == end {
+			return
+		}
+		s := sentence{text: text[start:end], start: start, end: end, line: line}
+		first, _ := utf8.DecodeRuneInString(s.text)
+		last, _ := utf8.DecodeLastRuneInString(s.text)
+		closed := strings.ContainsRune(".!?…。！？:;\"'”’)", last)
+		if !closed && len(strings.Fields(s.text)) < 10 {
+			s.heading = true
+		}
+		if (start == 0 && unicode.IsLower(first)) || (end == len(text) && !closed) {
+			s.fragment = true
+		}
+		out = append(out, s)
+	}
+	start := 0
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\n':
+			add(start, i)
+			start = i + n
+			line++
+		case r == '。' || r == '！' || r == '？':
+			j := skipClosers(text, i+n)
+			add(start, j)
+			start = j
+			i = j
+			continue
+		case r == '.' || r == '!' || r == '?' || r == '…':
+			j := skipClosers(text, i+n)
+			if endsSentence(text, start, i, j, r) {
+				add(start, j)
+				start = j
+				i = j
+				continue
+			}
+		}
+		i += n
+	}
+	add(start, len(text))
+	return out
+}
+
+func skipClosers(text string, j int) int {
+	for j < len(text) {
+		r, n := utf8.DecodeRuneInString(text[j:])
+		if !strings.ContainsRune("\"')]”’»", r) {
+			break
+		}
+		j += n
+	}
+	return j
+}
+
+// endsSentence reports whether the punctuation r at text[i] (closers up to
+// j) ends the sentence that started at start.
+func endsSentence(text string, start, i, j int, r rune) bool {
+	if j == len(text) {
+		return true
+	}
+	next, n := utf8.DecodeRuneInString(text[j:])
+	if !unicode.IsSpace(next) {
+		return false
+	}
+	k := j + n
+	for k < len(text) {
+		c, m := utf8.DecodeRuneInString(text[k:])
+		if !unicode.IsSpace(c) || c == '\n' {
+			break
+		}
+		k += m
+	}
+	if k < len(text) {
+		c, _ := utf8.DecodeRuneInString(text[k:])
+		if unicode.IsLower(c) { // "e.g. the", "approx. five"
+			return false
+		}
+	}
+	if r != '.' || j != i+1 {
+		return true
+	}
+	// The word before the period: an abbreviation or an initial?
+	w := i
+	for w > start {
+		c, m := utf8.DecodeLastRuneInString(text[:w])
+		if !unicode.IsLetter(c) && c != '.' {
+			break
+		}
+		w -= m
+	}
+	word := text[w:i]
+	if word == "" {
+		return true
+	}
+	if utf8.RuneCountInString(word) == 1 {
+		c, _ := utf8.DecodeRuneInString(word)
+		return !unicode.IsUpper(c) // "J. Smith"
+	}
+	return !abbreviations[strings.ToLower(word)]
+}
+
+// cue is the kind of answer a question asks for.
+type cue int
+
+const (
+	cueNone   cue = iota
+	cueNumber     // how many, how much, what percentage
+	cueDate       // when, what year
+	cueName       // who, whom, whose, where
+)
+
+func questionCue(q string) cue {
+	ws := strings.Fields(strings.ToLower(q))
+	has := func(seq ...string) bool {
+		for i := 0; i+len(seq) <= len(ws); i++ {
+			ok := true
+			for j, s := range seq {
+				if strings.Trim(ws[i+j], "?,.\"'") != s {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("how", "many"), has("how", "much"), has("what", "percentage"), has("what", "percent"),
+		has("how", "long"), has("how", "old"), has("how", "far"), has("how", "large"), has("how", "big"), has("how", "high"):
+		return cueNumber
+	case has("when"), has("what", "year"), has("which", "year"), has("what", "century"), has("what", "date"), has("what", "decade"):
+		return cueDate
+	case has("who"), has("whom"), has("whose"), has("where"):
+		return cueName
+	}
+	return cueNone
+}
+
+var numberWords = map[string]bool{
+	"one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true,
+	"eight": true, "nine": true, "ten": true, "eleven": true, "twelve": true, "twenty": true,
+	"thirty": true, "forty": true, "fifty": true, "hundred": true, "hundreds": true, "thousand": true,
+	"thousands": true, "million": true, "millions": true, "billion": true, "dozen": true, "half": true,
+}
+
+var months = map[string]bool{
+	"january": true, "february": true, "march": true, "april": true, "may": true, "june": true,
+	"july": true, "august": true, "september": true, "october": true, "november": true, "december": true,
+	"century": true, "centuries": true, "decade": true, "bc": true, "ad": true, "bce": true, "ce": true,
+}
+
+// foldedWords returns the lower-cased words of s.
+func foldedWords(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range words(s) {
+		m[strings.ToLower(w)] = true
+	}
+	return m
+}
+
+// words returns the runs of letters and digits of s.
+func words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) })
+}
+
+// hasCue reports whether sentence holds a new answer of kind c: a word the
+// question does not contain that is a number, a date or a name.
+func hasCue(sentence string, c cue, qwords map[string]bool) bool {
+	ws := words(sentence)
+	for i, w := range ws {
+		lw := strings.ToLower(w)
+		if qwords[lw] {
+			continue
+		}
+		first, _ := utf8.DecodeRuneInString(w)
+		switch c {
+		case cueNumber:
+			if unicode.IsDigit(first) || numberWords[lw] {
+				return true
+			}
+		case cueDate:
+			if months[lw] || isYear(w) {
+				return true
+			}
+		case cueName:
+			if i > 0 && unicode.IsUpper(first) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isYear(w string) bool {
+	if len(w) < 3 || len(w) > 4 {
+		return false
+	}
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// locate finds the sentence passage[start:end] in raw, the source bytes of
+// the passage, and returns its range in raw. Text copied verbatim (plain
+// text, most Markdown) is found as is; otherwise the sentence's words are
+// matched in order, skipping markup between them (Markdown emphasis and
+// links, HTML tags), and the range runs from its first word to its last,
+// with closing punctuation when the source has it. ok is false when the
+// sentence cannot be placed with confidence.
+func locate(raw []byte, passage string, start, end int) (s, e int, ok bool) {
+	sent := passage[start:end]
+	src := string(raw)
+	// Exact: the occurrence nearest to where the passage has it.
+	want := 0
+	if len(passage) > 0 {
+		want = start * len(src) / len(passage)
+	}
+	bestDist := -1
+	for off := 0; ; {
+		i := strings.Index(src[off:], sent)
+		if i < 0 {
+			break
+		}
+		i += off
+		if d := abs(i - want); bestDist < 0 || d < bestDist {
+			s, e, bestDist = i, i+len(sent), d
+		}
+		off = i + 1
+	}
+	if bestDist >= 0 {
+		return s, e, true
+	}
+	// Aligned: the words in order with bounded gaps.
+	type span struct{ s, e int }
+	var ws []span
+	for i := 0; i < len(sent); {
+		r, n := utf8.DecodeRuneInString(sent[i:])
+		if isWordRune(r) {
+			j := i + n
+			for j < len(sent) {
+				r2, n2 := utf8.DecodeRuneInString(sent[j:])
+				if !isWordRune(r2) {
+					break
+				}
+				j += n2
+			}
+			ws = append(ws, span{i, j})
+			i = j
+			continue
+		}
+		i += n
+	}
+	if len(ws) == 0 {
+		return 0, 0, false
+	}
+	const maxGap = 300
+	firstWord := sent[ws[0].s:ws[0].e]
+	bestMiss := len(ws)
+	for off := 0; off < len(src); {
+		i := indexWord(src, firstWord, off, len(src))
+		if i < 0 {
+			break
+		}
+		pos, miss, last := i+len(firstWord), 0, i+len(firstWord)
+		lastFound := true
+		for k := 1; k < len(ws); k++ {
+			w := sent[ws[k].s:ws[k].e]
+			j := indexWord(src, w, pos, min(len(src), pos+maxGap))
+			if j < 0 {
+				miss++
+				lastFound = false
+				continue
+			}
+			pos, last, lastFound = j+len(w), j+len(w), true
+		}
+		if lastFound && miss < bestMiss {
+			s, e, bestMiss = i, last, miss
+			if miss == 0 {
+				break
+			}
+		}
+		off = i + 1
+	}
+	if bestMiss > len(ws)/10 {
+		return 0, 0, false
+	}
+	// Closing punctuation the sentence and the source both have.
+	tail := sent[ws[len(ws)-1].e:]
+	for tail != "" && e < len(src) {
+		r, n := utf8.DecodeRuneInString(tail)
+		r2, n2 := utf8.DecodeRuneInString(src[e:])
+		if r != r2 || unicode.IsSpace(r) {
+			break
+		}
+		tail, e = tail[n:], e+n2
+	}
+	return s, e, true
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
+
+// indexWord returns the first index ≥ from and < to of w in s as a whole
+// word, or -1.
+func indexWord(s, w string, from, to int) int {
+	for from < to {
+		i := strings.Index(s[from:to], w)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(w):])
+		if (i == 0 || !isWordRune(before)) && (i+len(w) == len(s) || !isWordRune(after)) {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

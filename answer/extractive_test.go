@@ -1,0 +1,350 @@
+package answer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cite-rag/cite/citations"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/provider"
+)
+
+// file is a source file for a test: its raw bytes, and the passage the
+// index would hold for it (normalized text of the chunk).
+type file struct {
+	name    string
+	raw     string
+	passage string // "" means raw itself
+}
+
+// askExtractive registers files as file references in a fresh invocation
+// and streams the extractive answer to question through a citations.Stream.
+// It returns the deltas, the streamed output and the rendering.
+func askExtractive(t *testing.T, opts ExtractiveOptions, question string, files []file) ([]string, string, citations.Rendered) {
+	t.Helper()
+	dir := t.TempDir()
+	ctx := citations.Begin(t.Context())
+	inv, _ := citations.FromContext(ctx)
+	inv.SetResolver(citations.DefaultResolver())
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, []byte(f.raw), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		passage := f.passage
+		if passage == "" {
+			passage = f.raw
+		}
+		if _, err := inv.Register(citations.Reference{Title: f.name, Passage: passage, Type: citations.TypeFile, Source: p, Span: citations.Span{Start: 0, End: len(f.raw)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := citations.NewStream(inv)
+	var deltas []string
+	var out strings.Builder
+	resp, err := NewExtractive(opts).Chat(ctx, provider.ChatRequest{Messages: []provider.Message{
+		{Role: provider.RoleSystem, Content: "Answer from the passages."},
+		{Role: provider.RoleUser, Content: "an earlier question about cats"},
+		{Role: provider.RoleAssistant, Content: "an earlier answer"},
+		{Role: provider.RoleUser, Content: question},
+	}}, func(d string) error {
+		deltas = append(deltas, d)
+		out.WriteString(st.Feed(d))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(deltas, ""); got != resp.Content {
+		t.Errorf("deltas %q do not add up to the content %q", got, resp.Content)
+	}
+	out.WriteString(st.Close())
+	return deltas, out.String(), st.Result()
+}
+
+// checkQuotes asserts the quote contract on every cited reference: a quote
+// span inside the passage's span whose bytes in the file are the quote, and
+// a link that opens it.
+func checkQuotes(t *testing.T, r citations.Rendered) {
+	t.Helper()
+	for _, c := range r.References {
+		if c.Quote == "" {
+			t.Errorf("%s: no quote", c.Key)
+			continue
+		}
+		qs := c.QuoteSpan
+		if qs == nil {
+			t.Errorf("%s: quote %q has no span", c.Key, c.Quote)
+			continue
+		}
+		if qs.Start < c.Span.Start || qs.End > c.Span.End || qs.Start >= qs.End {
+			t.Errorf("%s: quote span %+v outside %+v", c.Key, *qs, c.Span)
+			continue
+		}
+		data, err := os.ReadFile(c.Source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(data[qs.Start:qs.End]); got != c.Quote {
+			t.Errorf("%s: source bytes %q, quote %q", c.Key, got, c.Quote)
+		}
+		if want := fmt.Sprintf("#bytes=%d-%d", qs.Start, qs.End); !strings.HasSuffix(c.Link, want) {
+			t.Errorf("%s: link %s, want it to end in %s", c.Key, c.Link, want)
+		}
+	}
+}
+
+const (
+	bees = "A honeybee colony has one queen, a few hundred drones and thousands of workers. " +
+		"Foragers perform the waggle dance to tell their sisters the direction and distance of flowers. " +
+		"Workers raise a new queen by feeding a larva only royal jelly."
+	sqlite = "In write-ahead logging mode, readers do not block the writer. " +
+		"A checkpoint copies pages from the write-ahead log back into the database file. " +
+		"The busy timeout makes a connection wait for a lock instead of failing at once."
+)
+
+func TestExtractive(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		question string
+		files    []file
+		text     string   // the rendered answer without the reference list
+		quotes   []string // the cited references' quotes, in display order
+	}{{
+		name:     "best sentence of the second passage",
+		question: "What does a checkpoint copy?",
+		files:    []file{{name: "bees.md", raw: bees}, {name: "sqlite.md", raw: sqlite}},
+		text:     "A checkpoint copies pages from the write-ahead log back into the database file. [1]",
+		quotes:   []string{"A checkpoint copies pages from the write-ahead log back into the database file."},
+	}, {
+		name:     "sentences from two passages",
+		question: "What do honeybee workers feed a new queen, and what does a checkpoint copy?",
+		files:    []file{{name: "bees.md", raw: bees}, {name: "sqlite.md", raw: sqlite}},
+		text: "Workers raise a new queen by feeding a larva only royal jelly. [1] " +
+			"A checkpoint copies pages from the write-ahead log back into the database file. [2]",
+		quotes: []string{"Workers raise a new queen by feeding a larva only royal jelly.",
+			"A checkpoint copies pages from the write-ahead log back into the database file."},
+	}, {
+		name:     "nothing relevant",
+		question: "Who won the 1998 World Cup final in Paris?",
+		files:    []file{{name: "bees.md", raw: bees}, {name: "sqlite.md", raw: sqlite}},
+		text:     NothingFound,
+	}, {
+		name:     "no passages",
+		question: "What does a checkpoint copy?",
+		text:     NothingFound,
+	}, {
+		name:     "a question without content words",
+		question: "What is it?",
+		files:    []file{{name: "bees.md", raw: bees}},
+		text:     NothingFound,
+	}, {
+		name:     "markdown markup between the words",
+		question: "What does the busy timeout do?",
+		files: []file{{
+			name:    "sqlite.md",
+			raw:     "# SQLite\n\nThe **busy timeout** makes a [connection](conn.md) wait for a lock instead of failing.\n",
+			passage: "SQLite\n\nThe busy timeout makes a connection wait for a lock instead of failing.\n",
+		}},
+		text:   "The busy timeout makes a connection wait for a lock instead of failing. [1]",
+		quotes: []string{"The **busy timeout** makes a [connection](conn.md) wait for a lock instead of failing."},
+	}, {
+		name:     "unicode",
+		question: "Où se trouve le café Über?",
+		files: []file{{name: "cafe.md", raw: "Le café Über se trouve à Zürich, près du lac. Il ouvre à 7 h."},
+			{name: "tokyo.md", raw: "東京は日本の首都です。人口は約1400万人です。"}},
+		text:   "Le café Über se trouve à Zürich, près du lac. [1]",
+		quotes: []string{"Le café Über se trouve à Zürich, près du lac."},
+	}, {
+		name:     "CJK",
+		question: "日本の首都は?",
+		files:    []file{{name: "tokyo.md", raw: "東京は日本の首都です。人口は約1400万人です。"}},
+		text:     "東京は日本の首都です。 [1]",
+		quotes:   []string{"東京は日本の首都です。"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			deltas, out, r := askExtractive(t, ExtractiveOptions{}, tc.question, tc.files)
+			if r.Text != tc.text {
+				t.Errorf("text\n got %q\nwant %q", r.Text, tc.text)
+			}
+			var quotes []string
+			for _, c := range r.References {
+				quotes = append(quotes, c.Quote)
+			}
+			if !reflect.DeepEqual(quotes, tc.quotes) {
+				t.Errorf("quotes\n got %q\nwant %q", quotes, tc.quotes)
+			}
+			if len(r.Dropped) > 0 || strings.Contains(out, "[doc:") {
+				t.Errorf("dropped %v, output %q", r.Dropped, out)
+			}
+			if len(tc.quotes) > 0 && len(deltas) < 2 {
+				t.Errorf("%d deltas, want the answer in pieces", len(deltas))
+			}
+			checkQuotes(t, r)
+		})
+	}
+}
+
+func TestExtractiveUnreadableSource(t *testing.T) {
+	// A source that cannot be read still gets an answer; its quote has no
+	// span and its link stays the passage's.
+	ctx := citations.Begin(t.Context())
+	inv, _ := citations.FromContext(ctx)
+	inv.SetResolver(citations.DefaultResolver())
+	missing := filepath.Join(t.TempDir(), "gone.md")
+	inv.Register(citations.Reference{Passage: sqlite, Type: citations.TypeFile, Source: missing, Span: citations.Span{Start: 10, End: 10 + len(sqlite)}})
+	resp, err := NewExtractive(ExtractiveOptions{}).Chat(ctx, provider.ChatRequest{Messages: []provider.Message{{Role: provider.RoleUser, Content: "What does a checkpoint copy?"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(resp.Content, " [doc:1]") {
+		t.Fatalf("content %q", resp.Content)
+	}
+	ref, _ := inv.Lookup(1)
+	if ref.Quote == "" || ref.QuoteSpan != nil || !strings.HasSuffix(ref.Link, "#bytes=10-"+fmt.Sprint(10+len(sqlite))) {
+		t.Fatalf("reference %+v", ref)
+	}
+}
+
+func TestExtractiveErrors(t *testing.T) {
+	e := NewExtractive(ExtractiveOptions{})
+	req := provider.ChatRequest{Messages: []provider.Message{{Role: provider.RoleUser, Content: "What does a checkpoint copy?"}}}
+	if _, err := e.Chat(t.Context(), req, nil); !errors.Is(err, ErrNoInvocation) {
+		t.Errorf("without an invocation: %v", err)
+	}
+	ctx := citations.Begin(t.Context())
+	inv, _ := citations.FromContext(ctx)
+	inv.Register(citations.Reference{Passage: sqlite, Type: citations.TypeUpload})
+	stop := errors.New("client gone")
+	n := 0
+	if _, err := e.Chat(ctx, req, func(string) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+		t.Errorf("onDelta error: %v after %d deltas", err, n)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := e.Chat(cctx, req, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	failing := NewExtractive(ExtractiveOptions{TermStats: func(context.Context, []string) (index.TermStats, error) {
+		return index.TermStats{}, errors.New("index closed")
+	}})
+	if _, err := failing.Chat(ctx, req, nil); err == nil || !strings.Contains(err.Error(), "index closed") {
+		t.Errorf("term statistics failing: %v", err)
+	}
+	if e.Name() != "extractive" || !e.Local() {
+		t.Errorf("Name %q, Local %v", e.Name(), e.Local())
+	}
+}
+
+func TestSplitSentences(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"One. Two! Three? Four", []string{"One.", "Two!", "Three?", "Four"}},
+		{"Mr. Smith met Dr. Jones in the U.S. in 2010. They talked.", []string{"Mr. Smith met Dr. Jones in the U.S. in 2010.", "They talked."}},
+		{"J. R. R. Tolkien wrote it. It sold 3.5 million copies.", []string{"J. R. R. Tolkien wrote it.", "It sold 3.5 million copies."}},
+		{"Use e.g. the flag. Or not.", []string{"Use e.g. the flag.", "Or not."}},
+		{`He said "stop." Then he left.`, []string{`He said "stop."`, "Then he left."}},
+		{"Title\n\nFirst line. Second line.\nThird", []string{"Title", "First line.", "Second line.", "Third"}},
+		{"東京は日本の首都です。人口は約1400万人です。", []string{"東京は日本の首都です。", "人口は約1400万人です。"}},
+		{"  \n  ", nil},
+	} {
+		var got []string
+		for _, s := range splitSentences(tc.text) {
+			got = append(got, s.text)
+			if tc.text[s.start:s.end] != s.text {
+				t.Errorf("%q: span %d-%d is not %q", tc.text, s.start, s.end, s.text)
+			}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("splitSentences(%q)\n got %q\nwant %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestLocate(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw, passage, sentence string
+		want                         string // "" when not located
+	}{
+		{"verbatim", "# T\n\nAlpha beta. Gamma delta.", "T\n\nAlpha beta. Gamma delta.", "Gamma delta.", "Gamma delta."},
+		{"repeated, the nearer one", "Gamma delta. x x x x x x x x x x Gamma delta.", "Gamma delta. x x x x x x x x x x Gamma delta.", "", ""},
+		{"emphasis and links", "The *quick* [fox](f.md) jumps.", "The quick fox jumps.", "The quick fox jumps.", "The *quick* [fox](f.md) jumps."},
+		{"html", "<p>Caf&eacute; <b>opens</b> at seven daily now.</p>", "Café opens at seven daily now.", "Café opens at seven daily now.", ""},
+		{"html with few words lost", "<p>The caf&eacute; <b>opens</b> at seven every single morning of the week.</p>", "The café opens at seven every single morning of the week.", "The café opens at seven every single morning of the week.", "The caf&eacute; <b>opens</b> at seven every single morning of the week."},
+		{"changed file", "Something else entirely.", "Gamma delta.", "Gamma delta.", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := strings.Index(tc.passage, tc.sentence)
+			end := start + len(tc.sentence)
+			if tc.sentence == "" { // the second occurrence
+				start = strings.LastIndex(tc.passage, "Gamma delta.")
+				end = len(tc.passage)
+				tc.want = "Gamma delta."
+			}
+			s, e, ok := locate([]byte(tc.raw), tc.passage, start, end)
+			got := ""
+			if ok {
+				got = tc.raw[s:e]
+			}
+			if got != tc.want {
+				t.Fatalf("located %q, want %q", got, tc.want)
+			}
+			if tc.name == "repeated, the nearer one" && s != strings.LastIndex(tc.raw, "Gamma") {
+				t.Fatalf("located the first occurrence, at %d", s)
+			}
+		})
+	}
+}
+
+func TestQuestionCue(t *testing.T) {
+	for q, want := range map[string]cue{
+		"How many touchdowns did Newton get?": cueNumber,
+		"When was the stadium picked?":        cueDate,
+		"In what year did it open?":           cueDate,
+		"Who was the MVP?":                    cueName,
+		"Where did it take place?":            cueName,
+		"What color was used?":                cueNone,
+	} {
+		if got := questionCue(q); got != want {
+			t.Errorf("questionCue(%q) = %d, want %d", q, got, want)
+		}
+	}
+	if !hasCue("It opened in 1995.", cueDate, foldedWords("When did it open?")) ||
+		hasCue("It opened in 1995.", cueDate, foldedWords("What opened in 1995?")) {
+		t.Error("hasCue")
+	}
+}
+
+func ExampleExtractive() {
+	ctx := citations.Begin(context.Background())
+	inv, _ := citations.FromContext(ctx)
+	inv.Register(citations.Reference{Title: "SQLite notes", Type: citations.TypeUpload, Passage: "In write-ahead logging mode, readers do not block the writer. " +
+		"A checkpoint copies pages from the write-ahead log back into the database file."})
+
+	model := NewExtractive(ExtractiveOptions{})
+	st := citations.NewStream(inv)
+	_, err := model.Chat(ctx, provider.ChatRequest{Messages: []provider.Message{
+		{Role: provider.RoleUser, Content: "What does a checkpoint copy?"},
+	}}, func(delta string) error {
+		fmt.Print(st.Feed(delta))
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(st.Close())
+	// Output:
+	// A checkpoint copies pages from the write-ahead log back into the database file. [1]
+	//
+	// References:
+	//
+	// 1. SQLite notes
+}
