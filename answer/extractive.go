@@ -18,6 +18,7 @@ import (
 
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/provider"
 )
 
@@ -125,7 +126,7 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 	question := lastUser(req.Messages)
 	var global func(string) float64
 	if e.opts.TermStats != nil {
-		ts, err := e.opts.TermStats(ctx, index.QueryTerms(question))
+		ts, err := e.opts.TermStats(ctx, analysis.QueryTerms(question))
 		if err != nil {
 			return provider.ChatResponse{}, fmt.Errorf("extractive: term statistics: %w", err)
 		}
@@ -260,7 +261,7 @@ type scored struct {
 // pick chooses the answer's sentences, best first; none when nothing is
 // relevant.
 func (e *Extractive) pick(question string, refs []citations.Reference, global func(string) float64) []pick {
-	qlist := index.AnalyzeQuery(question)
+	qlist := analysis.AnalyzeQuery(question)
 	qterms := uniqueTerms(qlist)
 	if len(qterms) == 0 || len(refs) == 0 {
 		return nil
@@ -276,8 +277,8 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 	seen := map[string]bool{}
 	para := 0
 	for ri, ref := range refs {
-		toks := index.AnalyzeTokens(ref.Passage)
-		content := uniqueTerms(index.AnalyzeQuery(ref.Passage))
+		toks := analysis.AnalyzeTokens(ref.Passage)
+		content := uniqueTerms(analysis.AnalyzeQuery(ref.Passage))
 		ti := 0
 		line := -1
 		for _, s := range splitSentences(ref.Passage) {

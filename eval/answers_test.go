@@ -11,6 +11,7 @@ import (
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/search"
 )
@@ -28,7 +29,7 @@ func openSet(t *testing.T, dir string, sp *chunk.Splitter) (*Set, *index.Store, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	emb, _ := index.NewEmbedder("hash", index.EmbedderConfig{})
+	emb, _ := embed.New("hash", embed.Config{})
 	if _, err := set.Index(t.Context(), st, emb, sp); err != nil {
 		t.Fatal(err)
 	}

@@ -73,10 +73,9 @@ func TestIndexEmbedderDown(t *testing.T) {
 		w.Write([]byte(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[1,0,0,0]}],"model":"m"}`))
 	}))
 	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
-	t.Setenv("OPENAI_API_KEY", "test")
+	vars := map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_API_KEY": "test"}
 	idx := filepath.Join(t.TempDir(), "idx")
-	code, out, errOut := cite(t, "index", "--index", idx, "--embedder", "openai:m", corpus)
+	code, out, errOut := citeEnv(t, vars, "index", "--index", idx, "--embedder", "openai:m", corpus)
 	if code != 1 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}

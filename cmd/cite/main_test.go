@@ -30,11 +30,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// cite runs a command in-process and returns its exit code and output.
+// cite runs a command in-process, with an empty environment, and returns
+// its exit code and output.
 func cite(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return citeEnv(t, nil, args...)
+}
+
+// citeEnv runs a command in-process with the environment vars.
+func citeEnv(t *testing.T, vars map[string]string, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(t.Context(), args, &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+	code := run(t.Context(), args, &env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return vars[k] }})
 	return code, stdout.String(), stderr.String()
 }
 
