@@ -1,0 +1,23 @@
+//go:build unix
+
+package index
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// checkWritable returns ErrReadOnly if the process may not write the index
+// folder or its database file: another user's, or on a read-only mount
+// (even root gets EROFS there).
+func checkWritable(dir, file string) error {
+	const wOK = 2 // W_OK
+	if err := syscall.Access(dir, wOK); err != nil {
+		return readOnlyError(fmt.Errorf("%s: %w", dir, err))
+	}
+	if err := syscall.Access(file, wOK); err != nil && !os.IsNotExist(err) {
+		return readOnlyError(fmt.Errorf("%s: %w", file, err))
+	}
+	return nil
+}
