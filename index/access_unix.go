@@ -13,11 +13,10 @@ import (
 // (even root gets EROFS there).
 func checkWritable(dir, file string) error {
 	const wOK = 2 // W_OK
-	if err := syscall.Access(dir, wOK); err != nil {
-		return readOnlyError(fmt.Errorf("%s: %w", dir, err))
-	}
-	if err := syscall.Access(file, wOK); err != nil && !os.IsNotExist(err) {
-		return readOnlyError(fmt.Errorf("%s: %w", file, err))
+	for _, p := range []string{dir, file} {
+		if err := syscall.Access(p, wOK); err != nil && !os.IsNotExist(err) {
+			return readOnlyError(fmt.Errorf("%s: %w (reading it works: cite search, docs, show, check)", p, err))
+		}
 	}
 	return nil
 }

@@ -179,9 +179,9 @@ func openReadOnly(ctx context.Context, file string) (*sql.DB, error) {
 		return nil, err
 	}
 	if _, statErr := os.Stat(file + "-wal"); statErr == nil {
-		// A writer's log we may not share: reading the file alone would
-		// miss its commits.
-		return nil, err
+		// A log we may not share: reading the file alone would miss its
+		// commits.
+		return nil, fmt.Errorf("%w: %w; its write-ahead log %s-wal holds commits this process cannot read without write access (any cite command run where the index is writable folds them in)", ErrReadOnly, err, file)
 	}
 	db, err = sql.Open("sqlite3", dsn(file, params+"&immutable=1"))
 	if err != nil {

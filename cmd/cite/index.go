@@ -49,7 +49,7 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	if err != nil {
 		return f.usageError("%v", err)
 	}
-	st, err := f.openIndex(ctx, true)
+	st, err := f.openIndex(ctx, createIndex)
 	if err != nil {
 		return err
 	}

@@ -157,9 +157,18 @@ func (f *flags) usageError(format string, args ...any) error {
 	return errUsage
 }
 
+// What a command does with the index, for openIndex.
+type access int
+
+const (
+	readIndex   access = iota // read only: works on an index the user may not write
+	writeIndex                // read and write an existing index
+	createIndex               // write, creating the index if there is none
+)
+
 // openIndex opens the index named by the flags.
-func (f *flags) openIndex(ctx context.Context, create bool) (*index.Store, error) {
-	return index.Open(ctx, f.index, index.Options{Create: create})
+func (f *flags) openIndex(ctx context.Context, a access) (*index.Store, error) {
+	return index.Open(ctx, f.index, index.Options{Create: a == createIndex, ReadOnly: a == readIndex})
 }
 
 // displayPath shows an absolute path relative to the working directory when

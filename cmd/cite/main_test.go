@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -320,4 +321,98 @@ func TestCheckRepair(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "1. Honeybee Colonies") {
 		t.Fatalf("search after repair: exit %d\n%s", code, out)
 	}
+}
+
+// TestReadOnlyIndex: the read commands work on an index the user may not
+// write (here a folder of another user's, with a vector cache); the write
+// commands say the index is read-only. Root may write anything, so as root
+// the commands run as the user nobody.
+func TestReadOnlyIndex(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx")
+	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+		t.Fatalf("index: %d %s %s", code, out, errOut)
+	}
+	if code, out, errOut := cite(t, "search", "--index", idx, "--mode", "vector", "honeybee"); code != 0 {
+		t.Fatalf("search: %d %s %s", code, out, errOut)
+	}
+	entries, _ := os.ReadDir(idx)
+	for _, e := range entries {
+		os.Chmod(filepath.Join(idx, e.Name()), 0o444)
+	}
+	os.Chmod(idx, 0o555)
+	t.Cleanup(func() { os.Chmod(idx, 0o755) })
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"search", "waggle dance"}, 0, "1. Honeybee Colonies"},
+		{[]string{"search", "--mode", "vector", "waggle dance"}, 0, "1. Honeybee Colonies"},
+		{[]string{"docs"}, 0, "Honeybee Colonies"},
+		{[]string{"sources"}, 0, "default"},
+		{[]string{"show", "--chunks", filepath.Join(mustAbs(t, corpus), "honeybees.md")}, 0, "--- chunk 0"},
+		{[]string{"check"}, 0, "ok"},
+		{[]string{"index", mustAbs(t, corpus)}, 1, "index is read-only"},
+		{[]string{"rm", filepath.Join(mustAbs(t, corpus), "honeybees.md")}, 1, "index is read-only"},
+		{[]string{"check", "--repair"}, 1, "index is read-only"},
+	} {
+		args := append([]string{c.args[0], "--index", idx}, c.args[1:]...)
+		code, out := citeUnprivileged(t, args...)
+		if code != c.code || !strings.Contains(out, c.out) {
+			t.Errorf("cite %s: exit %d, want %d and %q:\n%s", strings.Join(c.args, " "), code, c.code, c.out, out)
+		}
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// citeUnprivileged runs a command as a user who may not write what root
+// made: in-process unless the test runs as root, then in a child process
+// (this test binary as cite) as the user nobody. It returns the exit code
+// and the output, stdout and stderr together.
+func citeUnprivileged(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		code, stdout, stderr := cite(t, args...)
+		return code, stdout + stderr
+	}
+	bin := filepath.Join(t.TempDir(), "cite.test")
+	if _, err := os.Stat(bin); err != nil {
+		data, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Let nobody through the temporary folders (made 0700).
+	for _, a := range append([]string{bin}, args...) {
+		for p := filepath.Dir(a); strings.HasPrefix(p, os.TempDir()+"/"); p = filepath.Dir(p) {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o005 == 0 {
+				os.Chmod(p, fi.Mode().Perm()|0o005)
+			}
+		}
+	}
+	a, _ := json.Marshal(args)
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+	cmd.Dir = filepath.Dir(bin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode(), string(out)
+	case err != nil:
+		t.Skipf("cannot run as nobody: %v", err)
+	}
+	return 0, string(out)
 }

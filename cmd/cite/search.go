@@ -41,7 +41,7 @@ of words (typos, inflections, identifiers), not meanings; index with
 	if *k <= 0 {
 		return f.usageError("-k must be at least 1")
 	}
-	st, err := f.openIndex(ctx, false)
+	st, err := f.openIndex(ctx, readIndex)
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,11 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 	if f.NArg() > 0 {
 		return f.usageError("check takes no arguments")
 	}
-	st, err := f.openIndex(ctx, false)
+	checkAccess := readIndex
+	if *repair {
+		checkAccess = writeIndex
+	}
+	st, err := f.openIndex(ctx, checkAccess)
 	if err != nil {
 		return err
 	}
@@ -303,7 +307,7 @@ run stops, cite index or cite check --repair finishes it.`, false)
 	if err != nil {
 		return f.usageError("%v", err)
 	}
-	st, err := f.openIndex(ctx, false)
+	st, err := f.openIndex(ctx, writeIndex)
 	if err != nil {
 		return err
 	}
