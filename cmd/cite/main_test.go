@@ -187,11 +187,12 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
-// writeCorpus writes n Markdown files of about size bytes of varied text.
-func writeCorpus(t *testing.T, dir string, n, size int) {
+// writeCorpus writes n Markdown files of about size bytes of varied text,
+// which depends on seed.
+func writeCorpus(t *testing.T, dir string, n, size int, seed uint64) {
 	t.Helper()
 	words := strings.Fields("the a of to in colony queen worker honey comb wax flower nectar dance sun angle distance forager hive larva brood egg summer winter season field bee swarm drone pollen water wing")
-	rng := rand.New(rand.NewPCG(7, 11))
+	rng := rand.New(rand.NewPCG(seed, 11))
 	for i := range n {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Document %d\n\n", i)
@@ -211,9 +212,12 @@ func writeCorpus(t *testing.T, dir string, n, size int) {
 	}
 }
 
-// TestCrashMidIndex kills cite index with SIGKILL while it writes, several
-// times, and checks after each crash that the index is consistent (no
-// partial document, no duplicate chunk), then that a re-run completes it.
+// TestCrashMidIndex kills cite with SIGKILL while it writes: several
+// times while cite index adds documents, then while it updates them, while
+// cite rm deletes them and while cite index --prune removes those whose
+// files are gone. After each kill the index must be consistent (no partial
+// document, no duplicate chunk, no document half old and half new), and a
+// re-run must complete the work.
 func TestCrashMidIndex(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test writes a 6 MB corpus")
@@ -222,44 +226,17 @@ func TestCrashMidIndex(t *testing.T) {
 	docs, idx := filepath.Join(dir, "docs"), filepath.Join(dir, "idx")
 	os.Mkdir(docs, 0o755)
 	const files = 400
-	writeCorpus(t, docs, files, 16<<10)
+	writeCorpus(t, docs, files, 16<<10, 7)
+
+	// Add: kill three times, each after the run committed some documents.
 	committed := 0
 	for round := range 3 {
-		args, _ := json.Marshal([]string{"index", "--index", idx, "--quiet", docs})
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(args))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+		rep := killWhen(t, fmt.Sprintf("add round %d", round), idx, []string{"index", "--index", idx, "--quiet", docs}, func(st *index.Store) bool {
+			return countDocs(t, st) >= committed+15
+		})
+		if rep.Documents < committed+15 || rep.Documents >= files {
+			t.Fatalf("add round %d: %d documents after the kill, want between %d and %d", round, rep.Documents, committed+15, files-1)
 		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		// Wait until this run has committed some documents of its own.
-		target := committed + 15
-		deadline := time.Now().Add(2 * time.Minute)
-		for countDocs(t, idx) < target && time.Now().Before(deadline) {
-			select {
-			case err := <-exited:
-				t.Fatalf("round %d: cite index finished before it could be killed (%v); make the corpus bigger", round, err)
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-exited
-		st, err := index.Open(t.Context(), idx, index.Options{})
-		if err != nil {
-			t.Fatalf("round %d: open after crash: %v", round, err)
-		}
-		rep, err := st.Check(t.Context())
-		st.Close()
-		if err != nil || !rep.OK() {
-			t.Fatalf("round %d: index inconsistent after SIGKILL: %v %+v", round, err, rep.Problems)
-		}
-		if rep.Documents < target || rep.Documents >= files {
-			t.Fatalf("round %d: %d documents after the kill, want between %d and %d", round, rep.Documents, target, files-1)
-		}
-		t.Logf("round %d: killed with %d/%d documents committed, %d chunks; index consistent", round, rep.Documents, files, rep.Chunks)
 		committed = rep.Documents
 	}
 	code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", docs)
@@ -269,28 +246,156 @@ func TestCrashMidIndex(t *testing.T) {
 	if want := fmt.Sprintf("%d files: %d added, 0 updated, %d unchanged", files, files-committed, committed); !strings.Contains(stdout, want) {
 		t.Fatalf("re-run: %s, want %q", stdout, want)
 	}
-	st, err := index.Open(t.Context(), idx, index.Options{})
-	if err != nil {
-		t.Fatal(err)
+
+	// Update: every file changes; each document must be wholly old or new.
+	old := hashes(t, idx)
+	writeCorpus(t, docs, files, 16<<10, 8)
+	rep := killWhen(t, "update", idx, []string{"index", "--index", idx, "--quiet", docs}, func(st *index.Store) bool {
+		return countChanged(t, st, old) >= 15
+	})
+	if n := countChanged(t, openRead(t, idx), old); rep.Documents != files || n < 15 || n >= files {
+		t.Fatalf("update: %d documents, %d of them updated, after the kill", rep.Documents, n)
 	}
-	defer st.Close()
-	rep, err := st.Check(t.Context())
-	if err != nil || !rep.OK() || rep.Documents != files {
-		t.Fatalf("after re-run: %v %+v", err, rep)
+	if code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", docs); code != 0 || !strings.Contains(stdout, "0 added") {
+		t.Fatalf("update re-run: exit %d: %s %s", code, stdout, stderr)
+	}
+
+	// Delete: cite rm of every file, one transaction each.
+	entries, _ := os.ReadDir(docs)
+	rm := []string{"rm", "--index", idx}
+	for _, e := range entries[:files/2] {
+		rm = append(rm, filepath.Join(docs, e.Name()))
+	}
+	rep = killWhen(t, "delete", idx, rm, func(st *index.Store) bool { return countDocs(t, st) <= files-10 })
+	if rep.Documents <= files/2 || rep.Documents > files-10 {
+		t.Fatalf("delete: %d documents after the kill, want between %d and %d", rep.Documents, files/2+1, files-10)
+	}
+
+	// Prune: the other half of the files go; cite index --prune removes
+	// their documents.
+	for _, e := range entries[files/2:] {
+		os.Remove(filepath.Join(docs, e.Name()))
+	}
+	before := rep.Documents
+	rep = killWhen(t, "prune", idx, []string{"index", "--index", idx, "--quiet", "--prune", docs}, func(st *index.Store) bool {
+		return countDocs(t, st) <= before-10
+	})
+	if rep.Documents > before-10 || rep.Documents == 0 {
+		t.Fatalf("prune: %d documents after the kill, want between 1 and %d", rep.Documents, before-10)
+	}
+	if code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", "--prune", docs); code != 0 {
+		t.Fatalf("prune re-run: exit %d: %s %s", code, stdout, stderr)
+	}
+	final, err := openRead(t, idx).Check(t.Context())
+	if err != nil || !final.OK() {
+		t.Fatalf("after re-runs: %v %+v", err, final)
 	}
 }
 
-func countDocs(t *testing.T, idx string) int {
+// killWhen runs cite with args in a child process, polls the index until
+// done says the child has written enough, kills it with SIGKILL and
+// checks the index. It fails, with the child's output, if the child exits
+// on its own first.
+func killWhen(t *testing.T, what, idx string, args []string, done func(*index.Store) bool) index.Report {
+	t.Helper()
+	a, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !poll(t, idx, done) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			<-exited
+			t.Fatalf("%s: no progress in 2 minutes; output:\n%s", what, out.String())
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("%s: cite %s exited (%v) before it could be killed; output:\n%s", what, args[0], err, out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
 	st, err := index.Open(t.Context(), idx, index.Options{})
 	if err != nil {
-		return 0 // not created yet
+		t.Fatalf("%s: open after crash: %v; output:\n%s", what, err, out.String())
 	}
 	defer st.Close()
+	rep, err := st.Check(t.Context())
+	if err != nil || !rep.OK() {
+		t.Fatalf("%s: index inconsistent after SIGKILL: %v %+v", what, err, rep.Problems)
+	}
+	t.Logf("%s: killed with %d documents, %d chunks; index consistent", what, rep.Documents, rep.Chunks)
+	return rep
+}
+
+// poll opens the index read-only, as a concurrent reader does, and asks
+// done about it; false if there is no index yet.
+func poll(t *testing.T, idx string, done func(*index.Store) bool) bool {
+	st, err := index.Open(t.Context(), idx, index.Options{ReadOnly: true})
+	if errors.Is(err, index.ErrNoIndex) || errors.Is(err, index.ErrReadOnly) {
+		return false // not created, or not migrated yet
+	}
+	if err != nil {
+		t.Fatalf("open while cite writes: %v", err)
+	}
+	defer st.Close()
+	return done(st)
+}
+
+func countDocs(t *testing.T, st *index.Store) int {
 	docs, err := st.Documents(t.Context(), "")
 	if err != nil {
-		return 0
+		t.Fatalf("read while cite writes: %v", err)
 	}
 	return len(docs)
+}
+
+// openRead opens an index read-only until the end of the test.
+func openRead(t *testing.T, idx string) *index.Store {
+	t.Helper()
+	st, err := index.Open(t.Context(), idx, index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// hashes returns the content hash of each document, by id.
+func hashes(t *testing.T, idx string) map[string]string {
+	docs, err := openRead(t, idx).Documents(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, d := range docs {
+		out[d.ID] = d.Hash
+	}
+	return out
+}
+
+func countChanged(t *testing.T, st *index.Store, old map[string]string) int {
+	docs, err := st.Documents(t.Context(), "")
+	if err != nil {
+		t.Fatalf("read while cite writes: %v", err)
+	}
+	n := 0
+	for _, d := range docs {
+		if old[d.ID] != d.Hash {
+			n++
+		}
+	}
+	return n
 }
 
 // TestCheckRepair: vectors lost (here, dropped as an interrupted cite
