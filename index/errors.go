@@ -35,6 +35,12 @@ func dbError(err error) error {
 	return err
 }
 
+// isCorrupt reports whether err is SQLite finding the database damaged.
+func isCorrupt(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB)
+}
+
 // cannotOpenWAL reports whether err is SQLite failing to open or create
 // the -wal or -shm file of a read-only connection.
 func cannotOpenWAL(err error) bool {
