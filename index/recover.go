@@ -2,8 +2,8 @@ package index
 
 import (
 	"context"
-	"encoding/binary"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,8 +33,8 @@ type Recovery struct {
 	// Damaged ranges of rows skipped.
 	Skipped int `json:"skipped"`
 	// Reindex are the documents whose chunks were not all readable: they
-	// are kept without chunks and marked changed, so that cite index reads
-	// their files again. [Store.DeleteDocument] them if their files are
+	// are kept without chunks, with a blank hash and a size of -1, so that
+	// cite index reads their files again. [Store.DeleteDocument] them if their files are
 	// gone.
 	Reindex []Document `json:"reindex"`
 	// MetaLost says the index's settings (its embedder) were unreadable;
@@ -329,9 +329,14 @@ func copyTable(ctx context.Context, old *sql.Conn, tx *sql.Tx, table string, bef
 		return 0, 0, 0, err
 	}
 	defer ins.Close()
+	// readable reports whether the first row from a rowid on can be read,
+	// all its columns.
 	readable := func(from int64) bool {
-		var r int64
-		err := old.QueryRowContext(ctx, `SELECT rowid FROM `+table+` WHERE rowid >= ? ORDER BY rowid LIMIT 1`, from).Scan(&r)
+		vals := make([]any, len(cols)+1)
+		for i := range vals {
+			vals[i] = new(any)
+		}
+		err := old.QueryRowContext(ctx, `SELECT rowid, `+list+` FROM `+table+` WHERE rowid >= ? ORDER BY rowid LIMIT 1`, from).Scan(vals...)
 		return err == nil || errors.Is(err, sql.ErrNoRows)
 	}
 	next := int64(math.MinInt64)
@@ -391,11 +396,11 @@ func copyTable(ctx context.Context, old *sql.Conn, tx *sql.Tx, table string, bef
 		// which reading works, by doubling steps, then bisection.
 		skipped++
 		step := int64(1)
-		for next+step > next && !readable(next+step) {
+		for !readable(next + step) {
+			if step > (math.MaxInt64-next)/2 { // nothing readable after next
+				return copied, lost, skipped, nil
+			}
 			step *= 2
-		}
-		if next+step < next { // past the largest rowid
-			return copied, lost, skipped, nil
 		}
 		lo, hi := next, next+step
 		for hi-lo > 1 {
@@ -473,7 +478,7 @@ func (s *Store) markIncomplete(ctx context.Context, rec *Recovery) error {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE document_id = ?`, id); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE documents SET hash = '', pipeline = '', chunks = 0, tokens = 0 WHERE id = ?`, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE documents SET hash = '', size = -1, chunks = 0, tokens = 0 WHERE id = ?`, id); err != nil {
 				return err
 			}
 		}

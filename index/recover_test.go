@@ -153,7 +153,7 @@ func TestRecover(t *testing.T) {
 				t.Logf("%d vectors to make", rep.MissingVectors)
 			}
 			for _, d := range rec.Reindex {
-				if d.Hash != "" || d.Chunks != 0 {
+				if d.Hash != "" || d.Chunks != 0 || d.Size != -1 {
 					t.Errorf("document to re-index %s: %+v", d.Path, d)
 				}
 			}

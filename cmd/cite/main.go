@@ -164,11 +164,18 @@ const (
 	readIndex   access = iota // read only: works on an index the user may not write
 	writeIndex                // read and write an existing index
 	createIndex               // write, creating the index if there is none
+	repairIndex               // write, even if the database is damaged (check --repair)
 )
 
-// openIndex opens the index named by the flags.
+// openIndex opens the index named by the flags. Commands that write verify
+// the database first (index.Options.Verify), so as not to write into a
+// damaged one.
 func (f *flags) openIndex(ctx context.Context, a access) (*index.Store, error) {
-	return index.Open(ctx, f.index, index.Options{Create: a == createIndex, ReadOnly: a == readIndex})
+	return index.Open(ctx, f.index, index.Options{
+		Create:   a == createIndex,
+		ReadOnly: a == readIndex,
+		Verify:   a == writeIndex || a == createIndex,
+	})
 }
 
 // displayPath shows an absolute path relative to the working directory when

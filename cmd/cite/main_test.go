@@ -521,3 +521,79 @@ func citeUnprivileged(t *testing.T, args ...string) (int, string) {
 	}
 	return 0, string(out)
 }
+
+// TestCorruptIndex: a damaged database file stops the commands with a
+// message naming the fix; cite index does not write into it; cite check
+// finds it; cite check --repair keeps it aside, rebuilds the index from
+// what is readable and re-reads the files of documents whose chunks were
+// lost.
+func TestCorruptIndex(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		damage func(file string, size int64) error
+	}{
+		{"truncated", func(file string, size int64) error { return os.Truncate(file, size/2) }},
+		{"garbage in the middle", func(file string, size int64) error {
+			f, err := os.OpenFile(file, os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.WriteAt(bytes.Repeat([]byte{0xA5}, 4096), size/2/4096*4096)
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			idx := filepath.Join(t.TempDir(), "idx")
+			if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+				t.Fatalf("index: %d %s %s", code, out, errOut)
+			}
+			file := filepath.Join(idx, "index.db")
+			fi, err := os.Stat(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.damage(file, fi.Size()); err != nil {
+				t.Fatal(err)
+			}
+			damaged, _ := os.ReadFile(file)
+			for _, args := range [][]string{
+				{"index", "--index", idx, "--force", corpus},
+				{"check", "--index", idx},
+			} {
+				code, out, errOut := cite(t, args...)
+				if code != 1 || !strings.Contains(out+errOut, "cite check --repair") {
+					t.Errorf("cite %s: exit %d, want 1 and the fix named:\n%s%s", args[0], code, out, errOut)
+				}
+			}
+			if now, _ := os.ReadFile(file); !bytes.Equal(now, damaged) {
+				t.Fatalf("the damaged file was written")
+			}
+			code, out, errOut := cite(t, "check", "--index", idx, "--repair")
+			if code != 0 || !strings.Contains(out, "kept it as") || !strings.Contains(out, "recovered") || !strings.Contains(out, "5 documents") || !strings.HasSuffix(out, "ok\n") {
+				t.Fatalf("check --repair: exit %d\n%s%s", code, out, errOut)
+			}
+			t.Log(out)
+			kept, _ := filepath.Glob(filepath.Join(idx, "index.db.corrupt-*"))
+			if len(kept) != 1 {
+				t.Fatalf("damaged file kept as %v", kept)
+			}
+			if now, _ := os.ReadFile(kept[0]); !bytes.Equal(now, damaged) {
+				t.Errorf("the damaged file kept aside is not as it was")
+			}
+			code, out, _ = cite(t, "check", "--index", idx, "--json")
+			var v struct{ Report index.Report }
+			if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || v.Report.Documents != 5 || v.Report.Chunks < 5 || v.Report.Vectors != v.Report.Chunks {
+				t.Fatalf("check after repair: exit %d, %v\n%s", code, err, out)
+			}
+			for _, args := range [][]string{
+				{"search", "--index", idx, "--mode", "vector", "waggle dance"},
+				{"index", "--index", idx, corpus},
+			} {
+				if code, out, errOut := cite(t, args...); code != 0 {
+					t.Errorf("cite %s after repair: exit %d\n%s%s", args[0], code, out, errOut)
+				}
+			}
+		})
+	}
+}
