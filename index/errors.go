@@ -41,6 +41,12 @@ func isCorrupt(err error) bool {
 	return errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB)
 }
 
+// isBusy reports whether err is SQLite finding the database locked.
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
+}
+
 // cannotOpenWAL reports whether err is SQLite failing to open or create
 // the -wal or -shm file of a read-only connection.
 func cannotOpenWAL(err error) bool {

@@ -141,7 +141,19 @@ func openFile(ctx context.Context, dir, file string, opts Options) (*Store, erro
 			return nil, err
 		}
 	}
-	if err := s.migrate(ctx); err != nil {
+	// A new database turning to WAL mode, or a log being recovered, is
+	// busy without SQLite waiting on busy_timeout: try again a while.
+	for start, wait := time.Now(), time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		err = s.migrate(ctx)
+		if !isBusy(err) || time.Since(start) > 10*time.Second {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+	if err != nil {
 		s.db.Close()
 		return nil, dbError(err)
 	}
