@@ -24,31 +24,39 @@ type Report struct {
 	Embedder  EmbedderInfo `json:"embedder"`
 	// Counts of inconsistencies between chunks, their full-text terms and
 	// their vectors; each nonzero count is also one of Problems.
-	MissingTerms   int       `json:"missing_terms"`   // chunks without full-text terms
-	OrphanTerms    int       `json:"orphan_terms"`    // full-text rows of no chunk
-	MissingVectors int       `json:"missing_vectors"` // chunks without a vector
-	OrphanVectors  int       `json:"orphan_vectors"`  // vectors of no chunk
-	BadVectors     int       `json:"bad_vectors"`     // vectors of the wrong size
-	BadTermCounts  int       `json:"bad_term_counts"` // terms whose document frequency is wrong
-	Problems       []Problem `json:"problems"`
+	MissingTerms   int `json:"missing_terms"`   // chunks without full-text terms
+	OrphanTerms    int `json:"orphan_terms"`    // full-text rows of no chunk
+	MissingVectors int `json:"missing_vectors"` // chunks without a vector
+	OrphanVectors  int `json:"orphan_vectors"`  // vectors of no chunk
+	BadVectors     int `json:"bad_vectors"`     // vectors of the wrong size
+	BadTermCounts  int `json:"bad_term_counts"` // terms whose document frequency is wrong
+	// Corrupt says SQLite's integrity check found the database file
+	// damaged; the other counts are then not computed. [Recover] rebuilds
+	// the index.
+	Corrupt  bool      `json:"corrupt"`
+	Problems []Problem `json:"problems"`
 }
 
 // OK reports whether the check found nothing wrong.
 func (r Report) OK() bool { return len(r.Problems) == 0 }
 
-// Check verifies the index: SQLite's own integrity check, no chunk without
+// Check verifies the index: SQLite's own integrity check (which reads every
+// page), no chunk without
 // its document, and for every document a complete chunk sequence: ordinals
 // 0..n-1 matching the recorded count, spans that start at 0, move forward
 // without gaps and end at the text's length, and texts as long as their
 // spans.
 func (s *Store) Check(ctx context.Context) (Report, error) {
 	var r Report
-	var integrity string
-	if err := s.db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&integrity); err != nil {
+	msgs, err := s.integrity(ctx, "integrity_check")
+	if err != nil {
 		return r, fmt.Errorf("check index: %w", err)
 	}
-	if integrity != "ok" {
-		r.Problems = append(r.Problems, Problem{Problem: "sqlite quick_check: " + integrity})
+	if len(msgs) > 0 {
+		// Nothing else can be trusted, or even read.
+		r.Corrupt = true
+		r.Problems = append(r.Problems, Problem{Problem: "the database file is damaged (" + repairHint + "): sqlite integrity_check: " + strings.Join(msgs, "; ")})
+		return r, nil
 	}
 	var orphans int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)`).Scan(&orphans); err != nil {
@@ -183,6 +191,9 @@ func (s *Store) Repair(ctx context.Context) ([]string, error) {
 	rep, err := s.Check(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if rep.Corrupt {
+		return nil, fmt.Errorf("repair index: %w: the database file needs rebuilding (Recover)", ErrCorrupt)
 	}
 	damaged := map[string]bool{}
 	for _, p := range rep.Problems {

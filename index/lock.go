@@ -33,6 +33,9 @@ func LockWriter(ctx context.Context, dir string, waiting func()) (unlock func() 
 	name := filepath.Join(dir, lockFile)
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
+		if werr := checkWritable(dir, name); werr != nil {
+			return nil, werr // the index is read-only: say so, as Open does
+		}
 		return nil, fmt.Errorf("lock index %s: %w", dir, err)
 	}
 	for {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -293,5 +294,35 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	if docs, _ := a.Documents(ctx, ""); len(docs) != 100 {
 		t.Fatalf("%d documents", len(docs))
+	}
+}
+
+// TestOpenConcurrently opens a new index from many goroutines at once, as
+// cite serve and cite index (or two cite index runs) do: each must see
+// either no schema or all of it, never migrate what another just did.
+func TestOpenConcurrently(t *testing.T) {
+	const rounds, openers = 10, 40
+	for round := range rounds {
+		dir := filepath.Join(t.TempDir(), "idx")
+		errs := make(chan error, openers)
+		var start sync.WaitGroup
+		start.Add(1)
+		for range openers {
+			go func() {
+				start.Wait()
+				st, err := Open(t.Context(), dir, Options{Create: true})
+				if err == nil {
+					_, err = st.Documents(t.Context(), "")
+					st.Close()
+				}
+				errs <- err
+			}()
+		}
+		start.Done()
+		for range openers {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
 	}
 }

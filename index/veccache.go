@@ -145,6 +145,9 @@ func (s *Store) readVectorCache(gen int64, embedder string, dim int) (x *vectorI
 // that the next process opens them at once. cite index calls it at the end
 // of a run.
 func (s *Store) SaveVectorCache(ctx context.Context) error {
+	if s.readOnly {
+		return nil
+	}
 	gen, err := vectorsGen(ctx, s.db)
 	if err != nil {
 		return err

@@ -328,7 +328,7 @@ func (s *Store) vectorIndex(ctx context.Context) (*vectorIndex, error) {
 	s.vectors = x
 	// Best effort: the next process maps the cache instead of reading the
 	// database. A failure (a read-only folder) only costs time.
-	if info.Name != "" && x.gen.Load() == gen && x.dim == info.Dim && s.cachedGen != gen {
+	if !s.readOnly && info.Name != "" && x.gen.Load() == gen && x.dim == info.Dim && s.cachedGen != gen {
 		if s.writeVectorCache(x, info.Name) == nil {
 			s.cachedGen = gen
 		}

@@ -57,7 +57,7 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 		return err
 	}
 	defer unlock()
-	st, err := f.openIndex(ctx, true)
+	st, err := f.openIndex(ctx, createIndex)
 	if err != nil {
 		return err
 	}

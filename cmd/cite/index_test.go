@@ -109,7 +109,7 @@ func TestIndexConcurrentRuns(t *testing.T) {
 	docs, idx := filepath.Join(dir, "docs"), filepath.Join(dir, "idx")
 	os.Mkdir(docs, 0o755)
 	const files = 60
-	writeCorpus(t, docs, files, 4<<10)
+	writeCorpus(t, docs, files, 4<<10, 7)
 	type result struct {
 		code        int
 		out, errOut string

@@ -29,7 +29,7 @@ func runSources(ctx context.Context, e *env, args []string) error {
 	if f.NArg() > 0 {
 		return f.usageError("sources takes no arguments")
 	}
-	st, err := f.openIndex(ctx, false)
+	st, err := f.openIndex(ctx, readIndex)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func runDocs(ctx context.Context, e *env, args []string) error {
 	if f.NArg() > 0 {
 		return f.usageError("docs takes no arguments (did you mean cite show?)")
 	}
-	st, err := f.openIndex(ctx, false)
+	st, err := f.openIndex(ctx, readIndex)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	if f.NArg() != 1 {
 		return f.usageError("show takes one PATH or ID")
 	}
-	st, err := f.openIndex(ctx, false)
+	st, err := f.openIndex(ctx, readIndex)
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func runRm(ctx context.Context, e *env, args []string) error {
 	if f.NArg() == 0 {
 		return f.usageError("rm takes at least one PATH or ID")
 	}
-	st, err := f.openIndex(ctx, false)
+	st, err := f.openIndex(ctx, writeIndex)
 	if err != nil {
 		return err
 	}

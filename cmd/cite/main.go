@@ -165,9 +165,25 @@ func (f *flags) usageError(format string, args ...any) error {
 	return errUsage
 }
 
-// openIndex opens the index named by the flags.
-func (f *flags) openIndex(ctx context.Context, create bool) (*index.Store, error) {
-	return index.Open(ctx, f.index, index.Options{Create: create})
+// What a command does with the index, for openIndex.
+type access int
+
+const (
+	readIndex   access = iota // read only: works on an index the user may not write
+	writeIndex                // read and write an existing index
+	createIndex               // write, creating the index if there is none
+	repairIndex               // write, even if the database is damaged (check --repair)
+)
+
+// openIndex opens the index named by the flags. Commands that write verify
+// the database first (index.Options.Verify), so as not to write into a
+// damaged one.
+func (f *flags) openIndex(ctx context.Context, a access) (*index.Store, error) {
+	return index.Open(ctx, f.index, index.Options{
+		Create:   a == createIndex,
+		ReadOnly: a == readIndex,
+		Verify:   a == writeIndex || a == createIndex,
+	})
 }
 
 // displayPath shows a stored path to a person: relative to the working

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -182,11 +183,12 @@ func TestIndexEnvVariable(t *testing.T) {
 	}
 }
 
-// writeCorpus writes n Markdown files of about size bytes of varied text.
-func writeCorpus(t *testing.T, dir string, n, size int) {
+// writeCorpus writes n Markdown files of about size bytes of varied text,
+// which depends on seed.
+func writeCorpus(t *testing.T, dir string, n, size int, seed uint64) {
 	t.Helper()
 	words := strings.Fields("the a of to in colony queen worker honey comb wax flower nectar dance sun angle distance forager hive larva brood egg summer winter season field bee swarm drone pollen water wing")
-	rng := rand.New(rand.NewPCG(7, 11))
+	rng := rand.New(rand.NewPCG(seed, 11))
 	for i := range n {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Document %d\n\n", i)
@@ -206,9 +208,12 @@ func writeCorpus(t *testing.T, dir string, n, size int) {
 	}
 }
 
-// TestCrashMidIndex kills cite index with SIGKILL while it writes, several
-// times, and checks after each crash that the index is consistent (no
-// partial document, no duplicate chunk), then that a re-run completes it.
+// TestCrashMidIndex kills cite with SIGKILL while it writes: several
+// times while cite index adds documents, then while it updates them, while
+// cite rm deletes them and while cite index --prune removes those whose
+// files are gone. After each kill the index must be consistent (no partial
+// document, no duplicate chunk, no document half old and half new), and a
+// re-run must complete the work.
 func TestCrashMidIndex(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test writes a 6 MB corpus")
@@ -217,44 +222,17 @@ func TestCrashMidIndex(t *testing.T) {
 	docs, idx := filepath.Join(dir, "docs"), filepath.Join(dir, "idx")
 	os.Mkdir(docs, 0o755)
 	const files = 400
-	writeCorpus(t, docs, files, 16<<10)
+	writeCorpus(t, docs, files, 16<<10, 7)
+
+	// Add: kill three times, each after the run committed some documents.
 	committed := 0
 	for round := range 3 {
-		args, _ := json.Marshal([]string{"index", "--index", idx, "--quiet", docs})
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(args))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+		rep := killWhen(t, fmt.Sprintf("add round %d", round), idx, []string{"index", "--index", idx, "--quiet", docs}, func(st *index.Store) bool {
+			return countDocs(t, st) >= committed+15
+		})
+		if rep.Documents < committed+15 || rep.Documents >= files {
+			t.Fatalf("add round %d: %d documents after the kill, want between %d and %d", round, rep.Documents, committed+15, files-1)
 		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		// Wait until this run has committed some documents of its own.
-		target := committed + 15
-		deadline := time.Now().Add(2 * time.Minute)
-		for countDocs(t, idx) < target && time.Now().Before(deadline) {
-			select {
-			case err := <-exited:
-				t.Fatalf("round %d: cite index finished before it could be killed (%v); make the corpus bigger", round, err)
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-exited
-		st, err := index.Open(t.Context(), idx, index.Options{})
-		if err != nil {
-			t.Fatalf("round %d: open after crash: %v", round, err)
-		}
-		rep, err := st.Check(t.Context())
-		st.Close()
-		if err != nil || !rep.OK() {
-			t.Fatalf("round %d: index inconsistent after SIGKILL: %v %+v", round, err, rep.Problems)
-		}
-		if rep.Documents < target || rep.Documents >= files {
-			t.Fatalf("round %d: %d documents after the kill, want between %d and %d", round, rep.Documents, target, files-1)
-		}
-		t.Logf("round %d: killed with %d/%d documents committed, %d chunks; index consistent", round, rep.Documents, files, rep.Chunks)
 		committed = rep.Documents
 	}
 	code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", docs)
@@ -264,28 +242,156 @@ func TestCrashMidIndex(t *testing.T) {
 	if want := fmt.Sprintf("%d files: %d added, 0 updated, %d unchanged", files, files-committed, committed); !strings.Contains(stdout, want) {
 		t.Fatalf("re-run: %s, want %q", stdout, want)
 	}
-	st, err := index.Open(t.Context(), idx, index.Options{})
-	if err != nil {
-		t.Fatal(err)
+
+	// Update: every file changes; each document must be wholly old or new.
+	old := hashes(t, idx)
+	writeCorpus(t, docs, files, 16<<10, 8)
+	rep := killWhen(t, "update", idx, []string{"index", "--index", idx, "--quiet", docs}, func(st *index.Store) bool {
+		return countChanged(t, st, old) >= 15
+	})
+	if n := countChanged(t, openRead(t, idx), old); rep.Documents != files || n < 15 || n >= files {
+		t.Fatalf("update: %d documents, %d of them updated, after the kill", rep.Documents, n)
 	}
-	defer st.Close()
-	rep, err := st.Check(t.Context())
-	if err != nil || !rep.OK() || rep.Documents != files {
-		t.Fatalf("after re-run: %v %+v", err, rep)
+	if code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", docs); code != 0 || !strings.Contains(stdout, "0 added") {
+		t.Fatalf("update re-run: exit %d: %s %s", code, stdout, stderr)
+	}
+
+	// Delete: cite rm of every file, one transaction each.
+	entries, _ := os.ReadDir(docs)
+	rm := []string{"rm", "--index", idx}
+	for _, e := range entries[:files/2] {
+		rm = append(rm, filepath.Join(docs, e.Name()))
+	}
+	rep = killWhen(t, "delete", idx, rm, func(st *index.Store) bool { return countDocs(t, st) <= files-10 })
+	if rep.Documents <= files/2 || rep.Documents > files-10 {
+		t.Fatalf("delete: %d documents after the kill, want between %d and %d", rep.Documents, files/2+1, files-10)
+	}
+
+	// Prune: the other half of the files go; cite index --prune removes
+	// their documents.
+	for _, e := range entries[files/2:] {
+		os.Remove(filepath.Join(docs, e.Name()))
+	}
+	before := rep.Documents
+	rep = killWhen(t, "prune", idx, []string{"index", "--index", idx, "--quiet", "--prune", docs}, func(st *index.Store) bool {
+		return countDocs(t, st) <= before-10
+	})
+	if rep.Documents > before-10 || rep.Documents == 0 {
+		t.Fatalf("prune: %d documents after the kill, want between 1 and %d", rep.Documents, before-10)
+	}
+	if code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", "--prune", docs); code != 0 {
+		t.Fatalf("prune re-run: exit %d: %s %s", code, stdout, stderr)
+	}
+	final, err := openRead(t, idx).Check(t.Context())
+	if err != nil || !final.OK() {
+		t.Fatalf("after re-runs: %v %+v", err, final)
 	}
 }
 
-func countDocs(t *testing.T, idx string) int {
+// killWhen runs cite with args in a child process, polls the index until
+// done says the child has written enough, kills it with SIGKILL and
+// checks the index. It fails, with the child's output, if the child exits
+// on its own first.
+func killWhen(t *testing.T, what, idx string, args []string, done func(*index.Store) bool) index.Report {
+	t.Helper()
+	a, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !poll(t, idx, done) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			<-exited
+			t.Fatalf("%s: no progress in 2 minutes; output:\n%s", what, out.String())
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("%s: cite %s exited (%v) before it could be killed; output:\n%s", what, args[0], err, out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
 	st, err := index.Open(t.Context(), idx, index.Options{})
 	if err != nil {
-		return 0 // not created yet
+		t.Fatalf("%s: open after crash: %v; output:\n%s", what, err, out.String())
 	}
 	defer st.Close()
+	rep, err := st.Check(t.Context())
+	if err != nil || !rep.OK() {
+		t.Fatalf("%s: index inconsistent after SIGKILL: %v %+v", what, err, rep.Problems)
+	}
+	t.Logf("%s: killed with %d documents, %d chunks; index consistent", what, rep.Documents, rep.Chunks)
+	return rep
+}
+
+// poll opens the index read-only, as a concurrent reader does, and asks
+// done about it; false if there is no index yet.
+func poll(t *testing.T, idx string, done func(*index.Store) bool) bool {
+	st, err := index.Open(t.Context(), idx, index.Options{ReadOnly: true})
+	if errors.Is(err, index.ErrNoIndex) || errors.Is(err, index.ErrReadOnly) {
+		return false // not created, or not migrated yet
+	}
+	if err != nil {
+		t.Fatalf("open while cite writes: %v", err)
+	}
+	defer st.Close()
+	return done(st)
+}
+
+func countDocs(t *testing.T, st *index.Store) int {
 	docs, err := st.Documents(t.Context(), "")
 	if err != nil {
-		return 0
+		t.Fatalf("read while cite writes: %v", err)
 	}
 	return len(docs)
+}
+
+// openRead opens an index read-only until the end of the test.
+func openRead(t *testing.T, idx string) *index.Store {
+	t.Helper()
+	st, err := index.Open(t.Context(), idx, index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// hashes returns the content hash of each document, by id.
+func hashes(t *testing.T, idx string) map[string]string {
+	docs, err := openRead(t, idx).Documents(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, d := range docs {
+		out[d.ID] = d.Hash
+	}
+	return out
+}
+
+func countChanged(t *testing.T, st *index.Store, old map[string]string) int {
+	docs, err := st.Documents(t.Context(), "")
+	if err != nil {
+		t.Fatalf("read while cite writes: %v", err)
+	}
+	n := 0
+	for _, d := range docs {
+		if old[d.ID] != d.Hash {
+			n++
+		}
+	}
+	return n
 }
 
 // TestCheckRepair: vectors lost (here, dropped as an interrupted cite
@@ -315,5 +421,175 @@ func TestCheckRepair(t *testing.T) {
 	code, out, _ = cite(t, "search", "--index", idx, "--mode", "vector", "honeybee colony")
 	if code != 0 || !strings.Contains(out, "1. Honeybee Colonies") {
 		t.Fatalf("search after repair: exit %d\n%s", code, out)
+	}
+}
+
+// TestReadOnlyIndex: the read commands work on an index the user may not
+// write (here a folder of another user's, with a vector cache); the write
+// commands say the index is read-only. Root may write anything, so as root
+// the commands run as the user nobody.
+func TestReadOnlyIndex(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx")
+	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+		t.Fatalf("index: %d %s %s", code, out, errOut)
+	}
+	if code, out, errOut := cite(t, "search", "--index", idx, "--mode", "vector", "honeybee"); code != 0 {
+		t.Fatalf("search: %d %s %s", code, out, errOut)
+	}
+	entries, _ := os.ReadDir(idx)
+	for _, e := range entries {
+		os.Chmod(filepath.Join(idx, e.Name()), 0o444)
+	}
+	os.Chmod(idx, 0o555)
+	t.Cleanup(func() { os.Chmod(idx, 0o755) })
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"search", "waggle dance"}, 0, "1. Honeybee Colonies"},
+		{[]string{"search", "--mode", "vector", "waggle dance"}, 0, "1. Honeybee Colonies"},
+		{[]string{"docs"}, 0, "Honeybee Colonies"},
+		{[]string{"sources"}, 0, "default"},
+		{[]string{"show", "--chunks", filepath.Join(mustAbs(t, corpus), "honeybees.md")}, 0, "--- chunk 0"},
+		{[]string{"check"}, 0, "ok"},
+		{[]string{"index", mustAbs(t, corpus)}, 1, "index is read-only"},
+		{[]string{"rm", filepath.Join(mustAbs(t, corpus), "honeybees.md")}, 1, "index is read-only"},
+		{[]string{"check", "--repair"}, 1, "index is read-only"},
+	} {
+		args := append([]string{c.args[0], "--index", idx}, c.args[1:]...)
+		code, out := citeUnprivileged(t, args...)
+		if code != c.code || !strings.Contains(out, c.out) {
+			t.Errorf("cite %s: exit %d, want %d and %q:\n%s", strings.Join(c.args, " "), code, c.code, c.out, out)
+		}
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// citeUnprivileged runs a command as a user who may not write what root
+// made: in-process unless the test runs as root, then in a child process
+// (this test binary as cite) as the user nobody. It returns the exit code
+// and the output, stdout and stderr together.
+func citeUnprivileged(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		code, stdout, stderr := cite(t, args...)
+		return code, stdout + stderr
+	}
+	bin := filepath.Join(t.TempDir(), "cite.test")
+	if _, err := os.Stat(bin); err != nil {
+		data, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Let nobody through the temporary folders (made 0700).
+	for _, a := range append([]string{bin}, args...) {
+		for p := filepath.Dir(a); strings.HasPrefix(p, os.TempDir()+"/"); p = filepath.Dir(p) {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o005 == 0 {
+				os.Chmod(p, fi.Mode().Perm()|0o005)
+			}
+		}
+	}
+	a, _ := json.Marshal(args)
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+	cmd.Dir = filepath.Dir(bin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode(), string(out)
+	case err != nil:
+		t.Skipf("cannot run as nobody: %v", err)
+	}
+	return 0, string(out)
+}
+
+// TestCorruptIndex: a damaged database file stops the commands with a
+// message naming the fix; cite index does not write into it; cite check
+// finds it; cite check --repair keeps it aside, rebuilds the index from
+// what is readable and re-reads the files of documents whose chunks were
+// lost.
+func TestCorruptIndex(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		damage func(file string, size int64) error
+	}{
+		{"truncated", func(file string, size int64) error { return os.Truncate(file, size/2) }},
+		{"garbage in the middle", func(file string, size int64) error {
+			f, err := os.OpenFile(file, os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.WriteAt(bytes.Repeat([]byte{0xA5}, 4096), size/2/4096*4096)
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			idx := filepath.Join(t.TempDir(), "idx")
+			if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+				t.Fatalf("index: %d %s %s", code, out, errOut)
+			}
+			file := filepath.Join(idx, "index.db")
+			fi, err := os.Stat(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.damage(file, fi.Size()); err != nil {
+				t.Fatal(err)
+			}
+			damaged, _ := os.ReadFile(file)
+			for _, args := range [][]string{
+				{"index", "--index", idx, "--force", corpus},
+				{"check", "--index", idx},
+			} {
+				code, out, errOut := cite(t, args...)
+				if code != 1 || !strings.Contains(out+errOut, "cite check --repair") {
+					t.Errorf("cite %s: exit %d, want 1 and the fix named:\n%s%s", args[0], code, out, errOut)
+				}
+			}
+			if now, _ := os.ReadFile(file); !bytes.Equal(now, damaged) {
+				t.Fatalf("the damaged file was written")
+			}
+			code, out, errOut := cite(t, "check", "--index", idx, "--repair")
+			if code != 0 || !strings.Contains(out, "kept it as") || !strings.Contains(out, "recovered") || !strings.Contains(out, "5 documents") || !strings.HasSuffix(out, "ok\n") {
+				t.Fatalf("check --repair: exit %d\n%s%s", code, out, errOut)
+			}
+			t.Log(out)
+			kept, _ := filepath.Glob(filepath.Join(idx, "index.db.corrupt-*"))
+			if len(kept) != 1 {
+				t.Fatalf("damaged file kept as %v", kept)
+			}
+			if now, _ := os.ReadFile(kept[0]); !bytes.Equal(now, damaged) {
+				t.Errorf("the damaged file kept aside is not as it was")
+			}
+			code, out, _ = cite(t, "check", "--index", idx, "--json")
+			var v struct{ Report index.Report }
+			if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || v.Report.Documents != 5 || v.Report.Chunks < 5 || v.Report.Vectors != v.Report.Chunks {
+				t.Fatalf("check after repair: exit %d, %v\n%s", code, err, out)
+			}
+			for _, args := range [][]string{
+				{"search", "--index", idx, "--mode", "vector", "waggle dance"},
+				{"index", "--index", idx, corpus},
+			} {
+				if code, out, errOut := cite(t, args...); code != 0 {
+					t.Errorf("cite %s after repair: exit %d\n%s%s", args[0], code, out, errOut)
+				}
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/index/embed"
@@ -43,7 +44,7 @@ of words (typos, inflections, identifiers), not meanings; index with
 	if *k <= 0 {
 		return f.usageError("-k must be at least 1")
 	}
-	st, err := f.openIndex(ctx, false)
+	st, err := f.openIndex(ctx, readIndex)
 	if err != nil {
 		return err
 	}
@@ -221,16 +222,59 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 	if f.NArg() > 0 {
 		return f.usageError("check takes no arguments")
 	}
-	st, err := f.openIndex(ctx, false)
+	checkAccess := readIndex
+	if *repair {
+		checkAccess = repairIndex
+		// A repair writes, and a rebuild replaces the database file: no
+		// cite index may run meanwhile.
+		unlock, err := lockIndex(ctx, e, f.index)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	st, err := f.openIndex(ctx, checkAccess)
+	var did []string
+	if *repair {
+		// A damaged database file is rebuilt first, from what is readable.
+		var corrupt bool
+		switch {
+		case errors.Is(err, index.ErrCorrupt):
+			corrupt = true
+		case err == nil:
+			rep, cerr := st.Check(ctx)
+			if cerr != nil {
+				st.Close()
+				return cerr
+			}
+			if corrupt = rep.Corrupt; corrupt {
+				st.Close()
+			}
+		}
+		if corrupt {
+			if did, err = recoverIndex(ctx, f); err != nil {
+				return err
+			}
+			st, err = f.openIndex(ctx, writeIndex)
+		}
+	}
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var did []string
 	if *repair {
-		if did, err = st.Repair(ctx); err != nil {
+		if len(did) > 0 {
+			reread, err := rereadDocuments(ctx, e, st)
+			did = append(did, reread...)
+			if err != nil {
+				return err
+			}
+		}
+		more, err := st.Repair(ctx)
+		if err != nil {
 			return err
 		}
+		did = append(did, more...)
 		info, err := st.Embedder(ctx)
 		if err != nil {
 			return err
@@ -289,6 +333,98 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 	return nil
 }
 
+// recoverIndex rebuilds a damaged index ([index.Recover]) and returns what
+// it did, one line each.
+func recoverIndex(ctx context.Context, f *flags) ([]string, error) {
+	rec, err := index.Recover(ctx, f.index)
+	if err != nil {
+		return nil, err
+	}
+	did := []string{
+		fmt.Sprintf("the database file was damaged: kept it as %s and rebuilt the index from what was readable", displayPath(rec.Damaged)),
+		fmt.Sprintf("recovered %d documents, %d chunks, %d vectors", rec.Documents, rec.Chunks, rec.Vectors),
+	}
+	if rec.LostRows > 0 || rec.Skipped > 0 {
+		did = append(did, fmt.Sprintf("lost %d unreadable rows and %d damaged ranges of rows", rec.LostRows, rec.Skipped))
+	}
+	if rec.LostDocuments > 0 {
+		did = append(did, fmt.Sprintf("lost %d documents whose records were unreadable (cite index their folders again to add them back)", rec.LostDocuments))
+	}
+	if rec.MetaLost {
+		did = append(did, "lost the index's settings: its vectors were dropped (cite index makes them with the embedder it is given)")
+	}
+	return did, nil
+}
+
+// rereadDocuments indexes again, from their files, the documents a
+// recovery kept without their chunks (their hash is blank), with the chunk
+// settings they were indexed with; those whose files are gone are removed.
+func rereadDocuments(ctx context.Context, e *env, st *index.Store) ([]string, error) {
+	docs, err := st.Documents(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	info, err := st.Embedder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	spec := info.Name
+	if spec == "" {
+		spec = "hash"
+	}
+	emb, err := e.embedder(spec)
+	if err != nil {
+		return nil, err
+	}
+	type group struct{ source, pipeline string }
+	paths := map[group][]string{}
+	var did []string
+	var errs []error
+	gone := 0
+	for _, d := range docs {
+		if d.Hash != "" || d.Chunks != 0 {
+			continue
+		}
+		if _, err := os.Stat(d.Path); err != nil {
+			if _, err := st.DeleteDocument(ctx, d.ID); err != nil {
+				errs = append(errs, err)
+			}
+			gone++
+			continue
+		}
+		g := group{d.Source, d.Pipeline}
+		paths[g] = append(paths[g], d.Path)
+	}
+	if gone > 0 {
+		did = append(did, fmt.Sprintf("removed %d documents whose chunks were lost and whose files are gone", gone))
+	}
+	for g, ps := range paths {
+		opts := chunk.Options{}
+		var v, size, overlap int
+		var enc string
+		if n, _ := fmt.Sscanf(strings.ReplaceAll(g.pipeline, "/", " "), "v%d %s %d %d", &v, &enc, &size, &overlap); n == 4 {
+			opts = chunk.Options{Size: size, Overlap: overlap}
+			if overlap == 0 {
+				opts.Overlap = -1 // chunk.Options: -1 means none
+			}
+		}
+		sp, err := chunk.New(opts)
+		if err != nil {
+			sp, _ = chunk.New(chunk.Options{})
+		}
+		ix, err := ingest.New(ctx, st, ingest.Options{Source: g.source, Splitter: sp, Embedder: emb})
+		if err != nil {
+			return did, err
+		}
+		stats, err := ix.Index(ctx, ps...)
+		did = append(did, fmt.Sprintf("re-read %d of %d documents of source %s whose chunks were lost", stats.Updated+stats.Added, len(ps), g.source))
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return did, errors.Join(errs...)
+}
+
 func runReindex(ctx context.Context, e *env, args []string) error {
 	f := newFlags(e, "reindex", "", `Re-embed every chunk of the index with another embedder, without re-reading
 or re-chunking files: hash[:DIM], ollama:MODEL (OLLAMA_HOST) or openai:MODEL
@@ -305,7 +441,12 @@ run stops, cite index or cite check --repair finishes it.`, false)
 	if err != nil {
 		return f.usageError("%v", err)
 	}
-	st, err := f.openIndex(ctx, false)
+	unlock, err := lockIndex(ctx, e, f.index)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, err := f.openIndex(ctx, writeIndex)
 	if err != nil {
 		return err
 	}

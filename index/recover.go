@@ -1,0 +1,510 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Recovery reports what [Recover] did.
+type Recovery struct {
+	// Damaged is where the damaged database file was moved.
+	Damaged string `json:"damaged"`
+	// Rows recovered (chunks and vectors: those kept).
+	Sources   int `json:"sources"`
+	Documents int `json:"documents"`
+	Chunks    int `json:"chunks"`
+	Vectors   int `json:"vectors"`
+	// Rows lost: unreadable, or of no readable parent (the chunks of a
+	// lost document). LostDocuments counts documents known only from
+	// their chunks, whose paths are gone with them.
+	LostRows      int `json:"lost_rows"`
+	LostDocuments int `json:"lost_documents"`
+	// Damaged ranges of rows skipped.
+	Skipped int `json:"skipped"`
+	// Reindex are the documents whose chunks were not all readable: they
+	// are kept without chunks, with a blank hash and a size of -1, so that
+	// cite index reads their files again. [Store.DeleteDocument] them if their files are
+	// gone.
+	Reindex []Document `json:"reindex"`
+	// MetaLost says the index's settings (its embedder) were unreadable;
+	// the vectors were dropped with them.
+	MetaLost bool `json:"meta_lost"`
+}
+
+// Recover rebuilds a damaged index in dir from what SQLite can still read
+// of it: it copies the rows of every table it can read, row range by row
+// range, skipping the damaged ones, into a new database, recomputes the
+// full-text terms and their counts, keeps the vectors it could read (the
+// caller makes the missing ones), marks the documents whose chunks are
+// incomplete for re-indexing, and moves the damaged file aside, to
+// index.db.corrupt-TIME, before putting the new one in its place. No other
+// process may use the index meanwhile.
+func Recover(ctx context.Context, dir string) (*Recovery, error) {
+	file := filepath.Join(dir, dbFile)
+	if _, err := os.Stat(file); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("recover index %s: %w", dir, ErrNoIndex)
+		}
+		return nil, fmt.Errorf("recover index %s: %w", dir, err)
+	}
+	if err := checkWritable(dir, file); err != nil {
+		return nil, fmt.Errorf("recover index %s: %w", dir, err)
+	}
+	rec, err := recoverFile(ctx, dir, file)
+	if err != nil {
+		return nil, fmt.Errorf("recover index %s: %w", dir, err)
+	}
+	return rec, nil
+}
+
+func recoverFile(ctx context.Context, dir, file string) (*Recovery, error) {
+	// Read a copy, made readable: the original is kept as it is.
+	scratch := file + ".recovering"
+	defer func() {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(scratch + suffix)
+		}
+	}()
+	if err := readableCopy(file, scratch); err != nil {
+		return nil, err
+	}
+	oldDB, err := sql.Open("sqlite3", dsn(scratch, "_busy_timeout=10000"))
+	if err != nil {
+		return nil, err
+	}
+	defer oldDB.Close()
+	old, err := oldDB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer old.Close()
+	var version int
+	if err := old.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err == nil && version > len(migrationNames()) {
+		return nil, fmt.Errorf("%w: schema %d; recover it with that cite", ErrNewerSchema, version)
+	}
+
+	tmp := file + ".rebuild"
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(tmp + suffix)
+	}
+	st, err := openFile(ctx, dir, tmp, Options{Create: true})
+	if err != nil {
+		return nil, fmt.Errorf("create new database: %w", err)
+	}
+	rec := &Recovery{}
+	err = st.inTx(ctx, func(tx *sql.Tx) error { return copyReadable(ctx, old, tx, rec) })
+	if err == nil {
+		err = st.markIncomplete(ctx, rec)
+	}
+	if err == nil {
+		// What is left after the incomplete documents' chunks went.
+		err = st.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors)`).Scan(&rec.Chunks, &rec.Vectors)
+	}
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	old.Close()
+	oldDB.Close()
+
+	// Swap the files: the damaged one (and its log) aside, the new one in.
+	rec.Damaged = file + ".corrupt-" + time.Now().Format("20060102-150405")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Rename(file+suffix, rec.Damaged+suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("move the damaged file aside: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		return nil, fmt.Errorf("put the new database in place (it is %s): %w", tmp, err)
+	}
+	os.Remove(filepath.Join(dir, cacheFile))
+	return rec, nil
+}
+
+// readableCopy copies a damaged database file, and its write-ahead log, to
+// scratch, and makes the copy one SQLite opens: a file shorter than its
+// header says is padded with zero pages (SQLite refuses to open it
+// otherwise; the missing pages read as damaged), and a header that is not
+// SQLite's is replaced by a plausible one, so that the schema on the rest of
+// page 1 can be read.
+func readableCopy(file, scratch string) error {
+	for _, suffix := range []string{"", "-wal"} {
+		data, err := os.ReadFile(file + suffix)
+		if err != nil {
+			if suffix != "" && errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return err
+		}
+		if suffix == "" {
+			data = readableHeader(data)
+		}
+		if err := os.WriteFile(scratch+suffix, data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readableHeader returns a database file's bytes with a header SQLite
+// accepts and a length of whole pages, at least as many as the header
+// says.
+func readableHeader(data []byte) []byte {
+	be := binary.BigEndian
+	pageSize := 4096 // cite's
+	if len(data) >= 100 && string(data[:16]) == "SQLite format 3\x00" {
+		if p := int(be.Uint16(data[16:])); p >= 512 && p <= 32768 && p&(p-1) == 0 {
+			pageSize = p
+		} else if p == 1 {
+			pageSize = 65536
+		}
+	} else {
+		if len(data) < 100 {
+			data = append(data, make([]byte, 100-len(data))...)
+		}
+		h := data[:100]
+		clear(h)
+		copy(h, "SQLite format 3\x00")
+		be.PutUint16(h[16:], uint16(pageSize))
+		h[18], h[19] = 1, 1 // legacy journal: the log, if any, is not needed
+		h[21], h[22], h[23] = 64, 32, 32
+		be.PutUint32(h[44:], 4) // schema format
+		be.PutUint32(h[56:], 1) // UTF-8
+		be.PutUint32(h[60:], uint32(len(migrationNames())))
+	}
+	pages := (len(data) + pageSize - 1) / pageSize
+	if be.Uint32(data[24:]) == be.Uint32(data[92:]) {
+		pages = max(pages, int(be.Uint32(data[28:])))
+	}
+	if n := pages * pageSize; n > len(data) {
+		data = append(data, make([]byte, n-len(data))...)
+	}
+	// The free-page list is not needed to read and may be damaged.
+	clear(data[32:40])
+	return data
+}
+
+func migrationNames() []string {
+	names, _ := fs.Glob(migrations, "migrations/*.sql")
+	return names
+}
+
+// copyReadable copies the readable rows of the damaged database old into
+// the new one, in tx.
+func copyReadable(ctx context.Context, old *sql.Conn, tx *sql.Tx, rec *Recovery) error {
+	// Settings: the embedder and its dimension.
+	meta := map[string]string{}
+	metaErr := scanMeta(ctx, old, meta)
+	oldGen, _ := strconv.ParseInt(meta[metaVectorsGen], 10, 64)
+	dim, _ := strconv.Atoi(meta[metaDim])
+	keepVectors := metaErr == nil && meta[metaEmbedder] != "" && dim > 0
+	if metaErr != nil {
+		rec.MetaLost = true
+	}
+	for _, k := range []string{metaEmbedder, metaDim} {
+		if v, ok := meta[k]; ok && keepVectors {
+			if err := setMeta(ctx, tx, k, v); err != nil {
+				return err
+			}
+		}
+	}
+
+	sources := map[int64]bool{}
+	n, lost, skipped, err := copyTable(ctx, old, tx, "sources", nil, func(rowid int64, row map[string]any) bool {
+		sources[rowid] = true
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	rec.Sources, rec.LostRows, rec.Skipped = n, rec.LostRows+lost, rec.Skipped+skipped
+
+	docs := map[string]bool{}
+	n, lost, skipped, err = copyTable(ctx, old, tx, "documents", func(row map[string]any) error {
+		// A document of a lost source goes to a stand-in source.
+		id, ok := row["source_id"].(int64)
+		if !ok || sources[id] {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sources (id, name, created_at) VALUES (?, ?, ?)`, id, fmt.Sprintf("recovered-%d", id), time.Now().UnixNano()); err != nil {
+			return err
+		}
+		sources[id] = true
+		rec.Sources++
+		return nil
+	}, func(rowid int64, row map[string]any) bool {
+		id, _ := row["id"].(string)
+		docs[id] = true
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	rec.Documents, rec.LostRows, rec.Skipped = n, rec.LostRows+lost, rec.Skipped+skipped
+
+	chunks := map[int64]bool{}
+	orphans := map[string]bool{}
+	n, lost, skipped, err = copyTable(ctx, old, tx, "chunks", nil, func(rowid int64, row map[string]any) bool {
+		doc, _ := row["document_id"].(string)
+		if !docs[doc] {
+			orphans[doc] = true
+			return false
+		}
+		chunks[rowid] = true
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	rec.Chunks, rec.LostRows, rec.Skipped = n, rec.LostRows+lost, rec.Skipped+skipped
+	rec.LostDocuments = len(orphans)
+
+	if keepVectors {
+		n, lost, skipped, err = copyTable(ctx, old, tx, "vectors", nil, func(rowid int64, row map[string]any) bool {
+			b, ok := row["vec"].([]byte)
+			return ok && chunks[rowid] && len(b) == 4*dim
+		})
+		if err != nil {
+			return err
+		}
+		rec.Vectors, rec.LostRows, rec.Skipped = n, rec.LostRows+lost, rec.Skipped+skipped
+	}
+
+	if err := rebuildFullText(ctx, tx); err != nil {
+		return fmt.Errorf("rebuild full-text index: %w", err)
+	}
+	// A generation the damaged index never had: no process holding its
+	// vectors in memory, and no vector cache, takes them for these.
+	return setMeta(ctx, tx, metaVectorsGen, strconv.FormatInt(max(oldGen, time.Now().UnixNano())+1, 10))
+}
+
+// scanMeta reads the settings of the damaged database.
+func scanMeta(ctx context.Context, old *sql.Conn, meta map[string]string) error {
+	rows, err := old.QueryContext(ctx, `SELECT key, value FROM meta`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return err
+		}
+		meta[k] = v
+	}
+	return rows.Err()
+}
+
+// copyTable copies the readable rows of a rowid table from old into tx,
+// with their rowids and the columns both tables have. before runs before
+// each insert; keep decides whether a row is copied (false counts it
+// lost). Damaged parts of the table are skipped: when reading from a rowid
+// fails, the first rowid after it that can be read is searched for. It
+// returns how many rows it copied, lost, and the number of damaged ranges
+// it skipped.
+func copyTable(ctx context.Context, old *sql.Conn, tx *sql.Tx, table string, before func(map[string]any) error, keep func(int64, map[string]any) bool) (copied, lost, skipped int, err error) {
+	cols, err := commonColumns(ctx, old, tx, table)
+	if err != nil || len(cols) == 0 {
+		// The table is unreadable or did not exist in that schema.
+		return 0, 0, 0, nil
+	}
+	list := `"` + strings.Join(cols, `", "`) + `"`
+	sel := `SELECT rowid, ` + list + ` FROM ` + table + ` WHERE rowid >= ? ORDER BY rowid LIMIT 500`
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO `+table+` (rowid, `+list+`) VALUES (?`+strings.Repeat(", ?", len(cols))+`)`)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer ins.Close()
+	// readable reports whether the first row from a rowid on can be read,
+	// all its columns.
+	readable := func(from int64) bool {
+		vals := make([]any, len(cols)+1)
+		for i := range vals {
+			vals[i] = new(any)
+		}
+		err := old.QueryRowContext(ctx, `SELECT rowid, `+list+` FROM `+table+` WHERE rowid >= ? ORDER BY rowid LIMIT 1`, from).Scan(vals...)
+		return err == nil || errors.Is(err, sql.ErrNoRows)
+	}
+	next := int64(math.MinInt64)
+	for {
+		if err := ctx.Err(); err != nil {
+			return copied, lost, skipped, err
+		}
+		rows, err := old.QueryContext(ctx, sel, next)
+		n := 0
+		if err == nil {
+			for rows.Next() {
+				vals := make([]any, len(cols)+1)
+				ptrs := make([]any, len(vals))
+				for i := range vals {
+					ptrs[i] = &vals[i]
+				}
+				if err = rows.Scan(ptrs...); err != nil {
+					break
+				}
+				rowid, _ := vals[0].(int64)
+				next, n = rowid+1, n+1
+				row := make(map[string]any, len(cols))
+				for i, c := range cols {
+					row[c] = vals[i+1]
+				}
+				if !keep(rowid, row) {
+					lost++
+					continue
+				}
+				if before != nil {
+					if err := before(row); err != nil {
+						rows.Close()
+						return copied, lost, skipped, err
+					}
+				}
+				if _, err := ins.ExecContext(ctx, vals...); err != nil {
+					lost++ // garbage that breaks a constraint
+					continue
+				}
+				copied++
+			}
+			if err == nil {
+				err = rows.Err()
+			}
+			rows.Close()
+		}
+		if err == nil {
+			if n == 0 {
+				return copied, lost, skipped, nil
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			return copied, lost, skipped, ctx.Err()
+		}
+		// Reading from next fails: find the first rowid after it from
+		// which reading works, by doubling steps, then bisection.
+		skipped++
+		step := int64(1)
+		for !readable(next + step) {
+			if step > (math.MaxInt64-next)/2 { // nothing readable after next
+				return copied, lost, skipped, nil
+			}
+			step *= 2
+		}
+		lo, hi := next, next+step
+		for hi-lo > 1 {
+			if mid := lo + (hi-lo)/2; readable(mid) {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		next = hi
+	}
+}
+
+// commonColumns returns the columns, other than rowid, that table has in
+// both databases.
+func commonColumns(ctx context.Context, old *sql.Conn, tx *sql.Tx, table string) ([]string, error) {
+	columns := func(q interface {
+		QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	}) ([]string, error) {
+		rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var c string
+			if err := rows.Scan(&c); err != nil {
+				return nil, err
+			}
+			if c != "rowid" {
+				out = append(out, c)
+			}
+		}
+		return out, rows.Err()
+	}
+	have, err := columns(old)
+	if err != nil {
+		return nil, err
+	}
+	want, err := columns(tx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range want {
+		if slices.Contains(have, c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// markIncomplete finds the documents of a rebuilt index whose chunks are
+// not all there, or not consistent, removes their chunks and marks them
+// for re-indexing.
+func (s *Store) markIncomplete(ctx context.Context, rec *Recovery) error {
+	rep, err := s.Check(ctx)
+	if err != nil {
+		return err
+	}
+	ids := map[string]bool{}
+	for _, p := range rep.Problems {
+		if p.DocumentID != "" {
+			ids[p.DocumentID] = true
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		for id := range ids {
+			// The trigger chunks_fts_delete removes the chunks' terms, the
+			// foreign key their vectors.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE document_id = ?`, id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE documents SET hash = '', size = -1, chunks = 0, tokens = 0 WHERE id = ?`, id); err != nil {
+				return err
+			}
+		}
+		df, err := recountTermDF(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM term_df`); err != nil {
+			return err
+		}
+		if err := addTermDF(ctx, tx, df); err != nil {
+			return err
+		}
+		_, err = bumpVectorsGen(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for id := range ids {
+		d, err := s.Document(ctx, "", id)
+		if err != nil {
+			return err
+		}
+		rec.Reindex = append(rec.Reindex, d)
+	}
+	slices.SortFunc(rec.Reindex, func(a, b Document) int { return strings.Compare(a.Path, b.Path) })
+	return nil
+}
