@@ -41,12 +41,18 @@ of words (typos, inflections, identifiers), not meanings; index with
 	if *k <= 0 {
 		return f.usageError("-k must be at least 1")
 	}
+	if *perDoc < 0 {
+		return f.usageError("--per-doc %d: want 0 (no limit) or more", *perDoc)
+	}
+	if err := (index.Filter{Path: *pathGlob}).Validate(); err != nil {
+		return f.usageError("--path: %s", strings.TrimPrefix(err.Error(), index.ErrInvalidInput.Error()+": "))
+	}
 	st, err := f.openIndex(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	s, err := newSearcher(ctx, st, m)
+	s, err := search.Open(ctx, st, search.Options{})
 	if err != nil {
 		return err
 	}
@@ -75,30 +81,11 @@ of words (typos, inflections, identifiers), not meanings; index with
 		fmt.Fprintln(e.stderr, "cite search: warning:", w)
 	}
 	if f.json {
-		return writeJSON(e.stdout, map[string]any{"hits": res.Hits})
+		return writeJSON(e.stdout, res)
 	}
 	color := isTerminal(e.stdout)
 	printHits(e.stdout, res.Hits, index.QueryTerms(q.Text), color)
 	return nil
-}
-
-// newSearcher returns a searcher over st with the index's embedder; in BM25
-// mode, or when the index has no vectors, it needs none.
-func newSearcher(ctx context.Context, st *index.Store, mode search.Mode) (*search.Searcher, error) {
-	var emb *index.Embedder
-	info, err := st.Embedder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case info.Name != "" && mode != search.BM25:
-		if emb, err = index.NewEmbedder(info.Name, index.EmbedderConfig{}); err != nil {
-			return nil, err
-		}
-	case mode == search.Vector:
-		return nil, fmt.Errorf("vector search: %w", search.ErrNoEmbedder)
-	}
-	return search.New(ctx, st, emb)
 }
 
 // absGlob makes a relative glob absolute, as documents' paths are stored.
