@@ -196,11 +196,11 @@ type Source struct {
 // Document is an indexed file.
 type Document struct {
 	ID        string    `json:"id"`
-	Source    string    `json:"source"`
+	Source    string    `json:"data_source"` // data source (collection) name
 	Path      string    `json:"path"`
 	Title     string    `json:"title"`
-	Type      string    `json:"type"`
-	Kind      Kind      `json:"kind"` // where it came from; PutDocument records "" as KindFile
+	Type      string    `json:"format"` // file format: markdown, html, text
+	Kind      Kind      `json:"kind"`   // where it came from; PutDocument records "" as KindFile
 	Size      int64     `json:"size"`
 	ModTime   time.Time `json:"mtime"`
 	Hash      string    `json:"hash"`
