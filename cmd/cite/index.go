@@ -97,6 +97,9 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 		failed = append(failed, e)
 	}
 	if f.json {
+		if problems == nil {
+			problems = []problem{} // an array, as in every --json output
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
