@@ -30,12 +30,12 @@ type Heading struct {
 
 // Chunk is one window of a text.
 type Chunk struct {
-	Ordinal  int      // 0-based position in the document
-	Text     string   // Text == text[Start:End]
-	Tokens   int      // o200k_base tokens in Text, encoded on its own
-	Start    int      // byte offset of the chunk in the text
-	End      int      // byte offset just past the chunk
-	Headings []string // heading path, outermost first; nil when none
+	Ordinal  int      `json:"ordinal"`  // 0-based position in the document
+	Text     string   `json:"text"`     // Text == text[Start:End]
+	Tokens   int      `json:"tokens"`   // o200k_base tokens in Text, encoded on its own
+	Start    int      `json:"start"`    // byte offset of the chunk in the text
+	End      int      `json:"end"`      // byte offset just past the chunk
+	Headings []string `json:"headings"` // heading path, outermost first; nil when none
 }
 
 // Options configure a [Splitter]. The zero value means the defaults.

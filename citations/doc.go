@@ -23,6 +23,11 @@
 //	ref, err := inv.Register(citations.Reference{Title: "Guide", Passage: text, Type: citations.TypeFile, Source: path, Span: span})
 //	// give the model ref.Key() + " " + text
 //
+// A passage is registered once per request: registering the same chunk (the
+// same ID, or the same Source and Span) again returns the reference it
+// already has, so a producer always gives the model the Index Register
+// returned.
+//
 // # Markers
 //
 // A citation is a bracket group naming registered indices. Accepted, with

@@ -141,3 +141,23 @@ func ExampleFileResolver() {
 	// file:///home/ana/notes/fts.md#bytes=120-840
 	// true
 }
+
+func ExampleInvocation_Register_samePassage() {
+	inv := citations.NewInvocation()
+	inv.SetResolver(citations.DefaultResolver())
+	wal := citations.Reference{Title: "WAL", ID: "7f3a", Type: citations.TypeFile, Source: "/docs/wal.md", Span: citations.Span{Start: 120, End: 840}}
+	// Preemptive retrieval puts the chunk in the prompt...
+	first, _ := inv.Register(wal)
+	// ...and a tool call finds it again: it keeps its index.
+	again, _ := inv.Register(wal)
+	fmt.Println(first.Key(), again.Key(), inv.Len())
+	r := citations.Render("Readers do not block "+again.Key()+".", inv, citations.Options{})
+	fmt.Print(r.Markdown())
+	// Output:
+	// [doc:1] [doc:1] 1
+	// Readers do not block [1].
+	//
+	// References:
+	//
+	// 1. [WAL](file:///docs/wal.md#bytes=120-840)
+}

@@ -40,10 +40,13 @@ var _ Registry = (*Invocation)(nil)
 type Invocation struct {
 	next atomic.Int64
 
-	mu       sync.Mutex
-	refs     []Reference // in registration order; guarded by mu
-	byIndex  map[int]int // Index -> position in refs; guarded by mu
-	resolver Resolver    // guarded by mu
+	mu      sync.Mutex
+	refs    []Reference // in registration order; guarded by mu
+	byIndex map[int]int // Index -> position in refs; guarded by mu
+	// byPassage finds a registered passage by ID or by source and span;
+	// guarded by mu.
+	byPassage map[passageKey]int
+	resolver  Resolver // guarded by mu
 
 	bag sync.Map
 }
@@ -93,15 +96,33 @@ func (inv *Invocation) SetResolver(r Resolver) {
 // so later indices never collide with it. An empty Link is filled by the
 // invocation's resolver, if one is set.
 //
+// A passage is registered once. When ref is a passage the invocation
+// already has (the same Type and ID, or the same Type, Source and non-empty
+// Span), Register adds nothing and returns the reference it has, with its
+// Index, whatever Index ref asked for: the producer gives the model that
+// Index. So a chunk found by preemptive retrieval and again by a tool call
+// is one reference, listed once. References with neither an ID nor a
+// Source and Span are never merged.
+//
 // Register fails with [ErrInvalidIndex] for a negative Index and with
-// [ErrDuplicateIndex] when the Index is already registered.
+// [ErrDuplicateIndex] when the Index is already registered to another
+// passage.
 func (inv *Invocation) Register(ref Reference) (Reference, error) {
-	switch {
-	case ref.Index < 0:
+	if ref.Index < 0 {
 		return Reference{}, fmt.Errorf("register reference %q: index %d: %w", ref.ID, ref.Index, ErrInvalidIndex)
-	case ref.Index == 0:
+	}
+	keys := passageKeys(ref)
+	inv.mu.Lock()
+	if have, ok := inv.registered(keys); ok {
+		inv.mu.Unlock()
+		return have, nil
+	}
+	r := inv.resolver
+	inv.mu.Unlock()
+
+	if ref.Index == 0 {
 		ref.Index = inv.NextIndex()
-	default:
+	} else {
 		for {
 			cur := inv.next.Load()
 			if cur >= int64(ref.Index) || inv.next.CompareAndSwap(cur, int64(ref.Index)) {
@@ -109,15 +130,16 @@ func (inv *Invocation) Register(ref Reference) (Reference, error) {
 			}
 		}
 	}
-	inv.mu.Lock()
-	r := inv.resolver
-	inv.mu.Unlock()
+	// The resolver is the caller's code: it runs without the lock.
 	if ref.Link == "" && r != nil {
 		ref.Link = r.Resolve(ref)
 	}
 
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
+	if have, ok := inv.registered(keys); ok { // registered meanwhile
+		return have, nil
+	}
 	if inv.byIndex == nil {
 		inv.byIndex = make(map[int]int)
 	}
@@ -126,7 +148,45 @@ func (inv *Invocation) Register(ref Reference) (Reference, error) {
 	}
 	inv.byIndex[ref.Index] = len(inv.refs)
 	inv.refs = append(inv.refs, ref)
+	if len(keys) > 0 && inv.byPassage == nil {
+		inv.byPassage = make(map[passageKey]int)
+	}
+	for _, k := range keys {
+		inv.byPassage[k] = len(inv.refs) - 1
+	}
 	return ref, nil
+}
+
+// passageKey identifies a passage: by its ID, or by its place in its
+// source.
+type passageKey struct {
+	typ        Type
+	id, source string
+	span       Span
+}
+
+// passageKeys returns the keys ref's passage is known by: none when it has
+// neither an ID nor a Source with a non-empty Span.
+func passageKeys(ref Reference) []passageKey {
+	var keys []passageKey
+	if ref.ID != "" {
+		keys = append(keys, passageKey{typ: ref.Type, id: ref.ID})
+	}
+	if ref.Source != "" && ref.Span.End > ref.Span.Start {
+		keys = append(keys, passageKey{typ: ref.Type, source: ref.Source, span: ref.Span})
+	}
+	return keys
+}
+
+// registered returns the reference registered under one of keys. The
+// caller holds inv.mu.
+func (inv *Invocation) registered(keys []passageKey) (Reference, bool) {
+	for _, k := range keys {
+		if i, ok := inv.byPassage[k]; ok {
+			return inv.refs[i], true
+		}
+	}
+	return Reference{}, false
 }
 
 // Lookup returns the reference registered under index, if any.

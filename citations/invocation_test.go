@@ -153,3 +153,76 @@ func TestBag(t *testing.T) {
 		t.Errorf("Load = %v, %v", v, ok)
 	}
 }
+
+// TestRegisterSamePassage: a passage registered twice in one request (found
+// by preemptive retrieval and again by a tool) is one reference.
+func TestRegisterSamePassage(t *testing.T) {
+	chunk := Reference{Title: "WAL", Passage: "readers do not block", ID: "c1", Type: TypeFile, Source: "/docs/wal.md", Span: Span{10, 40}}
+	for _, tc := range []struct {
+		name   string
+		second Reference
+		same   bool
+	}{
+		{"same chunk id", Reference{ID: "c1", Type: TypeFile, Source: "/docs/wal.md", Span: Span{10, 40}}, true},
+		{"same id, span not given", Reference{ID: "c1", Type: TypeFile}, true},
+		{"same source and span, no id", Reference{Type: TypeFile, Source: "/docs/wal.md", Span: Span{10, 40}}, true},
+		{"same source and span, reserved index", Reference{Index: 7, Type: TypeFile, Source: "/docs/wal.md", Span: Span{10, 40}}, true},
+		{"other span", Reference{Type: TypeFile, Source: "/docs/wal.md", Span: Span{10, 41}}, false},
+		{"other id", Reference{ID: "c2", Type: TypeFile}, false},
+		{"same id, other type", Reference{ID: "c1", Type: TypeUpload}, false},
+		{"same source, empty span", Reference{Type: TypeFile, Source: "/docs/wal.md"}, false},
+		{"nothing to compare", Reference{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inv := NewInvocation()
+			first, err := inv.Register(chunk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := inv.Register(tc.second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.same {
+				if got != first || inv.Len() != 1 {
+					t.Errorf("second registration = %+v (%d references), want the first, %+v", got, inv.Len(), first)
+				}
+			} else if got.Index == first.Index || inv.Len() != 2 {
+				t.Errorf("second registration = %+v (%d references), want a new reference", got, inv.Len())
+			}
+		})
+	}
+	// Rendering lists the passage once, whichever marker the model used.
+	inv := NewInvocation()
+	a, _ := inv.Register(chunk)
+	b, _ := inv.Register(chunk)
+	r := Render("Readers "+a.Key()+" do not wait "+b.Key()+".", inv, Options{})
+	if len(r.References) != 1 || r.Text != "Readers [1] do not wait [1]." {
+		t.Errorf("rendered %q with %d references", r.Text, len(r.References))
+	}
+}
+
+func TestRegisterSamePassageConcurrent(t *testing.T) {
+	inv := NewInvocation()
+	const producers = 16
+	got := make([]Reference, producers)
+	var wg sync.WaitGroup
+	for i := range producers {
+		wg.Go(func() {
+			r, err := inv.Register(Reference{ID: "c1", Type: TypeFile, Source: "/a.md", Span: Span{0, 5}})
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = r
+		})
+	}
+	wg.Wait()
+	if inv.Len() != 1 {
+		t.Fatalf("%d references, want 1", inv.Len())
+	}
+	for _, r := range got {
+		if r.Index != got[0].Index {
+			t.Fatalf("producers got indices %d and %d", got[0].Index, r.Index)
+		}
+	}
+}

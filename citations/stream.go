@@ -58,10 +58,11 @@ func (s *Stream) Feed(delta string) string {
 }
 
 // Close ends the input and returns the rest of the display text followed by
-// the reference list. Close panics if called twice.
+// the reference list. Calling it again returns "" and changes nothing, so a
+// deferred Close may follow an explicit one.
 func (s *Stream) Close() string {
 	if s.closed {
-		panic("citations: Close called twice")
+		return ""
 	}
 	s.closed = true
 	s.sc.final = true

@@ -167,7 +167,6 @@ func TestStreamPanics(t *testing.T) {
 	s.Close()
 	for name, f := range map[string]func(){
 		"Feed after Close": func() { s.Feed("x") },
-		"Close twice":      func() { s.Close() },
 	} {
 		func() {
 			defer func() {
@@ -193,4 +192,23 @@ func TestStreamBuffersLittle(t *testing.T) {
 		t.Errorf("input buffer holds %d bytes after 2000 lines", n)
 	}
 	s.Close()
+}
+
+// TestStreamCloseTwice: a second Close (a deferred one after an explicit
+// one) returns nothing and keeps the result.
+func TestStreamCloseTwice(t *testing.T) {
+	reg := testRegistry(t, 2)
+	s := NewStream(reg)
+	out := s.Feed("See [doc:2].")
+	out += s.Close()
+	want := s.Result()
+	if again := s.Close(); again != "" {
+		t.Errorf("second Close returned %q", again)
+	}
+	if got := s.Result(); got.Text != want.Text || len(got.References) != len(want.References) || len(want.References) != 1 {
+		t.Errorf("Result after a second Close = %+v, want %+v", got, want)
+	}
+	if !strings.Contains(out, "References:") {
+		t.Errorf("output %q", out)
+	}
 }

@@ -139,11 +139,11 @@ func (s *Set) Index(ctx context.Context, store *index.Store, emb *embed.Embedder
 type Metrics struct {
 	Name      string        `json:"name"` // mode, or mode and fusion
 	Questions int           `json:"questions"`
-	Recall1   float64       `json:"recall@1"`
-	Recall5   float64       `json:"recall@5"`
-	Recall20  float64       `json:"recall@20"`
-	MRR10     float64       `json:"mrr@10"`
-	NDCG10    float64       `json:"ndcg@10"`
+	Recall1   float64       `json:"recall_at_1"`
+	Recall5   float64       `json:"recall_at_5"`
+	Recall20  float64       `json:"recall_at_20"`
+	MRR10     float64       `json:"mrr_at_10"`
+	NDCG10    float64       `json:"ndcg_at_10"`
 	P50       time.Duration `json:"p50_ns,omitempty"`
 	P99       time.Duration `json:"p99_ns,omitempty"`
 }

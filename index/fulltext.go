@@ -34,6 +34,31 @@ type Filter struct {
 // IsZero reports whether f admits every chunk.
 func (f Filter) IsZero() bool { return f == Filter{} }
 
+// Validate returns an error wrapping [ErrInvalidInput] when f's Path is not
+// a pattern: a "[" that no "]" closes. SQLite would accept such a pattern
+// and silently match nothing.
+func (f Filter) Validate() error {
+	p := f.Path
+	for i := 0; i < len(p); i++ {
+		if p[i] != '[' {
+			continue
+		}
+		j := i + 1
+		if j < len(p) && p[j] == '^' {
+			j++
+		}
+		if j < len(p) && p[j] == ']' { // a "]" first in a set is a member
+			j++
+		}
+		end := strings.IndexByte(p[j:], ']')
+		if end < 0 {
+			return fmt.Errorf("%w: path pattern %q: the \"[\" at byte %d is never closed by \"]\"", ErrInvalidInput, p, i)
+		}
+		i = j + end
+	}
+	return nil
+}
+
 // where returns the conditions of f on documents d joined with sources s.
 func (f Filter) where() (string, []any) {
 	var conds []string
@@ -554,38 +579,65 @@ func (s *Store) ChunksByRowid(ctx context.Context, rowids []int64) (map[int64]Ch
 		for i, r := range batch {
 			args[i] = r
 		}
-		rows, err := s.db.QueryContext(ctx, `
-			SELECT c.rowid, c.id, c.document_id, c.ordinal, c.text, c.tokens, c.start_byte, c.end_byte, c.src_start, c.src_end, c.headings, `+documentColumns+`
-			FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
-			WHERE c.rowid IN (?`+strings.Repeat(",?", len(batch)-1)+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("read chunks: %w", err)
-		}
-		for rows.Next() {
-			var r ChunkRecord
-			var headings string
-			var d Document
-			var mtime, indexed int64
-			err := rows.Scan(&r.Rowid, &r.ID, &r.DocumentID, &r.Ordinal, &r.Text, &r.Tokens, &r.Start, &r.End, &r.SourceStart, &r.SourceEnd, &headings,
-				&d.ID, &d.Source, &d.Path, &d.Title, &d.Type, &d.Size, &mtime, &d.Hash, &d.Pipeline, &d.TextBytes, &d.Chunks, &d.Tokens, &indexed)
-			if err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("read chunks: %w", err)
-			}
-			if err := json.Unmarshal([]byte(headings), &r.Headings); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("read chunk %s: headings: %w", r.ID, err)
-			}
-			if len(r.Headings) == 0 {
-				r.Headings = nil
-			}
-			d.ModTime, d.IndexedAt = unixNano(mtime), unixNano(indexed)
-			r.Document = d
+		err := s.chunkRecords(ctx, `c.rowid IN (?`+strings.Repeat(",?", len(batch)-1)+`)`, args, func(r ChunkRecord) {
 			out[r.Rowid] = r
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("read chunks: %w", err)
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// ChunkByID returns the chunk with the given id (a [Chunk]'s ID, as search
+// hits and citations carry it), with its document. A chunk that does not
+// exist, or no longer does, is an error wrapping [ErrNotFound].
+func (s *Store) ChunkByID(ctx context.Context, id string) (ChunkRecord, error) {
+	var rec ChunkRecord
+	found := false
+	err := s.chunkRecords(ctx, `c.id = ?`, []any{id}, func(r ChunkRecord) { rec, found = r, true })
+	if err != nil {
+		return ChunkRecord{}, err
+	}
+	if !found {
+		return ChunkRecord{}, fmt.Errorf("chunk %s: %w", id, ErrNotFound)
+	}
+	return rec, nil
+}
+
+// chunkRecords reads the chunks matching where (over chunks c) with their
+// documents and calls fn with each.
+func (s *Store) chunkRecords(ctx context.Context, where string, args []any, fn func(ChunkRecord)) error {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT c.rowid, c.id, c.document_id, c.ordinal, c.text, c.tokens, c.start_byte, c.end_byte, c.src_start, c.src_end, c.headings, `+documentColumns+`
+		FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
+		WHERE `+where, args...)
+	if err != nil {
+		return fmt.Errorf("read chunks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r ChunkRecord
+		var headings string
+		var d Document
+		var mtime, indexed int64
+		err := rows.Scan(&r.Rowid, &r.ID, &r.DocumentID, &r.Ordinal, &r.Text, &r.Tokens, &r.Start, &r.End, &r.SourceStart, &r.SourceEnd, &headings,
+			&d.ID, &d.Source, &d.Path, &d.Title, &d.Type, &d.Kind, &d.Size, &mtime, &d.Hash, &d.Pipeline, &d.TextBytes, &d.Chunks, &d.Tokens, &indexed)
+		if err != nil {
+			return fmt.Errorf("read chunks: %w", err)
+		}
+		if err := json.Unmarshal([]byte(headings), &r.Headings); err != nil {
+			return fmt.Errorf("read chunk %s: headings: %w", r.ID, err)
+		}
+		if len(r.Headings) == 0 {
+			r.Headings = nil
+		}
+		d.ModTime, d.IndexedAt = unixNano(mtime), unixNano(indexed)
+		r.Document = d
+		fn(r)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read chunks: %w", err)
+	}
+	return nil
 }

@@ -399,10 +399,11 @@ type Source struct {
 // Document is an indexed file.
 type Document struct {
 	ID        string    `json:"id"`
-	Source    string    `json:"source"`
+	Source    string    `json:"data_source"` // data source (collection) name
 	Path      string    `json:"path"`
 	Title     string    `json:"title"`
-	Type      string    `json:"type"`
+	Type      string    `json:"format"` // file format: markdown, html, text
+	Kind      Kind      `json:"kind"`   // where it came from; PutDocument records "" as KindFile
 	Size      int64     `json:"size"`
 	ModTime   time.Time `json:"mtime"`
 	Hash      string    `json:"hash"`
@@ -565,14 +566,20 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 			return fmt.Errorf("%w: chunk %d has a vector of %d dimensions, the index's embedder makes %d", ErrInvalidInput, c.Ordinal, len(c.Vector), dim)
 		}
 	}
+	if doc.Kind == "" {
+		doc.Kind = KindFile
+	}
+	if err := doc.Kind.check(); err != nil {
+		return err
+	}
 	_, err = tx.ExecContext(ctx, `
-		INSERT INTO documents (id, source_id, path, title, type, size, mtime, hash, pipeline, text_bytes, chunks, tokens, indexed_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		INSERT INTO documents (id, source_id, path, title, type, kind, size, mtime, hash, pipeline, text_bytes, chunks, tokens, indexed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
-			title = excluded.title, type = excluded.type, size = excluded.size, mtime = excluded.mtime,
+			title = excluded.title, type = excluded.type, kind = excluded.kind, size = excluded.size, mtime = excluded.mtime,
 			hash = excluded.hash, pipeline = excluded.pipeline, text_bytes = excluded.text_bytes,
 			chunks = excluded.chunks, tokens = excluded.tokens, indexed_at = excluded.indexed_at`,
-		doc.ID, sourceID, doc.Path, doc.Title, doc.Type, doc.Size, doc.ModTime.UnixNano(), doc.Hash,
+		doc.ID, sourceID, doc.Path, doc.Title, doc.Type, doc.Kind, doc.Size, doc.ModTime.UnixNano(), doc.Hash,
 		doc.Pipeline, doc.TextBytes, doc.Chunks, doc.Tokens, doc.IndexedAt.UnixNano())
 	if err != nil {
 		return fmt.Errorf("write document: %w", err)
@@ -760,14 +767,14 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) ([]string, error)
 	return removed, nil
 }
 
-const documentColumns = `d.id, s.name, d.path, d.title, d.type, d.size, d.mtime, d.hash, d.pipeline, d.text_bytes, d.chunks, d.tokens, d.indexed_at`
+const documentColumns = `d.id, s.name, d.path, d.title, d.type, d.kind, d.size, d.mtime, d.hash, d.pipeline, d.text_bytes, d.chunks, d.tokens, d.indexed_at`
 
 func unixNano(n int64) time.Time { return time.Unix(0, n) }
 
 func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
 	var d Document
 	var mtime, indexed int64
-	err := row.Scan(&d.ID, &d.Source, &d.Path, &d.Title, &d.Type, &d.Size, &mtime, &d.Hash, &d.Pipeline, &d.TextBytes, &d.Chunks, &d.Tokens, &indexed)
+	err := row.Scan(&d.ID, &d.Source, &d.Path, &d.Title, &d.Type, &d.Kind, &d.Size, &mtime, &d.Hash, &d.Pipeline, &d.TextBytes, &d.Chunks, &d.Tokens, &indexed)
 	d.ModTime = time.Unix(0, mtime)
 	d.IndexedAt = time.Unix(0, indexed)
 	return d, err

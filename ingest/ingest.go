@@ -544,7 +544,9 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se, Terms: strings.Join(analysis.Analyze(c.Text), " ")}
 	}
 	j.doc = &index.Document{
-		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: format.String(),
+		// Ingest reads files (a saved web page too: its spans are bytes of
+		// the saved copy), so every document it makes is a file.
+		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: format.String(), Kind: index.KindFile,
 		Size: int64(len(data)), ModTime: info.ModTime(), Hash: hash, Pipeline: ix.pipeline,
 		TextBytes: len(nd.Text), Tokens: tokens,
 	}

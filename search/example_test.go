@@ -32,7 +32,8 @@ func ExampleSearcher_Search() {
 	if _, err := ix.Index(ctx, "."); err != nil {
 		panic(err)
 	}
-	s, err := search.New(ctx, st, emb)
+	// Open searches with the embedder the index recorded (hash here).
+	s, err := search.Open(ctx, st, search.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -48,4 +49,41 @@ func ExampleSearcher_Search() {
 	// hybrid: bees.md, "Honeybees", bytes 2-68
 	// bm25: bees.md, "Honeybees", bytes 2-68
 	// vector: bees.md, "Honeybees", bytes 2-68
+}
+
+func ExampleSearcher_Chunk() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "cite-example-")
+	defer os.RemoveAll(dir)
+	st, err := index.Open(ctx, dir, index.Options{Create: true})
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+	ix, err := ingest.New(ctx, st, ingest.Options{Source: "notes", FS: fstest.MapFS{
+		"wal.md": {Data: []byte("# SQLite\n\nIn WAL mode, readers do not block the writer.\n")},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := ix.Index(ctx, "."); err != nil {
+		panic(err)
+	}
+	s, err := search.Open(ctx, st, search.Options{})
+	if err != nil {
+		panic(err)
+	}
+	res, err := s.Search(ctx, search.Query{Text: "readers block", K: 1, Mode: search.BM25})
+	if err != nil {
+		panic(err)
+	}
+	// Later, a citation names the chunk by its id.
+	h, err := s.Chunk(ctx, res.Hits[0].ChunkID)
+	if err != nil {
+		panic(err)
+	}
+	d := h.Document
+	fmt.Printf("%s (%s, %s, data source %s), bytes %d-%d\n", d.Path, d.Kind, d.Format, d.DataSource, h.SourceSpan.Start, h.SourceSpan.End)
+	// Output:
+	// wal.md (file, markdown, data source notes), bytes 2-55
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/index/embed"
@@ -41,7 +42,7 @@ const DefaultK = 10
 // Query is one search.
 type Query struct {
 	Text string
-	// K is the number of hits wanted (default [DefaultK]).
+	// K is the number of hits wanted (0: [DefaultK]).
 	K    int
 	Mode Mode // default Hybrid
 	// Filter restricts the search to a data source, a document or paths.
@@ -50,6 +51,32 @@ type Query struct {
 	// that one long document cannot fill the whole list.
 	PerDocument int
 }
+
+// ErrInvalidQuery: a [Query] field out of range, named in the error.
+var ErrInvalidQuery = errors.New("invalid query")
+
+// Validate returns an error wrapping [ErrInvalidQuery] that names the
+// first field of q out of range: a negative K or PerDocument, an unknown
+// Mode, or a Filter.Path that is not a pattern.
+func (q Query) Validate() error {
+	if q.K < 0 {
+		return fmt.Errorf("%w: K %d: want 0 (the default, %d) or more", ErrInvalidQuery, q.K, DefaultK)
+	}
+	if q.PerDocument < 0 {
+		return fmt.Errorf("%w: PerDocument %d: want 0 (no cap) or more", ErrInvalidQuery, q.PerDocument)
+	}
+	if _, err := ParseMode(string(q.Mode)); err != nil {
+		return fmt.Errorf("%w: Mode: %v", ErrInvalidQuery, err)
+	}
+	if err := q.Filter.Validate(); err != nil {
+		return fmt.Errorf("%w: Filter.Path: %v", ErrInvalidQuery, err)
+	}
+	return nil
+}
+
+// ErrUnknownSource: a search filtered by a data source the index does not
+// have. The error lists the ones it has.
+var ErrUnknownSource = errors.New("no such data source")
 
 // Scores are a hit's scores from each retriever; nil where the retriever
 // did not rank the chunk among its candidates (or was not asked).
@@ -60,24 +87,30 @@ type Scores struct {
 
 // DocumentRef identifies a hit's document.
 type DocumentRef struct {
-	ID     string `json:"id"`
-	Path   string `json:"path"`
-	Title  string `json:"title"`
-	Source string `json:"-"` // data source name
-	Type   string `json:"-"` // markdown, html, text
-}
-
-// Span is a byte range [Start, End).
-type Span struct {
-	Start int `json:"start"`
-	End   int `json:"end"`
+	ID    string `json:"id"`
+	Path  string `json:"path"` // absolute file path (Kind file) or URL (Kind web)
+	Title string `json:"title"`
+	// DataSource is the name of the data source (the collection) that
+	// holds the document: not where the document is, which is Path.
+	DataSource string `json:"data_source"`
+	// Format is the file format the document was read as: "markdown",
+	// "html" or "text".
+	Format string `json:"format"`
+	// Kind is where the document came from, as the index recorded it:
+	// [index.KindFile] or [index.KindWeb]. It is the [citations.Type] of a
+	// reference to it (citations.Type(Kind)).
+	Kind index.Kind `json:"kind"`
 }
 
 // Hit is one retrieved chunk. Its JSON form is cite search --json's, an
-// interface kept stable:
+// interface kept stable (fields may be added, none removed or renamed):
 //
-//	{"rank","score","scores":{"bm25","vector"},"chunk_id","document":{"id","path","title"},
+//	{"rank","score","scores":{"bm25","vector"},"chunk_id",
+//	 "document":{"id","path","title","data_source","format","kind"},
 //	 "heading","text","source_span":{"start","end"}}
+//
+// Spans are [citations.Span]s, so a hit's SourceSpan is a reference's Span
+// as it is.
 type Hit struct {
 	Rank     int         `json:"rank"`  // 1-based
 	Score    float64     `json:"score"` // the mode's score: fused, BM25 or cosine
@@ -89,26 +122,57 @@ type Hit struct {
 	Heading string `json:"heading"`
 	Text    string `json:"text"`
 	// SourceSpan is the chunk's byte range in the document's file.
-	SourceSpan Span `json:"source_span"`
+	SourceSpan citations.Span `json:"source_span"`
 
-	Headings []string `json:"-"` // the heading path
-	Span     Span     `json:"-"` // byte range in the normalized text
-	Ordinal  int      `json:"-"` // position of the chunk in its document
-	Rowid    int64    `json:"-"` // the chunk's rowid in the index
+	Headings []string       `json:"-"` // the heading path
+	Span     citations.Span `json:"-"` // byte range in the normalized text
+	Ordinal  int            `json:"-"` // position of the chunk in its document
+	Rowid    int64          `json:"-"` // the chunk's rowid in the index
 }
 
-// Result is the outcome of a search.
+// Result is the outcome of a search. Its JSON form is cite search --json's:
+// {"hits": [...], "warnings": [...]}, both always arrays.
 type Result struct {
-	Hits []Hit
-	// Warnings tell what the search could not do and how it coped: a
-	// hybrid search whose embedder failed falls back to BM25.
-	Warnings []string
+	Hits []Hit `json:"hits"`
+	// Warnings tell what the search could not do and how it coped.
+	Warnings []Warning `json:"warnings"`
+}
+
+// Warning codes.
+const (
+	// WarnVectorSearchFailed: the query could not be embedded or the
+	// vectors searched (a model server down); a hybrid search answered
+	// from BM25 alone.
+	WarnVectorSearchFailed = "vector_search_failed"
+	// WarnMissingVectors: some chunks have no vector (an interrupted
+	// cite reindex, an embedder that failed while indexing), so vector
+	// search cannot find them; the message gives the count.
+	WarnMissingVectors = "missing_vectors"
+)
+
+// Warning is something a search could not do, said to the user.
+type Warning struct {
+	Code    string `json:"code"`    // WarnVectorSearchFailed, WarnMissingVectors
+	Message string `json:"message"` // one line for people, with counts
+	// Fix is the command that repairs the cause, when there is one.
+	Fix string `json:"fix,omitempty"`
+}
+
+// String returns the message and the fix.
+func (w Warning) String() string {
+	if w.Fix == "" {
+		return w.Message
+	}
+	return w.Message + "; " + w.Fix + " fixes it"
 }
 
 // Searcher runs queries over an index. It is safe for concurrent use.
 type Searcher struct {
 	store *index.Store
 	emb   *embed.Embedder
+	// embErr is why the index's embedder could not be made ([Open]):
+	// vector searches fail with it.
+	embErr error
 	// Fusion combines BM25 and vector results in hybrid mode.
 	Fusion Fusion
 	// Depth is how many candidates each retriever contributes to fusion
@@ -128,31 +192,68 @@ func New(ctx context.Context, store *index.Store, emb *embed.Embedder) (*Searche
 	return &Searcher{store: store, emb: emb, Fusion: DefaultFusion}, nil
 }
 
+// Options configure [Open].
+type Options struct {
+	// Embedder configures the client of the index's embedder: a model
+	// server's address and key. The index records which embedder and
+	// model made its vectors; this says how to reach it.
+	Embedder embed.Config
+}
+
+// Open returns a Searcher over st that embeds queries with the embedder
+// the index records (the one cite index --embedder chose). An index
+// without vectors gives a BM25-only Searcher: hybrid searches answer from
+// BM25 with a warning, vector searches fail with [ErrNoEmbedder]. So does
+// an embedder this cite cannot make (an unknown spec): Open still
+// succeeds, and vector searches fail with the reason.
+func Open(ctx context.Context, st *index.Store, opts Options) (*Searcher, error) {
+	info, err := st.Embedder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if info.Name == "" {
+		return New(ctx, st, nil)
+	}
+	emb, err := embed.New(info.Name, opts.Embedder)
+	if err != nil {
+		s, nerr := New(ctx, st, nil)
+		if nerr != nil {
+			return nil, nerr
+		}
+		s.embErr = fmt.Errorf("the index's embedder: %w", err)
+		return s, nil
+	}
+	return New(ctx, st, emb)
+}
+
 // ErrNoEmbedder: a vector search on a Searcher without an embedder.
 var ErrNoEmbedder = errors.New("no embedder: the index has no vectors")
 
-// Search runs q and returns its hits, best first.
+// Search runs q and returns its hits, best first. A query without a word
+// (empty, only punctuation or symbols) has no hits: there is nothing to
+// look for, and an embedder would still make a vector of it and find
+// arbitrary chunks. A query that fails [Query.Validate] is an error, and so
+// is a filter by a data source or document the index does not have
+// ([ErrUnknownSource], [index.ErrNotFound]).
 func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
-	mode := q.Mode
-	if mode == "" {
-		mode = Hybrid
-	}
-	if _, err := ParseMode(string(mode)); err != nil {
+	if err := q.Validate(); err != nil {
 		return nil, err
 	}
+	mode, _ := ParseMode(string(q.Mode))
 	k := q.K
-	if k <= 0 {
+	if k == 0 {
 		k = DefaultK
 	}
-	res := &Result{Hits: []Hit{}}
-	if strings.TrimSpace(q.Text) == "" {
-		return res, nil
+	res := &Result{Hits: []Hit{}, Warnings: []Warning{}}
+	if len(analysis.QueryTerms(q.Text)) == 0 {
+		return res, s.checkFilter(ctx, q.Filter)
 	}
 	depth := s.depth(k)
 	if q.PerDocument > 0 {
 		depth = max(depth, 4*k)
 	}
 	var bm, vec []index.Scored
+	var missing *Warning
 	var err, bmErr error
 	bmDone := make(chan struct{})
 	if mode != Vector {
@@ -165,7 +266,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 		close(bmDone)
 	}
 	if mode != BM25 {
-		vec, err = s.searchVectors(ctx, q, depth)
+		vec, missing, err = s.searchVectors(ctx, q, depth)
 	}
 	<-bmDone
 	if bmErr != nil {
@@ -175,11 +276,14 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 		switch {
 		case err == nil:
 		case mode == Hybrid && ctx.Err() == nil:
-			res.Warnings = append(res.Warnings, fmt.Sprintf("vector search failed, results are BM25 only: %v", err))
+			res.Warnings = append(res.Warnings, Warning{Code: WarnVectorSearchFailed, Message: fmt.Sprintf("vector search failed, results are BM25 only: %v", err)})
 			mode, vec = BM25, nil
 		default:
 			return nil, err
 		}
+	}
+	if missing != nil {
+		res.Warnings = append(res.Warnings, *missing)
 	}
 	var ranked []candidate
 	switch mode {
@@ -190,8 +294,47 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 	default:
 		ranked = s.Fusion.fuse(bm, vec)
 	}
-	res.Hits, err = s.hits(ctx, ranked, k, q.PerDocument)
-	return res, err
+	if res.Hits, err = s.hits(ctx, ranked, k, q.PerDocument); err != nil {
+		return nil, err
+	}
+	if len(res.Hits) == 0 {
+		if err := s.checkFilter(ctx, q.Filter); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// checkFilter returns an error if f names a data source or a document the
+// index does not have. Search calls it only when it found nothing, so a
+// search that finds something costs no look-up.
+func (s *Searcher) checkFilter(ctx context.Context, f index.Filter) error {
+	if f.Source != "" {
+		srcs, err := s.store.Sources(ctx)
+		if err != nil {
+			return err
+		}
+		var names []string
+		for _, src := range srcs {
+			if src.Name == f.Source {
+				names = nil
+				break
+			}
+			names = append(names, src.Name)
+		}
+		switch {
+		case len(srcs) == 0:
+			return fmt.Errorf("data source %q: %w (the index has none yet)", f.Source, ErrUnknownSource)
+		case names != nil:
+			return fmt.Errorf("data source %q: %w (the index has %s)", f.Source, ErrUnknownSource, strings.Join(names, ", "))
+		}
+	}
+	if f.Document != "" {
+		if _, err := s.store.Document(ctx, f.Source, f.Document); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // depth returns the number of candidates each retriever contributes when k
@@ -214,7 +357,7 @@ func (s *Searcher) Candidates(ctx context.Context, q Query, depth int) (bm, vec 
 		}
 	}
 	if q.Mode != BM25 {
-		if vec, err = s.searchVectors(ctx, q, depth); err != nil {
+		if vec, _, err = s.searchVectors(ctx, q, depth); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -231,34 +374,60 @@ func (f Fusion) Rank(bm, vec []index.Scored) []index.Scored {
 	return out
 }
 
-// searchVectors embeds the query and searches the vectors.
-func (s *Searcher) searchVectors(ctx context.Context, q Query, depth int) ([]index.Scored, error) {
+// searchVectors embeds the query and searches the vectors. It returns a
+// warning when some chunks of the index have no vector.
+func (s *Searcher) searchVectors(ctx context.Context, q Query, depth int) ([]index.Scored, *Warning, error) {
+	if s.embErr != nil {
+		return nil, nil, s.embErr
+	}
 	if s.emb == nil {
-		return nil, ErrNoEmbedder
+		return nil, nil, ErrNoEmbedder
 	}
 	terms := analysis.QueryTerms(q.Text)
 	ts, err := s.store.TermStats(ctx, terms)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	qv, err := s.emb.EmbedQuery(ctx, q.Text, ts.IDF)
 	if errors.Is(err, embed.ErrEmptyText) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rs, err := s.store.SearchVectors(ctx, qv, q.Filter, depth)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	// The vectors are in memory now, and the chunk count is a row of the
+	// term statistics just read: the check costs nothing.
+	n, _, err := s.store.VectorStats(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	warn := missingVectors(ts.Chunks, n)
 	floor := s.emb.NoiseFloor()
 	for i, r := range rs {
 		if r.Score < floor {
-			return rs[:i], nil
+			return rs[:i], warn, nil
 		}
 	}
-	return rs, nil
+	return rs, warn, nil
+}
+
+// missingVectors returns the warning for an index of chunks chunks of which
+// vectors have a vector, or nil when none is missing.
+func missingVectors(chunks, vectors int) *Warning {
+	missing := chunks - vectors
+	if missing <= 0 {
+		return nil
+	}
+	return &Warning{
+		Code: WarnMissingVectors,
+		Message: fmt.Sprintf("%d of %d chunks (%.0f%%) have no vector, so vector search cannot find them and ranks from the other %d only",
+			missing, chunks, 100*float64(missing)/float64(chunks), vectors),
+		Fix: "cite check --repair",
+	}
 }
 
 // candidate is a chunk on its way to becoming a hit.
@@ -315,24 +484,41 @@ func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int) 
 				}
 				perDocCount[r.DocumentID]++
 			}
-			out = append(out, Hit{
-				Rank:       len(out) + 1,
-				Score:      c.score,
-				Scores:     Scores{BM25: c.bm25, Vector: c.vector},
-				ChunkID:    r.ID,
-				Document:   DocumentRef{ID: r.Document.ID, Path: r.Document.Path, Title: r.Document.Title, Source: r.Document.Source, Type: r.Document.Type},
-				Heading:    strings.Join(r.Headings, " > "),
-				Text:       r.Text,
-				SourceSpan: Span{r.SourceStart, r.SourceEnd},
-				Headings:   r.Headings,
-				Span:       Span{r.Start, r.End},
-				Ordinal:    r.Ordinal,
-				Rowid:      r.Rowid,
-			})
+			h := hitOf(r)
+			h.Rank, h.Score, h.Scores = len(out)+1, c.score, Scores{BM25: c.bm25, Vector: c.vector}
+			out = append(out, h)
 			if len(out) == k {
 				break
 			}
 		}
 	}
 	return out, nil
+}
+
+// hitOf makes a hit of a stored chunk, without rank or scores.
+func hitOf(r index.ChunkRecord) Hit {
+	d := r.Document
+	return Hit{
+		ChunkID:    r.ID,
+		Document:   DocumentRef{ID: d.ID, Path: d.Path, Title: d.Title, DataSource: d.Source, Format: d.Type, Kind: d.Kind},
+		Heading:    strings.Join(r.Headings, " > "),
+		Text:       r.Text,
+		SourceSpan: citations.Span{Start: r.SourceStart, End: r.SourceEnd},
+		Headings:   r.Headings,
+		Span:       citations.Span{Start: r.Start, End: r.End},
+		Ordinal:    r.Ordinal,
+		Rowid:      r.Rowid,
+	}
+}
+
+// Chunk returns the chunk with the given id (a hit's ChunkID, a citation's
+// reference id) as a Hit with Rank 0 and no scores: to show the passage a
+// citation names, or to give a model a chunk it asks for by id. A chunk the
+// index does not have (any more) is an error wrapping [index.ErrNotFound].
+func (s *Searcher) Chunk(ctx context.Context, id string) (Hit, error) {
+	r, err := s.store.ChunkByID(ctx, id)
+	if err != nil {
+		return Hit{}, err
+	}
+	return hitOf(r), nil
 }

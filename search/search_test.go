@@ -130,7 +130,7 @@ func TestSearch(t *testing.T) {
 			if h.Rank != 1 || h.Scores.BM25 == nil || h.Scores.Vector != nil || h.Score != *h.Scores.BM25 {
 				t.Errorf("rank/scores: %+v", h)
 			}
-			if h.Document.Title != "Honeybees" || h.Document.Source != "docs" || h.Heading != "Honeybees" || len(h.ChunkID) != 24 {
+			if h.Document.Title != "Honeybees" || h.Document.DataSource != "docs" || h.Document.Format != "markdown" || h.Document.Kind != index.KindFile || h.Heading != "Honeybees" || len(h.ChunkID) != 24 {
 				t.Errorf("document/heading/id: %+v", h)
 			}
 			if h.SourceSpan.Start < 0 || h.SourceSpan.End > len(src) || !strings.Contains(src[h.SourceSpan.Start:h.SourceSpan.End], "waggle dance") {
@@ -217,7 +217,7 @@ func TestHitJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := json.MarshalIndent(map[string]any{"hits": res.Hits}, "", "  ")
+	got, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestVectorFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "503") || len(res.Hits) == 0 || res.Hits[0].Document.Path != "docs/sqlite.md" {
+	if len(res.Warnings) != 1 || res.Warnings[0].Code != WarnVectorSearchFailed || !strings.Contains(res.Warnings[0].Message, "503") || len(res.Hits) == 0 || res.Hits[0].Document.Path != "docs/sqlite.md" {
 		t.Fatalf("hybrid: %q, %q", res.Warnings, paths(res.Hits))
 	}
 	if _, err := s.Search(t.Context(), Query{Text: "checkpoint", Mode: Vector}); err == nil || !strings.Contains(err.Error(), "503") {

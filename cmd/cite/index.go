@@ -121,6 +121,9 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 		for _, e := range runErrs {
 			errTexts = append(errTexts, e.Error())
 		}
+		if problems == nil {
+			problems = []problem{} // an array, as in every --json output
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {

@@ -165,6 +165,11 @@ func runShow(ctx context.Context, e *env, args []string) error {
 			if chunks == nil {
 				chunks = []index.Chunk{}
 			}
+			for i := range chunks {
+				if chunks[i].Headings == nil {
+					chunks[i].Headings = []string{} // an array, as in every --json output
+				}
+			}
 			v["chunks"] = chunks
 		} else {
 			v["text"] = index.Text(chunks)

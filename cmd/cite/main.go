@@ -34,7 +34,13 @@ type env struct {
 // embedder returns the embedder spec names, reaching model providers
 // where OPENAI_BASE_URL, OPENAI_API_KEY and OLLAMA_HOST say.
 func (e *env) embedder(spec string) (*embed.Embedder, error) {
-	return embed.New(spec, embed.Config{Provider: provider.ConfigFromEnv(e.getenv)})
+	return embed.New(spec, e.embedConfig())
+}
+
+// embedConfig is how embedders reach model providers: where
+// OPENAI_BASE_URL, OPENAI_API_KEY and OLLAMA_HOST say.
+func (e *env) embedConfig() embed.Config {
+	return embed.Config{Provider: provider.ConfigFromEnv(e.getenv)}
 }
 
 // Exit codes.

@@ -12,7 +12,6 @@ import (
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
-	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/search"
 	"golang.org/x/term"
@@ -44,12 +43,18 @@ of words (typos, inflections, identifiers), not meanings; index with
 	if *k <= 0 {
 		return f.usageError("-k must be at least 1")
 	}
+	if *perDoc < 0 {
+		return f.usageError("--per-doc %d: want 0 (no limit) or more", *perDoc)
+	}
+	if err := (index.Filter{Path: *pathGlob}).Validate(); err != nil {
+		return f.usageError("--path: %s", strings.TrimPrefix(err.Error(), index.ErrInvalidInput.Error()+": "))
+	}
 	st, err := f.openIndex(ctx, readIndex)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	s, err := newSearcher(ctx, e, st, m)
+	s, err := search.Open(ctx, st, search.Options{Embedder: e.embedConfig()})
 	if err != nil {
 		return err
 	}
@@ -78,30 +83,11 @@ of words (typos, inflections, identifiers), not meanings; index with
 		fmt.Fprintln(e.stderr, "cite search: warning:", w)
 	}
 	if f.json {
-		return writeJSON(e.stdout, map[string]any{"hits": res.Hits})
+		return writeJSON(e.stdout, res)
 	}
 	color := isTerminal(e.stdout)
 	printHits(e.stdout, res.Hits, analysis.QueryTerms(q.Text), color)
 	return nil
-}
-
-// newSearcher returns a searcher over st with the index's embedder; in BM25
-// mode, or when the index has no vectors, it needs none.
-func newSearcher(ctx context.Context, e *env, st *index.Store, mode search.Mode) (*search.Searcher, error) {
-	var emb *embed.Embedder
-	info, err := st.Embedder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case info.Name != "" && mode != search.BM25:
-		if emb, err = e.embedder(info.Name); err != nil {
-			return nil, err
-		}
-	case mode == search.Vector:
-		return nil, fmt.Errorf("vector search: %w", search.ErrNoEmbedder)
-	}
-	return search.New(ctx, st, emb)
 }
 
 // absGlob makes a relative glob absolute, as documents' paths are stored.

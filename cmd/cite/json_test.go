@@ -1,0 +1,158 @@
+package main
+
+import (
+	"encoding/json"
+	"github.com/cite-rag/cite/index/embed"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/cite-rag/cite/index"
+)
+
+var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// nullable are the keys whose value may be null: a score a retriever did
+// not give.
+var nullable = map[string]bool{"bm25": true, "vector": true}
+
+// jsonKeys returns the object keys of a JSON document, at every depth, and
+// marks those whose value is null with a "null " prefix.
+func jsonKeys(v any, keys map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			keys[k] = true
+			if x == nil && !nullable[k] {
+				keys["null "+k] = true
+			}
+			jsonKeys(x, keys)
+		}
+	case []any:
+		for _, x := range v {
+			jsonKeys(x, keys)
+		}
+	}
+}
+
+// TestJSONNaming: every --json output names its keys in snake_case, the
+// one convention the README documents, and has arrays, not nulls.
+func TestJSONNaming(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, stderr := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, args := range [][]string{
+		{"index", corpus},
+		{"sources"},
+		{"docs"},
+		{"show", corpus + "/honeybees.md"},
+		{"show", "--chunks", corpus + "/honeybees.md"},
+		{"search", "waggle dance"},
+		{"check"},
+		{"eval", "--qa", "../../eval/testdata/qa", "--chunk-size", "24", "--chunk-overlap", "0"},
+	} {
+		t.Run(strings.Join(args[:1], " "), func(t *testing.T) {
+			a := append([]string{args[0], "--json"}, args[1:]...)
+			if args[0] != "eval" {
+				a = append([]string{args[0], "--index", idx, "--json"}, args[1:]...)
+			}
+			code, stdout, stderr := cite(t, a...)
+			if code != 0 {
+				t.Fatalf("cite %q: exit %d: %s", a, code, stderr)
+			}
+			var v any
+			if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+				t.Fatalf("cite %q: %v", a, err)
+			}
+			keys := map[string]bool{}
+			jsonKeys(v, keys)
+			for k := range keys {
+				if strings.HasPrefix(k, "null ") {
+					t.Errorf("cite %q: %s is null", a, strings.TrimPrefix(k, "null "))
+				} else if !snakeCase.MatchString(k) {
+					t.Errorf("cite %q: key %q is not snake_case", a, k)
+				}
+			}
+		})
+	}
+}
+
+func TestSearchFlags(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, stderr := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"negative per-doc", []string{"--per-doc", "-5", "bees"}, 2, []string{"--per-doc", "-5"}},
+		{"bad path glob", []string{"--path", "[", "bees"}, 2, []string{"--path", `"["`, "never closed"}},
+		{"unknown source", []string{"--source", "nosuch", "bees"}, 1, []string{`"nosuch"`, "no such data source", "default"}},
+		{"punctuation only", []string{"?!"}, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cite(t, append([]string{"search", "--index", idx}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestSearchMissingVectors: after an interrupted reindex, cite search says
+// how many chunks have no vector and what fixes it, in text and in JSON.
+func TestSearchMissingVectors(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, stderr := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(stderr)
+	}
+	// What a reindex killed right after dropping the old vectors leaves.
+	st, err := index.Open(t.Context(), idx, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, _ := embed.New("hash:512", embed.Config{})
+	if err := st.ResetVectors(t.Context(), emb); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	code, stdout, stderr := cite(t, "search", "--index", idx, "waggle dance")
+	if code != 0 || !strings.Contains(stdout, "Honeybee") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, w := range []string{"warning", "5 of 5 chunks", "no vector", "cite check --repair"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	_, stdout, _ = cite(t, "search", "--index", idx, "--json", "waggle dance")
+	var v struct {
+		Hits     []map[string]any
+		Warnings []struct{ Code, Message, Fix string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Hits) == 0 || len(v.Warnings) != 1 || v.Warnings[0].Code != "missing_vectors" || v.Warnings[0].Fix != "cite check --repair" ||
+		!strings.Contains(v.Warnings[0].Message, "5 of 5 chunks") {
+		t.Errorf("search --json: %s", stdout)
+	}
+	// Repaired, it is quiet.
+	if code, _, stderr := cite(t, "check", "--index", idx, "--repair"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, _, stderr := cite(t, "search", "--index", idx, "waggle dance"); stderr != "" {
+		t.Errorf("after repair: %s", stderr)
+	}
+}
