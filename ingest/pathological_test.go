@@ -46,7 +46,7 @@ func BenchmarkPathological(b *testing.B) {
 	}
 }
 
-var pathologicalNames = []string{"prose", "word", "nested-list", "line", "entities", "brackets", "links", "html-prose", "divs"}
+var pathologicalNames = []string{"prose", "word", "random-word", "nested-list", "line", "entities", "brackets", "links", "html-prose", "divs"}
 
 func pathologicalExt(name string) string {
 	if strings.HasPrefix(name, "html") || name == "divs" {
@@ -59,6 +59,18 @@ func pathologicalExt(name string) string {
 var pathological = map[string]func(n int) []byte{
 	"prose": proseOf,
 	"word":  func(n int) []byte { return bytes.Repeat([]byte("a"), n) },
+	// One word of pseudo-random letters: no piece of it repeats.
+	"random-word": func(n int) []byte {
+		b := make([]byte, n)
+		x := uint32(1)
+		for i := range b {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			b[i] = 'a' + byte(x%26)
+		}
+		return b
+	},
 	// A list nested as deep as n bytes allow, each level indented two
 	// more spaces (3,000 levels take 9 MB).
 	"nested-list": func(n int) []byte {
