@@ -49,6 +49,7 @@
 // of this Tokenizer.
 //
 // Costs: time and memory are linear in the text, pathological text
-// included (BenchmarkPathological in package ingest); loading the tokenizer takes about 0.3 s and 40 MB once per process;
-// Split allocates one token record (8 bytes) per token of the text.
+// included (BenchmarkPathological in package ingest). Loading the
+// tokenizer takes about 0.3 s and 40 MB once per process; Split allocates
+// one token record (8 bytes) per token of the text.
 package chunk
