@@ -179,23 +179,32 @@ func (sp *splitter) firstPiece(start, kStart int) (base, k1 int) {
 		return 0, kStart
 	}
 	var single [1]uint32
+	// No chunk holds more than maxTokenBytes*size bytes: scanning past
+	// that is useless, and in a long run of letters, which a start inside
+	// it never gets back in step with, would make Split quadratic.
+	// Tokens are at most maxTokenBytes long, so reaching lim means that
+	// more than size tokens precede it, however the last piece is cut.
+	lim := min(len(sp.text), start+maxTokenBytes*(sp.size+1))
+	text := sp.text[:lim]
 	pos, k := start, kStart
-	for pos < len(sp.text) {
-		for k < len(sp.toks) && sp.tokStart(k) < pos {
-			k++
+	for pos < len(text) {
+		for end := nextPiece(text, pos); pos < end; {
+			for k < len(sp.toks) && sp.tokStart(k) < pos {
+				k++
+			}
+			if sp.tokStart(k) == pos && sp.pieceBoundary(k) {
+				return base, k // back in step with the document
+			}
+			e := subPiece(text, pos, end)
+			base += len(sp.tok.pieceTokens(text[pos:e], single[:]))
+			if base > sp.size {
+				return base, k
+			}
+			pos = e
 		}
-		if sp.tokStart(k) == pos && sp.pieceBoundary(k) {
-			return base, k // back in step with the document
-		}
-		end := nextPiece(sp.text, pos)
-		if end-pos > maxTokenBytes*sp.size {
-			return sp.size + 1, k // one piece longer than any chunk: cut inside it
-		}
-		base += len(sp.tok.pieceTokens(sp.text[pos:end], single[:]))
-		if base > sp.size {
-			return base, k
-		}
-		pos = end
+	}
+	if lim < len(sp.text) {
+		return sp.size + 1, k
 	}
 	return base, len(sp.toks)
 }
@@ -318,6 +327,25 @@ func (sp *splitter) cut(start, kStart, prevEnd int) (int, int) {
 				if n, ok := sp.count(c, p); ok && n <= sp.size {
 					return p, n
 				}
+			}
+		}
+	}
+	if base > sp.size {
+		// The chunk starts inside a long run that its own encoding does
+		// not get back in step with: try the ends of its own tokens,
+		// latest first, before trying every byte.
+		lim := min(len(sp.text), start+maxTokenBytes*(sp.size+1))
+		own := sp.tok.tokensN(sp.text[start:lim], sp.size)
+		for i := min(sp.size, len(own)) - 1; i >= 0; i-- {
+			p := start + int(own[i].end)
+			if p <= floor {
+				break
+			}
+			if !charBoundary(sp.text, p) {
+				continue
+			}
+			if n := sp.tok.Count(sp.text[start:p]); n <= sp.size {
+				return p, n
 			}
 		}
 	}

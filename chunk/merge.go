@@ -1,7 +1,5 @@
 package chunk
 
-import "container/heap"
-
 // longPiece is the piece length above which the Tokenizer merges with
 // mergeLong instead of tiktoken-go, whose byte-pair merge rescans the whole
 // piece after every merge: quadratic, so that one 100 KB run of letters
@@ -37,9 +35,9 @@ func (t *Tokenizer) mergeLong(piece string) []uint32 {
 	for i := range parts {
 		push(i)
 	}
-	heap.Init(&h)
-	for h.Len() > 0 {
-		p := heap.Pop(&h).(pair)
+	h.init()
+	for len(h) > 0 {
+		p := h.pop()
 		a, b := &parts[p.i], &parts[p.j]
 		if a.dead || b.dead || a.next != p.j || a.ver != p.veri || b.ver != p.verj {
 			continue // stale: one side has merged since
@@ -51,11 +49,11 @@ func (t *Tokenizer) mergeLong(piece string) []uint32 {
 		if b.next >= 0 {
 			parts[b.next].prev = p.i
 		}
-		n := h.Len()
+		n := len(h)
 		push(a.prev)
 		push(p.i)
-		for k := n; k < h.Len(); k++ {
-			heap.Fix(&h, k)
+		for k := n; k < len(h); k++ {
+			h.up(k)
 		}
 	}
 	var ids []uint32
@@ -72,20 +70,58 @@ type pair struct {
 	veri, verj  uint32
 }
 
+// pairHeap is a min-heap of pairs by (rank, start), without
+// container/heap's interface calls and boxing.
 type pairHeap []pair
 
-func (h pairHeap) Len() int { return len(h) }
-func (h pairHeap) Less(a, b int) bool {
+func (h pairHeap) less(a, b int) bool {
 	if h[a].rank != h[b].rank {
 		return h[a].rank < h[b].rank
 	}
 	return h[a].start < h[b].start
 }
-func (h pairHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *pairHeap) Push(x any)   { *h = append(*h, x.(pair)) }
-func (h *pairHeap) Pop() any {
+
+func (h pairHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h pairHeap) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+func (h pairHeap) down(i int) {
+	n := len(h)
+	for {
+		j := 2*i + 1
+		if j >= n {
+			return
+		}
+		if j2 := j + 1; j2 < n && h.less(j2, j) {
+			j = j2
+		}
+		if !h.less(j, i) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
+func (h *pairHeap) pop() pair {
 	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+	n := len(old) - 1
+	old[0], old[n] = old[n], old[0]
+	x := old[n]
+	*h = old[:n]
+	h.down(0)
 	return x
 }

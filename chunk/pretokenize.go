@@ -98,8 +98,32 @@ func classAt(text string, i int) (class, int) {
 	return classify(r), n
 }
 
-// nextPiece returns the end of the pre-token piece that starts at text[i].
-// i < len(text).
+// MaxPiece caps the bytes of a pre-token piece: a piece the pattern
+// matches longer than that (a run of thousands of letters without a space,
+// or of punctuation) is encoded as consecutive pieces of MaxPiece bytes,
+// each cut backed off to a UTF-8 character start, and a last, shorter one.
+// Only such runs get token boundaries other than tiktoken's: no piece in
+// ordinary text comes near the cap (the longest o200k_base token is 128
+// bytes). The cap keeps tokenizing and chunking linear in the text.
+const MaxPiece = 1024
+
+// subPiece returns the end of the capped piece that starts at text[i],
+// inside the pattern's piece [i, end) or at a [MaxPiece] cut of it.
+func subPiece(text string, i, end int) int {
+	if end-i <= MaxPiece {
+		return end
+	}
+	cut := i + MaxPiece
+	for k := cut; k > cut-utf8.UTFMax; k-- {
+		if utf8.RuneStart(text[k]) {
+			return k
+		}
+	}
+	return cut // invalid UTF-8: cut between its bytes
+}
+
+// nextPiece returns the end of the pre-token piece that starts at text[i],
+// as the pattern matches it, without the [MaxPiece] cap. i < len(text).
 func nextPiece(text string, i int) int {
 	c, n := classAt(text, i)
 	// Branches 1 and 2: words, optionally with one leading prefix character.

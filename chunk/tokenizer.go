@@ -14,7 +14,8 @@ import (
 const Encoding = "o200k_base"
 
 // Tokenizer counts and splits text into o200k_base tokens, exactly as
-// OpenAI's tiktoken does, fully offline.
+// OpenAI's tiktoken does, fully offline, except inside a pre-token piece
+// longer than [MaxPiece] bytes, which it encodes in MaxPiece pieces.
 //
 // It pre-tokenizes with a hand-written scanner equivalent to the encoding's
 // regular expression (pretokenize.go), answers pieces that are single tokens
@@ -33,13 +34,15 @@ type Tokenizer struct {
 }
 
 const (
-	cacheShards   = 64
-	cacheShardMax = 4096 // entries per shard before the shard is cleared
+	cacheShards     = 64
+	cacheShardMax   = 4096    // entries per shard before the shard is cleared
+	cacheShardBytes = 1 << 18 // bytes of pieces and ids per shard, likewise
 )
 
 type cacheShard struct {
-	mu sync.RWMutex
-	m  map[string][]uint32
+	mu    sync.RWMutex
+	m     map[string][]uint32
+	bytes int
 }
 
 var (
@@ -106,12 +109,6 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 		single[0] = uint32(id)
 		return single
 	}
-	if len(piece) > longPiece {
-		// Long pieces are rare and rarely repeat: caching them would only
-		// hold memory (a chunk starting inside a 50 KB run encodes a
-		// different remainder each time).
-		return t.mergeLong(piece)
-	}
 	sh := &t.shards[maphash.String(t.seed, piece)%cacheShards]
 	sh.mu.RLock()
 	ids, ok := sh.m[piece]
@@ -120,6 +117,10 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 		return ids
 	}
 	switch {
+	case len(piece) > longPiece:
+		// Long pieces are rare, but a long run of one character (pieces
+		// are cut at MaxPiece bytes) repeats the same one.
+		ids = t.mergeLong(piece)
 	case utf8.ValidString(piece):
 		enc := t.bpe.EncodeOrdinary(piece)
 		ids = make([]uint32, len(enc))
@@ -130,10 +131,12 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 		ids = t.invalidPiece(piece)
 	}
 	sh.mu.Lock()
-	if len(sh.m) >= cacheShardMax {
+	if len(sh.m) >= cacheShardMax || sh.bytes+len(piece) > cacheShardBytes {
 		clear(sh.m)
+		sh.bytes = 0
 	}
 	sh.m[string([]byte(piece))] = ids // copy: never pin the caller's text
+	sh.bytes += len(piece) + 4*len(ids)
 	sh.mu.Unlock()
 	return ids
 }
@@ -173,11 +176,13 @@ func (t *Tokenizer) Encode(text string) []int {
 	var out []int
 	var single [1]uint32
 	for i := 0; i < len(text); {
-		end := nextPiece(text, i)
-		for _, id := range t.pieceTokens(text[i:end], single[:]) {
-			out = append(out, int(id))
+		for end := nextPiece(text, i); i < end; {
+			e := subPiece(text, i, end)
+			for _, id := range t.pieceTokens(text[i:e], single[:]) {
+				out = append(out, int(id))
+			}
+			i = e
 		}
-		i = end
 	}
 	return out
 }
@@ -187,9 +192,11 @@ func (t *Tokenizer) Count(text string) int {
 	n := 0
 	var single [1]uint32
 	for i := 0; i < len(text); {
-		end := nextPiece(text, i)
-		n += len(t.pieceTokens(text[i:end], single[:]))
-		i = end
+		for end := nextPiece(text, i); i < end; {
+			e := subPiece(text, i, end)
+			n += len(t.pieceTokens(text[i:e], single[:]))
+			i = e
+		}
 	}
 	return n
 }
@@ -207,13 +214,34 @@ type token struct {
 func (t *Tokenizer) tokens(text string, dst []token) []token {
 	var single [1]uint32
 	for i := 0; i < len(text); {
-		end := nextPiece(text, i)
-		off := i
-		for k, id := range t.pieceTokens(text[i:end], single[:]) {
-			off += int(t.lengths[id])
-			dst = append(dst, token{end: int32(off), pieceStart: k == 0})
+		for end := nextPiece(text, i); i < end; {
+			e := subPiece(text, i, end)
+			off := i
+			for k, id := range t.pieceTokens(text[i:e], single[:]) {
+				off += int(t.lengths[id])
+				dst = append(dst, token{end: int32(off), pieceStart: k == 0})
+			}
+			i = e
 		}
-		i = end
+	}
+	return dst
+}
+
+// tokensN returns the first n or more tokens of text, stopping at the
+// piece where it has n.
+func (t *Tokenizer) tokensN(text string, n int) []token {
+	var dst []token
+	var single [1]uint32
+	for i := 0; i < len(text) && len(dst) < n; {
+		for end := nextPiece(text, i); i < end && len(dst) < n; {
+			e := subPiece(text, i, end)
+			off := i
+			for k, id := range t.pieceTokens(text[i:e], single[:]) {
+				off += int(t.lengths[id])
+				dst = append(dst, token{end: int32(off), pieceStart: k == 0})
+			}
+			i = e
+		}
 	}
 	return dst
 }

@@ -173,6 +173,56 @@ func TestMergeLongMatchesTiktoken(t *testing.T) {
 	}
 }
 
+// cappedReference is tiktoken-go's encoding of text, with every pre-token
+// piece longer than MaxPiece encoded in MaxPiece cuts, as Tokenizer does.
+// Text without such a piece is encoded whole, so that the pre-tokenizer is
+// checked too; with one, pieces come from nextPiece.
+func cappedReference(tok *Tokenizer, text string) []int {
+	long := false
+	for i := 0; i < len(text) && !long; {
+		end := nextPiece(text, i)
+		long = end-i > MaxPiece
+		i = end
+	}
+	if !long {
+		return reference(tok, text)
+	}
+	var out []int
+	for i := 0; i < len(text); {
+		for end := nextPiece(text, i); i < end; {
+			e := subPiece(text, i, end)
+			out = append(out, reference(tok, text[i:e])...)
+			i = e
+		}
+	}
+	return out
+}
+
+// TestMaxPiece checks that a run longer than MaxPiece is encoded in
+// MaxPiece cuts, each exactly as tiktoken-go encodes it, never cutting a
+// character, and that shorter pieces are untouched.
+func TestMaxPiece(t *testing.T) {
+	tok := tokenizer(t)
+	for _, text := range []string{
+		strings.Repeat("a", 5000),
+		"The " + strings.Repeat("xyzzy", 700) + " end.",
+		strings.Repeat("é", 1500),
+		strings.Repeat("日本語", 700) + " and more",
+		strings.Repeat("[", 3000) + "\n" + strings.Repeat("&", 2000),
+		strings.Repeat("-", MaxPiece),
+		" " + strings.Repeat("a", MaxPiece-1),
+	} {
+		if got, want := tok.Encode(text), cappedReference(tok, text); !slices.Equal(got, want) {
+			t.Errorf("Encode(%.40q...) = %d tokens, capped tiktoken-go %d", text, len(got), len(want))
+		}
+		checkTokenSpans(t, tok, text)
+	}
+	short := strings.Repeat("-", MaxPiece)
+	if got, want := tok.Encode(short), reference(tok, short); !slices.Equal(got, want) {
+		t.Errorf("a piece of MaxPiece bytes is cut")
+	}
+}
+
 func TestTokenizerInvalidUTF8(t *testing.T) {
 	tok := tokenizer(t)
 	for _, text := range []string{"\xff", "ab\xffcd", "\xc3", "x\xe2\x82 y", strings.Repeat("\xfe", 300)} {
@@ -193,7 +243,7 @@ func FuzzTokenizer(f *testing.F) {
 		if !utf8.ValidString(text) {
 			return // tiktoken-go turns invalid bytes into U+FFFD; nothing to compare
 		}
-		if got, want := tok.Encode(text), reference(tok, text); !slices.Equal(got, want) {
+		if got, want := tok.Encode(text), cappedReference(tok, text); !slices.Equal(got, want) {
 			t.Fatalf("Encode(%q)\n got %v\nwant %v", text, got, want)
 		}
 	})

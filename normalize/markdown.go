@@ -28,6 +28,14 @@ func normalizeMarkdown(src []byte) *Document {
 	}
 	body, fmTitle, _ := frontMatter(src, base)
 	md := src[body:]
+	if markdownCostly(md) {
+		// goldmark would take far longer than for prose of the same size:
+		// keep the text as it is, as for plain text.
+		b := newBuilder(src, body, len(src))
+		b.pre = true
+		b.text(body, len(src))
+		return b.document(normalizeTitle(fmTitle, false))
+	}
 	root := mdParser().Parse(text.NewReader(md))
 	b := newBuilder(src, body, len(src))
 	w := &mdWalker{b: b, src: src, md: md, off: body, h: newHTMLState(b, false)}
@@ -325,4 +333,61 @@ func (w *mdWalker) rawHTML(n *ast.RawHTML) {
 	}
 	la, lz := w.seg(segs.At(segs.Len() - 1))
 	w.h.startTag(at, bytes.HasSuffix(w.src[la:lz], []byte("/>")), nil)
+}
+
+// markdownCostly reports whether goldmark would take disproportionately
+// long on md: it estimates the parser's work, in units of the work on one
+// byte of prose, and compares it with a budget linear in len(md). Three
+// constructs are costly (measured with BenchmarkPathological in ingest):
+//   - deep nesting: every line walks all the lists and block quotes open
+//     above it, so a list nested a thousand levels deep is quadratic;
+//   - link destinations: after each "](" goldmark scans the destination to
+//     the next space (to the end of the line after "](<"), so a long run of
+//     "[a](" without a space is quadratic;
+//   - link label openers: each "[" costs about a hundred bytes of prose.
+//
+// The scan is linear and allocates nothing.
+func markdownCostly(md []byte) bool {
+	const (
+		depthCost   = 150 // per column of indentation past 16, per line
+		bracketCost = 100 // per "["
+	)
+	budget := 20*len(md) + 1<<20
+	cost := len(md)
+	for line := range bytes.Lines(md) {
+		indent := 0
+	indentLoop:
+		for _, c := range line {
+			switch c {
+			case ' ', '>':
+				indent++
+			case '\t':
+				indent += 4
+			default:
+				break indentLoop
+			}
+		}
+		cost += depthCost * max(0, indent-16)
+		cost += bracketCost * bytes.Count(line, []byte("["))
+		// Destinations: each "](" scans to the next space; "](<" to the
+		// end of the line.
+		runStart, opens := 0, 0
+		for i, c := range line {
+			switch {
+			case c == ' ' || c == '\t' || c == '\n':
+				cost += opens * (i - runStart)
+				runStart, opens = i+1, 0
+			case c == '(' && i > 0 && line[i-1] == ']':
+				if i+1 < len(line) && line[i+1] == '<' {
+					cost += len(line) - i
+				}
+				opens++
+			}
+		}
+		cost += opens * (len(line) - runStart)
+		if cost > budget {
+			return true
+		}
+	}
+	return false
 }

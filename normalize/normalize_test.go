@@ -372,3 +372,34 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestMarkdownCostly(t *testing.T) {
+	nested := func(depth int) []byte {
+		var b strings.Builder
+		for d := range depth {
+			b.WriteString(strings.Repeat("  ", d) + "- item\n")
+		}
+		return []byte(b.String())
+	}
+	prose := strings.Repeat("Some [linked](https://example.com/a_(b)) text with `code`, *emphasis* and a ![picture](data:image/png;base64,"+strings.Repeat("QUJD", 5000)+").\n\n    indented code\n\n", 200)
+	for _, tc := range []struct {
+		name string
+		md   []byte
+		want bool
+	}{
+		{"prose", []byte(prose), false},
+		{"nested-10", nested(10), false},
+		{"nested-2000", nested(2000), true},
+		{"brackets", []byte(strings.Repeat("[", 1<<20)), true},
+		{"links", []byte(strings.Repeat("[a](", 1<<18)), true},
+		{"angle-links", []byte(strings.Repeat("[a](< ", 1<<17)), true},
+	} {
+		if got := markdownCostly(tc.md); got != tc.want {
+			t.Errorf("%s: markdownCostly = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// A costly document still gives its text.
+	if d := FromMarkdown([]byte(strings.Repeat("[a](", 1<<18))); len(d.Text) != 1<<20 {
+		t.Errorf("links: %d bytes of text, want %d", len(d.Text), 1<<20)
+	}
+}

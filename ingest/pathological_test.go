@@ -1,0 +1,202 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cite-rag/cite/index"
+)
+
+// BenchmarkPathological indexes, into a new index, single files built to
+// defeat a stage that is not linear in its input, each next to ordinary
+// prose of the same size:
+//
+//	go test -run '^$' -bench Pathological -benchtime 1x ./ingest
+//
+// For each input it reports time-ratio (the file's indexing time over that
+// of the prose) and peak-RSS-MB, the peak resident memory of a child
+// process that indexes just that file (loading the tokenizer included), with
+// the target 8× the file size plus 100 MB beside it as target-RSS-MB.
+// PATHOLOGICAL_MB sets the file size (default 4).
+func BenchmarkPathological(b *testing.B) {
+	size := 4 << 20
+	if mb, err := strconv.Atoi(os.Getenv("PATHOLOGICAL_MB")); err == nil && mb > 0 {
+		size = mb << 20
+	}
+	prose := indexTime(b, "prose.md", pathological["prose"](size))
+	for _, name := range pathologicalNames {
+		b.Run(name, func(b *testing.B) {
+			src := pathological[name](size)
+			var d time.Duration
+			for b.Loop() {
+				d = indexTime(b, name+pathologicalExt(name), src)
+			}
+			b.SetBytes(int64(len(src)))
+			b.ReportMetric(float64(d)/float64(prose), "time-ratio")
+			b.ReportMetric(childPeakRSS(b, name, size), "peak-RSS-MB")
+			b.ReportMetric(float64(8*len(src))/(1<<20)+100, "target-RSS-MB")
+		})
+	}
+}
+
+var pathologicalNames = []string{"prose", "word", "random-word", "nested-list", "line", "entities", "brackets", "links", "html-prose", "divs"}
+
+func pathologicalExt(name string) string {
+	if strings.HasPrefix(name, "html") || name == "divs" {
+		return ".html"
+	}
+	return ".md"
+}
+
+// pathological builds each input at about n bytes.
+var pathological = map[string]func(n int) []byte{
+	"prose": proseOf,
+	"word":  func(n int) []byte { return bytes.Repeat([]byte("a"), n) },
+	// One word of pseudo-random letters: no piece of it repeats.
+	"random-word": func(n int) []byte {
+		b := make([]byte, n)
+		x := uint32(1)
+		for i := range b {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			b[i] = 'a' + byte(x%26)
+		}
+		return b
+	},
+	// A list nested as deep as n bytes allow, each level indented two
+	// more spaces (3,000 levels take 9 MB).
+	"nested-list": func(n int) []byte {
+		var buf bytes.Buffer
+		for d := 0; ; d++ {
+			line := strings.Repeat("  ", d) + "- item\n"
+			if buf.Len()+len(line) > n {
+				break
+			}
+			buf.WriteString(line)
+		}
+		return buf.Bytes()
+	},
+	// Ordinary words on one line.
+	"line": func(n int) []byte {
+		p := bytes.ReplaceAll(proseOf(n), []byte("\n"), []byte(" "))
+		return p
+	},
+	"entities": func(n int) []byte { return repeatTo("&amp;", n) },
+	"brackets": func(n int) []byte { return repeatTo("[", n) },
+	"links":    func(n int) []byte { return repeatTo("[a](", n) },
+	"html-prose": func(n int) []byte {
+		var buf bytes.Buffer
+		buf.WriteString("<html><body>\n")
+		for _, para := range strings.Split(string(proseOf(n)), "\n\n") {
+			buf.WriteString("<p>" + para + "</p>\n")
+		}
+		return buf.Bytes()
+	},
+	"divs": func(n int) []byte { return repeatTo("<div>a", n) },
+}
+
+func repeatTo(s string, n int) []byte { return bytes.Repeat([]byte(s), n/len(s)) }
+
+// proseOf returns n bytes of ordinary English Markdown prose.
+func proseOf(n int) []byte {
+	words := strings.Fields(`The committee met on Tuesday to review the proposal for a new
+	library branch in the northern district. Several residents spoke in favour, citing the long
+	journey to the central library and the lack of quiet places for students to work after school.
+	Others worried about the cost, which the council estimates at four million pounds over five
+	years, and asked whether the money might be better spent on extending opening hours at the
+	existing branches. The chair thanked everyone for their contributions and said a decision
+	would be taken at the next meeting, once the finance officer had reported on the options.`)
+	var buf bytes.Buffer
+	for i, s := 0, 0; buf.Len() < n; i++ {
+		w := words[(i*7+s)%len(words)]
+		buf.WriteString(w)
+		switch {
+		case i%97 == 96:
+			buf.WriteString("\n\n")
+			s++
+		case i%13 == 12:
+			buf.WriteString(".\n")
+		default:
+			buf.WriteByte(' ')
+		}
+	}
+	return buf.Bytes()[:n]
+}
+
+// indexTime indexes one file holding src into a new index, without
+// vectors, and returns how long Index took.
+func indexTime(tb testing.TB, name string, src []byte) time.Duration {
+	dir := tb.TempDir()
+	file := filepath.Join(dir, "docs", name)
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	st, err := index.Open(tb.Context(), filepath.Join(dir, "index"), index.Options{Create: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer st.Close()
+	ix, err := New(tb.Context(), st, Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	start := time.Now()
+	stats, err := ix.Index(tb.Context(), file)
+	d := time.Since(start)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if stats.Added != 1 {
+		tb.Fatalf("%s: %+v", name, stats)
+	}
+	return d
+}
+
+// childPeakRSS indexes one input in a child process (this test binary
+// running TestPathologicalChild) and returns the child's peak RSS in MB.
+func childPeakRSS(b *testing.B, name string, size int) float64 {
+	cmd := exec.CommandContext(b.Context(), os.Args[0], "-test.run=^TestPathologicalChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "CITE_PATHOLOGICAL_CHILD="+name+":"+strconv.Itoa(size))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("child %s: %v\n%s", name, err, out)
+	}
+	for line := range strings.Lines(string(out)) {
+		if rest, ok := strings.CutPrefix(line, "peak-RSS-MB "); ok {
+			mb, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return mb
+		}
+	}
+	b.Fatalf("child %s printed no peak RSS:\n%s", name, out)
+	return 0
+}
+
+// TestPathologicalChild is the child of [BenchmarkPathological]; without
+// its environment variable it does nothing.
+func TestPathologicalChild(t *testing.T) {
+	arg := os.Getenv("CITE_PATHOLOGICAL_CHILD")
+	if arg == "" {
+		t.Skip("run by BenchmarkPathological")
+	}
+	name, sz, _ := strings.Cut(arg, ":")
+	size, err := strconv.Atoi(sz)
+	if err != nil || pathological[name] == nil {
+		t.Fatalf("bad CITE_PATHOLOGICAL_CHILD %q", arg)
+	}
+	indexTime(t, name+pathologicalExt(name), pathological[name](size))
+	fmt.Printf("peak-RSS-MB %.1f\n", peakRSSMB())
+}
