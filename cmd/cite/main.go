@@ -29,6 +29,7 @@ func main() {
 type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	in             io.Reader // standard input; nil means os.Stdin
 }
 
 // embedder returns the embedder spec names, reaching model providers
@@ -41,6 +42,14 @@ func (e *env) embedder(spec string) (*embed.Embedder, error) {
 // OPENAI_BASE_URL, OPENAI_API_KEY and OLLAMA_HOST say.
 func (e *env) embedConfig() embed.Config {
 	return embed.Config{Provider: provider.ConfigFromEnv(e.getenv)}
+}
+
+// stdin is the command's standard input.
+func (e *env) stdin() io.Reader {
+	if e.in != nil {
+		return e.in
+	}
+	return os.Stdin
 }
 
 // Exit codes.
@@ -70,6 +79,8 @@ func init() {
 		{"search", `"QUERY"`, "search the index (hybrid, bm25 or vector)", runSearch},
 		{"check", "", "check the index's consistency (--repair fixes it)", runCheck},
 		{"reindex", "", "re-embed every chunk with another embedder", runReindex},
+		{"ask", `"QUESTION"`, "answer a question with citations (offline by default)", runAsk},
+		{"chat", "", "a conversation with citations, in the terminal", runChat},
 		{"eval", "--qa DIR", "measure retrieval on a question-answering set", runEval},
 	}
 }

@@ -175,7 +175,7 @@ func TestIndexEnvVariable(t *testing.T) {
 		}
 		return ""
 	}
-	if code := run(t.Context(), []string{"index", corpus}, &env{&stdout, &stderr, getenv}); code != 0 {
+	if code := run(t.Context(), []string{"index", corpus}, &env{stdout: &stdout, stderr: &stderr, getenv: getenv}); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if _, err := os.Stat(filepath.Join(idx, "index.db")); err != nil {

@@ -1,0 +1,758 @@
+package answer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cite-rag/cite/citations"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/provider"
+	"github.com/cite-rag/cite/search"
+)
+
+// Request is one question to answer.
+type Request struct {
+	Question string
+	// History is the conversation before the question: user and assistant
+	// messages, oldest first.
+	History []provider.Message
+	// Sources are the data sources to search, by name.
+	Sources []string
+	// Documents are the ids of the documents attached to the session:
+	// they are searched too, and turn on the document tools.
+	Documents []string
+	// Tools selects selectable tools by name (current_datetime, ...).
+	Tools []string
+	// K is the number of passages retrieved before the model call (0:
+	// [DefaultK]).
+	K int
+	// AllowOutOfScope lets the model answer from its own knowledge when
+	// the documents say nothing. Off by default: answers stay in scope.
+	AllowOutOfScope bool
+	// MaxToolCalls bounds the tool calls of the request (0: the
+	// orchestrator's limit).
+	MaxToolCalls int
+	// Orchestrator names the orchestrator to run in a [Registry]; unknown
+	// or empty names get the default.
+	Orchestrator string
+}
+
+// Defaults.
+const (
+	DefaultK = 5
+	// DefaultMaxToolCalls is the one limit on tool calls per request that
+	// every provider path shares.
+	DefaultMaxToolCalls = 8
+	// DefaultName is the default orchestrator's name.
+	DefaultName = "default"
+)
+
+// Orchestrator answers requests. Run returns the answer as one stream of
+// events, ending with an [EventAnswer]; a non-streaming caller collects
+// the same stream with [Collect]. Stopping the iteration early cancels the
+// work; an error is the iteration's last element.
+type Orchestrator interface {
+	Name() string
+	Run(ctx context.Context, req Request) iter.Seq2[Event, error]
+}
+
+// Registry finds orchestrators by name.
+type Registry struct {
+	mu  sync.RWMutex
+	m   map[string]Orchestrator
+	def Orchestrator
+}
+
+// NewRegistry returns a registry whose default is def.
+func NewRegistry(def Orchestrator) *Registry {
+	return &Registry{m: map[string]Orchestrator{def.Name(): def}, def: def}
+}
+
+// Register adds o under its name.
+func (r *Registry) Register(o Orchestrator) {
+	r.mu.Lock()
+	r.m[o.Name()] = o
+	r.mu.Unlock()
+}
+
+// Get returns the orchestrator named name, or the default when there is
+// none by that name.
+func (r *Registry) Get(name string) Orchestrator {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if o, ok := r.m[name]; ok {
+		return o
+	}
+	return r.def
+}
+
+// Collect runs the stream to its end and returns the answer.
+func Collect(seq iter.Seq2[Event, error]) (*Result, error) {
+	var res *Result
+	for ev, err := range seq {
+		if err != nil {
+			return res, err
+		}
+		if ev.Kind == EventAnswer {
+			res = ev.Answer
+		}
+	}
+	if res == nil {
+		return nil, errors.New("answer: the stream ended without an answer")
+	}
+	return res, nil
+}
+
+// Retriever searches the index; *search.Searcher is one.
+type Retriever interface {
+	Search(ctx context.Context, q search.Query) (*search.Result, error)
+}
+
+// Library reads documents; *index.Store is one.
+type Library interface {
+	Document(ctx context.Context, source, ref string) (index.Document, error)
+	Chunks(ctx context.Context, documentID string) ([]index.Chunk, error)
+}
+
+// Call is a tool call in progress, as filters and tools see it.
+type Call struct {
+	provider.ToolCall
+	Tool *ToolSpec
+	// Index and Count place the call in its batch; Cycle is the model call
+	// that asked for it.
+	Index, Count, Cycle int
+	// Permission is the permission policy's decision (allowed when there
+	// is no policy).
+	Permission Decision
+	// Props is the request's property bag, shared by all its calls.
+	Props *sync.Map
+	// Request is the request being answered; Model the model answering.
+	Request *Request
+	Model   provider.ChatModel
+
+	terminate bool
+	env       *run
+}
+
+// Terminate ends the tool loop after the current batch: the model is
+// called once more, without tools, to answer.
+func (c *Call) Terminate() { c.terminate = true }
+
+// Decision is a permission policy's verdict on a call.
+type Decision struct {
+	Allow  bool
+	Reason string // why not
+}
+
+// Policy decides whether a call may run.
+type Policy func(ctx context.Context, c *Call) Decision
+
+// Outcome is a tool call's result.
+type Outcome struct {
+	Content string // what the model gets
+	Status  string // StatusOK, StatusError, StatusBlocked or StatusCancelled
+}
+
+// Filter wraps every tool invocation (seed 003): it may inspect the call,
+// run next (the rest of the chain and the tool), replace the outcome (a
+// cache), return without running next (cancel), or call Terminate.
+type Filter interface {
+	InvokeTool(ctx context.Context, c *Call, next func(context.Context) Outcome) Outcome
+}
+
+// FilterFunc adapts a function to [Filter].
+type FilterFunc func(ctx context.Context, c *Call, next func(context.Context) Outcome) Outcome
+
+// InvokeTool calls f.
+func (f FilterFunc) InvokeTool(ctx context.Context, c *Call, next func(context.Context) Outcome) Outcome {
+	return f(ctx, c, next)
+}
+
+// Config configures an [Engine].
+type Config struct {
+	// Model answers. Required; [NewExtractive] answers offline.
+	Model provider.ChatModel
+	// Retriever searches data sources and session documents.
+	Retriever Retriever
+	// Library reads session documents for list_documents and read_document.
+	Library Library
+	// LocalOnly names the data sources whose passages never go to a model
+	// that is not on this machine (provider confidence).
+	LocalOnly []string
+	// Tools are user tools, offered beside the built-in ones.
+	Tools []ToolSpec
+	// Filters wrap every tool invocation, outermost first.
+	Filters []Filter
+	// Policy, when set, decides whether each call may run.
+	Policy Policy
+	// MaxToolCalls bounds tool calls per request (0: DefaultMaxToolCalls).
+	MaxToolCalls int
+	// SystemPrompt replaces the default instructions.
+	SystemPrompt string
+	// Scope, when set, narrows the tools offered (progressive scoping).
+	Scope func(ctx context.Context, tools []*ToolSpec, msgs []provider.Message) []*ToolSpec
+	// Now is the clock (time.Now by default).
+	Now func() time.Time
+}
+
+// Engine is the default orchestrator: preemptive retrieval, then a
+// tool-calling loop, rendering citations as the answer streams.
+type Engine struct {
+	cfg   Config
+	tools *Toolbox
+}
+
+var _ Orchestrator = (*Engine)(nil)
+
+// New returns the default orchestrator. It fails when a tool is defined
+// without an implementation or the reverse, or when a schema is invalid.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Model == nil {
+		return nil, errors.New("answer: no model configured (set --model or CITE_MODEL, or use the extractive model)")
+	}
+	if cfg.MaxToolCalls <= 0 {
+		cfg.MaxToolCalls = DefaultMaxToolCalls
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	defs, err := LoadDefs(mustSub(builtinDefs, "tools"))
+	if err != nil {
+		return nil, err
+	}
+	funcs := builtinFuncs()
+	for _, t := range cfg.Tools {
+		defs = append(defs, t.Def)
+		funcs[t.Def.Name] = t.Func
+	}
+	tb, err := NewToolbox(defs, funcs)
+	if err != nil {
+		return nil, fmt.Errorf("answer: tools: %w", err)
+	}
+	return &Engine{cfg: cfg, tools: tb}, nil
+}
+
+// Name returns DefaultName.
+func (e *Engine) Name() string { return DefaultName }
+
+// Tools returns the engine's tools.
+func (e *Engine) Tools() *Toolbox { return e.tools }
+
+// run is the state of one request; nothing in it is shared with another.
+type run struct {
+	e       *Engine
+	req     Request
+	inv     *citations.Invocation
+	stream  *citations.Stream
+	props   sync.Map
+	traces  []ToolTrace
+	usage   provider.Usage
+	timings Timings
+	start   time.Time
+	yield   func(Event, error) bool
+	stopped bool // the consumer stopped iterating
+}
+
+// errStopped ends a model call when the consumer stops iterating.
+var errStopped = errors.New("answer: the caller stopped reading")
+
+// Run answers req. See [Orchestrator].
+func (e *Engine) Run(ctx context.Context, req Request) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		ctx, cancel := context.WithCancel(citations.Begin(ctx))
+		defer cancel()
+		inv, _ := citations.FromContext(ctx)
+		inv.SetResolver(citations.DefaultResolver())
+		r := &run{e: e, req: req, inv: inv, stream: citations.NewStream(inv), start: e.cfg.Now(), yield: yield}
+		if r.req.K <= 0 {
+			r.req.K = DefaultK
+		}
+		if r.req.MaxToolCalls <= 0 || r.req.MaxToolCalls > e.cfg.MaxToolCalls {
+			r.req.MaxToolCalls = e.cfg.MaxToolCalls
+		}
+		res, err := r.answer(ctx)
+		if r.stopped {
+			return
+		}
+		if err != nil {
+			if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+				err = context.Cause(ctx)
+			}
+			yield(Event{}, err)
+			return
+		}
+		yield(Event{Kind: EventAnswer, Answer: res}, nil)
+	}
+}
+
+// emit yields ev; false when the consumer stopped.
+func (r *run) emit(ev Event) bool {
+	if r.stopped {
+		return false
+	}
+	if !r.yield(ev, nil) {
+		r.stopped = true
+		return false
+	}
+	return true
+}
+
+func (r *run) since() float64 { return float64(time.Since(r.start).Microseconds()) / 1000 }
+
+func (r *run) answer(ctx context.Context) (*Result, error) {
+	if strings.TrimSpace(r.req.Question) == "" {
+		return nil, errors.New("answer: the question is empty")
+	}
+	model := r.e.cfg.Model
+	t0 := time.Now()
+	passages, err := r.preemptive(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.timings.RetrievalMS = ms(time.Since(t0))
+
+	offered := r.offer(ctx)
+	msgs := r.messages(passages, offered)
+	tools := make([]provider.Tool, len(offered))
+	for i, t := range offered {
+		tools[i] = t.Def.Tool()
+	}
+	used := 0
+	for cycle := 0; ; cycle++ {
+		req := provider.ChatRequest{Messages: msgs, Tools: tools}
+		t := time.Now()
+		resp, err := model.Chat(ctx, req, func(delta string) error {
+			if !r.text(r.stream.Feed(delta)) {
+				return errStopped
+			}
+			return nil
+		})
+		r.timings.ModelMS += ms(time.Since(t))
+		r.timings.ModelCalls++
+		r.usage.InputTokens += resp.Usage.InputTokens
+		r.usage.OutputTokens += resp.Usage.OutputTokens
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
+		}
+		if len(resp.ToolCalls) == 0 || len(tools) == 0 {
+			break
+		}
+		msgs = append(msgs, provider.Message{Role: provider.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
+		t = time.Now()
+		outs, terminate := r.batch(ctx, resp.ToolCalls, cycle, &used, offered)
+		r.timings.ToolsMS += ms(time.Since(t))
+		if r.stopped {
+			return nil, errStopped
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for i, c := range resp.ToolCalls {
+			msgs = append(msgs, provider.Message{Role: provider.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: outs[i].Content})
+		}
+		if terminate || used >= r.req.MaxToolCalls {
+			tools = nil // the last call answers without tools
+			msgs = append(msgs, provider.Message{Role: provider.RoleSystem, Content: "No more tool calls are available for this question: answer now from the passages you have, citing them."})
+		}
+	}
+	tail := r.stream.Close()
+	rendered := r.stream.Result()
+	list := rendered.Markdown()[len(rendered.Text):]
+	if !r.text(strings.TrimSuffix(tail, list)) {
+		return nil, errStopped
+	}
+	if list != "" && !r.emit(Event{Kind: EventReferenceList, Text: list}) {
+		return nil, errStopped
+	}
+	r.timings.TotalMS = r.since()
+	return &Result{
+		Text:       rendered.Text,
+		References: nonNil(rendered.References),
+		Dropped:    nonNil(rendered.Dropped),
+		ToolCalls:  nonNil(r.traces),
+		Model:      model.Name(),
+		Usage:      r.usage,
+		Timings:    r.timings,
+		Markdown:   rendered.Markdown(),
+	}, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// text emits rendered text and the references it cites first.
+func (r *run) text(s string) bool {
+	if s == "" {
+		return !r.stopped
+	}
+	if r.timings.FirstTextMS == 0 {
+		r.timings.FirstTextMS = r.since()
+	}
+	if !r.emit(Event{Kind: EventText, Text: s}) {
+		return false
+	}
+	if refs := r.stream.NewCitations(); len(refs) > 0 {
+		return r.emit(Event{Kind: EventReferences, References: refs})
+	}
+	return true
+}
+
+// localOnly reports whether source's passages must not reach the model.
+func (r *run) localOnly(source string) bool {
+	return !r.e.cfg.Model.Local() && slices.Contains(r.e.cfg.LocalOnly, source)
+}
+
+// preemptive searches the request's data sources, then its session
+// documents, and registers every passage: data-source passages take the
+// first indices, document passages continue the numbering.
+func (r *run) preemptive(ctx context.Context) ([]citations.Reference, error) {
+	ret := r.e.cfg.Retriever
+	if ret == nil {
+		return nil, nil
+	}
+	var refs []citations.Reference
+	var sourceHits []search.Hit
+	for _, src := range r.req.Sources {
+		if r.localOnly(src) {
+			continue
+		}
+		res, err := ret.Search(ctx, search.Query{Text: r.req.Question, K: r.req.K, Filter: index.Filter{Source: src}})
+		if err != nil {
+			return nil, fmt.Errorf("search data source %s: %w", src, err)
+		}
+		sourceHits = append(sourceHits, res.Hits...)
+	}
+	sourceHits = best(sourceHits, r.req.K)
+	docHits, err := r.searchDocuments(ctx, r.req.Question, r.req.Documents, r.req.K)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range append(sourceHits, docHits...) {
+		ref, err := r.register(h)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, ref)
+	}
+	return refs, nil
+}
+
+// searchDocuments searches each session document and keeps the k best.
+func (r *run) searchDocuments(ctx context.Context, q string, ids []string, k int) ([]search.Hit, error) {
+	var hits []search.Hit
+	for _, id := range ids {
+		res, err := r.e.cfg.Retriever.Search(ctx, search.Query{Text: q, K: k, Filter: index.Filter{Document: id}})
+		if err != nil {
+			return nil, fmt.Errorf("search document %s: %w", id, err)
+		}
+		hits = append(hits, res.Hits...)
+	}
+	return best(hits, k), nil
+}
+
+// best keeps the k highest-scoring hits, best first, one per chunk.
+func best(hits []search.Hit, k int) []search.Hit {
+	slices.SortStableFunc(hits, func(a, b search.Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	seen := map[string]bool{}
+	out := hits[:0]
+	for _, h := range hits {
+		if !seen[h.ChunkID] && len(out) < k {
+			seen[h.ChunkID] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// register registers a hit as a reference of the request.
+func (r *run) register(h search.Hit) (citations.Reference, error) {
+	typ := citations.TypeFile
+	if h.Document.Kind == index.KindWeb {
+		typ = citations.TypeWeb
+	}
+	return r.inv.Register(citations.Reference{
+		Title:   cleanTitle(h.Document.Title, h.Document.Path),
+		Passage: h.Text,
+		ID:      h.ChunkID,
+		Type:    typ,
+		Source:  h.Document.Path,
+		Span:    h.SourceSpan,
+	})
+}
+
+// cleanTitle normalizes a title when its reference is made: control
+// characters and runs of space become one space, and an empty title
+// becomes the file's name (defense in depth: the renderer escapes too).
+func cleanTitle(title, path string) string {
+	t := strings.Join(strings.FieldsFunc(title, func(r rune) bool {
+		return r < 0x20 || r == 0x7f || r == ' ' || r == '\u2028' || r == '\u2029'
+	}), " ")
+	if len(t) > 300 {
+		t = t[:300]
+		for len(t) > 0 && !validUTF8End(t) {
+			t = t[:len(t)-1]
+		}
+	}
+	if t == "" {
+		t = index.EscapePath(path[strings.LastIndexAny(path, `/\`)+1:])
+	}
+	return t
+}
+
+// label writes passages as the model sees them.
+func label(b *strings.Builder, refs []citations.Reference) {
+	for _, ref := range refs {
+		fmt.Fprintf(b, "%s %s\n%s\n\n", ref.Key(), ref.Title, strings.TrimSpace(ref.Passage))
+	}
+}
+
+// offer returns the tools the request gets: system tools whose context
+// holds, selectable tools the request selected, then scoping.
+func (r *run) offer(ctx context.Context) []*ToolSpec {
+	var out []*ToolSpec
+	for _, t := range r.e.tools.All() {
+		switch {
+		case t.Def.Selectable:
+			if !slices.Contains(r.req.Tools, t.Def.Name) {
+				continue
+			}
+		case t.Def.Purpose == PurposeDataSourceSearch:
+			if len(r.req.Sources) == 0 || r.e.cfg.Retriever == nil {
+				continue
+			}
+		case t.Def.Purpose == PurposeDocumentProcessing:
+			if len(r.req.Documents) == 0 || r.e.cfg.Retriever == nil {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	if r.e.cfg.Scope != nil && len(out) > 0 {
+		out = r.e.cfg.Scope(ctx, out, append(slices.Clone(r.req.History), provider.Message{Role: provider.RoleUser, Content: r.req.Question}))
+	}
+	return out
+}
+
+// DefaultSystemPrompt is the model's instructions.
+const DefaultSystemPrompt = `You answer questions using the passages you are given, each labelled [doc:N].
+Cite every statement taken from a passage with its marker right after it, like this: [doc:3]. Cite only markers you were given; never invent one. Use several markers when several passages support a statement.`
+
+const (
+	inScopeDirective = `Answer only from the passages. If they do not contain the answer, say that the indexed documents do not answer the question; do not answer from your own knowledge.`
+	tryToolsFirst    = ` Before concluding that there is no answer, use the search tools you have to look for it.`
+	nothingFound     = `No passage relevant to the question was found in the indexed documents.`
+)
+
+// messages builds the conversation sent to the model: instructions with
+// the offered tools' policies, the history, the passages, the question.
+func (r *run) messages(passages []citations.Reference, offered []*ToolSpec) []provider.Message {
+	var sys strings.Builder
+	sys.WriteString(cmpOr(r.e.cfg.SystemPrompt, DefaultSystemPrompt))
+	searching := false
+	for _, t := range offered {
+		if t.Def.Policy != "" {
+			sys.WriteString("\n\n")
+			sys.WriteString(t.Def.Policy)
+		}
+		searching = searching || t.Def.Purpose == PurposeDataSourceSearch || t.Def.Purpose == PurposeDocumentProcessing
+	}
+	if !r.req.AllowOutOfScope {
+		sys.WriteString("\n\n")
+		if len(passages) == 0 {
+			sys.WriteString(nothingFound + " ")
+		}
+		sys.WriteString(inScopeDirective)
+		if searching {
+			sys.WriteString(tryToolsFirst)
+		}
+	}
+	msgs := []provider.Message{{Role: provider.RoleSystem, Content: sys.String()}}
+	for _, m := range r.req.History {
+		if m.Role == provider.RoleUser || m.Role == provider.RoleAssistant {
+			msgs = append(msgs, provider.Message{Role: m.Role, Content: m.Content})
+		}
+	}
+	if len(passages) > 0 {
+		var b strings.Builder
+		b.WriteString("Passages:\n\n")
+		label(&b, passages)
+		msgs = append(msgs, provider.Message{Role: provider.RoleSystem, Content: strings.TrimSpace(b.String())})
+	}
+	return append(msgs, provider.Message{Role: provider.RoleUser, Content: r.req.Question})
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// batch runs one model response's tool calls concurrently, through the
+// filters, and returns their outcomes in call order.
+func (r *run) batch(ctx context.Context, calls []provider.ToolCall, cycle int, used *int, offered []*ToolSpec) ([]Outcome, bool) {
+	n := len(calls)
+	outs := make([]Outcome, n)
+	cs := make([]*Call, n)
+	traces := make([]ToolTrace, n)
+	var wg sync.WaitGroup
+	for i, tc := range calls {
+		c := &Call{ToolCall: tc, Index: i, Count: n, Cycle: cycle, Props: &r.props, Request: &r.req, Model: r.e.cfg.Model, Permission: Decision{Allow: true}, env: r}
+		cs[i] = c
+		traces[i] = ToolTrace{ID: tc.ID, Name: tc.Name, Status: StatusRunning, Arguments: map[string]any{}, Index: i, Count: n, Cycle: cycle}
+		spec := offeredTool(offered, tc.Name)
+		c.Tool = spec
+		var args map[string]any
+		var argErr error
+		if spec != nil {
+			args, argErr = spec.parseArgs(tc.Arguments)
+			if args != nil {
+				traces[i].Arguments = spec.redact(args)
+			}
+		}
+		if !r.emit(Event{Kind: EventToolStarted, Tool: &traces[i]}) {
+			wg.Wait()
+			return outs, true
+		}
+		*used++
+		if *used > r.req.MaxToolCalls {
+			outs[i] = Outcome{Content: fmt.Sprintf("Tool call limit reached: at most %d tool calls per question. Answer with what you have.", r.req.MaxToolCalls), Status: StatusBlocked}
+			continue
+		}
+		if spec == nil {
+			names := make([]string, len(offered))
+			for j, t := range offered {
+				names[j] = t.Def.Name
+			}
+			outs[i] = Outcome{Content: fmt.Sprintf("Tool execution failed: there is no tool %q. Available tools: %s.", trimRunes(tc.Name, 64), strings.Join(names, ", ")), Status: StatusError}
+			continue
+		}
+		if argErr != nil {
+			outs[i] = Outcome{Content: "Tool execution failed: " + argErr.Error(), Status: StatusError}
+			continue
+		}
+		if r.e.cfg.Policy != nil {
+			c.Permission = r.e.cfg.Policy(ctx, c)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.Now()
+			outs[i] = r.invoke(ctx, c, args)
+			traces[i].DurationMS = time.Since(t).Milliseconds()
+		}()
+	}
+	wg.Wait()
+	terminate := false
+	for i := range calls {
+		tr := &traces[i]
+		tr.Status = outs[i].Status
+		tr.ResultBytes = len(outs[i].Content)
+		if tr.Status != StatusOK {
+			tr.Message = trimRunes(outs[i].Content, 300)
+		}
+		terminate = terminate || cs[i].terminate
+		r.traces = append(r.traces, *tr)
+		kind := map[string]EventKind{StatusOK: EventToolCompleted, StatusError: EventToolFailed, StatusBlocked: EventToolBlocked, StatusCancelled: EventToolCancelled}[tr.Status]
+		if !r.emit(Event{Kind: kind, Tool: tr}) {
+			return outs, true
+		}
+	}
+	return outs, terminate
+}
+
+func offeredTool(offered []*ToolSpec, name string) *ToolSpec {
+	for _, t := range offered {
+		if t.Def.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func trimRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && !validUTF8End(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "…"
+}
+
+// invoke runs one call through the filters and the tool, never panicking.
+func (r *run) invoke(ctx context.Context, c *Call, args map[string]any) (out Outcome) {
+	tool := func(ctx context.Context) (out Outcome) {
+		if !c.Permission.Allow {
+			return Outcome{Content: "Blocked: " + cmpOr(c.Permission.Reason, "this call is not permitted"), Status: StatusBlocked}
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				out = Outcome{Content: fmt.Sprintf("Tool execution failed: the tool %s crashed", c.Tool.Def.Name), Status: StatusError}
+			}
+		}()
+		if err := ctx.Err(); err != nil {
+			return Outcome{Content: "Tool execution failed: the request was cancelled", Status: StatusCancelled}
+		}
+		text, err := c.Tool.Func(ctx, c, maps.Clone(args))
+		var be *BlockedError
+		switch {
+		case errors.As(err, &be):
+			return Outcome{Content: "Blocked: " + be.Reason, Status: StatusBlocked}
+		case err != nil && ctx.Err() != nil:
+			return Outcome{Content: "Tool execution failed: the request was cancelled", Status: StatusCancelled}
+		case err != nil:
+			return Outcome{Content: "Tool execution failed: " + err.Error(), Status: StatusError}
+		}
+		return Outcome{Content: text, Status: StatusOK}
+	}
+	next := tool
+	for i := len(r.e.cfg.Filters) - 1; i >= 0; i-- {
+		f, inner := r.e.cfg.Filters[i], next
+		next = func(ctx context.Context) Outcome { return f.InvokeTool(ctx, c, inner) }
+	}
+	defer func() {
+		if p := recover(); p != nil { // a filter panicked
+			out = Outcome{Content: fmt.Sprintf("Tool execution failed: a filter around %s crashed", c.Tool.Def.Name), Status: StatusError}
+		}
+	}()
+	out = next(ctx)
+	if out.Status == "" {
+		out.Status = StatusOK
+	}
+	return out
+}
+
+func mustSub(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err) // the embedded folder exists
+	}
+	return sub
+}

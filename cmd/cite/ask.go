@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cite-rag/cite/answer"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/provider"
+	"github.com/cite-rag/cite/search"
+)
+
+// listFlag is a flag that may be given several times.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// askFlags are the flags ask and chat share.
+type askFlags struct {
+	*flags
+	sources, docs, tools listFlag
+	model                string
+	k                    int
+	noList               bool
+	maxTools             int
+}
+
+func newAskFlags(e *env, name, args, about string) *askFlags {
+	f := &askFlags{flags: newFlags(e, name, args, about, name == "ask")}
+	f.Var(&f.sources, "source", "search this data source (repeatable; default: every source)")
+	f.Var(&f.docs, "doc", "attach this indexed document, by path or id (repeatable): it is searched and the document tools are offered")
+	f.Var(&f.tools, "tool", "offer this selectable tool, such as current_datetime (repeatable)")
+	f.StringVar(&f.model, "model", "", "the model: openai:NAME, openai-responses:NAME or ollama:NAME (default CITE_MODEL, else the offline extractive answerer)")
+	f.IntVar(&f.k, "k", answer.DefaultK, "passages retrieved before the model call")
+	f.BoolVar(&f.noList, "no-reference-list", false, "do not print the reference list after the answer")
+	f.IntVar(&f.maxTools, "max-tool-calls", answer.DefaultMaxToolCalls, "at most this many tool calls per question")
+	return f
+}
+
+// session is an open index with an orchestrator over it.
+type session struct {
+	st   *index.Store
+	eng  *answer.Engine
+	req  answer.Request
+	json bool
+}
+
+func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
+	if f.k <= 0 {
+		return nil, f.usageError("-k must be at least 1")
+	}
+	st, err := f.openIndex(ctx, readIndex)
+	if err != nil {
+		return nil, err
+	}
+	s, err := search.Open(ctx, st, search.Options{Embedder: e.embedConfig()})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	spec := f.model
+	if spec == "" {
+		spec = e.getenv("CITE_MODEL")
+	}
+	var model provider.ChatModel
+	if spec == "" || spec == "extractive" {
+		model = answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats})
+	} else if model, err = provider.NewChatModel(spec, provider.ConfigFromEnv(e.getenv)); err != nil {
+		st.Close()
+		return nil, f.usageError("--model: %v", err)
+	}
+	eng, err := answer.New(answer.Config{Model: model, Retriever: s, Library: st, MaxToolCalls: f.maxTools})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	req := answer.Request{Sources: f.sources, Tools: f.tools, K: f.k, MaxToolCalls: f.maxTools}
+	if len(req.Sources) == 0 {
+		srcs, err := st.Sources(ctx)
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
+		for _, s := range srcs {
+			req.Sources = append(req.Sources, s.Name)
+		}
+	} else {
+		srcs, _ := st.Sources(ctx)
+		for _, name := range req.Sources {
+			if !hasSource(srcs, name) {
+				st.Close()
+				return nil, f.usageError("--source %s: no such data source (cite sources lists them)", name)
+			}
+		}
+	}
+	for _, ref := range f.docs {
+		d, err := findDocument(ctx, st, "", ref)
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
+		req.Documents = append(req.Documents, d.ID)
+	}
+	return &session{st: st, eng: eng, req: req, json: f.json}, nil
+}
+
+func hasSource(srcs []index.Source, name string) bool {
+	for _, s := range srcs {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func runAsk(ctx context.Context, e *env, args []string) error {
+	f := newAskFlags(e, "ask", `"QUESTION"`, `Answer a question from the index, citing the passages it used. The answer
+streams to stdout with tool calls as status lines on stderr, then the
+reference list. With no model (--model or CITE_MODEL) the answer is
+extractive and offline: the sentences of the retrieved passages that best
+answer the question, each cited. --json prints one object:
+{"text","references","dropped","tool_calls","model","usage","timings"}.`)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.NArg() == 0 {
+		return f.usageError("ask: no QUESTION given")
+	}
+	s, err := f.open(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.st.Close()
+	s.req.Question = strings.Join(f.Args(), " ")
+	res, err := s.ask(ctx, e, f.noList)
+	if err != nil {
+		return err
+	}
+	if s.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return nil
+}
+
+// ask runs the request, printing the answer as it streams unless the
+// output is JSON.
+func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result, error) {
+	var res *answer.Result
+	for ev, err := range s.eng.Run(ctx, s.req) {
+		if err != nil {
+			if !s.json {
+				fmt.Fprintln(e.stdout)
+			}
+			return nil, err
+		}
+		switch ev.Kind {
+		case answer.EventText:
+			if !s.json {
+				io.WriteString(e.stdout, ev.Text)
+			}
+		case answer.EventReferenceList:
+			if !s.json && !noList {
+				io.WriteString(e.stdout, ev.Text)
+			}
+		case answer.EventToolStarted:
+			fmt.Fprintf(e.stderr, "… %s %s\n", ev.Tool.Name, argsLine(ev.Tool.Arguments))
+		case answer.EventToolCompleted, answer.EventToolFailed, answer.EventToolBlocked, answer.EventToolCancelled:
+			line := fmt.Sprintf("%s %s: %s, %d ms, %d bytes", mark(ev.Tool.Status), ev.Tool.Name, ev.Tool.Status, ev.Tool.DurationMS, ev.Tool.ResultBytes)
+			if ev.Tool.Message != "" && ev.Tool.Status != answer.StatusOK {
+				line += ": " + ev.Tool.Message
+			}
+			fmt.Fprintln(e.stderr, line)
+		case answer.EventAnswer:
+			res = ev.Answer
+		}
+	}
+	if !s.json {
+		fmt.Fprintln(e.stdout)
+	}
+	return res, nil
+}
+
+func mark(status string) string {
+	if status == answer.StatusOK {
+		return "✓"
+	}
+	return "✗"
+}
+
+func argsLine(args map[string]any) string {
+	b, _ := json.Marshal(args)
+	return trimLine(string(b), 200)
+}
+
+func trimLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func runChat(ctx context.Context, e *env, args []string) error {
+	f := newAskFlags(e, "chat", "", `A conversation in the terminal: each line you type is a question, answered
+with citations as cite ask does, with the conversation so far as context.
+An empty line or end of input ends it.`)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	s, err := f.open(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.st.Close()
+	in := bufio.NewScanner(e.stdin())
+	in.Buffer(make([]byte, 64<<10), 1<<20)
+	for {
+		fmt.Fprint(e.stderr, "> ")
+		if !in.Scan() {
+			break
+		}
+		q := strings.TrimSpace(in.Text())
+		if q == "" {
+			break
+		}
+		s.req.Question = q
+		res, err := s.ask(ctx, e, f.noList)
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "cite chat: %v\n", err)
+			continue
+		}
+		s.req.History = append(s.req.History,
+			provider.Message{Role: provider.RoleUser, Content: q},
+			provider.Message{Role: provider.RoleAssistant, Content: res.Text})
+	}
+	return in.Err()
+}
