@@ -147,6 +147,11 @@ func TestEngine(t *testing.T) {
 		}
 		return next(ctx)
 	})
+	docs, err := fx.st.Documents(t.Context(), "guides")
+	if err != nil || len(docs) == 0 {
+		t.Fatal(err)
+	}
+	ragDoc := docs[0]
 	deny := func(_ context.Context, c *answer.Call) answer.Decision {
 		if c.Name == "count" {
 			return answer.Decision{Allow: false, Reason: "count is not allowed for this user"}
@@ -345,9 +350,36 @@ func TestEngine(t *testing.T) {
 				t.Errorf("%q", res.Text)
 			}
 		},
+	}, {
+		name: "session documents: list, read by id, never by path",
+		turns: []modeltest.Turn{
+			{ToolCalls: []modeltest.ToolCall{
+				call("list_documents", `{}`),
+				call("read_document", `{"document_id":"../../../etc/passwd"}`),
+				call("read_document", `{"document_id":"/etc/passwd"}`),
+				call("read_document", `{"document_id":"DOC","max_chars":100}`),
+			}},
+			{Text: []string{"Read [doc:2]."}},
+		},
+		req: answer.Request{Question: "summarize", Documents: []string{"DOC"}, K: 1, MaxToolCalls: 10},
+		check: func(t *testing.T, srv *modeltest.Server, evs []answer.Event, res *answer.Result) {
+			tm := toolMessages(srv, 1)
+			if len(tm) != 4 || !strings.Contains(tm[0], "- id ") || !strings.Contains(tm[1], "not attached") || !strings.Contains(tm[2], "not attached") || !strings.Contains(tm[3], "[doc:") {
+				t.Errorf("%q", tm)
+			}
+			if statuses(res) != "list_documents:OK,read_document:ERROR,read_document:ERROR,read_document:OK" {
+				t.Errorf("%s", statuses(res))
+			}
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			for i := range tt.turns {
+				for j := range tt.turns[i].ToolCalls {
+					c := &tt.turns[i].ToolCalls[j]
+					c.Arguments = strings.ReplaceAll(c.Arguments, `"DOC"`, `"`+ragDoc.ID+`"`)
+				}
+			}
 			srv := modeltest.NewServer(t, modeltest.Script{Turns: tt.turns})
 			cfg := answer.Config{Model: openaiModel(t, srv), Retriever: fx.s, Library: fx.st, Tools: []answer.ToolSpec{failing, counted},
 				Now: func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }}
@@ -357,6 +389,11 @@ func TestEngine(t *testing.T) {
 			eng, err := answer.New(cfg)
 			if err != nil {
 				t.Fatal(err)
+			}
+			for i, d := range tt.req.Documents {
+				if d == "DOC" {
+					tt.req.Documents[i] = ragDoc.ID
+				}
 			}
 			evs, res, err := run(t, eng, tt.req)
 			if err != nil {

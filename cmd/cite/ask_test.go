@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cite-rag/cite/answer/modeltest"
+)
+
+func TestAskOffline(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, out, errOut := cite(t, "ask", "--index", idx, "what is WAL mode in SQLite")
+	if code != 0 || !strings.Contains(out, "[1]") || !strings.Contains(out, "\n\nReferences:\n\n1. [Write-Ahead Logging in SQLite](file://") || strings.Contains(out, "[doc:") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = cite(t, "ask", "--index", idx, "--json", "what is WAL mode in SQLite")
+	var res map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, k := range []string{"text", "references", "dropped", "tool_calls", "model", "usage", "timings"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("no %q in %s", k, out)
+		}
+	}
+	if code, _, errOut = cite(t, "ask", "--index", idx, "--source", "nosuch", "q"); code != exitUsage || !strings.Contains(errOut, "no such data source") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if code, _, errOut = cite(t, "ask", "--index", idx, "--model", "nonsense", "q"); code != exitUsage || !strings.Contains(errOut, "--model") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestAskModel: cite ask with a model from CITE_MODEL and OPENAI_BASE_URL,
+// a tool call shown on stderr, the answer rendered on stdout.
+func TestAskModel(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		{ToolCalls: []modeltest.ToolCall{{Name: "search_data_sources", Arguments: `{"query":"checkpoint"}`}}},
+		{Text: []string{"Checkpoints copy the WAL back [do", "c:1] [doc:42]."}},
+	}})
+	vars := map[string]string{"CITE_MODEL": "openai:m", "OPENAI_BASE_URL": srv.OpenAIBaseURL(), "OPENAI_API_KEY": "sk-do-not-print"}
+	code, out, errOut := citeEnv(t, vars, "ask", "--index", idx, "--no-reference-list", "how do checkpoints work")
+	if code != 0 || !strings.HasPrefix(out, "Checkpoints copy the WAL back [1].") || strings.Contains(out, "References:") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "search_data_sources") || !strings.Contains(errOut, "OK") || strings.Contains(out+errOut, "sk-do-not-print") {
+		t.Errorf("stderr: %s", errOut)
+	}
+}
+
+func TestChat(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		{Text: []string{"First [doc:1]."}},
+		{Text: []string{"Second."}},
+	}})
+	vars := map[string]string{"OPENAI_BASE_URL": srv.OpenAIBaseURL()}
+	var stdout, stderr strings.Builder
+	code := run(t.Context(), []string{"chat", "--index", idx, "--model", "openai:m"}, &env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return vars[k] }, in: strings.NewReader("what is WAL\nand then?\n")})
+	if code != 0 || !strings.Contains(stdout.String(), "First [1].") || !strings.Contains(stdout.String(), "Second.") {
+		t.Fatalf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	var history []string
+	for _, m := range reqs[1].Messages {
+		if m.Role == "user" || m.Role == "assistant" {
+			history = append(history, m.Role+": "+m.Content)
+		}
+	}
+	if strings.Join(history, "|") != "user: what is WAL|assistant: First [1].|user: and then?" {
+		t.Errorf("history %q", history)
+	}
+}
