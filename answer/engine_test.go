@@ -466,7 +466,9 @@ func TestEngineProviders(t *testing.T) {
 		spec func(*modeltest.Server) (string, provider.Config)
 	}{
 		{"ollama", func() *modeltest.Server { return modeltest.NewOllamaServer(t, modeltest.Script{Turns: turns}) },
-			func(s *modeltest.Server) (string, provider.Config) { return "ollama:llama3.1", provider.Config{OllamaHost: s.URL} }},
+			func(s *modeltest.Server) (string, provider.Config) {
+				return "ollama:llama3.1", provider.Config{OllamaHost: s.URL}
+			}},
 		{"responses", func() *modeltest.Server { return modeltest.NewServer(t, modeltest.Script{Turns: turns}) },
 			func(s *modeltest.Server) (string, provider.Config) {
 				return "openai-responses:gpt", provider.Config{OpenAIBaseURL: s.OpenAIBaseURL(), OpenAIAPIKey: "k"}
