@@ -144,4 +144,3 @@ func BenchmarkFirstText(b *testing.B) {
 	slices.Sort(first)
 	b.ReportMetric(float64(first[len(first)/2].Microseconds())/1000, "p50-first-text-ms")
 }
-
