@@ -197,8 +197,9 @@ type Config struct {
 	MaxToolCalls int
 	// SystemPrompt replaces the default instructions.
 	SystemPrompt string
-	// Scope, when set, narrows the tools offered (progressive scoping).
-	Scope func(ctx context.Context, tools []*ToolSpec, msgs []provider.Message) []*ToolSpec
+	// Scoping narrows the tools offered when many are registered
+	// (progressive tool scoping); the zero value has seed 004's defaults.
+	Scoping Scoping
 	// Now is the clock (time.Now by default).
 	Now func() time.Time
 }
@@ -259,6 +260,11 @@ type run struct {
 	start   time.Time
 	yield   func(Event, error) bool
 	stopped bool // the consumer stopped iterating
+
+	eligible   []*ToolSpec // tools the request's context allows
+	offered    []*ToolSpec // tools offered to the model now
+	expansions int         // scoping expansion rounds used
+	scope      ScopeResult
 }
 
 // errStopped ends a model call when the consumer stops iterating.
@@ -319,12 +325,12 @@ func (r *run) answer(ctx context.Context) (*Result, error) {
 	}
 	r.timings.RetrievalMS = ms(time.Since(t0))
 
-	offered := r.offer(ctx)
-	msgs := r.messages(passages, offered)
-	tools := make([]provider.Tool, len(offered))
-	for i, t := range offered {
-		tools[i] = t.Def.Tool()
+	r.offer(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
+	msgs := r.messages(passages, r.offered)
+	tools := r.toolList()
 	used := 0
 	for cycle := 0; ; cycle++ {
 		req := provider.ChatRequest{Messages: msgs, Tools: tools}
@@ -350,7 +356,8 @@ func (r *run) answer(ctx context.Context) (*Result, error) {
 		}
 		msgs = append(msgs, provider.Message{Role: provider.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
 		t = time.Now()
-		outs, terminate := r.batch(ctx, resp.ToolCalls, cycle, &used, offered)
+		outs, terminate := r.batch(ctx, resp.ToolCalls, cycle, &used)
+		tools = r.toolList() // scoping may have expanded
 		r.timings.ToolsMS += ms(time.Since(t))
 		if r.stopped {
 			return nil, errStopped
@@ -531,9 +538,29 @@ func label(b *strings.Builder, refs []citations.Reference) {
 	}
 }
 
-// offer returns the tools the request gets: system tools whose context
+func (r *run) toolList() []provider.Tool {
+	tools := make([]provider.Tool, len(r.offered))
+	for i, t := range r.offered {
+		tools[i] = t.Def.Tool()
+	}
+	return tools
+}
+
+// expand adds a tool the model called that scoping left out, when the
+// request's context allows it and expansion rounds remain.
+func (r *run) expand(name string) *ToolSpec {
+	t := offeredTool(r.eligible, name)
+	if t == nil || r.expansions >= r.e.cfg.Scoping.withDefaults().MaxExpansionRounds {
+		return nil
+	}
+	r.expansions++
+	r.offered = append(r.offered, t)
+	return t
+}
+
+// offer chooses the tools the request gets: system tools whose context
 // holds, selectable tools the request selected, then scoping.
-func (r *run) offer(ctx context.Context) []*ToolSpec {
+func (r *run) offer(ctx context.Context) {
 	var out []*ToolSpec
 	for _, t := range r.e.tools.All() {
 		switch {
@@ -552,10 +579,9 @@ func (r *run) offer(ctx context.Context) []*ToolSpec {
 		}
 		out = append(out, t)
 	}
-	if r.e.cfg.Scope != nil && len(out) > 0 {
-		out = r.e.cfg.Scope(ctx, out, append(slices.Clone(r.req.History), provider.Message{Role: provider.RoleUser, Content: r.req.Question}))
-	}
-	return out
+	r.eligible = out
+	r.scope = r.e.cfg.Scoping.Scope(ctx, out, append(slices.Clone(r.req.History), provider.Message{Role: provider.RoleUser, Content: r.req.Question}), r.e.cfg.Model)
+	r.offered = r.scope.Tools
 }
 
 // DefaultSystemPrompt is the model's instructions.
@@ -615,7 +641,7 @@ func cmpOr(a, b string) string {
 
 // batch runs one model response's tool calls concurrently, through the
 // filters, and returns their outcomes in call order.
-func (r *run) batch(ctx context.Context, calls []provider.ToolCall, cycle int, used *int, offered []*ToolSpec) ([]Outcome, bool) {
+func (r *run) batch(ctx context.Context, calls []provider.ToolCall, cycle int, used *int) ([]Outcome, bool) {
 	n := len(calls)
 	outs := make([]Outcome, n)
 	cs := make([]*Call, n)
@@ -625,7 +651,10 @@ func (r *run) batch(ctx context.Context, calls []provider.ToolCall, cycle int, u
 		c := &Call{ToolCall: tc, Index: i, Count: n, Cycle: cycle, Props: &r.props, Request: &r.req, Model: r.e.cfg.Model, Permission: Decision{Allow: true}, env: r}
 		cs[i] = c
 		traces[i] = ToolTrace{ID: tc.ID, Name: tc.Name, Status: StatusRunning, Arguments: map[string]any{}, Index: i, Count: n, Cycle: cycle}
-		spec := offeredTool(offered, tc.Name)
+		spec := offeredTool(r.offered, tc.Name)
+		if spec == nil {
+			spec = r.expand(tc.Name)
+		}
 		c.Tool = spec
 		var args map[string]any
 		var argErr error
@@ -645,8 +674,8 @@ func (r *run) batch(ctx context.Context, calls []provider.ToolCall, cycle int, u
 			continue
 		}
 		if spec == nil {
-			names := make([]string, len(offered))
-			for j, t := range offered {
+			names := make([]string, len(r.offered))
+			for j, t := range r.offered {
 				names[j] = t.Def.Name
 			}
 			outs[i] = Outcome{Content: fmt.Sprintf("Tool execution failed: there is no tool %q. Available tools: %s.", trimRunes(tc.Name, 64), strings.Join(names, ", ")), Status: StatusError}
