@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"github.com/cite-rag/cite/answer"
 	"os"
 	"regexp"
 	"slices"
@@ -135,32 +136,27 @@ func RunAnswers(ctx context.Context, set *Set, s *search.Searcher, model provide
 	return m, nil
 }
 
-// Answer runs one question through the minimal cited-answer pipeline: it
-// registers hits as file references in a fresh invocation, streams the
-// model's answer through a [citations.Stream], and returns the streamed
-// output (text and reference list) and its structured rendering.
+// Answer answers question from hits, already retrieved, through the
+// orchestrator, as cite ask does (the hits stand for its preemptive
+// retrieval), and returns the rendered answer with its reference list and
+// the structured rendering.
 func Answer(ctx context.Context, model provider.ChatModel, question string, hits []search.Hit) (string, citations.Rendered, error) {
-	ctx = citations.Begin(ctx)
-	inv, _ := citations.FromContext(ctx)
-	inv.SetResolver(citations.DefaultResolver())
-	for _, h := range hits {
-		_, err := inv.Register(citations.Reference{
-			Title: h.Document.Title, Passage: h.Text, ID: h.ChunkID, Type: citations.TypeFile,
-			Source: h.Document.Path, Span: citations.Span{Start: h.SourceSpan.Start, End: h.SourceSpan.End},
-		})
-		if err != nil {
-			return "", citations.Rendered{}, err
-		}
-	}
-	st := citations.NewStream(inv)
-	var out strings.Builder
-	_, err := model.Chat(ctx, provider.ChatRequest{Messages: []provider.Message{{Role: provider.RoleUser, Content: question}}},
-		func(d string) error { out.WriteString(st.Feed(d)); return nil })
+	eng, err := answer.New(answer.Config{Model: model, Retriever: fixedHits(hits)})
 	if err != nil {
 		return "", citations.Rendered{}, err
 	}
-	out.WriteString(st.Close())
-	return out.String(), st.Result(), nil
+	res, err := answer.Collect(eng.Run(ctx, answer.Request{Question: question, Sources: []string{"eval"}, K: max(1, len(hits))}))
+	if err != nil {
+		return "", citations.Rendered{}, err
+	}
+	return res.Markdown, citations.Rendered{Text: res.Text, References: res.References, Dropped: res.Dropped}, nil
+}
+
+// fixedHits is a retriever that returns hits already found.
+type fixedHits []search.Hit
+
+func (f fixedHits) Search(context.Context, search.Query) (*search.Result, error) {
+	return &search.Result{Hits: slices.Clone(f)}, nil
 }
 
 var (
