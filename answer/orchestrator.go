@@ -244,6 +244,9 @@ func New(cfg Config) (*Engine, error) {
 // Name returns DefaultName.
 func (e *Engine) Name() string { return DefaultName }
 
+// Model returns the engine's model.
+func (e *Engine) Model() provider.ChatModel { return e.cfg.Model }
+
 // Tools returns the engine's tools.
 func (e *Engine) Tools() *Toolbox { return e.tools }
 

@@ -44,10 +44,11 @@ func newAskFlags(e *env, name, args, about string) *askFlags {
 
 // session is an open index with an orchestrator over it.
 type session struct {
-	st   *index.Store
-	eng  *answer.Engine
-	req  answer.Request
-	json bool
+	st       *index.Store
+	searcher *search.Searcher
+	eng      *answer.Engine
+	req      answer.Request
+	json     bool
 }
 
 func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
@@ -106,7 +107,7 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		}
 		req.Documents = append(req.Documents, d.ID)
 	}
-	return &session{st: st, eng: eng, req: req, json: f.json}, nil
+	return &session{st: st, searcher: s, eng: eng, req: req, json: f.json}, nil
 }
 
 func hasSource(srcs []index.Source, name string) bool {

@@ -81,6 +81,7 @@ func init() {
 		{"reindex", "", "re-embed every chunk with another embedder", runReindex},
 		{"ask", `"QUESTION"`, "answer a question with citations (offline by default)", runAsk},
 		{"chat", "", "a conversation with citations, in the terminal", runChat},
+		{"serve", "", "serve the question-answering HTTP API on loopback", runServe},
 		{"eval", "--qa DIR", "measure retrieval on a question-answering set", runEval},
 	}
 }

@@ -1,0 +1,304 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cite-rag/cite/answer"
+	"github.com/cite-rag/cite/citations"
+	"github.com/cite-rag/cite/provider"
+)
+
+// askRequest is POST /v1/ask's body.
+type askRequest struct {
+	Question string   `json:"question"`
+	Sources  []string `json:"sources"`
+	Model    string   `json:"model"`
+	K        int      `json:"k"`
+}
+
+// request checks an answer request and fills in the sources.
+func (s *Server) request(w http.ResponseWriter, r *http.Request, q string, sources []string, k int) (answer.Request, bool) {
+	if strings.TrimSpace(q) == "" {
+		writeError(w, http.StatusBadRequest, "bad_question", "question is required")
+		return answer.Request{}, false
+	}
+	if len(q) > s.cfg.MaxQuestionBytes {
+		writeError(w, http.StatusRequestEntityTooLarge, "question_too_long", fmt.Sprintf("the question is %d bytes; at most %d", len(q), s.cfg.MaxQuestionBytes))
+		return answer.Request{}, false
+	}
+	if k < 0 || k > 50 {
+		writeError(w, http.StatusBadRequest, "bad_k", "k is 0 (the default) to 50")
+		return answer.Request{}, false
+	}
+	have, err := s.deps.Store.Sources(r.Context())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		return answer.Request{}, false
+	}
+	var names []string
+	for _, h := range have {
+		names = append(names, h.Name)
+	}
+	for _, src := range sources {
+		if !contains(names, src) {
+			writeError(w, http.StatusBadRequest, "unknown_source", fmt.Sprintf("no data source %q; the sources are %s", src, strings.Join(names, ", ")))
+			return answer.Request{}, false
+		}
+	}
+	if len(sources) == 0 {
+		sources = names
+	}
+	return answer.Request{Question: q, Sources: sources, K: k}, true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
+	var body askRequest
+	if !decode(w, r, &body) {
+		return
+	}
+	if body.Model != "" && body.Model != s.deps.ModelName {
+		writeError(w, http.StatusBadRequest, "unknown_model", fmt.Sprintf("model %q: this server answers with %q", body.Model, s.deps.ModelName))
+		return
+	}
+	req, ok := s.request(w, r, body.Question, body.Sources, body.K)
+	if !ok || !s.acquire(w) {
+		return
+	}
+	defer s.release()
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		res, err := answer.Collect(s.deps.Engine.Run(ctx, req))
+		if err != nil {
+			s.answerError(w, err)
+			return
+		}
+		writeJSON(w, 200, res)
+		return
+	}
+	sse := newSSE(w)
+	for ev, err := range s.deps.Engine.Run(ctx, req) {
+		if err != nil {
+			var e apiError
+			e.Error.Code, e.Error.Message = errorCode(err), err.Error()
+			sse.send("error", e)
+			return
+		}
+		if !sse.send(string(ev.Kind), ev) {
+			return // the client went away: returning cancels the answer
+		}
+	}
+}
+
+func errorCode(err error) string {
+	switch {
+	case err == context.DeadlineExceeded || strings.Contains(err.Error(), "deadline exceeded"):
+		return "timeout"
+	case err == context.Canceled:
+		return "cancelled"
+	}
+	if pe, ok := err.(*provider.Error); ok {
+		return fmt.Sprintf("model_%d", pe.StatusCode)
+	}
+	return "answer_failed"
+}
+
+func (s *Server) answerError(w http.ResponseWriter, err error) {
+	status := http.StatusBadGateway
+	if errorCode(err) == "timeout" {
+		status = http.StatusGatewayTimeout
+	}
+	writeError(w, status, errorCode(err), err.Error())
+}
+
+// sse writes server-sent events, one "event:" and "data:" block each,
+// flushed at once.
+type sse struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func newSSE(w http.ResponseWriter) *sse {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(200)
+	return &sse{w: w, rc: http.NewResponseController(w)}
+}
+
+func (s *sse) send(event string, v any) bool {
+	b, _ := json.Marshal(v)
+	s.rc.SetWriteDeadline(time.Now().Add(30 * time.Second)) // a client that never reads
+	if event != "" {
+		if _, err := fmt.Fprintf(s.w, "event: %s\n", event); err != nil {
+			return false
+		}
+	}
+	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", b); err != nil {
+		return false
+	}
+	return s.rc.Flush() == nil
+}
+
+// chatRequest is the part of an OpenAI chat completion request cite reads.
+type chatRequest struct {
+	Model         string          `json:"model"`
+	Messages      []chatMessage   `json:"messages"`
+	Stream        bool            `json:"stream"`
+	StreamOptions json.RawMessage `json:"stream_options"`
+	// Accepted and ignored: cite answers with its own settings.
+	Temperature      *float64        `json:"temperature"`
+	TopP             *float64        `json:"top_p"`
+	MaxTokens        *int            `json:"max_tokens"`
+	MaxCompletion    *int            `json:"max_completion_tokens"`
+	N                *int            `json:"n"`
+	User             string          `json:"user"`
+	Tools            json.RawMessage `json:"tools"`
+	ToolChoice       json.RawMessage `json:"tool_choice"`
+	PresencePenalty  *float64        `json:"presence_penalty"`
+	FrequencyPenalty *float64        `json:"frequency_penalty"`
+	Stop             json.RawMessage `json:"stop"`
+	Seed             *int            `json:"seed"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Name    string          `json:"name,omitempty"`
+}
+
+// text returns a message's content as text: a string, or the text parts
+// of an array of parts.
+func (m chatMessage) text() string {
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	json.Unmarshal(m.Content, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// chat is POST /v1/chat/completions: the last user message is the
+// question, the messages before it the history. The answer's text carries
+// the rendered citations and the reference list; the structured
+// references travel in the extra field "references" (of the response, or
+// of the final stream chunk).
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	var body chatRequest
+	if !decode(w, r, &body) {
+		return
+	}
+	if body.Model != "" && body.Model != s.deps.ModelName {
+		writeError(w, http.StatusNotFound, "model_not_found", fmt.Sprintf("model %q: this server answers with %q (GET /v1/models)", body.Model, s.deps.ModelName))
+		return
+	}
+	last := -1
+	for i, m := range body.Messages {
+		if m.Role == "user" {
+			last = i
+		}
+	}
+	if last < 0 {
+		writeError(w, http.StatusBadRequest, "bad_messages", "messages need a user message: the question")
+		return
+	}
+	req, ok := s.request(w, r, body.Messages[last].text(), nil, 0)
+	if !ok {
+		return
+	}
+	for _, m := range body.Messages[:last] {
+		if m.Role == "user" || m.Role == "assistant" {
+			req.History = append(req.History, provider.Message{Role: m.Role, Content: m.text()})
+		}
+	}
+	if !s.acquire(w) {
+		return
+	}
+	defer s.release()
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	id := fmt.Sprintf("chatcmpl-cite-%d", time.Now().UnixNano())
+	created := time.Now().Unix()
+	if !body.Stream {
+		res, err := answer.Collect(s.deps.Engine.Run(ctx, req))
+		if err != nil {
+			s.answerError(w, err)
+			return
+		}
+		writeJSON(w, 200, map[string]any{
+			"id": id, "object": "chat.completion", "created": created, "model": s.deps.ModelName,
+			"choices": []map[string]any{{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": res.Markdown}}},
+			"usage":      map[string]int{"prompt_tokens": res.Usage.InputTokens, "completion_tokens": res.Usage.OutputTokens, "total_tokens": res.Usage.InputTokens + res.Usage.OutputTokens},
+			"references": nonNil(res.References),
+		})
+		return
+	}
+	sse := newSSE(w)
+	chunk := func(delta map[string]any, finish any, extra map[string]any) map[string]any {
+		c := map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": s.deps.ModelName,
+			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}}
+		for k, v := range extra {
+			c[k] = v
+		}
+		return c
+	}
+	if !sse.send("", chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)) {
+		return
+	}
+	for ev, err := range s.deps.Engine.Run(ctx, req) {
+		if err != nil {
+			var e apiError
+			e.Error.Code, e.Error.Message = errorCode(err), err.Error()
+			sse.send("", e)
+			return
+		}
+		switch ev.Kind {
+		case answer.EventText, answer.EventReferenceList:
+			if !sse.send("", chunk(map[string]any{"content": ev.Text}, nil, nil)) {
+				return
+			}
+		case answer.EventAnswer:
+			u := ev.Answer.Usage
+			if !sse.send("", chunk(map[string]any{}, "stop", map[string]any{
+				"references": nonNil(ev.Answer.References),
+				"usage":      map[string]int{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.InputTokens + u.OutputTokens},
+			})) {
+				return
+			}
+		}
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	sse.rc.Flush()
+}
+
+func nonNil(refs []citations.Cited) []citations.Cited {
+	if refs == nil {
+		return []citations.Cited{}
+	}
+	return refs
+}

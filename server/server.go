@@ -1,0 +1,362 @@
+// Package server is cite's local question-answering server: an HTTP API
+// over the index and the orchestrator, with answers streamed as
+// server-sent events and an OpenAI-compatible chat endpoint. cmd/cite
+// wires it (cite serve); nothing else imports it.
+//
+// Security: it is meant to listen on loopback. A bearer token, when set,
+// guards every endpoint but /healthz. Because a browser on the same machine
+// can be steered at a loopback server, the Host header must name the
+// server (DNS rebinding), and a state-changing request from another origin
+// is refused unless that origin is allowed; no CORS header is sent to other
+// origins. Every limit answers with a JSON error
+// {"error":{"code","message"}} and its status. Logs never contain the
+// token, a key or document text.
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cite-rag/cite/answer"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/search"
+)
+
+// Defaults of [Config].
+const (
+	DefaultMaxBodyBytes     = 1 << 20
+	DefaultMaxQuestionBytes = 8 << 10
+	DefaultRequestTimeout   = 2 * time.Minute
+	DefaultMaxAnswers       = 8
+)
+
+// Config configures a [Server]. Zero fields take the defaults.
+type Config struct {
+	// Token, when set, is required as "Authorization: Bearer TOKEN" on every
+	// endpoint but /healthz.
+	Token string
+	// Hosts are the host names the server answers to (the Host header, port
+	// ignored), besides localhost, 127.0.0.1 and ::1.
+	Hosts []string
+	// AllowOrigins are the origins (scheme://host:port) allowed to make
+	// state-changing requests and to read answers cross-origin.
+	AllowOrigins     []string
+	MaxBodyBytes     int64
+	MaxQuestionBytes int
+	RequestTimeout   time.Duration
+	// MaxAnswers bounds the answers computed at once; beyond it /v1/ask and
+	// /v1/chat/completions answer 429 with Retry-After.
+	MaxAnswers int
+	Logger     *slog.Logger
+}
+
+// Deps are what the server serves.
+type Deps struct {
+	Store    *index.Store
+	Searcher *search.Searcher
+	Engine   *answer.Engine
+	// ModelName is the model id /v1/models lists and answers carry.
+	ModelName string
+}
+
+// Server is the HTTP API.
+type Server struct {
+	cfg  Config
+	deps Deps
+	mux  *http.ServeMux
+	sem  chan struct{}
+	log  *slog.Logger
+}
+
+// New returns a server over deps.
+func New(cfg Config, deps Deps) *Server {
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxQuestionBytes <= 0 {
+		cfg.MaxQuestionBytes = DefaultMaxQuestionBytes
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.MaxAnswers <= 0 {
+		cfg.MaxAnswers = DefaultMaxAnswers
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if deps.ModelName == "" {
+		deps.ModelName = "cite"
+	}
+	s := &Server{cfg: cfg, deps: deps, mux: http.NewServeMux(), sem: make(chan struct{}, cfg.MaxAnswers), log: cfg.Logger.With("component", "server")}
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
+	s.mux.HandleFunc("POST /v1/ask", s.ask)
+	s.mux.HandleFunc("POST /v1/search", s.search)
+	s.mux.HandleFunc("GET /v1/sources", s.sources)
+	s.mux.HandleFunc("GET /v1/models", s.models)
+	s.mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
+	})
+	return s
+}
+
+// Handler returns the server's handler with its checks and logging.
+func (s *Server) Handler() http.Handler {
+	return s.logged(s.guard(s.mux))
+}
+
+// apiError is the JSON error body.
+type apiError struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	var e apiError
+	e.Error.Code, e.Error.Message = code, msg
+	writeJSON(w, status, e)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// guard checks Host, origin and token before any handler runs.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hostAllowed(r.Host) {
+			writeError(w, http.StatusMisdirectedRequest, "bad_host", "this server does not answer to host "+strconv.Quote(r.Host))
+			return
+		}
+		origin := r.Header.Get("Origin")
+		allowed := origin == "" || s.sameOrigin(r, origin) || slices.Contains(s.cfg.AllowOrigins, origin)
+		if origin != "" && allowed && !s.sameOrigin(r, origin) {
+			w.Header().Set("Access-Control-Allow-Origin", origin)
+			w.Header().Set("Vary", "Origin")
+			w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept")
+			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+		}
+		if r.Method == http.MethodOptions {
+			if !allowed {
+				writeError(w, http.StatusForbidden, "bad_origin", "cross-origin requests from "+origin+" are not allowed (see --allow-origin)")
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !allowed {
+			writeError(w, http.StatusForbidden, "bad_origin", "cross-origin requests from "+origin+" are not allowed (see --allow-origin)")
+			return
+		}
+		if s.cfg.Token != "" && r.URL.Path != "/healthz" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="cite"`)
+				writeError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required")
+				return
+			}
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) hostAllowed(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(strings.ToLower(host), "[]")
+	switch host {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return slices.Contains(s.cfg.Hosts, host)
+}
+
+func (s *Server) sameOrigin(r *http.Request, origin string) bool {
+	return origin == "http://"+r.Host || origin == "https://"+r.Host
+}
+
+// statusWriter records the status and size for the log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter.WriteHeader(code) }
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = 200
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += n
+	return n, err
+}
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// logged logs each request: method, path (no query: it may hold text),
+// status, size and duration; never headers or bodies.
+func (s *Server) logged(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "bytes", sw.bytes, "duration_ms", time.Since(start).Milliseconds())
+	})
+}
+
+// decode reads one JSON object into v, strictly.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, "bad_content_type", "send a JSON body with Content-Type: application/json")
+		return false
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", tooBig.Limit))
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "bad_json", "invalid JSON body: "+err.Error())
+		return false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		writeError(w, http.StatusBadRequest, "bad_json", "the body must be one JSON object")
+		return false
+	}
+	return true
+}
+
+// acquire takes an answer slot, or answers 429.
+func (s *Server) acquire(w http.ResponseWriter) bool {
+	select {
+	case s.sem <- struct{}{}:
+		return true
+	default:
+		w.Header().Set("Retry-After", "2")
+		writeError(w, http.StatusTooManyRequests, "busy", fmt.Sprintf("%d answers are being computed; retry shortly", s.cfg.MaxAnswers))
+		return false
+	}
+}
+
+func (s *Server) release() { <-s.sem }
+
+func (s *Server) sources(w http.ResponseWriter, r *http.Request) {
+	srcs, err := s.deps.Store.Sources(r.Context())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		return
+	}
+	if srcs == nil {
+		srcs = []index.Source{}
+	}
+	writeJSON(w, 200, map[string]any{"sources": srcs})
+}
+
+type searchRequest struct {
+	Query  string `json:"query"`
+	K      int    `json:"k"`
+	Mode   string `json:"mode"`
+	Source string `json:"source"`
+	PerDoc int    `json:"per_doc"`
+	Path   string `json:"path"`
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	var req searchRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if strings.TrimSpace(req.Query) == "" || len(req.Query) > s.cfg.MaxQuestionBytes {
+		writeError(w, http.StatusBadRequest, "bad_query", fmt.Sprintf("query: 1 to %d bytes", s.cfg.MaxQuestionBytes))
+		return
+	}
+	mode, err := search.ParseMode(cmpOr(req.Mode, "hybrid"))
+	if err != nil || req.K < 0 || req.K > 100 || req.PerDoc < 0 {
+		writeError(w, http.StatusBadRequest, "bad_request", "mode is hybrid, bm25 or vector; k is 0 to 100; per_doc is 0 or more")
+		return
+	}
+	q := search.Query{Text: req.Query, K: req.K, Mode: mode, PerDocument: req.PerDoc, Filter: index.Filter{Source: req.Source, Path: req.Path}}
+	if err := q.Filter.Validate(); err != nil {
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+		return
+	}
+	res, err := s.deps.Searcher.Search(r.Context(), q)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "search", err.Error())
+		return
+	}
+	writeJSON(w, 200, res)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, 200, map[string]any{"object": "list", "data": []map[string]any{
+		{"id": s.deps.ModelName, "object": "model", "created": 0, "owned_by": "cite"},
+	}})
+}
+
+// Serve runs h on ln until ctx is done, then shuts down gracefully: new
+// connections stop, in-flight requests get grace to finish, then are
+// cancelled.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
+	base, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), grace)
+	defer scancel()
+	err := srv.Shutdown(sctx)
+	if err != nil {
+		cancel() // cancel what is still running
+		srv.Close()
+	}
+	<-errc
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return err
+}

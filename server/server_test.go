@@ -1,0 +1,250 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cite-rag/cite/answer"
+	"github.com/cite-rag/cite/answer/modeltest"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/provider"
+	"github.com/cite-rag/cite/search"
+	"github.com/cite-rag/cite/server"
+)
+
+// start serves the sample corpus with model (nil: extractive).
+func start(t *testing.T, model provider.ChatModel, cfg server.Config) (*httptest.Server, string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := index.Open(ctx, t.TempDir(), index.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	emb, _ := embed.New("hash", embed.Config{})
+	st.UseEmbedder(ctx, emb)
+	ix, _ := ingest.New(ctx, st, ingest.Options{Embedder: emb})
+	if _, err := ix.Index(ctx, "../testdata/corpus"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := search.Open(ctx, st, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if model == nil {
+		model = answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats})
+	}
+	eng, err := answer.New(answer.Config{Model: model, Retriever: s, Library: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "cite-" + model.Name()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	ts := httptest.NewServer(server.New(cfg, server.Deps{Store: st, Searcher: s, Engine: eng, ModelName: name}).Handler())
+	t.Cleanup(ts.Close)
+	return ts, name
+}
+
+func do(t *testing.T, method, url, ctype, body string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+			continue
+		}
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestEndpoints(t *testing.T) {
+	ts, _ := start(t, nil, server.Config{})
+	if resp, body := do(t, "GET", ts.URL+"/healthz", "", ""); resp.StatusCode != 200 || !strings.Contains(body, "ok") {
+		t.Errorf("healthz %d %s", resp.StatusCode, body)
+	}
+	if resp, body := do(t, "GET", ts.URL+"/v1/sources", "", ""); resp.StatusCode != 200 || !strings.Contains(body, `"default"`) {
+		t.Errorf("sources %d %s", resp.StatusCode, body)
+	}
+	if resp, body := do(t, "POST", ts.URL+"/v1/search", "application/json", `{"query":"waggle dance","k":2}`); resp.StatusCode != 200 || !strings.Contains(body, `"chunk_id"`) {
+		t.Errorf("search %d %s", resp.StatusCode, body)
+	}
+	resp, body := do(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"what is WAL mode in SQLite"}`)
+	var res answer.Result
+	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &res) != nil || !strings.Contains(res.Text, "[1]") || len(res.References) != 1 || res.References[0].Quote == "" {
+		t.Errorf("ask %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestAskSSE(t *testing.T) {
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		{ToolCalls: []modeltest.ToolCall{{Name: "search_data_sources", Arguments: `{"query":"checkpoint"}`}}},
+		{Text: []string{"Checkpoints copy pages back [do", "c:1]."}},
+	}})
+	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+	ts, _ := start(t, m, server.Config{})
+	req, _ := http.NewRequest("POST", ts.URL+"/v1/ask", strings.NewReader(`{"question":"how do checkpoints work"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var events []string
+	var text strings.Builder
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if ev, ok := strings.CutPrefix(line, "event: "); ok {
+			events = append(events, ev)
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok && events[len(events)-1] == "text" {
+			var ev answer.Event
+			json.Unmarshal([]byte(data), &ev)
+			text.WriteString(ev.Text)
+		}
+	}
+	got := strings.Join(events, ",")
+	if !strings.HasPrefix(got, "tool_started,tool_completed,text") || !strings.HasSuffix(got, "reference_list,answer") || strings.Contains(text.String(), "[doc:") || !strings.Contains(text.String(), "back [1].") {
+		t.Errorf("events %s, text %q", got, text.String())
+	}
+}
+
+// TestChatCompletions points a real OpenAI client (langchaingo's, through
+// provider) at cite.
+func TestChatCompletions(t *testing.T) {
+	ts, name := start(t, nil, server.Config{})
+	if resp, body := do(t, "GET", ts.URL+"/v1/models", "", ""); resp.StatusCode != 200 || !strings.Contains(body, name) {
+		t.Fatalf("models %d %s", resp.StatusCode, body)
+	}
+	client, err := provider.NewChatModel("openai:"+name, provider.Config{OpenAIBaseURL: ts.URL + "/v1", OpenAIAPIKey: "unused"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stream := range []bool{false, true} {
+		var deltas strings.Builder
+		var on func(string) error
+		if stream {
+			on = func(s string) error { deltas.WriteString(s); return nil }
+		}
+		resp, err := client.Chat(t.Context(), provider.ChatRequest{Messages: []provider.Message{{Role: "user", Content: "what is WAL mode in SQLite"}}}, on)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(resp.Content, "[1]") || !strings.Contains(resp.Content, "References:\n\n1. [Write-Ahead Logging in SQLite](file://") {
+			t.Errorf("stream %v: %q", stream, resp.Content)
+		}
+		if stream && deltas.String() != resp.Content {
+			t.Errorf("deltas %q", deltas.String())
+		}
+	}
+	resp, body := do(t, "POST", ts.URL+"/v1/chat/completions", "application/json", `{"model":"`+name+`","messages":[{"role":"user","content":"what is WAL mode in SQLite"}]}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"references":[{"number":1`) {
+		t.Errorf("%d %s", resp.StatusCode, body)
+	}
+}
+
+func TestHostile(t *testing.T) {
+	ts, _ := start(t, nil, server.Config{Token: "s3cret", MaxQuestionBytes: 1000})
+	auth := []string{"Authorization", "Bearer s3cret"}
+	tests := []struct {
+		name, method, path, ctype, body string
+		hdr                             []string
+		status                          int
+		code                            string
+	}{
+		{"no token", "GET", "/v1/sources", "", "", nil, 401, "unauthorized"},
+		{"wrong token", "GET", "/v1/sources", "", "", []string{"Authorization", "Bearer nope"}, 401, "unauthorized"},
+		{"healthz needs none", "GET", "/healthz", "", "", nil, 200, ""},
+		{"DNS rebinding", "GET", "/v1/sources", "", "", append([]string{"Host", "evil.example:8080"}, auth...), 421, "bad_host"},
+		{"cross-origin POST", "POST", "/v1/ask", "application/json", `{"question":"q"}`, append([]string{"Origin", "http://evil.example"}, auth...), 403, "bad_origin"},
+		{"invalid JSON", "POST", "/v1/ask", "application/json", `{"question":`, auth, 400, "bad_json"},
+		{"unknown field", "POST", "/v1/ask", "application/json", `{"question":"q","evil":1}`, auth, 400, "bad_json"},
+		{"two objects", "POST", "/v1/ask", "application/json", `{"question":"q"}{}`, auth, 400, "bad_json"},
+		{"wrong content type", "POST", "/v1/ask", "text/plain", `{"question":"q"}`, auth, 415, "bad_content_type"},
+		{"empty question", "POST", "/v1/ask", "application/json", `{"question":"  "}`, auth, 400, "bad_question"},
+		{"long question", "POST", "/v1/ask", "application/json", `{"question":"` + strings.Repeat("a", 5000) + `"}`, auth, 413, "question_too_long"},
+		{"1 MB body", "POST", "/v1/ask", "application/json", `{"question":"` + strings.Repeat("a", 2<<20) + `"}`, auth, 413, "too_large"},
+		{"unknown source", "POST", "/v1/ask", "application/json", `{"question":"q","sources":["nosuch"]}`, auth, 400, "unknown_source"},
+		{"unknown model", "POST", "/v1/chat/completions", "application/json", `{"model":"gpt-4","messages":[{"role":"user","content":"q"}]}`, auth, 404, "model_not_found"},
+		{"no endpoint", "GET", "/v1/nothing", "", "", auth, 404, "not_found"},
+		{"wrong method", "DELETE", "/v1/ask", "", "", auth, 404, "not_found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := do(t, tt.method, ts.URL+tt.path, tt.ctype, tt.body, tt.hdr...)
+			if resp.StatusCode != tt.status || tt.code != "" && !strings.Contains(body, `"code":"`+tt.code+`"`) {
+				t.Errorf("%d %s", resp.StatusCode, trim(body))
+			}
+			if strings.Contains(body, "s3cret") {
+				t.Errorf("the token in a response")
+			}
+			if resp.Header.Get("Access-Control-Allow-Origin") != "" {
+				t.Errorf("CORS header for a stranger")
+			}
+		})
+	}
+}
+
+func trim(s string) string {
+	if len(s) > 200 {
+		return s[:200]
+	}
+	return s
+}
+
+// TestBusy: beyond the concurrent-answer limit, 429 with Retry-After; a
+// client that goes away cancels its answer and frees the slot.
+func TestBusy(t *testing.T) {
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{{Text: []string{"Slow "}, Hang: true}, {Text: []string{"Fine."}}}})
+	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+	ts, _ := start(t, m, server.Config{MaxAnswers: 1})
+	ctx, cancel := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v1/ask", strings.NewReader(`{"question":"q"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bufio.NewReader(resp.Body).ReadString('\n') // the answer has started
+	r2, body := do(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"q"}`)
+	if r2.StatusCode != 429 || r2.Header.Get("Retry-After") == "" || !strings.Contains(body, "busy") {
+		t.Errorf("%d %s", r2.StatusCode, body)
+	}
+	cancel()
+	resp.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r3, body := do(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"q"}`)
+		if r3.StatusCode == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the slot was not freed: %d %s", r3.StatusCode, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
