@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,7 +46,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, q string, sourc
 		names = append(names, h.Name)
 	}
 	for _, src := range sources {
-		if !contains(names, src) {
+		if !slices.Contains(names, src) {
 			writeError(w, http.StatusBadRequest, "unknown_source", fmt.Sprintf("no data source %q; the sources are %s", src, strings.Join(names, ", ")))
 			return answer.Request{}, false
 		}
@@ -54,15 +55,6 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, q string, sourc
 		sources = names
 	}
 	return answer.Request{Question: q, Sources: sources, K: k}, true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
