@@ -32,6 +32,7 @@ import (
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/search"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Defaults of [Config].
@@ -107,6 +108,8 @@ func New(cfg Config, deps Deps) *Server {
 	s.mux.HandleFunc("GET /v1/sources", s.sources)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mcpSrv := MCP(deps, "dev")
+	s.mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil))
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})

@@ -82,6 +82,7 @@ func init() {
 		{"ask", `"QUESTION"`, "answer a question with citations (offline by default)", runAsk},
 		{"chat", "", "a conversation with citations, in the terminal", runChat},
 		{"serve", "", "serve the question-answering HTTP API on loopback", runServe},
+		{"mcp", "", "serve cite's search to AI agents over MCP (stdio)", runMCP},
 		{"eval", "--qa DIR", "measure retrieval on a question-answering set", runEval},
 	}
 }

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPStdio runs cite mcp as a child process and calls it with the MCP
+// SDK's own client over stdio.
+func TestMCPStdio(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	args, _ := json.Marshal([]string{"mcp", "--index", idx})
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(args))
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_data_sources", Arguments: map[string]any{"query": "write-ahead log checkpoint", "k": 1}})
+	if err != nil || res.IsError {
+		t.Fatal(err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), "sqlite-wal.html#bytes=") || !strings.Contains(string(b), `"title":"Write-Ahead Logging in SQLite"`) {
+		t.Errorf("%s", b)
+	}
+}

@@ -1,0 +1,165 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cite-rag/cite/citations"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/search"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Passage is one passage an MCP tool returns: enough for the calling
+// agent to cite it precisely.
+type Passage struct {
+	Title      string         `json:"title"`
+	Link       string         `json:"link" jsonschema:"where the passage is: file:///path#bytes=START-END or a URL"`
+	Passage    string         `json:"passage"`
+	Source     string         `json:"source" jsonschema:"the document's path or URL"`
+	Span       citations.Span `json:"span" jsonschema:"the passage's byte range in the source file, end exclusive"`
+	DocumentID string         `json:"document_id"`
+	ChunkID    string         `json:"chunk_id"`
+	DataSource string         `json:"data_source"`
+	Score      float64        `json:"score,omitempty"`
+}
+
+type mcpSearchIn struct {
+	Query   string   `json:"query" jsonschema:"what to look for, in a few words or a question"`
+	K       int      `json:"k,omitempty" jsonschema:"how many passages, 1 to 20 (default 5)"`
+	Sources []string `json:"sources,omitempty" jsonschema:"data sources to search; all when omitted"`
+}
+
+type mcpDocSearchIn struct {
+	Query       string   `json:"query" jsonschema:"what to look for"`
+	DocumentIDs []string `json:"document_ids" jsonschema:"the documents to search, by id"`
+	K           int      `json:"k,omitempty" jsonschema:"how many passages, 1 to 20 (default 5)"`
+}
+
+type mcpReadIn struct {
+	DocumentID string `json:"document_id" jsonschema:"the document's id or path"`
+	Start      int    `json:"start,omitempty" jsonschema:"the first passage to read, 0-based"`
+	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"stop after about this many characters (100 to 20000, default 8000)"`
+}
+
+type mcpPassages struct {
+	Passages []Passage `json:"passages"`
+}
+
+type mcpSources struct {
+	Sources []index.Source `json:"sources"`
+}
+
+// MCP returns cite's search as a Model Context Protocol server, with the
+// tools search_data_sources, search_documents, read_document and
+// list_sources. cite mcp runs it over stdio; cite serve at /mcp over
+// streamable HTTP.
+func MCP(deps Deps, version string) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cite", Version: version}, nil)
+	resolve := citations.DefaultResolver()
+	fromHit := func(h search.Hit) Passage {
+		ref := citations.Reference{Type: refType(h.Document.Kind), Source: h.Document.Path, Span: h.SourceSpan}
+		return Passage{Title: h.Document.Title, Link: resolve.Resolve(ref), Passage: h.Text, Source: h.Document.Path, Span: h.SourceSpan,
+			DocumentID: h.Document.ID, ChunkID: h.ChunkID, DataSource: h.Document.DataSource, Score: h.Score}
+	}
+	run := func(ctx context.Context, q search.Query) ([]Passage, error) {
+		res, err := deps.Searcher.Search(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		out := []Passage{}
+		for _, h := range res.Hits {
+			out = append(out, fromHit(h))
+		}
+		return out, nil
+	}
+	clampK := func(k int) int { return max(1, min(20, cmpInt(k, 5))) }
+
+	mcp.AddTool(srv, &mcp.Tool{Name: "search_data_sources", Description: "Search the indexed data sources and return the most relevant passages, each with its title, exact link (byte span) and text, to cite precisely."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSearchIn) (*mcp.CallToolResult, mcpPassages, error) {
+			if strings.TrimSpace(in.Query) == "" || len(in.Query) > DefaultMaxQuestionBytes {
+				return nil, mcpPassages{}, fmt.Errorf("query: 1 to %d bytes", DefaultMaxQuestionBytes)
+			}
+			sources := in.Sources
+			if len(sources) == 0 {
+				sources = []string{""}
+			}
+			var all []Passage
+			for _, src := range sources {
+				ps, err := run(ctx, search.Query{Text: in.Query, K: clampK(in.K), Filter: index.Filter{Source: src}})
+				if err != nil {
+					return nil, mcpPassages{}, err
+				}
+				all = append(all, ps...)
+			}
+			return nil, mcpPassages{Passages: nonNilP(all)}, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "search_documents", Description: "Search within given documents (by id) and return the most relevant passages with exact links."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpDocSearchIn) (*mcp.CallToolResult, mcpPassages, error) {
+			if strings.TrimSpace(in.Query) == "" || len(in.DocumentIDs) == 0 || len(in.DocumentIDs) > 50 {
+				return nil, mcpPassages{}, fmt.Errorf("query and 1 to 50 document_ids are required")
+			}
+			var all []Passage
+			for _, id := range in.DocumentIDs {
+				ps, err := run(ctx, search.Query{Text: in.Query, K: clampK(in.K), Filter: index.Filter{Document: id}})
+				if err != nil {
+					return nil, mcpPassages{}, err
+				}
+				all = append(all, ps...)
+			}
+			return nil, mcpPassages{Passages: nonNilP(all)}, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "read_document", Description: "Read an indexed document's text, passage by passage, each with its exact link."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpReadIn) (*mcp.CallToolResult, mcpPassages, error) {
+			d, err := deps.Store.Document(ctx, "", in.DocumentID)
+			if err != nil {
+				return nil, mcpPassages{}, fmt.Errorf("document %q: %v", in.DocumentID, err)
+			}
+			chunks, err := deps.Store.Chunks(ctx, d.ID)
+			if err != nil {
+				return nil, mcpPassages{}, err
+			}
+			limit := max(100, min(20000, cmpInt(in.MaxChars, 8000)))
+			out := []Passage{}
+			size := 0
+			for i := max(0, in.Start); i < len(chunks) && (size == 0 || size+len(chunks[i].Text) <= limit); i++ {
+				c := chunks[i]
+				span := citations.Span{Start: c.SourceStart, End: c.SourceEnd}
+				out = append(out, Passage{Title: d.Title, Link: resolve.Resolve(citations.Reference{Type: refType(d.Kind), Source: d.Path, Span: span}),
+					Passage: c.Text, Source: d.Path, Span: span, DocumentID: d.ID, ChunkID: c.ID, DataSource: d.Source})
+				size += len(c.Text)
+			}
+			return nil, mcpPassages{Passages: out}, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "list_sources", Description: "List the indexed data sources with their document counts."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, mcpSources, error) {
+			srcs, err := deps.Store.Sources(ctx)
+			if srcs == nil {
+				srcs = []index.Source{}
+			}
+			return nil, mcpSources{Sources: srcs}, err
+		})
+	return srv
+}
+
+func refType(k index.Kind) citations.Type {
+	if k == index.KindWeb {
+		return citations.TypeWeb
+	}
+	return citations.TypeFile
+}
+
+func cmpInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func nonNilP(p []Passage) []Passage {
+	if p == nil {
+		return []Passage{}
+	}
+	return p
+}

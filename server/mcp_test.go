@@ -1,0 +1,73 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/cite-rag/cite/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// bearer adds a token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestMCPHTTP calls cite's MCP tools with the SDK's own client over
+// streamable HTTP, through the server's auth.
+func TestMCPHTTP(t *testing.T) {
+	ts, _ := start(t, nil, server.Config{Token: "tok"})
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	// Without the token the session cannot start.
+	if _, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil); err == nil {
+		t.Fatal("connected without a token")
+	}
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{"tok"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if strings.Join(names, ",") != "list_sources,read_document,search_data_sources,search_documents" {
+		t.Errorf("tools %v", names)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_data_sources", Arguments: map[string]any{"query": "waggle dance", "k": 2}})
+	if err != nil || res.IsError {
+		t.Fatal(err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var out struct{ Passages []server.Passage }
+	json.Unmarshal(b, &out)
+	if len(out.Passages) == 0 || out.Passages[0].Title != "Honeybee Colonies" || !strings.Contains(out.Passages[0].Link, "honeybees.md#bytes=") {
+		t.Fatalf("%s", b)
+	}
+	doc := out.Passages[0].DocumentID
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_document", Arguments: map[string]any{"document_id": doc}})
+	if err != nil || res.IsError {
+		t.Fatal(err, res)
+	}
+	if b, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(b), "waggle dance") {
+		t.Errorf("%s", b)
+	}
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_documents", Arguments: map[string]any{"query": "x", "document_ids": []string{}}})
+	if err != nil || !res.IsError {
+		t.Errorf("no document ids accepted: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_sources", Arguments: map[string]any{}})
+	if b, _ := json.Marshal(res.StructuredContent); err != nil || !strings.Contains(string(b), `"default"`) {
+		t.Errorf("%v %s", err, b)
+	}
+}
