@@ -16,10 +16,12 @@ package server
 import (
 	"context"
 	"crypto/subtle"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"mime"
 	"net"
@@ -110,10 +112,32 @@ func New(cfg Config, deps Deps) *Server {
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mcpSrv := MCP(deps, "dev")
 	s.mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil))
+	static, _ := fs.Sub(webFiles, "web")
+	files := http.FileServerFS(static)
+	s.mux.Handle("GET /static/", page(http.StripPrefix("/static/", files)))
+	s.mux.Handle("GET /{$}", page(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFileFS(w, r, static, "index.html")
+	})))
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})
 	return s
+}
+
+// webFiles is the chat page: plain HTML, CSS and JavaScript, no build
+// step, nothing from another origin.
+//
+//go:embed web
+var webFiles embed.FS
+
+// page sets the headers of the chat page's files.
+func page(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Handler returns the server's handler with its checks and logging.

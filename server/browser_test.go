@@ -1,0 +1,111 @@
+package server_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/cite-rag/cite/answer/modeltest"
+	"github.com/cite-rag/cite/provider"
+	"github.com/cite-rag/cite/server"
+)
+
+// chromium finds the browser: Debian's chromium package, or CHROMIUM.
+func chromium(t *testing.T) string {
+	for _, name := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed (.ci/run installs Debian's chromium package)")
+	}
+	t.Skip("chromium is not installed: apt-get install chromium chromium-driver to run the browser test")
+	return ""
+}
+
+// TestBrowser drives the chat page in real headless Chromium: it asks a
+// question, waits for the streamed answer, and checks the tool status,
+// the superscript citations and the reference list in the DOM, and that a
+// citation opens its passage with the sentence highlighted.
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bin := chromium(t)
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		{ToolCalls: []modeltest.ToolCall{{Name: "search_data_sources", Arguments: `{"query":"checkpoint"}`}}},
+		{Text: []string{"A checkpoint copies the committed pages back into the database file [do", "c:1]."}, Pace: 5 * time.Millisecond},
+	}})
+	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+	ts, _ := start(t, m, server.Config{})
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(412, 915), // a phone-sized window
+	)
+	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+
+	var answerText, status, refs, passage string
+	var sups int
+	var shot []byte
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible("#question", chromedp.ByID),
+		chromedp.SendKeys("#question", "how do checkpoints work", chromedp.ByID),
+		chromedp.Click("#send", chromedp.ByID),
+		chromedp.WaitVisible(`article[data-done="true"]`, chromedp.ByQuery),
+		chromedp.Text(".a", &answerText, chromedp.ByQuery),
+		chromedp.Text(".status", &status, chromedp.ByQuery),
+		chromedp.Text("ol.refs", &refs, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll(".a sup a.cite").length`, &sups),
+		chromedp.Click(".a sup a.cite", chromedp.ByQuery),
+		chromedp.WaitVisible("#passage", chromedp.ByID),
+		chromedp.Text("#passage-text", &passage, chromedp.ByID),
+		chromedp.FullScreenshot(&shot, 100), // quality 100 makes a PNG
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(answerText, "database file [1].") || strings.Contains(answerText, "[doc:") || sups != 1 {
+		t.Errorf("answer %q, %d superscripts", answerText, sups)
+	}
+	if !strings.Contains(status, "search_data_sources: OK") {
+		t.Errorf("status %q", status)
+	}
+	if !strings.Contains(refs, "Write-Ahead Logging in SQLite") {
+		t.Errorf("references %q", refs)
+	}
+	if !strings.Contains(passage, "checkpoint") {
+		t.Errorf("passage %q", passage)
+	}
+	out := filepath.Join(t.TempDir(), "chat.png")
+	if dir := os.Getenv("CITE_SCREENSHOT_DIR"); dir != "" {
+		out = filepath.Join(dir, "chat.png")
+	}
+	if err := os.WriteFile(out, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", out)
+}
