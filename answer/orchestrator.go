@@ -667,7 +667,8 @@ func (r *run) batch(ctx context.Context, calls []provider.ToolCall, cycle int, u
 				traces[i].Arguments = spec.redact(args)
 			}
 		}
-		if !r.emit(Event{Kind: EventToolStarted, Tool: &traces[i]}) {
+		started := traces[i] // a copy: the running call updates traces[i]
+		if !r.emit(Event{Kind: EventToolStarted, Tool: &started}) {
 			wg.Wait()
 			return outs, true
 		}
@@ -711,7 +712,8 @@ func (r *run) batch(ctx context.Context, calls []provider.ToolCall, cycle int, u
 		terminate = terminate || cs[i].terminate
 		r.traces = append(r.traces, *tr)
 		kind := map[string]EventKind{StatusOK: EventToolCompleted, StatusError: EventToolFailed, StatusBlocked: EventToolBlocked, StatusCancelled: EventToolCancelled}[tr.Status]
-		if !r.emit(Event{Kind: kind, Tool: tr}) {
+		done := *tr
+		if !r.emit(Event{Kind: kind, Tool: &done}) {
 			return outs, true
 		}
 	}
