@@ -57,7 +57,6 @@ func searchDataSources(ctx context.Context, c *Call, args map[string]any) (strin
 	if len(sources) == 0 {
 		sources = r.req.Sources
 	}
-	var hits []search.Hit
 	for _, src := range sources {
 		if !slices.Contains(r.req.Sources, src) {
 			return "", fmt.Errorf("data source %q is not attached to this question; attached: %s", trimRunes(src, 64), strings.Join(r.req.Sources, ", "))
@@ -65,13 +64,15 @@ func searchDataSources(ctx context.Context, c *Call, args map[string]any) (strin
 		if r.localOnly(src) {
 			return "", Blocked("data source %q is local-only, and its passages are never sent to a model that does not run on this machine (%s)", src, r.e.cfg.Model.Name())
 		}
-		res, err := r.e.cfg.Retriever.Search(ctx, search.Query{Text: q, K: k, Filter: index.Filter{Source: src}})
-		if err != nil {
-			return "", err
-		}
-		hits = append(hits, res.Hits...)
 	}
-	return r.passages(best(hits, k))
+	if len(sources) == 0 {
+		return r.passages(nil)
+	}
+	res, err := r.e.cfg.Retriever.Search(ctx, search.Query{Text: q, K: k, Filter: index.Filter{Sources: slices.Compact(slices.Sorted(slices.Values(sources)))}})
+	if err != nil {
+		return "", err
+	}
+	return r.passages(res.Hits)
 }
 
 func searchDocuments(ctx context.Context, c *Call, args map[string]any) (string, error) {

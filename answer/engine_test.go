@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -539,4 +540,52 @@ func TestEngineConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// recorder is a Retriever that records the queries it runs.
+type recorder struct {
+	answer.Retriever
+	mu sync.Mutex
+	qs []search.Query
+}
+
+func (r *recorder) Search(ctx context.Context, q search.Query) (*search.Result, error) {
+	r.mu.Lock()
+	r.qs = append(r.qs, q)
+	r.mu.Unlock()
+	return r.Retriever.Search(ctx, q)
+}
+
+// TestOneSearchOverSources: the preemptive search over several data
+// sources is one search, whose scores rank passages across them, and it
+// leaves out local-only sources when the model is remote.
+func TestOneSearchOverSources(t *testing.T) {
+	fx := newFixture(t)
+	for _, tc := range []struct {
+		name      string
+		localOnly []string
+		want      []string
+	}{
+		{"two sources", nil, []string{"bees", "web"}},
+		{"one local-only", []string{"bees"}, []string{"web"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{{Text: []string{"Bees dance [doc:1]."}}}})
+			rec := &recorder{Retriever: fx.s}
+			var m provider.ChatModel = openaiModel(t, srv)
+			if tc.localOnly != nil {
+				m = remote{m}
+			}
+			eng, err := answer.New(answer.Config{Model: m, Retriever: rec, LocalOnly: tc.localOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := run(t, eng, answer.Request{Question: "how do bees find flowers", Sources: []string{"bees", "web"}}); err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.qs) != 1 || !slices.Equal(rec.qs[0].Filter.Sources, tc.want) {
+				t.Errorf("searches %+v, want one over %q", rec.qs, tc.want)
+			}
+		})
+	}
 }

@@ -438,18 +438,22 @@ func (r *run) preemptive(ctx context.Context) ([]citations.Reference, error) {
 		return nil, nil
 	}
 	var refs []citations.Reference
-	var sourceHits []search.Hit
+	var sources []string
 	for _, src := range r.req.Sources {
-		if r.localOnly(src) {
-			continue
+		if !r.localOnly(src) {
+			sources = append(sources, src)
 		}
-		res, err := ret.Search(ctx, search.Query{Text: r.req.Question, K: r.req.K, Filter: index.Filter{Source: src}})
-		if err != nil {
-			return nil, fmt.Errorf("search data source %s: %w", src, err)
-		}
-		sourceHits = append(sourceHits, res.Hits...)
 	}
-	sourceHits = best(sourceHits, r.req.K)
+	var sourceHits []search.Hit
+	if len(sources) > 0 {
+		// One search over all of them: its scores rank passages across
+		// sources, which scores of separate searches would not.
+		res, err := ret.Search(ctx, search.Query{Text: r.req.Question, K: r.req.K, Filter: index.Filter{Sources: sources}})
+		if err != nil {
+			return nil, fmt.Errorf("search data sources %s: %w", strings.Join(sources, ", "), err)
+		}
+		sourceHits = res.Hits
+	}
 	docHits, err := r.searchDocuments(ctx, r.req.Question, r.req.Documents, r.req.K)
 	if err != nil {
 		return nil, err

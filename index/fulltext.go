@@ -22,8 +22,12 @@ const (
 )
 
 // Filter restricts a search to some chunks; its zero value admits all.
+// Its conditions combine with AND.
 type Filter struct {
-	Source   string // data source name
+	// Sources are data source names: a chunk of any of them is admitted.
+	// A search over several sources is one search, whose scores compare
+	// across them, not one search per source.
+	Sources  []string
 	Document string // document id
 	// Path is a pattern over documents' stored paths (absolute paths or
 	// URIs) in SQLite's GLOB syntax: * matches any run of characters,
@@ -32,7 +36,7 @@ type Filter struct {
 }
 
 // IsZero reports whether f admits every chunk.
-func (f Filter) IsZero() bool { return f == Filter{} }
+func (f Filter) IsZero() bool { return len(f.Sources) == 0 && f.Document == "" && f.Path == "" }
 
 // Validate returns an error wrapping [ErrInvalidInput] when f's Path is not
 // a pattern: a "[" that no "]" closes. SQLite would accept such a pattern
@@ -63,9 +67,11 @@ func (f Filter) Validate() error {
 func (f Filter) where() (string, []any) {
 	var conds []string
 	var args []any
-	if f.Source != "" {
-		conds = append(conds, "s.name = ?")
-		args = append(args, f.Source)
+	if len(f.Sources) > 0 {
+		conds = append(conds, "s.name IN (?"+strings.Repeat(",?", len(f.Sources)-1)+")")
+		for _, src := range f.Sources {
+			args = append(args, src)
+		}
 	}
 	if f.Document != "" {
 		conds = append(conds, "d.id = ?")
@@ -264,14 +270,19 @@ func matchQuery(terms []string, f Filter) (string, []any) {
 	for i, t := range terms {
 		quoted[i] = `"` + t + `"`
 	}
-	q := `SELECT docid, matchinfo(chunks_fts, 'naly') FROM chunks_fts WHERE chunks_fts MATCH ?`
 	args := []any{strings.Join(quoted, " OR ")}
-	if !f.IsZero() {
-		where, wargs := f.where()
-		q += ` AND docid IN (SELECT c.rowid FROM ` + filterJoin + ` WHERE ` + where + `)`
-		args = append(args, wargs...)
+	if f.IsZero() {
+		return `SELECT docid, matchinfo(chunks_fts, 'naly') FROM chunks_fts WHERE chunks_fts MATCH ?`, args
 	}
-	return q, args
+	// Each match is checked against the filter by its chunk's document
+	// (primary-key look-ups): the cost follows the matches, not the size
+	// of the sources admitted, as an IN over their chunks' rowids would.
+	where, wargs := f.where()
+	return `SELECT f.docid, matchinfo(chunks_fts, 'naly') FROM chunks_fts f
+		CROSS JOIN chunks c ON c.rowid = f.docid
+		CROSS JOIN documents d ON d.id = c.document_id
+		CROSS JOIN sources s ON s.id = d.source_id
+		WHERE chunks_fts MATCH ? AND ` + where, append(args, wargs...)
 }
 
 // scanMatches runs a match query and calls fn with each row's docid, term

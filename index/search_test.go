@@ -79,8 +79,10 @@ func TestSearchText(t *testing.T) {
 			"SQLite's write-ahead log lets readers run while one writer commits.",
 		}},
 		{"stopwords only are kept", "the", Filter{}, []string{"The queen lays eggs."}},
-		{"source filter", "queen", Filter{Source: "b"}, []string{"A queen bee is not a goroutine."}},
+		{"source filter", "queen", Filter{Sources: []string{"b"}}, []string{"A queen bee is not a goroutine."}},
 		{"path filter", "queen", Filter{Path: "/a/*"}, []string{"The queen lays eggs."}},
+		{"two sources", "queen", Filter{Sources: []string{"a", "b"}}, []string{"The queen lays eggs.", "A queen bee is not a goroutine."}},
+		{"source and path", "queen", Filter{Sources: []string{"b"}, Path: "/a/*"}, []string{}},
 		{"no match", "zebra", Filter{}, []string{}},
 		{"no terms", "?!", Filter{}, []string{}},
 	} {
@@ -241,10 +243,13 @@ func TestVectorFilter(t *testing.T) {
 		want []string
 	}{
 		{Filter{}, []string{"queen bee", "queen of hearts"}},
-		{Filter{Source: "a"}, []string{"queen bee"}},
+		{Filter{Sources: []string{"a"}}, []string{"queen bee"}},
 		{Filter{Document: doc}, []string{"queen of hearts"}},
 		{Filter{Path: "/b/*"}, []string{"queen of hearts"}},
-		{Filter{Source: "none"}, []string{}},
+		{Filter{Sources: []string{"none"}}, []string{}},
+		{Filter{Sources: []string{"a", "b"}}, []string{"queen bee", "queen of hearts"}},
+		{Filter{Sources: []string{"a", "none"}}, []string{"queen bee"}},
+		{Filter{Sources: []string{"a"}, Path: "/b/*"}, []string{}},
 	} {
 		rs, err := st.SearchVectors(ctx, qv, tc.f, 10)
 		if err != nil {

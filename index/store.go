@@ -913,6 +913,25 @@ func (s *Store) Sources(ctx context.Context) ([]Source, error) {
 	return out, rows.Err()
 }
 
+// SourceNames returns the names of the index's data sources, sorted: a
+// cheaper [Store.Sources] for when the counts are not needed.
+func (s *Store) SourceNames(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name FROM sources ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("list sources: %w", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("list sources: %w", err)
+		}
+		out = append(out, name)
+	}
+	return out, rows.Err()
+}
+
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {

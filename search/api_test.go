@@ -84,11 +84,11 @@ func TestInvalidQuery(t *testing.T) {
 func TestUnknownFilter(t *testing.T) {
 	st := newIndex(t, nil)
 	s := newSearcher(t, st)
-	_, err := s.Search(t.Context(), Query{Text: "queen", Filter: index.Filter{Source: "nosuch"}})
+	_, err := s.Search(t.Context(), Query{Text: "queen", Filter: index.Filter{Sources: []string{"nosuch"}}})
 	if !errors.Is(err, ErrUnknownSource) || !strings.Contains(err.Error(), `"nosuch"`) || !strings.Contains(err.Error(), "docs, notes") {
 		t.Errorf("unknown source: err = %v, want ErrUnknownSource listing docs, notes", err)
 	}
-	_, err = s.Search(t.Context(), Query{Text: "?!", Filter: index.Filter{Source: "nosuch"}})
+	_, err = s.Search(t.Context(), Query{Text: "?!", Filter: index.Filter{Sources: []string{"nosuch"}}})
 	if !errors.Is(err, ErrUnknownSource) {
 		t.Errorf("unknown source, no terms: err = %v", err)
 	}
@@ -97,7 +97,7 @@ func TestUnknownFilter(t *testing.T) {
 		t.Errorf("unknown document: err = %v, want index.ErrNotFound", err)
 	}
 	// A known source without a match is no error.
-	res, err := s.Search(t.Context(), Query{Text: "goroutines", Mode: BM25, Filter: index.Filter{Source: "notes"}})
+	res, err := s.Search(t.Context(), Query{Text: "goroutines", Mode: BM25, Filter: index.Filter{Sources: []string{"notes"}}})
 	if err != nil || len(res.Hits) != 0 {
 		t.Errorf("known source, no match: %v, %q", err, paths(res.Hits))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cite-rag/cite/citations"
@@ -248,25 +249,29 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 	if len(analysis.QueryTerms(q.Text)) == 0 {
 		return res, s.checkFilter(ctx, q.Filter)
 	}
+	filter, err := s.narrow(ctx, q.Filter)
+	if err != nil {
+		return nil, err
+	}
 	depth := s.depth(k)
 	if q.PerDocument > 0 {
 		depth = max(depth, 4*k)
 	}
 	var bm, vec []index.Scored
 	var missing *Warning
-	var err, bmErr error
+	var bmErr error
 	bmDone := make(chan struct{})
 	if mode != Vector {
 		// BM25 and the vectors run side by side in hybrid mode.
 		go func() {
 			defer close(bmDone)
-			bm, bmErr = s.store.SearchText(ctx, q.Text, q.Filter, depth)
+			bm, bmErr = s.store.SearchText(ctx, q.Text, filter, depth)
 		}()
 	} else {
 		close(bmDone)
 	}
 	if mode != BM25 {
-		vec, missing, err = s.searchVectors(ctx, q, depth)
+		vec, missing, err = s.searchVectors(ctx, q.Text, filter, depth)
 	}
 	<-bmDone
 	if bmErr != nil {
@@ -294,7 +299,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 	default:
 		ranked = s.Fusion.fuse(bm, vec)
 	}
-	if res.Hits, err = s.hits(ctx, ranked, k, q.PerDocument); err != nil {
+	if res.Hits, err = s.hits(ctx, ranked, k, q.PerDocument, q.Filter.Sources); err != nil {
 		return nil, err
 	}
 	if len(res.Hits) == 0 {
@@ -305,32 +310,52 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 	return res, nil
 }
 
+// narrow returns f without its data sources when they are all the index
+// has: a filter that admits every chunk costs nothing, while one by source
+// reads the rowids of the sources' chunks. A source added after the check
+// cannot leak into the results: hits keeps only chunks of f's sources.
+func (s *Searcher) narrow(ctx context.Context, f index.Filter) (index.Filter, error) {
+	if len(f.Sources) == 0 {
+		return f, nil
+	}
+	names, err := s.store.SourceNames(ctx)
+	if err != nil {
+		return f, err
+	}
+	for _, n := range names {
+		if !slices.Contains(f.Sources, n) {
+			return f, nil
+		}
+	}
+	f.Sources = nil
+	return f, nil
+}
+
 // checkFilter returns an error if f names a data source or a document the
 // index does not have. Search calls it only when it found nothing, so a
 // search that finds something costs no look-up.
 func (s *Searcher) checkFilter(ctx context.Context, f index.Filter) error {
-	if f.Source != "" {
-		srcs, err := s.store.Sources(ctx)
+	if len(f.Sources) > 0 {
+		names, err := s.store.SourceNames(ctx)
 		if err != nil {
 			return err
 		}
-		var names []string
-		for _, src := range srcs {
-			if src.Name == f.Source {
-				names = nil
-				break
+		for _, src := range f.Sources {
+			switch {
+			case slices.Contains(names, src):
+			case len(names) == 0:
+				return fmt.Errorf("data source %q: %w (the index has none yet)", src, ErrUnknownSource)
+			default:
+				return fmt.Errorf("data source %q: %w (the index has %s)", src, ErrUnknownSource, strings.Join(names, ", "))
 			}
-			names = append(names, src.Name)
-		}
-		switch {
-		case len(srcs) == 0:
-			return fmt.Errorf("data source %q: %w (the index has none yet)", f.Source, ErrUnknownSource)
-		case names != nil:
-			return fmt.Errorf("data source %q: %w (the index has %s)", f.Source, ErrUnknownSource, strings.Join(names, ", "))
 		}
 	}
 	if f.Document != "" {
-		if _, err := s.store.Document(ctx, f.Source, f.Document); err != nil {
+		source := ""
+		if len(f.Sources) == 1 {
+			source = f.Sources[0]
+		}
+		if _, err := s.store.Document(ctx, source, f.Document); err != nil {
 			return err
 		}
 	}
@@ -357,7 +382,7 @@ func (s *Searcher) Candidates(ctx context.Context, q Query, depth int) (bm, vec 
 		}
 	}
 	if q.Mode != BM25 {
-		if vec, _, err = s.searchVectors(ctx, q, depth); err != nil {
+		if vec, _, err = s.searchVectors(ctx, q.Text, q.Filter, depth); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -376,26 +401,26 @@ func (f Fusion) Rank(bm, vec []index.Scored) []index.Scored {
 
 // searchVectors embeds the query and searches the vectors. It returns a
 // warning when some chunks of the index have no vector.
-func (s *Searcher) searchVectors(ctx context.Context, q Query, depth int) ([]index.Scored, *Warning, error) {
+func (s *Searcher) searchVectors(ctx context.Context, text string, f index.Filter, depth int) ([]index.Scored, *Warning, error) {
 	if s.embErr != nil {
 		return nil, nil, s.embErr
 	}
 	if s.emb == nil {
 		return nil, nil, ErrNoEmbedder
 	}
-	terms := analysis.QueryTerms(q.Text)
+	terms := analysis.QueryTerms(text)
 	ts, err := s.store.TermStats(ctx, terms)
 	if err != nil {
 		return nil, nil, err
 	}
-	qv, err := s.emb.EmbedQuery(ctx, q.Text, ts.IDF)
+	qv, err := s.emb.EmbedQuery(ctx, text, ts.IDF)
 	if errors.Is(err, embed.ErrEmptyText) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	rs, err := s.store.SearchVectors(ctx, qv, q.Filter, depth)
+	rs, err := s.store.SearchVectors(ctx, qv, f, depth)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -453,8 +478,9 @@ func single(rs []index.Scored, isBM25 bool) []candidate {
 }
 
 // hits reads the chunks of the best candidates and makes hits of them,
-// taking at most perDoc per document.
-func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int) ([]Hit, error) {
+// taking at most perDoc per document, and only chunks of sources when
+// that is not empty.
+func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int, sources []string) ([]Hit, error) {
 	out := []Hit{}
 	perDocCount := map[string]int{}
 	for len(ranked) > 0 && len(out) < k {
@@ -477,6 +503,9 @@ func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int) 
 			r, ok := recs[c.rowid]
 			if !ok {
 				continue // deleted since it was ranked
+			}
+			if len(sources) > 0 && !slices.Contains(sources, r.Document.Source) {
+				continue // a source added after narrow
 			}
 			if perDoc > 0 {
 				if perDocCount[r.DocumentID] >= perDoc {

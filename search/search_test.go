@@ -115,8 +115,9 @@ func TestSearch(t *testing.T) {
 				t.Errorf("the typo's document is not in the first two: %q", paths(hits))
 			}
 		}},
-		{name: "source filter", q: Query{Text: "queen", Filter: index.Filter{Source: "notes"}}, all: []string{"notes/queen.txt"}},
+		{name: "source filter", q: Query{Text: "queen", Filter: index.Filter{Sources: []string{"notes"}}}, all: []string{"notes/queen.txt"}},
 		{name: "path filter", q: Query{Text: "queen", Filter: index.Filter{Path: "docs/*"}}, all: []string{"docs/bees.md"}},
+		{name: "every source", q: Query{Text: "queen", Filter: index.Filter{Sources: []string{"notes", "docs"}}}, all: []string{"notes/queen.txt", "docs/bees.md"}},
 		{name: "k", q: Query{Text: "the", K: 2}, check: func(t *testing.T, hits []Hit) {
 			if len(hits) != 2 {
 				t.Errorf("%d hits, want 2", len(hits))
@@ -353,4 +354,37 @@ func mustHash(t *testing.T) *embed.Embedder {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// TestSourcesKeptAfterNarrow: a search over every source runs unfiltered;
+// a source added between that check and the ranking (another process
+// indexing) must still not reach the hits.
+func TestSourcesKeptAfterNarrow(t *testing.T) {
+	st := newIndex(t, nil)
+	s := newSearcher(t, st)
+	f, err := s.narrow(t.Context(), index.Filter{Sources: []string{"docs", "notes"}})
+	if err != nil || !f.IsZero() {
+		t.Fatalf("narrow over every source: %+v, %v; want the zero filter", f, err)
+	}
+	if f, _ := s.narrow(t.Context(), index.Filter{Sources: []string{"docs"}}); !slices.Equal(f.Sources, []string{"docs"}) {
+		t.Fatalf("narrow over one of two sources: %+v", f)
+	}
+	// Rank everything, as the unfiltered search does, then keep docs only:
+	// notes stands for the source that arrived late.
+	bm, vec, err := s.Candidates(t.Context(), Query{Text: "queen bee"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.hits(t.Context(), s.Fusion.fuse(bm, vec), 10, 0, []string{"docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 {
+		t.Fatal("no hits")
+	}
+	for _, h := range hits {
+		if h.Document.DataSource != "docs" {
+			t.Errorf("hit %s of source %q, want docs only", h.Document.Path, h.Document.DataSource)
+		}
+	}
 }

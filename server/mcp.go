@@ -81,19 +81,16 @@ func MCP(deps Deps, version string) *mcp.Server {
 			if strings.TrimSpace(in.Query) == "" || len(in.Query) > DefaultMaxQuestionBytes {
 				return nil, mcpPassages{}, fmt.Errorf("query: 1 to %d bytes", DefaultMaxQuestionBytes)
 			}
-			sources := in.Sources
-			if len(sources) == 0 {
-				sources = []string{""}
+			if len(in.Sources) > 50 {
+				return nil, mcpPassages{}, fmt.Errorf("sources: at most 50, got %d", len(in.Sources))
 			}
-			var all []Passage
-			for _, src := range sources {
-				ps, err := run(ctx, search.Query{Text: in.Query, K: clampK(in.K), Filter: index.Filter{Source: src}})
-				if err != nil {
-					return nil, mcpPassages{}, err
-				}
-				all = append(all, ps...)
+			// One search over the sources named (all when none is): its
+			// passages are ranked across them.
+			ps, err := run(ctx, search.Query{Text: in.Query, K: clampK(in.K), Filter: index.Filter{Sources: in.Sources}})
+			if err != nil {
+				return nil, mcpPassages{}, err
 			}
-			return nil, mcpPassages{Passages: nonNilP(all)}, nil
+			return nil, mcpPassages{Passages: nonNilP(ps)}, nil
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "search_documents", Description: "Search within given documents (by id) and return the most relevant passages with exact links."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpDocSearchIn) (*mcp.CallToolResult, mcpPassages, error) {

@@ -328,7 +328,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad_request", "mode is hybrid, bm25 or vector; k is 0 to 100; per_doc is 0 or more")
 		return
 	}
-	q := search.Query{Text: req.Query, K: req.K, Mode: mode, PerDocument: req.PerDoc, Filter: index.Filter{Source: req.Source, Path: req.Path}}
+	q := search.Query{Text: req.Query, K: req.K, Mode: mode, PerDocument: req.PerDoc, Filter: index.Filter{Sources: nonEmpty(req.Source), Path: req.Path}}
 	if err := q.Filter.Validate(); err != nil {
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 		return
@@ -386,4 +386,12 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Dura
 		return nil
 	}
 	return err
+}
+
+// nonEmpty returns a list of s, or none when s is empty.
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }

@@ -64,7 +64,9 @@ of words (typos, inflections, identifiers), not meanings; index with
 		}
 	}
 	q := search.Query{Text: strings.Join(f.Args(), " "), K: *k, Mode: m, PerDocument: *perDoc}
-	q.Filter.Source = *source
+	if *source != "" {
+		q.Filter.Sources = []string{*source}
+	}
 	if *doc != "" {
 		d, err := findDocument(ctx, st, *source, *doc)
 		if err != nil {
