@@ -179,12 +179,14 @@ func (sp *splitter) firstPiece(start, kStart int) (base, k1 int) {
 		return 0, kStart
 	}
 	var single [1]uint32
-	// No chunk holds more than maxTokenBytes*size bytes: scanning past
-	// that is useless, and in a long run of letters, which a start inside
-	// it never gets back in step with, would make Split quadratic.
-	// Tokens are at most maxTokenBytes long, so reaching lim means that
-	// more than size tokens precede it, however the last piece is cut.
-	lim := min(len(sp.text), start+maxTokenBytes*(sp.size+1))
+	// The scan stops at scanLimit bytes: in a long run of letters, which
+	// a start inside it never gets back in step with, scanning further
+	// would make Split quadratic. Reaching lim reports that the stretch
+	// does not fit, and cut then measures the chunk's own text: its count
+	// stays exact, and only a chunk of tokens averaging more than
+	// scanLimit/size bytes (no text has them) is cut shorter than it
+	// could be.
+	lim := sp.scanLimit(start)
 	text := sp.text[:lim]
 	pos, k := start, kStart
 	for pos < len(text) {
@@ -211,6 +213,13 @@ func (sp *splitter) firstPiece(start, kStart int) (base, k1 int) {
 
 // maxTokenBytes bounds the bytes of one o200k_base token (the longest is 128).
 const maxTokenBytes = 128
+
+// scanLimit returns where a scan of the chunk starting at start stops:
+// 16 bytes per token of the chunk size (ordinary text averages 4), at
+// least 8 MaxPiece cuts.
+func (sp *splitter) scanLimit(start int) int {
+	return min(len(sp.text), start+max(16*(sp.size+1), 8*MaxPiece))
+}
 
 // Cut tiers, best first: the kinds of position where a chunk may end, with
 // how far back from the size limit the splitter looks for one, in percent
@@ -334,7 +343,7 @@ func (sp *splitter) cut(start, kStart, prevEnd int) (int, int) {
 		// The chunk starts inside a long run that its own encoding does
 		// not get back in step with: try the ends of its own tokens,
 		// latest first, before trying every byte.
-		lim := min(len(sp.text), start+maxTokenBytes*(sp.size+1))
+		lim := sp.scanLimit(start)
 		own := sp.tok.tokensN(sp.text[start:lim], sp.size)
 		for i := min(sp.size, len(own)) - 1; i >= 0; i-- {
 			p := start + int(own[i].end)

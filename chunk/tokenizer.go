@@ -14,8 +14,11 @@ import (
 const Encoding = "o200k_base"
 
 // Tokenizer counts and splits text into o200k_base tokens, exactly as
-// OpenAI's tiktoken does, fully offline, except inside a pre-token piece
-// longer than [MaxPiece] bytes, which it encodes in MaxPiece pieces.
+// OpenAI's tiktoken does, fully offline, except for pre-token pieces longer
+// than 256 bytes (runs of letters, symbols or spaces without a break, which
+// ordinary text does not have): it cuts those in pieces of [MaxPiece] bytes
+// at most and encodes each by longest match, in linear time, where
+// byte-pair encoding is superlinear.
 //
 // It pre-tokenizes with a hand-written scanner equivalent to the encoding's
 // regular expression (pretokenize.go), answers pieces that are single tokens
@@ -28,6 +31,9 @@ const Encoding = "o200k_base"
 type Tokenizer struct {
 	ranks   map[string]int // token bytes -> id; shared with tiktoken-go, read-only
 	lengths []uint16       // id -> token length in bytes
+	// longest[b0<<8|b1] is the length of the longest token starting with
+	// the bytes b0 b1: where longestMatch starts looking.
+	longest []uint8
 	bpe     *tiktoken.Tiktoken
 	seed    maphash.Seed
 	shards  [cacheShards]cacheShard
@@ -93,8 +99,13 @@ func newTokenizer() (*Tokenizer, error) {
 		maxID = max(maxID, id)
 	}
 	t.lengths = make([]uint16, maxID+1)
+	t.longest = make([]uint8, 1<<16)
 	for tok, id := range t.ranks {
 		t.lengths[id] = uint16(len(tok))
+		if len(tok) >= 2 {
+			k := uint16(tok[0])<<8 | uint16(tok[1])
+			t.longest[k] = max(t.longest[k], uint8(min(len(tok), 255)))
+		}
 	}
 	for i := range t.shards {
 		t.shards[i].m = make(map[string][]uint32)
@@ -118,9 +129,9 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 	}
 	switch {
 	case len(piece) > longPiece:
-		// Long pieces are rare, but a long run of one character (pieces
-		// are cut at MaxPiece bytes) repeats the same one.
-		ids = t.mergeLong(piece)
+		// A long run of one character (pieces are cut at MaxPiece bytes)
+		// repeats the same piece: cached too.
+		ids = t.longestMatch(piece)
 	case utf8.ValidString(piece):
 		enc := t.bpe.EncodeOrdinary(piece)
 		ids = make([]uint32, len(enc))
@@ -244,4 +255,37 @@ func (t *Tokenizer) tokensN(text string, n int) []token {
 		}
 	}
 	return dst
+}
+
+// longPiece is the length above which a piece is encoded by longest match
+// instead of byte-pair encoding. The longest o200k_base token has 128
+// bytes; ordinary words are far shorter.
+const longPiece = 256
+
+// longestMatch encodes piece greedily: at each position, the longest
+// o200k_base token that starts there (every single byte is a token). It is
+// linear in the piece, and on runs of random letters gives about as many
+// tokens as byte-pair encoding; at worst (a short pattern repeated, which
+// byte-pair encoding merges well) about twice as many (TestLongestMatch).
+// The result depends only on the piece's bytes, so a chunk's text encoded
+// on its own gives the same tokens as the document did.
+func (t *Tokenizer) longestMatch(piece string) []uint32 {
+	ids := make([]uint32, 0, len(piece)/2+1)
+	for i := 0; i < len(piece); {
+		n := 1
+		if i+1 < len(piece) {
+			for l := min(int(t.longest[uint16(piece[i])<<8|uint16(piece[i+1])]), len(piece)-i); l > 1; l-- {
+				if id, ok := t.ranks[piece[i:i+l]]; ok {
+					ids = append(ids, uint32(id))
+					n = l
+					break
+				}
+			}
+		}
+		if n == 1 {
+			ids = append(ids, uint32(t.ranks[piece[i:i+1]]))
+		}
+		i += n
+	}
+	return ids
 }

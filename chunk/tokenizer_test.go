@@ -51,7 +51,8 @@ var tokenizerCases = []struct{ name, text string }{
 	{"special-token-text", "before <|endoftext|> after <|endofprompt|>"},
 	{"code", "func main() {\n\tfmt.Println(\"hi\")\n\tx := map[string]int{}\n}\n"},
 	{"powershell", "Get-ChildItem -Path C:\\Windows -Recurse | Where-Object { $_.Length -gt 1MB }"},
-	{"long-letters", strings.Repeat("abcdefghij", 60)},
+	{"long-letters", strings.Repeat("abcdefghij", 25)},
+	{"long-letters-past-256", strings.Repeat("abcdefghij", 60)},
 	{"long-same", strings.Repeat("a", 1000)},
 	{"long-punct", strings.Repeat("=-", 400)},
 	{"long-space-run", "a" + strings.Repeat(" ", 300) + "b"},
@@ -66,7 +67,7 @@ func TestTokenizerMatchesTiktoken(t *testing.T) {
 	tok := tokenizer(t)
 	for _, tc := range tokenizerCases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, want := tok.Encode(tc.text), reference(tok, tc.text)
+			got, want := tok.Encode(tc.text), cappedReference(tok, tc.text)
 			if !slices.Equal(got, want) {
 				t.Fatalf("Encode(%q)\n got %v\nwant %v", tc.text, got, want)
 			}
@@ -146,42 +147,63 @@ func corpusFiles(tb testing.TB) []string {
 	return files
 }
 
-// TestMergeLongMatchesTiktoken checks the O(n log n) merge against
-// tiktoken-go's quadratic one on long single pieces.
-func TestMergeLongMatchesTiktoken(t *testing.T) {
+// TestLongestMatch checks the encoding of long pieces: each token is the
+// longest one at its position, the tokens add up to the piece, and on
+// random runs their count stays close to byte-pair encoding's
+// (tiktoken-go's).
+func TestLongestMatch(t *testing.T) {
 	tok := tokenizer(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	alphabets := []string{"ab", "abcdefghijklmnopqrstuvwxyz", "etaoinshrdlu", "éàü", "日本語中文"}
-	for i := range 200 {
+	alphabets := []string{"ab", "abcdefghijklmnopqrstuvwxyz", "etaoinshrdlu", "éàü", "日本語中文", "-=", "[("}
+	byID := map[uint32]string{}
+	for s, id := range tok.ranks {
+		byID[uint32(id)] = s
+	}
+	var got, bpe int
+	for i := range 140 {
 		alpha := []rune(alphabets[i%len(alphabets)])
-		n := longPiece + 1 + rng.IntN(1500)
+		n := longPiece + 1 + rng.IntN(MaxPiece-longPiece)
 		var b strings.Builder
 		for b.Len() < n {
 			b.WriteRune(alpha[rng.IntN(len(alpha))])
 		}
 		piece := b.String()
-		got := tok.mergeLong(piece)
-		want := reference(tok, piece)
-		if len(got) != len(want) {
-			t.Fatalf("piece %d (%d bytes): %d tokens, tiktoken-go %d", i, len(piece), len(got), len(want))
-		}
-		for k := range got {
-			if int(got[k]) != want[k] {
-				t.Fatalf("piece %d: token %d = %d, tiktoken-go %d", i, k, got[k], want[k])
+		ids := tok.longestMatch(piece)
+		off := 0
+		for k, id := range ids {
+			s := byID[id]
+			if !strings.HasPrefix(piece[off:], s) {
+				t.Fatalf("piece %d: token %d is not the bytes at %d", i, k, off)
 			}
+			for l := len(s) + 1; l <= min(maxTokenBytes, len(piece)-off); l++ {
+				if _, ok := tok.ranks[piece[off:off+l]]; ok {
+					t.Fatalf("piece %d: token %d at %d has %d bytes; one of %d starts there", i, k, off, len(s), l)
+				}
+			}
+			off += len(s)
 		}
+		if off != len(piece) {
+			t.Fatalf("piece %d: tokens cover %d of %d bytes", i, off, len(piece))
+		}
+		got += len(ids)
+		bpe += len(reference(tok, piece))
+	}
+	t.Logf("random runs: longest match %d tokens, byte-pair encoding %d (%.3f)", got, bpe, float64(got)/float64(bpe))
+	if r := float64(got) / float64(bpe); r > 1.25 || r < 0.8 {
+		t.Errorf("longest match gives %d tokens, byte-pair encoding %d: ratio %.3f", got, bpe, r)
 	}
 }
 
-// cappedReference is tiktoken-go's encoding of text, with every pre-token
-// piece longer than MaxPiece encoded in MaxPiece cuts, as Tokenizer does.
+// cappedReference is tiktoken-go's encoding of text, except that every
+// pre-token piece longer than longPiece is cut in MaxPiece pieces encoded
+// by longest match, as Tokenizer does.
 // Text without such a piece is encoded whole, so that the pre-tokenizer is
 // checked too; with one, pieces come from nextPiece.
 func cappedReference(tok *Tokenizer, text string) []int {
 	long := false
 	for i := 0; i < len(text) && !long; {
 		end := nextPiece(text, i)
-		long = end-i > MaxPiece
+		long = end-i > longPiece
 		i = end
 	}
 	if !long {
@@ -191,7 +213,13 @@ func cappedReference(tok *Tokenizer, text string) []int {
 	for i := 0; i < len(text); {
 		for end := nextPiece(text, i); i < end; {
 			e := subPiece(text, i, end)
-			out = append(out, reference(tok, text[i:e])...)
+			if e-i > longPiece {
+				for _, id := range tok.longestMatch(text[i:e]) {
+					out = append(out, int(id))
+				}
+			} else {
+				out = append(out, reference(tok, text[i:e])...)
+			}
 			i = e
 		}
 	}
@@ -199,8 +227,9 @@ func cappedReference(tok *Tokenizer, text string) []int {
 }
 
 // TestMaxPiece checks that a run longer than MaxPiece is encoded in
-// MaxPiece cuts, each exactly as tiktoken-go encodes it, never cutting a
-// character, and that shorter pieces are untouched.
+// MaxPiece cuts, each by longest match, never cutting a character, that a
+// piece of MaxPiece bytes is not cut, and that one of longPiece bytes is
+// encoded exactly as tiktoken-go does.
 func TestMaxPiece(t *testing.T) {
 	tok := tokenizer(t)
 	for _, text := range []string{
@@ -217,9 +246,17 @@ func TestMaxPiece(t *testing.T) {
 		}
 		checkTokenSpans(t, tok, text)
 	}
-	short := strings.Repeat("-", MaxPiece)
-	if got, want := tok.Encode(short), reference(tok, short); !slices.Equal(got, want) {
+	whole := strings.Repeat("xyzzy", MaxPiece/5) + "xyzz"
+	want := []int{}
+	for _, id := range tok.longestMatch(whole) {
+		want = append(want, int(id))
+	}
+	if got := tok.Encode(whole); !slices.Equal(got, want) {
 		t.Errorf("a piece of MaxPiece bytes is cut")
+	}
+	short := strings.Repeat("xyzzy", longPiece/5) + "x"
+	if got, want := tok.Encode(short), reference(tok, short); !slices.Equal(got, want) {
+		t.Errorf("a piece of longPiece bytes is not encoded as tiktoken-go does")
 	}
 }
 
