@@ -25,6 +25,8 @@ type Recovery struct {
 	Documents int `json:"documents"`
 	Chunks    int `json:"chunks"`
 	Vectors   int `json:"vectors"`
+	Sessions  int `json:"sessions"` // of cite serve
+	Turns     int `json:"turns"`    // of those sessions
 	// Rows lost: unreadable, or of no readable parent (the chunks of a
 	// lost document). LostDocuments counts documents known only from
 	// their chunks, whose paths are gone with them.
@@ -284,6 +286,26 @@ func copyReadable(ctx context.Context, old *sql.Conn, tx *sql.Tx, rec *Recovery)
 		rec.Vectors, rec.LostRows, rec.Skipped = n, rec.LostRows+lost, rec.Skipped+skipped
 	}
 
+	// Sessions of cite serve, and the turns of those recovered.
+	sessions := map[string]bool{}
+	n, lost, skipped, err = copyTable(ctx, old, tx, "sessions", nil, func(rowid int64, row map[string]any) bool {
+		id, _ := row["id"].(string)
+		sessions[id] = true
+		return id != ""
+	})
+	if err != nil {
+		return err
+	}
+	rec.Sessions, rec.LostRows, rec.Skipped = n, rec.LostRows+lost, rec.Skipped+skipped
+	n, lost, skipped, err = copyTable(ctx, old, tx, "session_turns", nil, func(rowid int64, row map[string]any) bool {
+		id, _ := row["session_id"].(string)
+		return sessions[id]
+	})
+	if err != nil {
+		return err
+	}
+	rec.Turns, rec.LostRows, rec.Skipped = n, rec.LostRows+lost, rec.Skipped+skipped
+
 	if err := rebuildFullText(ctx, tx); err != nil {
 		return fmt.Errorf("rebuild full-text index: %w", err)
 	}
@@ -357,6 +379,12 @@ func copyTable(ctx context.Context, old *sql.Conn, tx *sql.Tx, table string, bef
 					break
 				}
 				rowid, _ := vals[0].(int64)
+				if rowid < next {
+					// A damaged page can yield rowids out of order:
+					// reading on from one would loop forever.
+					lost++
+					continue
+				}
 				next, n = rowid+1, n+1
 				row := make(map[string]any, len(cols))
 				for i, c := range cols {
