@@ -11,6 +11,7 @@ import (
 
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/citations"
+	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/provider"
 )
 
@@ -20,6 +21,9 @@ type askRequest struct {
 	Sources  []string `json:"sources"`
 	Model    string   `json:"model"`
 	K        int      `json:"k"`
+	// SessionID, when set, names the session the question belongs to: its
+	// documents are searched, and the answer joins its history.
+	SessionID string `json:"session_id"`
 }
 
 // request checks an answer request and fills in the sources.
@@ -36,14 +40,10 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, q string, sourc
 		writeError(w, http.StatusBadRequest, "bad_k", "k is 0 (the default) to 50")
 		return answer.Request{}, false
 	}
-	have, err := s.deps.Store.Sources(r.Context())
+	names, err := s.publicSources(r)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "index", err.Error())
 		return answer.Request{}, false
-	}
-	var names []string
-	for _, h := range have {
-		names = append(names, h.Name)
 	}
 	for _, src := range sources {
 		if !slices.Contains(names, src) {
@@ -67,10 +67,15 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, ok := s.request(w, r, body.Question, body.Sources, body.K)
-	if !ok || !s.acquire(w) {
+	if !ok || body.SessionID != "" && !s.withSession(w, r, body.SessionID, &req) || !s.acquire(w) {
 		return
 	}
 	defer s.release()
+	record := func(res *answer.Result) {
+		if body.SessionID != "" && res != nil {
+			s.record(r, body.SessionID, body.Question, res)
+		}
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
@@ -79,6 +84,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 			s.answerError(w, err)
 			return
 		}
+		record(res)
 		writeJSON(w, 200, res)
 		return
 	}
@@ -89,6 +95,9 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 			e.Error.Code, e.Error.Message = errorCode(err), err.Error()
 			sse.send("error", e)
 			return
+		}
+		if ev.Kind == answer.EventAnswer {
+			record(ev.Answer)
 		}
 		if !sse.send(string(ev.Kind), ev) {
 			return // the client went away: returning cancels the answer
@@ -293,4 +302,17 @@ func nonNil(refs []citations.Cited) []citations.Cited {
 		return []citations.Cited{}
 	}
 	return refs
+}
+
+// publicSources returns the names of the index's data sources, sessions'
+// left out: what a question searches unless it names sources.
+func (s *Server) publicSources(r *http.Request) ([]string, error) {
+	all, err := s.deps.Store.SourceNames(r.Context())
+	names := []string{}
+	for _, n := range all {
+		if !index.IsSessionSource(n) {
+			names = append(names, n)
+		}
+	}
+	return names, err
 }

@@ -84,9 +84,30 @@ func MCP(deps Deps, version string) *mcp.Server {
 			if len(in.Sources) > 50 {
 				return nil, mcpPassages{}, fmt.Errorf("sources: at most 50, got %d", len(in.Sources))
 			}
-			// One search over the sources named (all when none is): its
-			// passages are ranked across them.
-			ps, err := run(ctx, search.Query{Text: in.Query, K: clampK(in.K), Filter: index.Filter{Sources: in.Sources}})
+			// One search over the sources named (all when none is, those
+			// of cite serve's sessions left out): its passages are ranked
+			// across them.
+			sources := in.Sources
+			all, err := deps.Store.SourceNames(ctx)
+			if err != nil {
+				return nil, mcpPassages{}, err
+			}
+			for _, src := range sources {
+				if index.IsSessionSource(src) {
+					return nil, mcpPassages{}, fmt.Errorf("source %q: a session's documents are not a data source", src)
+				}
+			}
+			if len(sources) == 0 {
+				for _, n := range all {
+					if !index.IsSessionSource(n) {
+						sources = append(sources, n)
+					}
+				}
+				if len(sources) == 0 {
+					return nil, mcpPassages{Passages: []Passage{}}, nil
+				}
+			}
+			ps, err := run(ctx, search.Query{Text: in.Query, K: clampK(in.K), Filter: index.Filter{Sources: sources}})
 			if err != nil {
 				return nil, mcpPassages{}, err
 			}
@@ -132,10 +153,13 @@ func MCP(deps Deps, version string) *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{Name: "list_sources", Description: "List the indexed data sources with their document counts."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, mcpSources, error) {
 			srcs, err := deps.Store.Sources(ctx)
-			if srcs == nil {
-				srcs = []index.Source{}
+			out := []index.Source{}
+			for _, src := range srcs {
+				if !index.IsSessionSource(src.Name) {
+					out = append(out, src)
+				}
 			}
-			return nil, mcpSources{Sources: srcs}, err
+			return nil, mcpSources{Sources: out}, err
 		})
 	return srv
 }

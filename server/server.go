@@ -29,10 +29,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
+	indexembed "github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/search"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -62,7 +64,10 @@ type Config struct {
 	// MaxAnswers bounds the answers computed at once; beyond it /v1/ask and
 	// /v1/chat/completions answer 429 with Retry-After.
 	MaxAnswers int
-	Logger     *slog.Logger
+	// MaxUploadBytes bounds each uploaded file; an upload request may
+	// carry up to 8.
+	MaxUploadBytes int64
+	Logger         *slog.Logger
 }
 
 // Deps are what the server serves.
@@ -72,6 +77,12 @@ type Deps struct {
 	Engine   *answer.Engine
 	// ModelName is the model id /v1/models lists and answers carry.
 	ModelName string
+	// Embedder is the index's embedder, for uploads; nil indexes them for
+	// full-text search only.
+	Embedder *indexembed.Embedder
+	// UploadDir is where uploaded files are kept; "" turns uploads and
+	// deletions off, as does a read-only Store.
+	UploadDir string
 }
 
 // Server is the HTTP API.
@@ -81,6 +92,9 @@ type Server struct {
 	mux  *http.ServeMux
 	sem  chan struct{}
 	log  *slog.Logger
+	// writeMu orders this server's writes to the index (uploads,
+	// deletions); index.LockWriter orders them with other processes'.
+	writeMu sync.Mutex
 }
 
 // New returns a server over deps.
@@ -97,6 +111,9 @@ func New(cfg Config, deps Deps) *Server {
 	if cfg.MaxAnswers <= 0 {
 		cfg.MaxAnswers = DefaultMaxAnswers
 	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -108,6 +125,13 @@ func New(cfg Config, deps Deps) *Server {
 	s.mux.HandleFunc("POST /v1/ask", s.ask)
 	s.mux.HandleFunc("POST /v1/search", s.search)
 	s.mux.HandleFunc("GET /v1/sources", s.sources)
+	s.mux.HandleFunc("DELETE /v1/sources/{name}", s.deleteSource)
+	s.mux.HandleFunc("GET /v1/documents", s.getDocuments)
+	s.mux.HandleFunc("POST /v1/documents", s.postDocuments)
+	s.mux.HandleFunc("DELETE /v1/documents/{id}", s.deleteDocument)
+	s.mux.HandleFunc("POST /v1/sessions", s.postSession)
+	s.mux.HandleFunc("GET /v1/sessions/{id}", s.getSession)
+	s.mux.HandleFunc("POST /v1/sessions/{id}/documents", s.postSessionDocuments)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mcpSrv := MCP(deps, "dev")
@@ -203,7 +227,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		limit := s.cfg.MaxBodyBytes
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/documents") {
+			limit = 8*s.cfg.MaxUploadBytes + 1<<20 // uploads: each file is checked too
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -299,10 +327,13 @@ func (s *Server) sources(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "index", err.Error())
 		return
 	}
-	if srcs == nil {
-		srcs = []index.Source{}
+	out := []index.Source{}
+	for _, src := range srcs {
+		if !index.IsSessionSource(src.Name) {
+			out = append(out, src)
+		}
 	}
-	writeJSON(w, 200, map[string]any{"sources": srcs})
+	writeJSON(w, 200, map[string]any{"sources": out})
 }
 
 type searchRequest struct {
@@ -328,7 +359,25 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad_request", "mode is hybrid, bm25 or vector; k is 0 to 100; per_doc is 0 or more")
 		return
 	}
-	q := search.Query{Text: req.Query, K: req.K, Mode: mode, PerDocument: req.PerDoc, Filter: index.Filter{Sources: nonEmpty(req.Source), Path: req.Path}}
+	if index.IsSessionSource(req.Source) {
+		writeError(w, http.StatusBadRequest, "bad_source", "a session's documents are searched by asking in the session")
+		return
+	}
+	sources := nonEmpty(req.Source)
+	if sources == nil {
+		// Every data source, sessions' left out.
+		names, err := s.publicSources(r)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "index", err.Error())
+			return
+		}
+		if len(names) == 0 {
+			writeJSON(w, 200, &search.Result{Hits: []search.Hit{}, Warnings: []search.Warning{}})
+			return
+		}
+		sources = names
+	}
+	q := search.Query{Text: req.Query, K: req.K, Mode: mode, PerDocument: req.PerDoc, Filter: index.Filter{Sources: sources, Path: req.Path}}
 	if err := q.Filter.Validate(); err != nil {
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 		return

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,17 +26,27 @@ import (
 // start serves the sample corpus with model (nil: extractive).
 func start(t *testing.T, model provider.ChatModel, cfg server.Config) (*httptest.Server, string) {
 	t.Helper()
+	ts, name, _ := startAt(t, t.TempDir(), true, model, cfg)
+	return ts, name
+}
+
+// startAt serves the index in dir, created if missing, with the sample
+// corpus indexed when corpus is set, uploads kept in dir/uploads.
+func startAt(t *testing.T, dir string, corpus bool, model provider.ChatModel, cfg server.Config) (*httptest.Server, string, *index.Store) {
+	t.Helper()
 	ctx := context.Background()
-	st, err := index.Open(ctx, t.TempDir(), index.Options{Create: true})
+	st, err := index.Open(ctx, dir, index.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	emb, _ := embed.New("hash", embed.Config{})
 	st.UseEmbedder(ctx, emb)
-	ix, _ := ingest.New(ctx, st, ingest.Options{Embedder: emb})
-	if _, err := ix.Index(ctx, "../testdata/corpus"); err != nil {
-		t.Fatal(err)
+	if corpus {
+		ix, _ := ingest.New(ctx, st, ingest.Options{Embedder: emb})
+		if _, err := ix.Index(ctx, "../testdata/corpus"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s, err := search.Open(ctx, st, search.Options{})
 	if err != nil {
@@ -52,9 +63,9 @@ func start(t *testing.T, model provider.ChatModel, cfg server.Config) (*httptest
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	ts := httptest.NewServer(server.New(cfg, server.Deps{Store: st, Searcher: s, Engine: eng, ModelName: name}).Handler())
+	ts := httptest.NewServer(server.New(cfg, server.Deps{Store: st, Searcher: s, Engine: eng, ModelName: name, Embedder: emb, UploadDir: filepath.Join(dir, "uploads")}).Handler())
 	t.Cleanup(ts.Close)
-	return ts, name
+	return ts, name, st
 }
 
 func do(t *testing.T, method, url, ctype, body string, hdr ...string) (*http.Response, string) {

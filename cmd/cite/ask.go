@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/search"
 )
@@ -28,6 +30,7 @@ type askFlags struct {
 	k                    int
 	noList               bool
 	maxTools             int
+	access               access // readIndex unless the command writes (serve)
 }
 
 func newAskFlags(e *env, name, args, about string) *askFlags {
@@ -46,6 +49,7 @@ func newAskFlags(e *env, name, args, about string) *askFlags {
 type session struct {
 	st       *index.Store
 	searcher *search.Searcher
+	embedder *embed.Embedder // the index's, if it has one
 	eng      *answer.Engine
 	req      answer.Request
 	json     bool
@@ -55,7 +59,10 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 	if f.k <= 0 {
 		return nil, f.usageError("-k must be at least 1")
 	}
-	st, err := f.openIndex(ctx, readIndex)
+	st, err := f.openIndex(ctx, f.access)
+	if f.access == writeIndex && errors.Is(err, index.ErrReadOnly) {
+		st, err = f.openIndex(ctx, readIndex) // serve what can be served
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +95,9 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 			return nil, err
 		}
 		for _, s := range srcs {
-			req.Sources = append(req.Sources, s.Name)
+			if !index.IsSessionSource(s.Name) { // cite serve's sessions' uploads
+				req.Sources = append(req.Sources, s.Name)
+			}
 		}
 	} else {
 		srcs, _ := st.Sources(ctx)
@@ -107,7 +116,11 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		}
 		req.Documents = append(req.Documents, d.ID)
 	}
-	return &session{st: st, searcher: s, eng: eng, req: req, json: f.json}, nil
+	var emb *embed.Embedder
+	if info, err := st.Embedder(ctx); err == nil && info.Name != "" {
+		emb, _ = embed.New(info.Name, e.embedConfig()) // nil: uploads get no vectors
+	}
+	return &session{st: st, searcher: s, embedder: emb, eng: eng, req: req, json: f.json}, nil
 }
 
 func hasSource(srcs []index.Source, name string) bool {

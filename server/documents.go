@@ -1,0 +1,354 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/ingest"
+)
+
+// Uploads.
+//
+// An uploaded file is written under Deps.UploadDir, in a folder per data
+// source (sources/NAME) or per session (sessions/ID), then indexed from
+// there by ingest, with the rules of cite index: the same normalization,
+// chunking, size limit and bad-input handling. The copy is what citations
+// of it link to, and what a later cite index of that folder finds
+// unchanged. Its name is the upload's base name, checked: no path, no
+// control character, no leading dot, at most 200 bytes.
+
+// DefaultMaxUploadBytes is the largest file accepted by an upload.
+const DefaultMaxUploadBytes = 10_000_000
+
+// DefaultUploadSource is the data source uploads go to unless the request
+// names one.
+const DefaultUploadSource = "uploads"
+
+// sourceName is what an upload may name its data source.
+var sourceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// uploadExts are the extensions an upload may have: what cite index reads.
+var uploadExts = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".html": true, ".htm": true, ".txt": true, ".text": true, "": true}
+
+// uploadName checks the file name of an upload and returns its base name.
+func uploadName(name string) (string, error) {
+	if name == "" {
+		return "", errors.New("the file part has no file name")
+	}
+	if !utf8.ValidString(name) || len(name) > 200 {
+		return "", fmt.Errorf("file name %q: at most 200 bytes of UTF-8", trimRunes(name, 64))
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return "", fmt.Errorf("file name %q: control characters are not allowed", trimRunes(name, 64))
+		}
+	}
+	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." || strings.HasPrefix(name, ".") {
+		return "", fmt.Errorf("file name %q: a plain file name is required (no folders, no leading dot)", trimRunes(name, 64))
+	}
+	if ext := strings.ToLower(filepath.Ext(name)); !uploadExts[ext] {
+		return "", fmt.Errorf("file name %q: cite reads Markdown (.md), HTML (.html) and text (.txt)", trimRunes(name, 64))
+	}
+	return name, nil
+}
+
+func trimRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// uploaded is one file of an upload request and what became of it.
+type uploaded struct {
+	Name     string   `json:"name"`
+	Outcome  string   `json:"outcome"` // added, updated, unchanged, skipped, failed
+	Reason   string   `json:"reason,omitempty"`
+	Document *docInfo `json:"document,omitempty"`
+}
+
+// docInfo is a document as the API lists it.
+type docInfo struct {
+	ID        string    `json:"id"`
+	Source    string    `json:"source"`
+	Path      string    `json:"path"`
+	Title     string    `json:"title"`
+	Format    string    `json:"format"`
+	Size      int64     `json:"size"`
+	Chunks    int       `json:"chunks"`
+	Tokens    int       `json:"tokens"`
+	IndexedAt time.Time `json:"indexed_at"`
+}
+
+func infoOf(d index.Document) docInfo {
+	return docInfo{ID: d.ID, Source: d.Source, Path: d.Path, Title: d.Title, Format: d.Type, Size: d.Size, Chunks: d.Chunks, Tokens: d.Tokens, IndexedAt: d.IndexedAt}
+}
+
+// writable answers 403 when the server cannot change the index.
+func (s *Server) writable(w http.ResponseWriter) bool {
+	if s.deps.Store.ReadOnly() || s.deps.UploadDir == "" {
+		writeError(w, http.StatusForbidden, "read_only", "this server's index is read-only: uploads and deletions are off")
+		return false
+	}
+	return true
+}
+
+// upload reads a multipart request's files into source, in folder dir
+// under the upload folder, and indexes each. It answers the outcomes.
+func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, dir string) ([]uploaded, bool) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		writeError(w, http.StatusUnsupportedMediaType, "bad_content_type", "send the files as multipart/form-data, in parts named \"file\"")
+		return nil, false
+	}
+	mr := multipart.NewReader(r.Body, params["boundary"])
+	type file struct{ name, tmp string }
+	var files []file
+	defer func() {
+		for _, f := range files {
+			os.Remove(f.tmp)
+		}
+	}()
+	folder := filepath.Join(s.deps.UploadDir, dir)
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		writeError(w, http.StatusInternalServerError, "upload", "cannot create the upload folder")
+		s.log.Error("upload folder", "err", err)
+		return nil, false
+	}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the request is over %d bytes", tooBig.Limit))
+			} else {
+				writeError(w, http.StatusBadRequest, "bad_multipart", "malformed multipart body: "+err.Error())
+			}
+			return nil, false
+		}
+		if part.FormName() != "file" {
+			part.Close()
+			continue
+		}
+		if len(files) >= 8 {
+			writeError(w, http.StatusBadRequest, "too_many_files", "at most 8 files per upload")
+			return nil, false
+		}
+		// The name as sent: Part.FileName would quietly drop a path,
+		// which is worth refusing instead.
+		_, disp, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+		name, err := uploadName(disp["filename"])
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "bad_file_name", err.Error())
+			return nil, false
+		}
+		tmp, err := os.CreateTemp(folder, ".upload-*")
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "upload", "cannot store the upload")
+			s.log.Error("upload temp file", "err", err)
+			return nil, false
+		}
+		files = append(files, file{name, tmp.Name()})
+		n, err := io.Copy(tmp, io.LimitReader(part, s.cfg.MaxUploadBytes+1))
+		tmp.Close()
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the request is over %d bytes", tooBig.Limit))
+			} else {
+				writeError(w, http.StatusBadRequest, "bad_multipart", "reading the upload failed: "+err.Error())
+			}
+			return nil, false
+		}
+		if n > s.cfg.MaxUploadBytes {
+			writeError(w, http.StatusRequestEntityTooLarge, "file_too_large", fmt.Sprintf("%s is over %d bytes", name, s.cfg.MaxUploadBytes))
+			return nil, false
+		}
+	}
+	if len(files) == 0 {
+		writeError(w, http.StatusBadRequest, "no_file", "no file: send each file in a multipart part named \"file\"")
+		return nil, false
+	}
+	// One writer at a time in this process; index.LockWriter keeps out a
+	// cite index running beside the server.
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	unlock, err := index.LockWriter(r.Context(), s.deps.Store.Dir(), nil)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "index_busy", "the index is being written: "+err.Error())
+		return nil, false
+	}
+	defer unlock()
+	out := make([]uploaded, 0, len(files))
+	for _, f := range files {
+		dst := filepath.Join(folder, f.name)
+		if err := os.Rename(f.tmp, dst); err != nil {
+			writeError(w, http.StatusInternalServerError, "upload", "cannot store "+f.name)
+			s.log.Error("upload rename", "err", err)
+			return nil, false
+		}
+		u := uploaded{Name: f.name}
+		var ev ingest.Event
+		ix, err := ingest.New(r.Context(), s.deps.Store, ingest.Options{Source: source, Embedder: s.deps.Embedder, MaxSize: s.cfg.MaxUploadBytes, Workers: 1,
+			OnEvent: func(e ingest.Event) { ev = e }})
+		if err == nil {
+			_, err = ix.Index(r.Context(), dst)
+		}
+		if err != nil && ev.Err == nil && ev.Reason == "" {
+			ev.Outcome, ev.Err = ingest.Failed, err
+		}
+		u.Outcome = strings.ToLower(ev.Outcome.String())
+		switch ev.Outcome {
+		case ingest.Skipped:
+			u.Reason = ev.Reason
+			os.Remove(dst) // not indexed: not kept
+		case ingest.Failed:
+			u.Reason = "indexing failed"
+			if ev.Err != nil {
+				u.Reason = ev.Err.Error()
+			}
+		default:
+			if d, err := s.deps.Store.Document(r.Context(), source, dst); err == nil {
+				info := infoOf(d)
+				u.Document = &info
+			}
+		}
+		out = append(out, u)
+	}
+	return out, true
+}
+
+// uploadStatus is the status of an upload's answer: 201 when something was
+// indexed, 422 when every file was refused.
+func uploadStatus(us []uploaded) int {
+	for _, u := range us {
+		if u.Document != nil {
+			return http.StatusCreated
+		}
+	}
+	return http.StatusUnprocessableEntity
+}
+
+// postDocuments is POST /v1/documents: multipart files into a data source
+// (form field "source", before the files; default "uploads").
+func (s *Server) postDocuments(w http.ResponseWriter, r *http.Request) {
+	if !s.writable(w) {
+		return
+	}
+	source := r.URL.Query().Get("source")
+	if source == "" {
+		source = DefaultUploadSource
+	}
+	if !sourceName.MatchString(source) {
+		writeError(w, http.StatusBadRequest, "bad_source", fmt.Sprintf("source %q: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", trimRunes(source, 64)))
+		return
+	}
+	us, ok := s.upload(w, r, source, filepath.Join("sources", source))
+	if !ok {
+		return
+	}
+	writeJSON(w, uploadStatus(us), map[string]any{"source": source, "files": us})
+}
+
+// getDocuments is GET /v1/documents[?source=NAME]: the documents of the
+// data sources (not of sessions).
+func (s *Server) getDocuments(w http.ResponseWriter, r *http.Request) {
+	source := r.URL.Query().Get("source")
+	if index.IsSessionSource(source) {
+		writeError(w, http.StatusBadRequest, "bad_source", "a session's documents are listed by GET /v1/sessions/{id}")
+		return
+	}
+	docs, err := s.deps.Store.Documents(r.Context(), source)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		return
+	}
+	out := []docInfo{}
+	for _, d := range docs {
+		if !index.IsSessionSource(d.Source) {
+			out = append(out, infoOf(d))
+		}
+	}
+	writeJSON(w, 200, map[string]any{"documents": out})
+}
+
+// deleteDocument is DELETE /v1/documents/{id}.
+func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
+	if !s.writable(w) {
+		return
+	}
+	id := r.PathValue("id")
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	d, err := s.deps.Store.Document(r.Context(), "", id)
+	if err != nil || d.ID != id {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no document with id %q", trimRunes(id, 64)))
+		return
+	}
+	if _, err := s.deps.Store.DeleteDocument(r.Context(), id); err != nil {
+		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		return
+	}
+	s.removeUpload(d.Path)
+	writeJSON(w, 200, map[string]any{"deleted": infoOf(d)})
+}
+
+// deleteSource is DELETE /v1/sources/{name}: every document of a data
+// source, and the files uploaded into it.
+func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
+	if !s.writable(w) {
+		return
+	}
+	name := r.PathValue("name")
+	if index.IsSessionSource(name) {
+		writeError(w, http.StatusBadRequest, "bad_source", "a session's documents belong to the session")
+		return
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	docs, err := s.deps.Store.Documents(r.Context(), name)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		return
+	}
+	if len(docs) == 0 {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no data source %q", trimRunes(name, 64)))
+		return
+	}
+	for _, d := range docs {
+		if _, err := s.deps.Store.DeleteDocument(r.Context(), d.ID); err != nil && !errors.Is(err, index.ErrNotFound) {
+			writeError(w, http.StatusInternalServerError, "index", err.Error())
+			return
+		}
+		s.removeUpload(d.Path)
+	}
+	writeJSON(w, 200, map[string]any{"deleted": name, "documents": len(docs)})
+}
+
+// removeUpload removes the uploaded copy at p, if p is one.
+func (s *Server) removeUpload(p string) {
+	if s.deps.UploadDir == "" {
+		return
+	}
+	rel, err := filepath.Rel(s.deps.UploadDir, p)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+		return
+	}
+	os.Remove(p)
+}

@@ -1,0 +1,337 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/server"
+)
+
+// multipartBody builds a multipart/form-data body of files, each a name
+// and its content, in parts named "file".
+func multipartBody(t *testing.T, files ...string) (string, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for i := 0; i+1 < len(files); i += 2 {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, files[i]))
+		h.Set("Content-Type", "application/octet-stream")
+		w, err := mw.CreatePart(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(files[i+1]))
+	}
+	mw.Close()
+	return mw.FormDataContentType(), buf.String()
+}
+
+type uploadResult struct {
+	Files []struct {
+		Name     string `json:"name"`
+		Outcome  string `json:"outcome"`
+		Reason   string `json:"reason"`
+		Document *struct {
+			ID     string `json:"id"`
+			Path   string `json:"path"`
+			Source string `json:"source"`
+		} `json:"document"`
+	} `json:"files"`
+}
+
+type askResult struct {
+	Text       string `json:"text"`
+	References []struct {
+		Source string `json:"source"`
+		Quote  string `json:"quote"`
+	} `json:"references"`
+}
+
+func cites(res askResult, path string) bool {
+	for _, r := range res.References {
+		if r.Source == path {
+			return true
+		}
+	}
+	return false
+}
+
+func TestUploadSearchDelete(t *testing.T) {
+	dir := t.TempDir()
+	ts, _, _ := startAt(t, dir, true, nil, server.Config{})
+	ct, body := multipartBody(t, "zorb.md", "# The zorbulator\n\nThe zorbulator hums at forty-two hertz when the hive is calm.\n")
+	resp, out := do(t, "POST", ts.URL+"/v1/documents?source=notes", ct, body)
+	var up uploadResult
+	json.Unmarshal([]byte(out), &up)
+	if resp.StatusCode != 201 || len(up.Files) != 1 || up.Files[0].Outcome != "added" || up.Files[0].Document == nil {
+		t.Fatalf("upload: %d %s", resp.StatusCode, out)
+	}
+	doc := up.Files[0].Document
+	if want := filepath.Join(dir, "uploads", "sources", "notes", "zorb.md"); doc.Path != want || doc.Source != "notes" {
+		t.Errorf("stored at %s in %s, want %s in notes", doc.Path, doc.Source, want)
+	}
+	if resp, out := do(t, "GET", ts.URL+"/v1/documents?source=notes", "", ""); resp.StatusCode != 200 || !strings.Contains(out, doc.ID) {
+		t.Errorf("list: %d %s", resp.StatusCode, out)
+	}
+	// The same file again: unchanged.
+	if resp, out := do(t, "POST", ts.URL+"/v1/documents?source=notes", ct, body); resp.StatusCode != 201 || !strings.Contains(out, `"unchanged"`) {
+		t.Errorf("upload again: %d %s", resp.StatusCode, out)
+	}
+	resp, out = do(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"what does the zorbulator hum at"}`)
+	var res askResult
+	json.Unmarshal([]byte(out), &res)
+	if resp.StatusCode != 200 || !cites(res, doc.Path) || !strings.Contains(res.Text, "forty-two hertz") {
+		t.Fatalf("ask: %d %s", resp.StatusCode, out)
+	}
+	if resp, out := do(t, "DELETE", ts.URL+"/v1/documents/"+doc.ID, "", ""); resp.StatusCode != 200 {
+		t.Fatalf("delete: %d %s", resp.StatusCode, out)
+	}
+	if _, err := os.Stat(doc.Path); !os.IsNotExist(err) {
+		t.Errorf("the uploaded copy is still there: %v", err)
+	}
+	if _, out := do(t, "POST", ts.URL+"/v1/search", "application/json", `{"query":"zorbulator"}`); strings.Contains(out, "zorb.md") {
+		t.Errorf("found after deletion: %s", out)
+	}
+	if resp, _ := do(t, "DELETE", ts.URL+"/v1/documents/"+doc.ID, "", ""); resp.StatusCode != 404 {
+		t.Errorf("delete twice: %d", resp.StatusCode)
+	}
+	// A whole source.
+	ct, body = multipartBody(t, "a.txt", "Alpha notes about wax.", "b.txt", "Beta notes about comb.")
+	if resp, out := do(t, "POST", ts.URL+"/v1/documents?source=scratch", ct, body); resp.StatusCode != 201 || strings.Count(out, `"added"`) != 2 {
+		t.Fatalf("upload two: %d %s", resp.StatusCode, out)
+	}
+	if resp, out := do(t, "DELETE", ts.URL+"/v1/sources/scratch", "", ""); resp.StatusCode != 200 || !strings.Contains(out, `"documents":2`) {
+		t.Errorf("delete source: %d %s", resp.StatusCode, out)
+	}
+	if _, out := do(t, "GET", ts.URL+"/v1/sources", "", ""); strings.Contains(out, "scratch") {
+		t.Errorf("source still listed: %s", out)
+	}
+	if resp, _ := do(t, "DELETE", ts.URL+"/v1/sources/scratch", "", ""); resp.StatusCode != 404 {
+		t.Errorf("delete a source twice: %d", resp.StatusCode)
+	}
+}
+
+// TestSessionDocuments: documents uploaded into a session are searched by
+// its questions only; its history keeps each answer's references and
+// survives a restart.
+func TestSessionDocuments(t *testing.T) {
+	dir := t.TempDir()
+	ts, _, st := startAt(t, dir, true, nil, server.Config{})
+	newSession := func() string {
+		resp, out := do(t, "POST", ts.URL+"/v1/sessions", "", "")
+		var s struct{ ID string }
+		json.Unmarshal([]byte(out), &s)
+		if resp.StatusCode != 201 || len(s.ID) != 32 {
+			t.Fatalf("new session: %d %s", resp.StatusCode, out)
+		}
+		return s.ID
+	}
+	a, b := newSession(), newSession()
+	ct, body := multipartBody(t, "plan.md", "# Plan\n\nThe quarterly plan moves the apiary to the orchard in May.\n")
+	resp, out := do(t, "POST", ts.URL+"/v1/sessions/"+a+"/documents", ct, body)
+	var up uploadResult
+	json.Unmarshal([]byte(out), &up)
+	if resp.StatusCode != 201 || up.Files[0].Document == nil {
+		t.Fatalf("session upload: %d %s", resp.StatusCode, out)
+	}
+	path := up.Files[0].Document.Path
+	ask := func(session string) askResult {
+		t.Helper()
+		q := `{"question":"where does the quarterly plan move the apiary"`
+		if session != "" {
+			q += `,"session_id":"` + session + `"`
+		}
+		resp, out := do(t, "POST", ts.URL+"/v1/ask", "application/json", q+"}")
+		if resp.StatusCode != 200 {
+			t.Fatalf("ask in %q: %d %s", session, resp.StatusCode, out)
+		}
+		var res askResult
+		json.Unmarshal([]byte(out), &res)
+		return res
+	}
+	if res := ask(a); !cites(res, path) {
+		t.Errorf("session a does not cite its document: %+v", res)
+	}
+	for _, other := range []string{b, ""} {
+		if res := ask(other); cites(res, path) {
+			t.Errorf("session %q cites session a's document", other)
+		}
+	}
+	for _, u := range []string{"/v1/sources", "/v1/documents"} {
+		if _, out := do(t, "GET", ts.URL+u, "", ""); strings.Contains(out, "session:") || strings.Contains(out, path) {
+			t.Errorf("%s lists a session's documents: %s", u, out)
+		}
+	}
+	if _, out := do(t, "POST", ts.URL+"/v1/search", "application/json", `{"query":"quarterly plan apiary orchard"}`); strings.Contains(out, "plan.md") {
+		t.Errorf("search finds a session's document: %s", out)
+	}
+	if resp, _ := do(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"q","session_id":"0123456789abcdef0123456789abcdef"}`); resp.StatusCode != 404 {
+		t.Errorf("ask in an unknown session: %d", resp.StatusCode)
+	}
+	// The history, then again after a restart.
+	check := func(url string) {
+		t.Helper()
+		resp, out := do(t, "GET", url+"/v1/sessions/"+a, "", "")
+		var s struct {
+			Turns []struct {
+				Question   string
+				References []struct{ Source string }
+			}
+			Documents []struct{ Path string }
+		}
+		json.Unmarshal([]byte(out), &s)
+		if resp.StatusCode != 200 || len(s.Turns) != 1 || len(s.Turns[0].References) == 0 || len(s.Documents) != 1 || s.Documents[0].Path != path {
+			t.Fatalf("session: %d %s", resp.StatusCode, out)
+		}
+	}
+	check(ts.URL)
+	ts.Close()
+	st.Close()
+	ts2, _, _ := startAt(t, dir, false, nil, server.Config{})
+	check(ts2.URL)
+}
+
+func TestUploadHostile(t *testing.T) {
+	dir := t.TempDir()
+	ts, _, _ := startAt(t, dir, true, nil, server.Config{MaxUploadBytes: 2000})
+	url := ts.URL + "/v1/documents?source=notes"
+	for _, tc := range []struct {
+		name   string
+		ctype  string
+		body   string
+		status int
+		code   string
+	}{
+		{"traversal", "", "../evil.md", 400, "bad_file_name"},
+		{"absolute", "", "/tmp/evil.md", 400, "bad_file_name"},
+		{"backslashes", "", `..\..\evil.md`, 400, "bad_file_name"},
+		{"NUL", "", "a\x00b.md", 400, "bad_file_name"},
+		{"hidden", "", ".hidden.md", 400, "bad_file_name"},
+		{"binary extension", "", "tool.exe", 400, "bad_file_name"},
+		{"too long a name", "", strings.Repeat("n", 300) + ".md", 400, "bad_file_name"},
+		{"too large", "", "big.md", 413, "file_too_large"},
+		{"JSON instead", "application/json", `{"file":"x"}`, 415, "bad_content_type"},
+		{"malformed multipart", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.md\"\r\n\r\nunterminated", 400, "bad_multipart"},
+		{"no file", "multipart/form-data; boundary=xyz", "--xyz--\r\n", 400, "no_file"},
+		{"bad source", "", "ok.md", 400, "bad_source"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctype, body := tc.ctype, tc.body
+			if ctype == "" {
+				content := "Some notes."
+				if tc.name == "too large" {
+					content = strings.Repeat("word ", 500)
+				}
+				ctype, body = multipartBody(t, tc.body, content)
+			}
+			u := url
+			if tc.name == "bad source" {
+				u = ts.URL + "/v1/documents?source=../../etc"
+			}
+			resp, out := do(t, "POST", u, ctype, body)
+			if resp.StatusCode != tc.status || !strings.Contains(out, `"code":"`+tc.code+`"`) {
+				t.Errorf("%d %s, want %d %s", resp.StatusCode, out, tc.status, tc.code)
+			}
+		})
+	}
+	// Refused by ingest's rules: not an error of the request, reported.
+	ct, body := multipartBody(t, "blob.txt", "bin\x00ary")
+	if resp, out := do(t, "POST", url, ct, body); resp.StatusCode != 422 || !strings.Contains(out, `"skipped"`) || !strings.Contains(out, "binary") {
+		t.Errorf("binary: %d %s", resp.StatusCode, out)
+	}
+	// Nothing was written outside the upload folder, nor left in it.
+	for _, p := range []string{filepath.Join(dir, "evil.md"), filepath.Join(dir, "..", "evil.md"), "/tmp/evil.md"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "uploads", "sources", "notes"))
+	if len(entries) != 0 {
+		t.Errorf("left in the upload folder: %v", entries)
+	}
+	// Another request is served meanwhile.
+	if resp, _ := do(t, "POST", ts.URL+"/v1/search", "application/json", `{"query":"waggle dance"}`); resp.StatusCode != 200 {
+		t.Errorf("search after hostile uploads: %d", resp.StatusCode)
+	}
+}
+
+// TestReadOnlyUploads: without an upload folder (a read-only index) every
+// write endpoint refuses clearly.
+func TestReadOnlyUploads(t *testing.T) {
+	st, err := index.Open(t.Context(), t.TempDir(), index.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ts := httptest.NewServer(server.New(server.Config{Logger: slog.New(slog.DiscardHandler)}, server.Deps{Store: st}).Handler())
+	defer ts.Close()
+	for _, c := range []struct{ method, path string }{
+		{"POST", "/v1/documents"}, {"DELETE", "/v1/documents/x"}, {"DELETE", "/v1/sources/default"}, {"POST", "/v1/sessions"},
+	} {
+		ct, body := multipartBody(t, "a.md", "x")
+		if resp, out := do(t, c.method, ts.URL+c.path, ct, body); resp.StatusCode != 403 || !strings.Contains(out, "read_only") {
+			t.Errorf("%s %s: %d %s", c.method, c.path, resp.StatusCode, out)
+		}
+	}
+}
+
+// TestManySessions: 1,000 sessions created at once all get distinct ids,
+// and a question asked meanwhile is answered.
+func TestManySessions(t *testing.T) {
+	ts, _ := start(t, nil, server.Config{})
+	n := 1000
+	if raceEnabled {
+		n = 200
+	}
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	errs := make(chan string, n+1)
+	for i := range n {
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", ts.URL+"/v1/sessions", nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			var s struct{ ID string }
+			json.NewDecoder(resp.Body).Decode(&s)
+			if resp.StatusCode != 201 {
+				errs <- fmt.Sprint("status ", resp.StatusCode)
+			}
+			ids[i] = s.ID
+		})
+	}
+	wg.Go(func() {
+		resp, out := do(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"what is WAL mode"}`)
+		if resp.StatusCode != 200 {
+			errs <- fmt.Sprintf("ask: %d %s", resp.StatusCode, out)
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if id == "" || seen[id] {
+			t.Fatalf("session id %q missing or repeated", id)
+		}
+		seen[id] = true
+	}
+}
