@@ -35,7 +35,9 @@ func chromium(t *testing.T) string {
 // TestBrowser drives the chat page in real headless Chromium: it asks a
 // question, waits for the streamed answer, and checks the tool status,
 // the superscript citations and the reference list in the DOM, and that a
-// citation opens its passage with the sentence highlighted.
+// citation opens its passage with the sentence highlighted; then it
+// uploads a file into the conversation and asks about it, and the answer
+// cites the uploaded document (its passages follow the corpus's).
 func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
@@ -44,10 +46,24 @@ func TestBrowser(t *testing.T) {
 	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
 		{ToolCalls: []modeltest.ToolCall{{Name: "search_data_sources", Arguments: `{"query":"checkpoint"}`}}},
 		{Text: []string{"A checkpoint copies the committed pages back into the database file [do", "c:1]."}, Pace: 5 * time.Millisecond},
+		// The passages given are the corpus's, then the session
+		// document's: citing them all cites the upload.
+		{Text: []string{"It hums at forty-two hertz [doc:1][doc:2][doc:3][doc:4][doc:5][doc:6][doc:7]."}},
 	}})
+	upload := filepath.Join(t.TempDir(), "zorbulator.md")
+	if err := os.WriteFile(upload, []byte("# Zorbulator notes\n\nThe zorbulator hums at forty-two hertz when the hive is calm.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
 	ts, _ := start(t, m, server.Config{})
 
+	// A fresh profile, removed at the end without failing the test:
+	// Chromium may still be writing to it as it exits.
+	profile, err := os.MkdirTemp("", "cite-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(profile) })
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin),
 		chromedp.Flag("headless", true),
@@ -57,7 +73,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(412, 915), // a phone-sized window
 	)
 	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
@@ -67,10 +83,10 @@ func TestBrowser(t *testing.T) {
 	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 
-	var answerText, status, refs, passage string
+	var answerText, status, refs, passage, uploads, answer2, refs2 string
 	var sups int
 	var shot []byte
-	err := chromedp.Run(ctx,
+	err = chromedp.Run(ctx,
 		chromedp.Navigate(ts.URL+"/"),
 		chromedp.WaitVisible("#question", chromedp.ByID),
 		chromedp.SendKeys("#question", "how do checkpoints work", chromedp.ByID),
@@ -83,6 +99,16 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(".a sup a.cite", chromedp.ByQuery),
 		chromedp.WaitVisible("#passage", chromedp.ByID),
 		chromedp.Text("#passage-text", &passage, chromedp.ByID),
+		chromedp.Click("#passage button", chromedp.ByQuery),
+		chromedp.SetUploadFiles("#file", []string{upload}, chromedp.ByID),
+		chromedp.Click("#upload-send", chromedp.ByID),
+		chromedp.WaitVisible(`#uploads li[data-outcome="added"]`, chromedp.ByQuery),
+		chromedp.Text("#uploads", &uploads, chromedp.ByID),
+		chromedp.SendKeys("#question", "what does the zorbulator hum at", chromedp.ByID),
+		chromedp.Click("#send", chromedp.ByID),
+		chromedp.WaitVisible(`#t2[data-done="true"]`, chromedp.ByQuery),
+		chromedp.Text("#t2 .a", &answer2, chromedp.ByQuery),
+		chromedp.Text("#t2 ol.refs", &refs2, chromedp.ByQuery),
 		chromedp.FullScreenshot(&shot, 100), // quality 100 makes a PNG
 	)
 	if err != nil {
@@ -99,6 +125,12 @@ func TestBrowser(t *testing.T) {
 	}
 	if !strings.Contains(passage, "checkpoint") {
 		t.Errorf("passage %q", passage)
+	}
+	if !strings.Contains(uploads, "zorbulator.md: ready") {
+		t.Errorf("uploads %q", uploads)
+	}
+	if !strings.Contains(answer2, "forty-two hertz [1]") || !strings.Contains(refs2, "Zorbulator notes") {
+		t.Errorf("answer about the upload %q, references %q", answer2, refs2)
 	}
 	out := filepath.Join(t.TempDir(), "chat.png")
 	if dir := os.Getenv("CITE_SCREENSHOT_DIR"); dir != "" {

@@ -5,6 +5,67 @@
 const $ = (id) => document.getElementById(id);
 const history = [];
 
+// The conversation is a server session: its history and its uploaded
+// documents outlive a reload (the id is kept for this tab).
+let sessionId = sessionStorage.getItem("cite-session") || "";
+
+async function ensureSession() {
+  if (sessionId) return sessionId;
+  const r = await fetch("/v1/sessions", { method: "POST" });
+  if (!r.ok) return "";
+  sessionId = (await r.json()).id;
+  sessionStorage.setItem("cite-session", sessionId);
+  return sessionId;
+}
+
+async function restoreSession() {
+  if (!sessionId) return;
+  const r = await fetch(`/v1/sessions/${sessionId}`);
+  if (!r.ok) { sessionId = ""; sessionStorage.removeItem("cite-session"); return; }
+  const s = await r.json();
+  for (const t of s.turns) {
+    const turn = document.createElement("article");
+    turn.className = "turn"; turn.dataset.done = "true";
+    turn.innerHTML = `<p class="q"></p><p class="a"></p>`;
+    turn.querySelector(".q").textContent = t.question;
+    turn.querySelector(".a").textContent = t.answer;
+    $("history").append(turn);
+    history.push({ question: t.question, answer: t.answer });
+  }
+  for (const d of s.documents) listUpload({ name: d.title, outcome: "added" });
+}
+
+function listUpload(f) {
+  const li = document.createElement("li");
+  li.dataset.outcome = f.outcome;
+  li.textContent = f.outcome === "added" || f.outcome === "updated" || f.outcome === "unchanged"
+    ? `${f.name}: ready` : `${f.name}: ${f.outcome}${f.reason ? " (" + f.reason + ")" : ""}`;
+  $("uploads").append(li);
+}
+
+$("upload").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const files = $("file").files;
+  if (!files.length) return;
+  $("upload-send").disabled = true;
+  try {
+    const id = await ensureSession();
+    const body = new FormData();
+    for (const f of files) body.append("file", f, f.name);
+    const r = await fetch(`/v1/sessions/${id}/documents`, { method: "POST", body });
+    const out = await r.json().catch(() => ({}));
+    if (out.files) out.files.forEach(listUpload);
+    else listUpload({ name: [...files].map((f) => f.name).join(", "), outcome: "failed", reason: out.error ? out.error.message : r.statusText });
+    $("file").value = "";
+  } finally { $("upload-send").disabled = false; }
+});
+
+$("new-session").addEventListener("click", () => {
+  sessionId = ""; sessionStorage.removeItem("cite-session");
+  $("history").textContent = ""; $("uploads").textContent = ""; history.length = 0;
+  $("question").focus();
+});
+
 async function loadSources() {
   const r = await fetch("/v1/sources");
   if (!r.ok) return;
@@ -63,10 +124,11 @@ async function ask(question) {
   const refs = new Map();
   let text = "";
   const sources = [...$("sources").selectedOptions].map((o) => o.value);
+  const session_id = await ensureSession();
   const resp = await fetch("/v1/ask", {
     method: "POST",
     headers: { "Content-Type": "application/json", "Accept": "text/event-stream" },
-    body: JSON.stringify({ question, sources }),
+    body: JSON.stringify(session_id ? { question, sources, session_id } : { question, sources }),
   });
   if (!resp.ok) {
     const e = await resp.json().catch(() => ({ error: { message: resp.statusText } }));
@@ -128,3 +190,4 @@ $("question").addEventListener("keydown", (e) => {
   if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("ask").requestSubmit(); }
 });
 loadSources();
+restoreSession();
