@@ -403,16 +403,38 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	}})
 }
 
+// Timeouts bound what a client may take; zero fields take the defaults.
+type Timeouts struct {
+	// Grace is how long in-flight requests may finish after shutdown
+	// begins before they are cancelled (default 10 s).
+	Grace time.Duration
+	// ReadHeader bounds reading a request's headers (default 10 s): a
+	// client that sends them slowly is cut off.
+	ReadHeader time.Duration
+	// Read bounds reading a whole request, body included (default 60 s).
+	Read time.Duration
+}
+
 // Serve runs h on ln until ctx is done, then shuts down gracefully: new
-// connections stop, in-flight requests get grace to finish, then are
+// connections stop, in-flight requests get t.Grace to finish, then are
 // cancelled.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts) error {
+	if t.Grace <= 0 {
+		t.Grace = 10 * time.Second
+	}
+	if t.ReadHeader <= 0 {
+		t.ReadHeader = 10 * time.Second
+	}
+	if t.Read <= 0 {
+		t.Read = 60 * time.Second
+	}
+	grace := t.Grace
 	base, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
 		IdleTimeout:       120 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}

@@ -69,7 +69,7 @@ endpoint but /healthz. SIGINT or SIGTERM stops it gracefully.`)
 	fmt.Fprintf(e.stderr, "cite serve: listening on http://%s (model %s)\n", ln.Addr(), modelID(s.eng))
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	return server.Serve(ctx, ln, srv.Handler(), 10*time.Second)
+	return server.Serve(ctx, ln, srv.Handler(), server.Timeouts{Grace: 10 * time.Second})
 }
 
 // modelID is the model id the server lists: "cite-" and the model's name.
