@@ -27,7 +27,9 @@ func serveReal(t *testing.T, cfg server.Config) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- server.Serve(ctx, ln, h, server.Timeouts{Grace: time.Second, ReadHeader: 200 * time.Millisecond, Read: 400 * time.Millisecond}) }()
+	go func() {
+		done <- server.Serve(ctx, ln, h, server.Timeouts{Grace: time.Second, ReadHeader: 200 * time.Millisecond, Read: 400 * time.Millisecond})
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return ln.Addr().String()
 }
