@@ -238,6 +238,11 @@ var cutTiers = []struct {
 	{20, func(sp *splitter, p int) bool { return sp.wsStart(p) && sp.sentenceEnd(p) }},
 	{10, (*splitter).wsStart},
 	{50, func(sp *splitter, p int) bool { return sp.pieceAt(p) }},
+	// Inside a long run of letters or symbols, the end of one of its
+	// MaxPiece cuts anywhere in the chunk: a chunk that ends there lets
+	// the next start there in step with the document's tokens (see
+	// nextStart) instead of encoding its start again.
+	{100, func(sp *splitter, p int) bool { return sp.pieceAt(p) && sp.longPieceEndsAt(p) }},
 }
 
 // wsStart reports whether a run of spaces and line breaks starts at p.
@@ -469,6 +474,15 @@ func (sp *splitter) nextStart(start, end, kEnd int) (int, int) {
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(a.tier, b.tier) })
+	// At the end of a piece of more than 256 bytes (a run of letters or
+	// symbols without a break, cut every MaxPiece bytes), when the
+	// overlap would start inside it: no overlap. One would start out of
+	// step with the document's tokens, and every chunk after it would have
+	// to be encoded again; sharing a slice of random letters is worth
+	// nothing to a reader either.
+	if len(cands) > 0 && cands[0].tier == startNone && sp.pieceBoundary(kEnd) && kEnd > 0 && sp.tokStart(kEnd) == end && sp.longPieceBefore(kEnd) {
+		return end, kEnd
+	}
 	// The next chunk must be able to get past end: from its start to the
 	// first character after end must fit. That is only in doubt when the
 	// overlap nearly fills a chunk (a character is at most 4 tokens).
@@ -492,6 +506,23 @@ func (sp *splitter) nextStart(start, end, kEnd int) (int, int) {
 		return p, k
 	}
 	return end, kEnd
+}
+
+// longPieceBefore reports whether the piece that ends at token k (a piece
+// boundary) is longer than longPiece bytes.
+func (sp *splitter) longPieceBefore(k int) bool {
+	ka := k - 1
+	for ka > 0 && !sp.pieceBoundary(ka) {
+		ka--
+	}
+	return sp.tokStart(k)-sp.tokStart(ka) > longPiece
+}
+
+// longPieceEndsAt reports whether a piece longer than longPiece bytes ends
+// at byte p, a piece boundary.
+func (sp *splitter) longPieceEndsAt(p int) bool {
+	k := sort.Search(len(sp.toks), func(i int) bool { return sp.tokStart(i) >= p })
+	return k > 0 && sp.longPieceBefore(k)
 }
 
 // headingPath tracks the headings in effect as Split moves forward.

@@ -18,7 +18,9 @@
 //     no chunk is wholly inside another; with a positive overlap,
 //     consecutive chunks share at least one byte and at most Overlap tokens
 //     (counted on their own), or a single character when that character
-//     alone is more;
+//     alone is more, except where a chunk ends a pre-token piece of more
+//     than 256 bytes (a run of letters or symbols without a break), after
+//     which the next one starts;
 //   - end, when such a point lies near the size limit, before a heading, at
 //     a paragraph break, a line break, the end of a sentence or between
 //     words, and start their overlap at a paragraph, line, sentence or word.
