@@ -20,7 +20,7 @@ func (s *Splitter) Verify(text string, chunks []Chunk) error {
 		return errors.New("no chunks")
 	}
 	valid := utf8.ValidString(text)
-	end := 0 // where the text rebuilt from the chunks ends
+	end := 0          // where the text rebuilt from the chunks ends
 	var long [][2]int // pieces over longPiece bytes, found when needed
 	afterLong := func(p int) bool {
 		if long == nil {
