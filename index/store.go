@@ -86,6 +86,8 @@ type Store struct {
 	vectors   *vectorIndex // loaded by the first vector search; nil until then
 	cachedGen int64        // generation of the vector cache on disk, if known
 	releases  []func()     // unmap vector caches
+
+	replica Replica // receives every committed change ([Store.SetReplica]); nil: none
 }
 
 // Open opens the index in dir, migrating its schema forward if it was
@@ -536,6 +538,13 @@ func (s *Store) PutDocuments(ctx context.Context, batch []DocumentChunks) ([]Cha
 		if err := addTermDF(ctx, tx, delta); err != nil {
 			return err
 		}
+		ids := make([]string, len(batch))
+		for i, b := range batch {
+			ids[i] = b.Doc.ID
+		}
+		if err := markPending(ctx, tx, ids); err != nil {
+			return err
+		}
 		if len(vecs) > 0 || len(gone) > 0 {
 			gen, err = bumpVectorsGen(ctx, tx)
 		}
@@ -549,6 +558,15 @@ func (s *Store) PutDocuments(ctx context.Context, batch []DocumentChunks) ([]Cha
 	}
 	if gen > 0 {
 		s.vectorsChanged(gen, gone, vecs)
+	}
+	if s.replica != nil {
+		ids := make([]string, len(batch))
+		for i, b := range batch {
+			ids[i] = b.Doc.ID
+		}
+		if _, err := s.push(ctx, ids); err != nil {
+			return chs, err
+		}
 	}
 	return chs, nil
 }
@@ -753,6 +771,9 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) ([]string, error)
 			return fmt.Errorf("%w", ErrNotFound)
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM sources WHERE NOT EXISTS (SELECT 1 FROM documents WHERE source_id = sources.id)`)
+		if err == nil {
+			err = markPending(ctx, tx, []string{id})
+		}
 		if err == nil && len(gone) > 0 {
 			gen, err = bumpVectorsGen(ctx, tx)
 		}
@@ -763,6 +784,9 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) ([]string, error)
 	}
 	if gen > 0 {
 		s.vectorsChanged(gen, gone, nil)
+	}
+	if _, err := s.push(ctx, []string{id}); err != nil {
+		return removed, err
 	}
 	return removed, nil
 }

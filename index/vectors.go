@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -172,6 +173,13 @@ func (s *Store) ResetVectors(ctx context.Context, e Embedder) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors`); err != nil {
 			return err
 		}
+		if cur, err := getMeta(ctx, tx, metaReplica); err != nil {
+			return err
+		} else if cur != "" {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO replica_pending (document_id) SELECT id FROM documents`); err != nil {
+				return err
+			}
+		}
 		if err := setMeta(ctx, tx, metaEmbedder, e.Name()); err != nil {
 			return err
 		}
@@ -251,8 +259,9 @@ func (s *Store) CountMissingVectors(ctx context.Context) (int, error) {
 func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (int, error) {
 	var rows []vectorRow
 	var gen int64
+	var docs []string // documents whose chunks got vectors
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		rows, gen = rows[:0], 0
+		rows, gen, docs = rows[:0], 0, docs[:0]
 		dim, err := vectorDim(ctx, tx)
 		if err != nil {
 			return err
@@ -260,7 +269,7 @@ func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (i
 		if dim == 0 {
 			return fmt.Errorf("%w: record the embedder first", ErrNoVectors)
 		}
-		find, err := tx.PrepareContext(ctx, `SELECT rowid FROM chunks WHERE id = ?`)
+		find, err := tx.PrepareContext(ctx, `SELECT rowid, document_id FROM chunks WHERE id = ?`)
 		if err != nil {
 			return err
 		}
@@ -275,7 +284,8 @@ func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (i
 				return fmt.Errorf("%w: vector of chunk %s has %d dimensions, the index's embedder makes %d", ErrInvalidInput, id, len(v), dim)
 			}
 			var rowid int64
-			err := find.QueryRowContext(ctx, id).Scan(&rowid)
+			var doc string
+			err := find.QueryRowContext(ctx, id).Scan(&rowid, &doc)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue
 			}
@@ -286,9 +296,15 @@ func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (i
 				return err
 			}
 			rows = append(rows, vectorRow{rowid, v})
+			if !slices.Contains(docs, doc) {
+				docs = append(docs, doc)
+			}
 		}
 		if len(rows) == 0 {
 			return nil
+		}
+		if err := markPending(ctx, tx, docs); err != nil {
+			return err
 		}
 		gen, err = bumpVectorsGen(ctx, tx)
 		return err
@@ -298,6 +314,9 @@ func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (i
 	}
 	if gen > 0 {
 		s.vectorsChanged(gen, nil, rows)
+	}
+	if _, err := s.push(ctx, docs); err != nil {
+		return len(rows), err
 	}
 	return len(rows), nil
 }
@@ -353,4 +372,14 @@ func (s *Store) Vectors(ctx context.Context, fn func(chunkID string, v []float32
 		}
 	}
 	return rows.Err()
+}
+
+// CheckEmbedderInfo returns an [ErrEmbedderMismatch] error unless e is the
+// embedder cur names, and [ErrNoVectors] when cur names none: the check
+// [Store.CheckEmbedder] makes, for other [Reader]s.
+func CheckEmbedderInfo(cur EmbedderInfo, e Embedder) error {
+	if cur.Name == "" {
+		return fmt.Errorf("%w: the index has no embedder yet (cite index makes one)", ErrNoVectors)
+	}
+	return checkEmbedder(cur, e)
 }

@@ -232,6 +232,11 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			return stats, err
 		}
 	}
+	// Documents an earlier run wrote here but could not push to the
+	// index's replica (a Weaviate collection) go first.
+	if _, err := ix.store.SyncReplica(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	names := make([]string, 0, len(paths))
 	for _, p := range paths {
 		n, err := ix.name(p)

@@ -19,6 +19,11 @@ import (
 //   - "minmax": as "max", with each retriever's scores first shifted so its
 //     worst candidate scores 0.
 //   - "rrf": weighted reciprocal-rank fusion, sum of weight/(K+rank).
+//   - "backend": the index fuses, in one query, when it can
+//     ([index.HybridSearcher]: Weaviate's relative-score fusion, which is
+//     "minmax" with the vector ranking weighted
+//     VectorWeight/(BM25Weight+VectorWeight)); "max" on an index that
+//     cannot.
 //
 // Plain reciprocal-rank fusion throws the scores away: when one retriever
 // is much weaker, its ranks count as much as the stronger one's. Score
@@ -48,9 +53,9 @@ func ParseFusion(s string) (Fusion, error) {
 	}
 	f := Fusion{Method: parts[0]}
 	switch f.Method {
-	case "max", "minmax", "rrf":
+	case "max", "minmax", "rrf", "backend":
 	default:
-		return Fusion{}, fmt.Errorf("fusion %q: unknown method %q (want max, minmax or rrf)", s, f.Method)
+		return Fusion{}, fmt.Errorf("fusion %q: unknown method %q (want max, minmax, rrf or backend)", s, f.Method)
 	}
 	var err error
 	if f.BM25Weight, err = strconv.ParseFloat(parts[1], 64); err != nil || f.BM25Weight < 0 {

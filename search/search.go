@@ -169,7 +169,7 @@ func (w Warning) String() string {
 
 // Searcher runs queries over an index. It is safe for concurrent use.
 type Searcher struct {
-	store *index.Store
+	store index.Reader
 	emb   *embed.Embedder
 	// embErr is why the index's embedder could not be made ([Open]):
 	// vector searches fail with it.
@@ -182,9 +182,11 @@ type Searcher struct {
 	Depth int
 }
 
-// New returns a Searcher over store. emb embeds queries for vector and
-// hybrid searches; it must be the index's embedder (nil: BM25 only).
-func New(ctx context.Context, store *index.Store, emb *embed.Embedder) (*Searcher, error) {
+// New returns a Searcher over store: the embedded index (an
+// [*index.Store]) or another [index.Reader], such as a Weaviate collection
+// (package index/weaviate). emb embeds queries for vector and hybrid
+// searches; it must be the index's embedder (nil: BM25 only).
+func New(ctx context.Context, store index.Reader, emb *embed.Embedder) (*Searcher, error) {
 	if emb != nil {
 		if err := store.CheckEmbedder(ctx, emb); err != nil {
 			return nil, err
@@ -207,7 +209,7 @@ type Options struct {
 // BM25 with a warning, vector searches fail with [ErrNoEmbedder]. So does
 // an embedder this cite cannot make (an unknown spec): Open still
 // succeeds, and vector searches fail with the reason.
-func Open(ctx context.Context, st *index.Store, opts Options) (*Searcher, error) {
+func Open(ctx context.Context, st index.Reader, opts Options) (*Searcher, error) {
 	info, err := st.Embedder(ctx)
 	if err != nil {
 		return nil, err
@@ -256,6 +258,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 	depth := s.depth(k)
 	if q.PerDocument > 0 {
 		depth = max(depth, 4*k)
+	}
+	if h, ok := s.store.(index.HybridSearcher); ok && mode == Hybrid && s.Fusion.Method == "backend" {
+		return s.searchHybrid(ctx, h, q, filter, k, depth, res)
 	}
 	var bm, vec []index.Scored
 	var missing *Warning
@@ -308,6 +313,58 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// searchHybrid runs a hybrid search that the index fuses itself.
+func (s *Searcher) searchHybrid(ctx context.Context, h index.HybridSearcher, q Query, filter index.Filter, k, depth int, res *Result) (*Result, error) {
+	qv, err := s.queryVector(ctx, q.Text)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		res.Warnings = append(res.Warnings, Warning{Code: WarnVectorSearchFailed, Message: fmt.Sprintf("vector search failed, results are BM25 only: %v", err)})
+		qv = nil
+	}
+	w := 0.0
+	if qv != nil && s.Fusion.BM25Weight+s.Fusion.VectorWeight > 0 {
+		w = s.Fusion.VectorWeight / (s.Fusion.BM25Weight + s.Fusion.VectorWeight)
+	}
+	rs, err := h.SearchHybrid(ctx, q.Text, qv, w, filter, depth)
+	if err != nil {
+		return nil, err
+	}
+	ranked := make([]candidate, len(rs))
+	for i, r := range rs {
+		ranked[i] = candidate{rowid: r.Chunk, score: r.Score}
+	}
+	if res.Hits, err = s.hits(ctx, ranked, k, q.PerDocument, q.Filter.Sources); err != nil {
+		return nil, err
+	}
+	if len(res.Hits) == 0 {
+		if err := s.checkFilter(ctx, q.Filter); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// queryVector embeds a query (nil when it has nothing to embed).
+func (s *Searcher) queryVector(ctx context.Context, text string) ([]float32, error) {
+	if s.embErr != nil {
+		return nil, s.embErr
+	}
+	if s.emb == nil {
+		return nil, ErrNoEmbedder
+	}
+	ts, err := s.store.TermStats(ctx, analysis.QueryTerms(text))
+	if err != nil {
+		return nil, err
+	}
+	qv, err := s.emb.EmbedQuery(ctx, text, ts.IDF)
+	if errors.Is(err, embed.ErrEmptyText) {
+		return nil, nil
+	}
+	return qv, err
 }
 
 // narrow returns f without its data sources when they are all the index

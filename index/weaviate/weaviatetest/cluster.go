@@ -1,0 +1,310 @@
+// Package weaviatetest starts real Weaviate clusters for tests: one node or
+// several, on loopback, each in a temporary folder, stopped when the test
+// ends.
+//
+// It runs the weaviate-server binary: $CITE_WEAVIATE_SERVER, else
+// weaviate-server on PATH, else $(go env GOPATH)/bin/weaviate-server, as
+// installed by
+//
+//	go install github.com/weaviate/weaviate/cmd/weaviate-server@v1.35.2
+//
+// (.ci/run does that). Without the binary the tests skip saying so, except
+// under CI (CI=true), where they fail.
+package weaviatetest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Version is the Weaviate release the tests are written against.
+const Version = "v1.35.2"
+
+// Binary returns the path of weaviate-server, or "" if there is none.
+func Binary() string {
+	if p := os.Getenv("CITE_WEAVIATE_SERVER"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("weaviate-server"); err == nil {
+		return p
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+			gopath = strings.TrimSpace(string(out))
+		}
+	}
+	for _, dir := range filepath.SplitList(gopath) {
+		p := filepath.Join(dir, "bin", "weaviate-server")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// Require returns the binary's path, or skips t (fails it under CI).
+func Require(t testing.TB) string {
+	t.Helper()
+	p := Binary()
+	if p == "" {
+		msg := "weaviate-server not found (set CITE_WEAVIATE_SERVER, or go install github.com/weaviate/weaviate/cmd/weaviate-server@" + Version + ")"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return p
+}
+
+// Node is one weaviate-server process.
+type Node struct {
+	Name string
+	// HTTP is the host:port of its REST and GraphQL API.
+	HTTP string
+
+	bin, dir string
+	env      []string
+	mu       sync.Mutex
+	cmd      *exec.Cmd
+	logMu    sync.Mutex // guards log
+	log      *bytes.Buffer
+	done     chan struct{}
+}
+
+// Cluster is a set of nodes forming one Weaviate cluster.
+type Cluster struct {
+	Nodes []*Node
+}
+
+// Addr is the first node's HTTP address.
+func (c *Cluster) Addr() string { return c.Nodes[0].HTTP }
+
+// freePorts returns n consecutive free loopback ports.
+func freePorts(t testing.TB, n int) int {
+	t.Helper()
+	for try := 0; try < 200; try++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if base+n > 65535 {
+			continue
+		}
+		ok := true
+		for p := base; p < base+n && ok; p++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err != nil {
+				ok = false
+				break
+			}
+			l.Close()
+			if u, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(p)); err != nil {
+				ok = false
+			} else {
+				u.Close()
+			}
+		}
+		if ok {
+			return base
+		}
+	}
+	t.Fatal("no free ports")
+	return 0
+}
+
+// Start starts a cluster of n nodes and waits until every node is ready
+// and sees the others. It is stopped when the test ends.
+func Start(t testing.TB, n int) *Cluster {
+	t.Helper()
+	bin := Require(t)
+	const per = 6 // http, grpc, gossip, data, raft, raft rpc
+	base := freePorts(t, per*n)
+	port := func(i, k int) int { return base + per*i + k }
+	var join []string
+	for i := range n {
+		join = append(join, fmt.Sprintf("node%d:%d", i, port(i, 4)))
+	}
+	c := &Cluster{}
+	for i := range n {
+		nd := &Node{Name: fmt.Sprintf("node%d", i), HTTP: fmt.Sprintf("127.0.0.1:%d", port(i, 0)), bin: bin, dir: t.TempDir()}
+		nd.env = append(os.Environ(),
+			"PERSISTENCE_DATA_PATH="+filepath.Join(nd.dir, "data"),
+			"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true",
+			"DEFAULT_VECTORIZER_MODULE=none",
+			"ENABLE_MODULES=",
+			"DISABLE_TELEMETRY=true",
+			"LOG_LEVEL=warning",
+			"QUERY_DEFAULTS_LIMIT=25",
+			"CLUSTER_HOSTNAME="+nd.Name,
+			"CLUSTER_BIND_ADDR=127.0.0.1",
+			"CLUSTER_ADVERTISE_ADDR=127.0.0.1",
+			"CLUSTER_GOSSIP_BIND_PORT="+strconv.Itoa(port(i, 2)),
+			"CLUSTER_DATA_BIND_PORT="+strconv.Itoa(port(i, 3)),
+			"RAFT_PORT="+strconv.Itoa(port(i, 4)),
+			"RAFT_INTERNAL_RPC_PORT="+strconv.Itoa(port(i, 5)),
+			"RAFT_JOIN="+strings.Join(join, ","),
+			"RAFT_BOOTSTRAP_EXPECT="+strconv.Itoa(n),
+			"GRPC_PORT="+strconv.Itoa(port(i, 1)),
+		)
+		if i > 0 {
+			nd.env = append(nd.env, fmt.Sprintf("CLUSTER_JOIN=127.0.0.1:%d", port(0, 2)))
+		}
+		c.Nodes = append(c.Nodes, nd)
+	}
+	t.Cleanup(func() {
+		for _, nd := range c.Nodes {
+			nd.Stop()
+		}
+		if t.Failed() {
+			for _, nd := range c.Nodes {
+				t.Logf("%s log (tail):\n%s", nd.Name, nd.tail())
+			}
+		}
+	})
+	for _, nd := range c.Nodes {
+		if err := nd.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	for _, nd := range c.Nodes {
+		if err := nd.WaitReady(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.waitNodes(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Start starts the node's process (again, after Kill: on the same data).
+func (nd *Node) Start() error {
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	host, p, _ := net.SplitHostPort(nd.HTTP)
+	cmd := exec.Command(nd.bin, "--host", host, "--port", p, "--scheme", "http")
+	cmd.Env = nd.env
+	cmd.Dir = nd.dir
+	nd.logMu.Lock()
+	nd.log = &bytes.Buffer{}
+	w := &lockedWriter{w: nd.log, mu: &nd.logMu}
+	nd.logMu.Unlock()
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", nd.Name, err)
+	}
+	nd.cmd, nd.done = cmd, make(chan struct{})
+	done := nd.done
+	go func() { cmd.Wait(); close(done) }()
+	return nil
+}
+
+type lockedWriter struct {
+	w  *bytes.Buffer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.w.Len() > 1<<20 {
+		return len(p), nil
+	}
+	return l.w.Write(p)
+}
+
+func (nd *Node) tail() string {
+	nd.logMu.Lock()
+	defer nd.logMu.Unlock()
+	if nd.log == nil {
+		return ""
+	}
+	b := nd.log.Bytes()
+	return string(b[max(0, len(b)-4000):])
+}
+
+// WaitReady waits until the node answers /v1/.well-known/ready.
+func (nd *Node) WaitReady(ctx context.Context) error {
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+nd.HTTP+"/v1/.well-known/ready", nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s at %s not ready: %w\n%s", nd.Name, nd.HTTP, ctx.Err(), nd.tail())
+		case <-nd.done:
+			return fmt.Errorf("%s at %s exited before it was ready:\n%s", nd.Name, nd.HTTP, nd.tail())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// waitNodes waits until the first node reports n healthy nodes.
+func (c *Cluster) waitNodes(ctx context.Context, n int) error {
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.Addr()+"/v1/nodes", nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			var b bytes.Buffer
+			b.ReadFrom(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && strings.Count(b.String(), `"status":"HEALTHY"`) >= n {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster at %s: %d nodes not all healthy: %w", c.Addr(), n, ctx.Err())
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+// Kill stops the node at once (SIGKILL), as a crash would.
+func (nd *Node) Kill() {
+	nd.mu.Lock()
+	cmd, done := nd.cmd, nd.done
+	nd.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-done
+}
+
+// Stop stops the node gracefully (SIGTERM, then SIGKILL after 10 s).
+func (nd *Node) Stop() {
+	nd.mu.Lock()
+	cmd, done := nd.cmd, nd.done
+	nd.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+}
