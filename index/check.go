@@ -46,7 +46,22 @@ func (r Report) OK() bool { return len(r.Problems) == 0 }
 // 0..n-1 matching the recorded count, spans that start at 0, move forward
 // without gaps and end at the text's length, and texts as long as their
 // spans.
+//
+// With a replica attached ([Store.SetReplica]) it also compares the
+// replica with the index ([Store.CheckReplica]).
 func (s *Store) Check(ctx context.Context) (Report, error) {
+	r, err := s.check(ctx)
+	if err != nil || r.Corrupt {
+		return r, err
+	}
+	if err := s.CheckReplica(ctx, &r); err != nil {
+		return r, fmt.Errorf("check replica: %w", err)
+	}
+	return r, nil
+}
+
+// check is Check of the local database alone.
+func (s *Store) check(ctx context.Context) (Report, error) {
 	var r Report
 	msgs, err := s.integrity(ctx, "integrity_check")
 	if err != nil {
@@ -188,7 +203,16 @@ func (s *Store) checkSearch(ctx context.Context, r *Report) error {
 // re-reads their files. It returns what it did, one line per kind of
 // repair.
 func (s *Store) Repair(ctx context.Context) ([]string, error) {
-	rep, err := s.Check(ctx)
+	did, err := s.repair(ctx)
+	if err != nil {
+		return did, err
+	}
+	more, err := s.RepairReplica(ctx)
+	return append(did, more...), err
+}
+
+func (s *Store) repair(ctx context.Context) ([]string, error) {
+	rep, err := s.check(ctx)
 	if err != nil {
 		return nil, err
 	}

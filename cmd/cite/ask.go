@@ -66,7 +66,7 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := search.Open(ctx, st, search.Options{Embedder: e.embedConfig()})
+	s, err := search.Open(ctx, f.reader(st), search.Options{Embedder: e.embedConfig()})
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -77,7 +77,7 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 	}
 	var model provider.ChatModel
 	if spec == "" || spec == "extractive" {
-		model = answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats})
+		model = answer.NewExtractive(answer.ExtractiveOptions{TermStats: f.reader(st).TermStats})
 	} else if model, err = provider.NewChatModel(spec, provider.ConfigFromEnv(e.getenv)); err != nil {
 		st.Close()
 		return nil, f.usageError("--model: %v", err)

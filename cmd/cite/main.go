@@ -15,6 +15,7 @@ import (
 
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/index/weaviate"
 	"github.com/cite-rag/cite/provider"
 )
 
@@ -131,7 +132,10 @@ func run(ctx context.Context, args []string, e *env) int {
 type flags struct {
 	*flag.FlagSet
 	index string
+	store string // --store: "" for the embedded index, or weaviate://...
 	json  bool
+
+	remote *weaviate.Store // the --store collection, once openIndex opened it
 }
 
 func newFlags(e *env, name, args, about string, withJSON bool) *flags {
@@ -143,6 +147,7 @@ func newFlags(e *env, name, args, about string, withJSON bool) *flags {
 		def = v
 	}
 	fs.StringVar(&f.index, "index", def, "index `folder` (default from CITE_INDEX, else "+index.DefaultDir+")")
+	fs.StringVar(&f.store, "store", e.getenv("CITE_STORE"), "where chunks are searched: `embedded` (the index folder, the default) or weaviate://HOST:PORT[?collection=NAME&shards=N&replicas=N] (default from CITE_STORE); the index folder stays the writer's manifest")
 	if withJSON {
 		fs.BoolVar(&f.json, "json", false, "print JSON")
 	}
@@ -197,12 +202,43 @@ const (
 // openIndex opens the index named by the flags. Commands that write verify
 // the database first (index.Options.Verify), so as not to write into a
 // damaged one.
+//
+// With --store weaviate://..., the collection is attached as the index's
+// replica (every write is pushed to it) and is what searches read
+// ([flags.reader]).
 func (f *flags) openIndex(ctx context.Context, a access) (*index.Store, error) {
-	return index.Open(ctx, f.index, index.Options{
+	st, err := index.Open(ctx, f.index, index.Options{
 		Create:   a == createIndex,
 		ReadOnly: a == readIndex,
 		Verify:   a == writeIndex || a == createIndex,
 	})
+	if err != nil || f.store == "" || f.store == "embedded" {
+		return st, err
+	}
+	cfg, err := weaviate.ParseURL(f.store)
+	if err != nil {
+		st.Close()
+		return nil, f.usageError("--store: %v", err)
+	}
+	w, err := weaviate.Open(ctx, cfg)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := st.SetReplica(ctx, w); err != nil {
+		st.Close()
+		return nil, err
+	}
+	f.remote = w
+	return st, nil
+}
+
+// reader is what searches read: the --store collection, or st.
+func (f *flags) reader(st *index.Store) index.Reader {
+	if f.remote != nil {
+		return f.remote
+	}
+	return st
 }
 
 // displayPath shows a stored path to a person: relative to the working

@@ -23,7 +23,7 @@ over streamable HTTP.`, false)
 		return err
 	}
 	defer st.Close()
-	s, err := search.Open(ctx, st, search.Options{Embedder: e.embedConfig()})
+	s, err := search.Open(ctx, f.reader(st), search.Options{Embedder: e.embedConfig()})
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ of words (typos, inflections, identifiers), not meanings; index with
 		return err
 	}
 	defer st.Close()
-	s, err := search.Open(ctx, st, search.Options{Embedder: e.embedConfig()})
+	s, err := search.Open(ctx, f.reader(st), search.Options{Embedder: e.embedConfig()})
 	if err != nil {
 		return err
 	}

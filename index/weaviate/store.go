@@ -160,7 +160,7 @@ func (s *Store) wrap(what string, err error) error {
 	}
 	var we *fault.WeaviateClientError
 	if errors.As(err, &we) {
-		if we.StatusCode == 0 && we.DerivedFromError != nil {
+		if we.DerivedFromError != nil {
 			return fmt.Errorf("weaviate at %s: %s: %w (is the cluster up?)", s.cfg.Addr, what, we.DerivedFromError)
 		}
 		msg := strings.TrimSpace(we.Msg)
