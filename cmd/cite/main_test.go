@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/index/weaviate"
+	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 )
 
 // TestMain lets the crash test run the test binary as the cite command.
@@ -48,7 +51,32 @@ func citeEnv(t *testing.T, vars map[string]string, args ...string) (int, string,
 
 const corpus = "../../testdata/corpus"
 
-func TestCommands(t *testing.T) {
+// TestCommands runs the commands in turn over the embedded index.
+func TestCommands(t *testing.T) { testCommands(t, nil) }
+
+// TestCommandsWeaviate runs the same commands with the chunks in a real
+// one-node Weaviate (--store through CITE_STORE): indexing, incremental
+// re-runs, search in every mode and with filters, check, reindex, rm and
+// prune behave the same.
+func TestCommandsWeaviate(t *testing.T) {
+	c := weaviatetest.Start(t, 1)
+	testCommands(t, map[string]string{"CITE_STORE": "weaviate://" + c.Addr() + "?collection=Commands"})
+	// The commands read and wrote the collection, not only the folder.
+	w, err := weaviate.Open(t.Context(), weaviate.Config{Addr: c.Addr(), Collection: "Commands"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := w.SourceNames(t.Context())
+	if err != nil || !slices.Equal(names, []string{"bees", "default"}) {
+		t.Fatalf("sources in Weaviate: %v, %v", names, err)
+	}
+	inv, err := w.Inventory(t.Context())
+	if err != nil || len(inv.Documents) != 5 {
+		t.Fatalf("documents in Weaviate: %d, %v", len(inv.Documents), err)
+	}
+}
+
+func testCommands(t *testing.T, vars map[string]string) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	abs, _ := filepath.Abs(corpus)
 	steps := []struct {
@@ -145,7 +173,7 @@ func TestCommands(t *testing.T) {
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
-			code, stdout, stderr := cite(t, s.args...)
+			code, stdout, stderr := citeEnv(t, vars, s.args...)
 			if code != s.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, s.code, stdout, stderr)
 			}
