@@ -246,6 +246,23 @@ func TestCrashMidIndex(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test writes a 6 MB corpus")
 	}
+	testCrashMidIndex(t, nil)
+}
+
+// TestCrashMidIndexWeaviate is TestCrashMidIndex with the chunks in a real
+// Weaviate (--store): after each SIGKILL the collection shows no document
+// missing one of the chunks it lists, and what differs from the manifest
+// is pending; after the re-runs it matches the manifest exactly (no
+// orphan, duplicate or missing chunk).
+func TestCrashMidIndexWeaviate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test writes a 6 MB corpus")
+	}
+	c := weaviatetest.Start(t, 1)
+	testCrashMidIndex(t, map[string]string{"CITE_STORE": "weaviate://" + c.Addr() + "?collection=Crash"})
+}
+
+func testCrashMidIndex(t *testing.T, vars map[string]string) {
 	dir := t.TempDir()
 	docs, idx := filepath.Join(dir, "docs"), filepath.Join(dir, "idx")
 	os.Mkdir(docs, 0o755)
@@ -255,7 +272,7 @@ func TestCrashMidIndex(t *testing.T) {
 	// Add: kill three times, each after the run committed some documents.
 	committed := 0
 	for round := range 3 {
-		rep := killWhen(t, fmt.Sprintf("add round %d", round), idx, []string{"index", "--index", idx, "--quiet", docs}, func(st *index.Store) bool {
+		rep := killWhen(t, vars, fmt.Sprintf("add round %d", round), idx, []string{"index", "--index", idx, "--quiet", docs}, func(st *index.Store) bool {
 			return countDocs(t, st) >= committed+15
 		})
 		if rep.Documents < committed+15 || rep.Documents >= files {
@@ -263,7 +280,7 @@ func TestCrashMidIndex(t *testing.T) {
 		}
 		committed = rep.Documents
 	}
-	code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", docs)
+	code, stdout, stderr := citeEnv(t, vars, "index", "--index", idx, "--quiet", docs)
 	if code != 0 {
 		t.Fatalf("re-run: exit %d: %s %s", code, stdout, stderr)
 	}
@@ -274,13 +291,13 @@ func TestCrashMidIndex(t *testing.T) {
 	// Update: every file changes; each document must be wholly old or new.
 	old := hashes(t, idx)
 	writeCorpus(t, docs, files, 16<<10, 8)
-	rep := killWhen(t, "update", idx, []string{"index", "--index", idx, "--quiet", docs}, func(st *index.Store) bool {
+	rep := killWhen(t, vars, "update", idx, []string{"index", "--index", idx, "--quiet", docs}, func(st *index.Store) bool {
 		return countChanged(t, st, old) >= 15
 	})
 	if n := countChanged(t, openRead(t, idx), old); rep.Documents != files || n < 15 || n >= files {
 		t.Fatalf("update: %d documents, %d of them updated, after the kill", rep.Documents, n)
 	}
-	if code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", docs); code != 0 || !strings.Contains(stdout, "0 added") {
+	if code, stdout, stderr := citeEnv(t, vars, "index", "--index", idx, "--quiet", docs); code != 0 || !strings.Contains(stdout, "0 added") {
 		t.Fatalf("update re-run: exit %d: %s %s", code, stdout, stderr)
 	}
 
@@ -290,7 +307,7 @@ func TestCrashMidIndex(t *testing.T) {
 	for _, e := range entries[:files/2] {
 		rm = append(rm, filepath.Join(docs, e.Name()))
 	}
-	rep = killWhen(t, "delete", idx, rm, func(st *index.Store) bool { return countDocs(t, st) <= files-10 })
+	rep = killWhen(t, vars, "delete", idx, rm, func(st *index.Store) bool { return countDocs(t, st) <= files-10 })
 	if rep.Documents <= files/2 || rep.Documents > files-10 {
 		t.Fatalf("delete: %d documents after the kill, want between %d and %d", rep.Documents, files/2+1, files-10)
 	}
@@ -301,30 +318,64 @@ func TestCrashMidIndex(t *testing.T) {
 		os.Remove(filepath.Join(docs, e.Name()))
 	}
 	before := rep.Documents
-	rep = killWhen(t, "prune", idx, []string{"index", "--index", idx, "--quiet", "--prune", docs}, func(st *index.Store) bool {
+	rep = killWhen(t, vars, "prune", idx, []string{"index", "--index", idx, "--quiet", "--prune", docs}, func(st *index.Store) bool {
 		return countDocs(t, st) <= before-10
 	})
 	if rep.Documents > before-10 || rep.Documents == 0 {
 		t.Fatalf("prune: %d documents after the kill, want between 1 and %d", rep.Documents, before-10)
 	}
-	if code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", "--prune", docs); code != 0 {
+	if code, stdout, stderr := citeEnv(t, vars, "index", "--index", idx, "--quiet", "--prune", docs); code != 0 {
 		t.Fatalf("prune re-run: exit %d: %s %s", code, stdout, stderr)
 	}
 	final, err := openRead(t, idx).Check(t.Context())
 	if err != nil || !final.OK() {
 		t.Fatalf("after re-runs: %v %+v", err, final)
 	}
+	if vars["CITE_STORE"] != "" {
+		if rep := checkReplica(t, vars["CITE_STORE"], idx); !rep.OK() {
+			t.Fatalf("after re-runs, the Weaviate collection differs from the index: %+v", rep.Problems)
+		}
+	}
+}
+
+// checkReplica compares the collection at store with the index in idx.
+func checkReplica(t *testing.T, store, idx string) index.Report {
+	t.Helper()
+	cfg, err := weaviate.ParseURL(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := weaviate.Open(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := index.Open(t.Context(), idx, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.SetReplica(t.Context(), w); err != nil {
+		t.Fatal(err)
+	}
+	var rep index.Report
+	if err := st.CheckReplica(t.Context(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
 
 // killWhen runs cite with args in a child process, polls the index until
 // done says the child has written enough, kills it with SIGKILL and
 // checks the index. It fails, with the child's output, if the child exits
 // on its own first.
-func killWhen(t *testing.T, what, idx string, args []string, done func(*index.Store) bool) index.Report {
+func killWhen(t *testing.T, vars map[string]string, what, idx string, args []string, done func(*index.Store) bool) index.Report {
 	t.Helper()
 	a, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+	for k, v := range vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -359,6 +410,25 @@ func killWhen(t *testing.T, what, idx string, args []string, done func(*index.St
 		t.Fatalf("%s: index inconsistent after SIGKILL: %v %+v", what, err, rep.Problems)
 	}
 	t.Logf("%s: killed with %d documents, %d chunks; index consistent", what, rep.Documents, rep.Chunks)
+	if store := vars["CITE_STORE"]; store != "" {
+		// The collection may be behind, but only for pending documents,
+		// and never shows a version without all its chunks.
+		pending, err := st.PendingReplica(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		wrep := checkReplica(t, store, idx)
+		for _, p := range wrep.Problems {
+			switch {
+			case strings.Contains(p.Problem, "lacks some of its chunks"):
+				t.Fatalf("%s: after SIGKILL the collection lists chunks it does not hold: %+v", what, p)
+			case p.DocumentID != "" && !slices.Contains(pending, p.DocumentID):
+				t.Fatalf("%s: after SIGKILL the collection differs for a document not pending: %+v", what, p)
+			}
+		}
+		t.Logf("%s: %d documents pending for Weaviate, %d differences, all of pending documents or orphans", what, len(pending), len(wrep.Problems))
+	}
 	return rep
 }
 
