@@ -106,8 +106,13 @@ func recoverFile(ctx context.Context, dir, file string) (*Recovery, error) {
 	}
 	rec := &Recovery{}
 	err = st.inTx(ctx, func(tx *sql.Tx) error { return copyReadable(ctx, old, tx, rec) })
+	if err != nil {
+		err = fmt.Errorf("copy what is readable: %w", err)
+	}
 	if err == nil {
-		err = st.markIncomplete(ctx, rec)
+		if err = st.markIncomplete(ctx, rec); err != nil {
+			err = fmt.Errorf("find incomplete documents: %w", err)
+		}
 	}
 	if err == nil {
 		// What is left after the incomplete documents' chunks went.

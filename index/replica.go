@@ -113,7 +113,14 @@ func (e *ReplicaError) Error() string {
 		e.Replica, len(ids), strings.Join(ids[:min(len(ids), 5)], ", "), first)
 }
 
-const metaReplica = "replica"
+// Meta keys: the replica's name, and one key per pending document
+// (metaPending + its id). Pending marks are rows of the meta table, not a
+// table of their own, so that the schema still fits the database's first
+// page, which cite check --repair needs to read a truncated file.
+const (
+	metaReplica = "replica"
+	metaPending = "replica_pending:"
+)
 
 // SetReplica attaches r: from now on every committed change is pushed to
 // it. An index that was never replicated to r gets every document marked
@@ -132,7 +139,7 @@ func (s *Store) SetReplica(ctx context.Context, r Replica) error {
 		if cur == r.Name() {
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO replica_pending (document_id) SELECT id FROM documents`); err != nil {
+		if err := markAllPending(ctx, tx); err != nil {
 			return err
 		}
 		return setMeta(ctx, tx, metaReplica, r.Name())
@@ -149,23 +156,29 @@ func markPending(ctx context.Context, tx *sql.Tx, ids []string) error {
 	if err != nil || cur == "" {
 		return err
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO replica_pending (document_id) VALUES (?)`)
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO meta (key, value) VALUES (? || ?, '')`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, id := range ids {
-		if _, err := stmt.ExecContext(ctx, id); err != nil {
+		if _, err := stmt.ExecContext(ctx, metaPending, id); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// markAllPending marks every document pending.
+func markAllPending(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO meta (key, value) SELECT ? || id, '' FROM documents`, metaPending)
+	return err
+}
+
 // PendingReplica returns the ids of the documents the replica does not have
 // as they are here.
 func (s *Store) PendingReplica(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT document_id FROM replica_pending ORDER BY document_id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT substr(key, ?) FROM meta WHERE key > ? AND key < ? ORDER BY key`, len(metaPending)+1, metaPending, "replica_pending;") // ";" follows ":"
 	if err != nil {
 		return nil, fmt.Errorf("read pending documents: %w", err)
 	}
@@ -283,13 +296,13 @@ func (s *Store) clearPending(ctx context.Context, ids []string) error {
 		return nil
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `DELETE FROM replica_pending WHERE document_id = ?`)
+		stmt, err := tx.PrepareContext(ctx, `DELETE FROM meta WHERE key = ? || ?`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		for _, id := range ids {
-			if _, err := stmt.ExecContext(ctx, id); err != nil {
+			if _, err := stmt.ExecContext(ctx, metaPending, id); err != nil {
 				return err
 			}
 		}

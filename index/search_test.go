@@ -378,7 +378,7 @@ func TestMigrationAddsFullText(t *testing.T) {
 	}
 	textDoc(t, st, nil, "s", "/old", "written before full-text search")
 	// Make it look like schema 1.
-	for _, q := range []string{`DROP TABLE replica_pending`, `DROP TABLE session_turns`, `DROP TABLE sessions`, `ALTER TABLE documents DROP COLUMN kind`, `DROP TRIGGER chunks_fts_delete`, `DROP TABLE term_df`, `DROP TABLE chunks_fts`, `DROP TABLE vectors`, `DROP TABLE meta`, `PRAGMA user_version = 1`} {
+	for _, q := range []string{`DROP TABLE session_turns`, `DROP TABLE sessions`, `ALTER TABLE documents DROP COLUMN kind`, `DROP TRIGGER chunks_fts_delete`, `DROP TABLE term_df`, `DROP TABLE chunks_fts`, `DROP TABLE vectors`, `DROP TABLE meta`, `PRAGMA user_version = 1`} {
 		if _, err := st.db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

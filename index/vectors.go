@@ -176,7 +176,7 @@ func (s *Store) ResetVectors(ctx context.Context, e Embedder) error {
 		if cur, err := getMeta(ctx, tx, metaReplica); err != nil {
 			return err
 		} else if cur != "" {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO replica_pending (document_id) SELECT id FROM documents`); err != nil {
+			if err := markAllPending(ctx, tx); err != nil {
 				return err
 			}
 		}

@@ -34,7 +34,7 @@
 //  1. The writer's local index (the --index folder) is the manifest. A
 //     change (a document written, edited or deleted; vectors added) is
 //     committed there first, and in the same SQLite transaction the
-//     document is marked pending (table replica_pending).
+//     document is marked pending (a row of its meta table).
 //  2. The document is then pushed ([Store.Push]): its chunk objects are
 //     upserted; its document object, listing this version's chunk ids, is
 //     upserted (the commit point); chunk objects the list does not name
