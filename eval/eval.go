@@ -291,7 +291,8 @@ type Options struct {
 }
 
 // Run asks every question of the set with s, whose index must hold the
-// set's articles, and returns one Metrics per mode, then per extra fusion.
+// set's articles (store is the local index that lists them, s may search
+// it or a replica of it), and returns one Metrics per mode, then per extra fusion.
 // Latency is measured per mode over whole searches (search.Searcher.Search,
 // hits read from the index included).
 func Run(ctx context.Context, set *Set, store *index.Store, s *search.Searcher, opts Options) ([]Metrics, error) {
@@ -316,13 +317,12 @@ func Run(ctx context.Context, set *Set, store *index.Store, s *search.Searcher, 
 			if err != nil {
 				return nil, fmt.Errorf("question %s (%s): %w", q.ID, mode, err)
 			}
-			ranked := make([]int64, len(res.Hits))
+			// A hit carries its document and span: judged as it is, so
+			// that a searcher over another store (Weaviate) is judged the
+			// same way.
+			rel := make([]bool, len(res.Hits))
 			for i, h := range res.Hits {
-				ranked[i] = h.Rowid
-			}
-			rel, err := j.relevant(ctx, q, ranked)
-			if err != nil {
-				return nil, err
+				rel[i] = h.Document.Path == q.Doc && h.SourceSpan.Start < q.End && q.Start < h.SourceSpan.End
 			}
 			tallies[mi].add(rel, j.ideal[q.ID])
 			tallies[mi].latencies = append(tallies[mi].latencies, elapsed)

@@ -105,6 +105,7 @@ const (
 type Store struct {
 	cfg                  Config
 	c                    *wv.Client
+	hc                   *http.Client
 	chunk, doc, metaName string
 
 	// cl is the consistency-level argument of reads: "" when the
@@ -142,7 +143,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("weaviate at %s: %w", cfg.Addr, err)
 	}
-	s := &Store{cfg: cfg, c: c, chunk: cfg.Collection + "Chunk", doc: cfg.Collection + "Document", metaName: cfg.Collection + "Meta"}
+	s := &Store{cfg: cfg, c: c, hc: hc, chunk: cfg.Collection + "Chunk", doc: cfg.Collection + "Document", metaName: cfg.Collection + "Meta"}
 	if err := s.ensureSchema(ctx); err != nil {
 		return nil, err
 	}

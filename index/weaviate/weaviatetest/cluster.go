@@ -150,6 +150,11 @@ func Start(t testing.TB, n int) *Cluster {
 			"DISABLE_TELEMETRY=true",
 			"LOG_LEVEL=warning",
 			"QUERY_DEFAULTS_LIMIT=25",
+			// weaviate-server v1.35.2's BM25 (BlockMax WAND) misranks
+			// objects still in memtables; flushing them after a second
+			// idle, not the default 60, lets a test search what it just
+			// wrote (see package weaviate's doc).
+			"PERSISTENCE_MEMTABLES_FLUSH_IDLE_AFTER_SECONDS=1",
 			"CLUSTER_HOSTNAME="+nd.Name,
 			"CLUSTER_BIND_ADDR=127.0.0.1",
 			"CLUSTER_ADVERTISE_ADDR=127.0.0.1",

@@ -1,0 +1,5 @@
+//go:build race
+
+package weaviate_test
+
+const raceEnabled = true
