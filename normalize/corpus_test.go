@@ -218,7 +218,7 @@ func TestMarkdownCorpus(t *testing.T) {
 	blocks, headings, segs, size := 0, 0, 0, 0
 	for _, f := range files {
 		d := FromMarkdown(f.src)
-		segs += len(d.m.segs)
+		segs += d.m.segs.len()
 		size += len(f.src)
 		if err := checkDocument(f.src, d); err != nil {
 			t.Errorf("%s: %v", f.name, err)

@@ -32,16 +32,48 @@ func (s segment) isSynth() bool { return s.text&synthBit != 0 }
 // sorted by text and by src, their source ranges are disjoint, and together
 // they cover the whole normalized text. Mapping is a binary search.
 type offsetMap struct {
-	segs    []segment
+	segs    segList
 	textLen int
 	end     int // source end of the last segment
+}
+
+// segList is a list of segments kept in blocks of segBlock, so that it
+// grows without copying what it holds: markup-dense pages (a nest of
+// <div>s, an entity bomb) have a segment every few source bytes, and a
+// slice grown by appending would hold the old and the new array at once.
+type segList struct {
+	blocks [][]segment
+	n      int
+	hint   int // capacity of the first block
+}
+
+const (
+	segBlockBits = 15
+	segBlock     = 1 << segBlockBits // 256 KB of segments
+)
+
+func (l *segList) len() int { return l.n }
+
+func (l *segList) at(i int) segment { return l.blocks[i>>segBlockBits][i&(segBlock-1)] }
+
+func (l *segList) push(sg segment) {
+	if l.n&(segBlock-1) == 0 && l.n>>segBlockBits == len(l.blocks) {
+		c := segBlock
+		if l.n == 0 {
+			c = min(max(l.hint, 4), segBlock)
+		}
+		l.blocks = append(l.blocks, make([]segment, 0, c))
+	}
+	b := &l.blocks[len(l.blocks)-1]
+	*b = append(*b, sg)
+	l.n++
 }
 
 // add appends a segment for normalized text from t on, from source [s, e).
 // A copy that continues the previous copy extends it instead.
 func (m *offsetMap) add(t, s, e int, synth bool) {
-	if n := len(m.segs); n > 0 && !synth {
-		l := m.segs[n-1]
+	if n := m.segs.len(); n > 0 && !synth {
+		l := m.segs.at(n - 1)
 		if !l.isSynth() && int(l.src)+t-l.start() == s {
 			m.end = e
 			return
@@ -51,23 +83,23 @@ func (m *offsetMap) add(t, s, e int, synth bool) {
 	if synth {
 		v |= synthBit
 	}
-	m.segs = append(m.segs, segment{text: v, src: uint32(s)})
+	m.segs.push(segment{text: v, src: uint32(s)})
 	m.end = e
 }
 
 // span returns segment i's normalized range and source range.
 func (m *offsetMap) span(i int) (t, tEnd, s, sEnd int) {
-	sg := m.segs[i]
+	sg := m.segs.at(i)
 	t, s = sg.start(), int(sg.src)
 	tEnd = m.textLen
-	if i+1 < len(m.segs) {
-		tEnd = m.segs[i+1].start()
+	if i+1 < m.segs.len() {
+		tEnd = m.segs.at(i + 1).start()
 	}
 	switch {
 	case !sg.isSynth():
 		sEnd = s + tEnd - t
-	case i+1 < len(m.segs):
-		sEnd = int(m.segs[i+1].src)
+	case i+1 < m.segs.len():
+		sEnd = int(m.segs.at(i + 1).src)
 	default:
 		sEnd = m.end
 	}
@@ -76,20 +108,20 @@ func (m *offsetMap) span(i int) (t, tEnd, s, sEnd int) {
 
 // at returns the index of the segment holding normalized byte p.
 func (m *offsetMap) at(p int) int {
-	return sort.Search(len(m.segs), func(i int) bool { return m.segs[i].start() > p }) - 1
+	return sort.Search(m.segs.len(), func(i int) bool { return m.segs.at(i).start() > p }) - 1
 }
 
 // startOf maps a start offset: the source offset of normalized byte p, or
 // the source end for p == textLen.
 func (m *offsetMap) startOf(p int) int {
-	if len(m.segs) == 0 {
+	if m.segs.len() == 0 {
 		return 0
 	}
 	if p >= m.textLen {
 		return m.end
 	}
 	i := m.at(p)
-	sg := m.segs[i]
+	sg := m.segs.at(i)
 	if sg.isSynth() {
 		return int(sg.src)
 	}
@@ -99,11 +131,11 @@ func (m *offsetMap) startOf(p int) int {
 // endOf maps an end offset p > 0: the source offset just after the source of
 // normalized byte p-1.
 func (m *offsetMap) endOf(p int) int {
-	if len(m.segs) == 0 {
+	if m.segs.len() == 0 {
 		return 0
 	}
 	i := m.at(p - 1)
-	sg := m.segs[i]
+	sg := m.segs.at(i)
 	if sg.isSynth() {
 		_, _, _, e := m.span(i)
 		return e
