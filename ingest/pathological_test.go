@@ -207,10 +207,11 @@ func TestPathologicalChild(t *testing.T) {
 }
 
 // TestPathologicalLinear indexes each pathological input at two sizes, 4x
-// apart, and checks what the indexing allocates on the Go heap: at most 5x
+// apart, and checks what the indexing allocates on the Go heap: at most 6x
 // more for the larger (a stage quadratic in its input would allocate 16x),
-// and at most 40 bytes per byte of input (typically 3 to 25; before the
-// long-run caps, the '[a](' bomb took 50). Time is for
+// and, without the race detector (which makes more values escape to the
+// heap), at most 40 bytes per byte of input (typically 3 to 25; on the code
+// before the pathological-input work, the '[a](' bomb took 50). Time is for
 // BenchmarkPathological to measure, and peak memory for
 // TestPathologicalPeakRSS.
 func TestPathologicalLinear(t *testing.T) {
@@ -230,10 +231,10 @@ func TestPathologicalLinear(t *testing.T) {
 				perByte[i] = float64(heapAllocBytes()-before) / float64(len(src))
 			}
 			t.Logf("%.1f bytes allocated per byte of input at %d KB, %.1f at %d KB", perByte[0], small>>10, perByte[1], large>>10)
-			if growth := perByte[1] * float64(large) / (perByte[0] * float64(small)); growth > 5 {
+			if growth := perByte[1] * float64(large) / (perByte[0] * float64(small)); growth > 6 {
 				t.Errorf("4x the input allocates %.1fx as much: not linear", growth)
 			}
-			if perByte[1] > 40 {
+			if !raceEnabled && perByte[1] > 40 {
 				t.Errorf("%.1f bytes allocated per byte of input, want at most 40", perByte[1])
 			}
 		})
