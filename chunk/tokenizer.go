@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -38,6 +39,41 @@ type Tokenizer struct {
 
 	sortOnce sync.Once
 	sorted   *sortedTokens // for longestMatch, built on first use
+	long     longCache
+}
+
+// longCache remembers the last few pieces over longPiece bytes. They come
+// only from long runs without a break, where they repeat soon if at all: a
+// run of one character is the same piece again and again, and a chunk cut
+// inside a run re-encodes the same few pieces. Kept apart from the shards,
+// a run of random letters, whose pieces never repeat, cannot fill those
+// with pieces of a kilobyte each.
+type longCache struct {
+	mu   sync.Mutex
+	keys [longCacheSize]string
+	ids  [longCacheSize][]uint32
+	next int // the entry replaced next
+}
+
+const longCacheSize = 32
+
+// tokens returns the ids of piece, from the cache or from encode.
+func (c *longCache) tokens(piece string, encode func(string) []uint32) []uint32 {
+	c.mu.Lock()
+	for i, k := range c.keys {
+		if k == piece {
+			ids := c.ids[i]
+			c.mu.Unlock()
+			return ids
+		}
+	}
+	c.mu.Unlock()
+	ids := encode(piece)
+	c.mu.Lock()
+	c.keys[c.next], c.ids[c.next] = strings.Clone(piece), ids // never pin the caller's text
+	c.next = (c.next + 1) % longCacheSize
+	c.mu.Unlock()
+	return ids
 }
 
 // sortedTokens holds the tokens of two bytes or more in byte order, for
@@ -128,6 +164,9 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 		single[0] = uint32(id)
 		return single
 	}
+	if len(piece) > longPiece {
+		return t.long.tokens(piece, t.longestMatch)
+	}
 	sh := &t.shards[maphash.String(t.seed, piece)%cacheShards]
 	sh.mu.RLock()
 	ids, ok := sh.m[piece]
@@ -136,10 +175,6 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 		return ids
 	}
 	switch {
-	case len(piece) > longPiece:
-		// A long run of one character (pieces are cut at MaxPiece bytes)
-		// repeats the same piece: cached too.
-		ids = t.longestMatch(piece)
 	case utf8.ValidString(piece):
 		enc := t.bpe.EncodeOrdinary(piece)
 		ids = make([]uint32, len(enc))
