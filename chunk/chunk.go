@@ -106,18 +106,22 @@ func (s *Splitter) Split(text string, headings []Heading) ([]Chunk, int) {
 	if text == "" {
 		return nil, 0
 	}
-	toks := s.tok.tokens(text, make([]token, 0, len(text)/4+1))
+	toks := s.tok.tokens(text)
 	sp := splitter{Splitter: s, text: text, toks: toks, headings: headings}
-	return sp.run(), len(toks)
+	return sp.run(), toks.len()
 }
 
 // splitter holds the state of one Split call.
 type splitter struct {
 	*Splitter
 	text     string
-	toks     []token
+	toks     *tokenList
 	headings []Heading
 	path     headingPath
+
+	// Scratch space, reused from chunk to chunk.
+	cands []cand
+	own   []token
 }
 
 // tokStart returns the byte offset where token k starts.
@@ -125,13 +129,13 @@ func (sp *splitter) tokStart(k int) int {
 	if k == 0 {
 		return 0
 	}
-	return int(sp.toks[k-1].end)
+	return sp.toks.end(k - 1)
 }
 
 // pieceBoundary reports whether a pre-token piece starts at token k
 // (k == len(toks) is the end of the text).
 func (sp *splitter) pieceBoundary(k int) bool {
-	return k == len(sp.toks) || sp.toks[k].pieceStart
+	return k == sp.toks.len() || sp.toks.pieceStart(k)
 }
 
 func (sp *splitter) run() []Chunk {
@@ -152,7 +156,7 @@ func (sp *splitter) run() []Chunk {
 		if end == len(sp.text) {
 			return chunks
 		}
-		kEnd := sort.Search(len(sp.toks), func(i int) bool { return sp.tokStart(i) >= end })
+		kEnd := sort.Search(sp.toks.len(), func(i int) bool { return sp.tokStart(i) >= end })
 		start, kStart = sp.nextStart(start, end, kEnd)
 		prevEnd = end
 	}
@@ -175,7 +179,7 @@ func contentStart(text string, i int) int {
 // base is the tokens of that stretch, k1 the document token where it ends.
 // A stretch that does not fit the chunk at all reports base > size.
 func (sp *splitter) firstPiece(start, kStart int) (base, k1 int) {
-	if kStart < len(sp.toks) && sp.tokStart(kStart) == start && sp.pieceBoundary(kStart) {
+	if kStart < sp.toks.len() && sp.tokStart(kStart) == start && sp.pieceBoundary(kStart) {
 		return 0, kStart
 	}
 	var single [1]uint32
@@ -191,7 +195,7 @@ func (sp *splitter) firstPiece(start, kStart int) (base, k1 int) {
 	pos, k := start, kStart
 	for pos < len(text) {
 		for end := nextPiece(text, pos); pos < end; {
-			for k < len(sp.toks) && sp.tokStart(k) < pos {
+			for k < sp.toks.len() && sp.tokStart(k) < pos {
 				k++
 			}
 			if sp.tokStart(k) == pos && sp.pieceBoundary(k) {
@@ -208,7 +212,7 @@ func (sp *splitter) firstPiece(start, kStart int) (base, k1 int) {
 	if lim < len(sp.text) {
 		return sp.size + 1, k
 	}
-	return base, len(sp.toks)
+	return base, sp.toks.len()
 }
 
 // maxTokenBytes bounds the bytes of one o200k_base token (the longest is 128).
@@ -269,8 +273,8 @@ func (sp *splitter) blankLineAt(p int) bool {
 
 // pieceAt reports whether a pre-token piece starts at byte p.
 func (sp *splitter) pieceAt(p int) bool {
-	k := sort.Search(len(sp.toks), func(i int) bool { return sp.tokStart(i) >= p })
-	return k < len(sp.toks) && sp.tokStart(k) == p && sp.toks[k].pieceStart
+	k := sort.Search(sp.toks.len(), func(i int) bool { return sp.tokStart(i) >= p })
+	return k < sp.toks.len() && sp.tokStart(k) == p && sp.toks.pieceStart(k)
 }
 
 // span is the chunk being cut: it starts at byte start; its first piece
@@ -297,7 +301,7 @@ func (sp *splitter) count(c span, p int) (int, bool) {
 		}
 		q -= n
 	}
-	kq := sort.Search(len(sp.toks), func(i int) bool { return int(sp.toks[i].end) > q })
+	kq := sort.Search(sp.toks.len(), func(i int) bool { return sp.toks.end(i) > q })
 	if q == p && sp.tokStart(kq) == p && sp.pieceBoundary(kq) && kq >= c.k1 {
 		return c.base + kq - c.k1, true
 	}
@@ -322,7 +326,7 @@ func (sp *splitter) count(c span, p int) (int, bool) {
 // cut chooses where the chunk starting at start ends, after prevEnd. It
 // returns the end byte offset and the chunk's token count.
 func (sp *splitter) cut(start, kStart, prevEnd int) (int, int) {
-	n := len(sp.toks)
+	n := sp.toks.len()
 	base, k1 := sp.firstPiece(start, kStart)
 	c := span{start, base, k1}
 	floor := max(prevEnd, start) // a cut must lie after this
@@ -349,7 +353,8 @@ func (sp *splitter) cut(start, kStart, prevEnd int) (int, int) {
 		// not get back in step with: try the ends of its own tokens,
 		// latest first, before trying every byte.
 		lim := sp.scanLimit(start)
-		own := sp.tok.tokensN(sp.text[start:lim], sp.size)
+		sp.own = sp.tok.tokensN(sp.own[:0], sp.text[start:lim], sp.size)
+		own := sp.own
 		for i := min(sp.size, len(own)) - 1; i >= 0; i-- {
 			p := start + int(own[i].end)
 			if p <= floor {
@@ -419,6 +424,10 @@ func (sp *splitter) sentenceEnd(p int) bool {
 	return r == '.' || r == '!' || r == '?' || r == '…'
 }
 
+// cand is a position where the next chunk may start: byte p, in token k,
+// of a start tier.
+type cand struct{ p, k, tier int }
+
 // Start tiers, best first: where the overlap of the next chunk may begin.
 const (
 	startParagraph = iota // after a blank line
@@ -442,8 +451,8 @@ func (sp *splitter) nextStart(start, end, kEnd int) (int, int) {
 	for lo < kEnd && sp.tokStart(lo) <= start {
 		lo++
 	}
-	type cand struct{ p, k, tier int }
-	var cands []cand
+	cands := sp.cands[:0]
+	defer func() { sp.cands = cands[:0] }()
 	for k := lo; k < kEnd; k++ {
 		p := sp.tokStart(k)
 		if !sp.pieceBoundary(k) {
@@ -502,7 +511,7 @@ func (sp *splitter) nextStart(start, end, kEnd int) (int, int) {
 	// splits): consecutive chunks always share something.
 	_, n := utf8.DecodeLastRuneInString(sp.text[:end])
 	if p := end - n; p > start {
-		k := sort.Search(len(sp.toks), func(i int) bool { return int(sp.toks[i].end) > p })
+		k := sort.Search(sp.toks.len(), func(i int) bool { return sp.toks.end(i) > p })
 		return p, k
 	}
 	return end, kEnd
@@ -521,7 +530,7 @@ func (sp *splitter) longPieceBefore(k int) bool {
 // longPieceEndsAt reports whether a piece longer than longPiece bytes ends
 // at byte p, a piece boundary.
 func (sp *splitter) longPieceEndsAt(p int) bool {
-	k := sort.Search(len(sp.toks), func(i int) bool { return sp.tokStart(i) >= p })
+	k := sort.Search(sp.toks.len(), func(i int) bool { return sp.tokStart(i) >= p })
 	return k > 0 && sp.longPieceBefore(k)
 }
 

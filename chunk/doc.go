@@ -52,6 +52,8 @@
 //
 // Costs: time and memory are linear in the text, pathological text
 // included (BenchmarkPathological in package ingest). Loading the
-// tokenizer takes about 0.3 s and 40 MB once per process; Split allocates
-// one token record (8 bytes) per token of the text.
+// tokenizer takes about 0.3 s and 40 MB once per process, and the first
+// piece over 256 bytes sorts the tokens for longest match (about 60 ms and
+// 3 MB more); Split holds one 4-byte token record per token of the text,
+// in blocks that grow without copying.
 package chunk

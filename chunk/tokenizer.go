@@ -3,6 +3,8 @@ package chunk
 import (
 	"fmt"
 	"hash/maphash"
+	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -31,12 +33,59 @@ const Encoding = "o200k_base"
 type Tokenizer struct {
 	ranks   map[string]int // token bytes -> id; shared with tiktoken-go, read-only
 	lengths []uint16       // id -> token length in bytes
-	// longest[b0<<8|b1] is the length of the longest token starting with
-	// the bytes b0 b1: where longestMatch starts looking.
-	longest []uint8
 	bpe     *tiktoken.Tiktoken
 	seed    maphash.Seed
 	shards  [cacheShards]cacheShard
+
+	sortOnce sync.Once
+	sorted   *sortedTokens // for longestMatch, built on first use
+	long     longCache
+}
+
+// longCache remembers the last few pieces over longPiece bytes. They come
+// only from long runs without a break, where they repeat soon if at all: a
+// run of one character is the same piece again and again, and a chunk cut
+// inside a run re-encodes the same few pieces. Kept apart from the shards,
+// a run of random letters, whose pieces never repeat, cannot fill those
+// with pieces of a kilobyte each.
+type longCache struct {
+	mu   sync.Mutex
+	keys [longCacheSize]string
+	ids  [longCacheSize][]uint32
+	next int // the entry replaced next
+}
+
+const longCacheSize = 32
+
+// tokens returns the ids of piece, from the cache or from encode.
+func (c *longCache) tokens(piece string, encode func(string) []uint32) []uint32 {
+	c.mu.Lock()
+	for i, k := range c.keys {
+		if k == piece {
+			ids := c.ids[i]
+			c.mu.Unlock()
+			return ids
+		}
+	}
+	c.mu.Unlock()
+	ids := encode(piece)
+	c.mu.Lock()
+	c.keys[c.next], c.ids[c.next] = strings.Clone(piece), ids // never pin the caller's text
+	c.next = (c.next + 1) % longCacheSize
+	c.mu.Unlock()
+	return ids
+}
+
+// sortedTokens holds the tokens of two bytes or more in byte order, for
+// longest-match encoding: the tokens that start with given bytes are a
+// range of them, narrowed one byte at a time. Their bytes lie end to end
+// in one array, so that the binary searches stay in a few cache lines.
+type sortedTokens struct {
+	bytes  []byte   // the tokens, end to end
+	off    []uint32 // token i is bytes[off[i]:off[i+1]]
+	ids    []uint32
+	first  []int32     // tokens first[k]:first[k+1] start with the bytes k>>8, k&0xFF
+	single [256]uint32 // id of each one-byte token
 }
 
 const (
@@ -99,13 +148,8 @@ func newTokenizer() (*Tokenizer, error) {
 		maxID = max(maxID, id)
 	}
 	t.lengths = make([]uint16, maxID+1)
-	t.longest = make([]uint8, 1<<16)
 	for tok, id := range t.ranks {
 		t.lengths[id] = uint16(len(tok))
-		if len(tok) >= 2 {
-			k := uint16(tok[0])<<8 | uint16(tok[1])
-			t.longest[k] = max(t.longest[k], uint8(min(len(tok), 255)))
-		}
 	}
 	for i := range t.shards {
 		t.shards[i].m = make(map[string][]uint32)
@@ -120,6 +164,9 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 		single[0] = uint32(id)
 		return single
 	}
+	if len(piece) > longPiece {
+		return t.long.tokens(piece, t.longestMatch)
+	}
 	sh := &t.shards[maphash.String(t.seed, piece)%cacheShards]
 	sh.mu.RLock()
 	ids, ok := sh.m[piece]
@@ -128,10 +175,6 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 		return ids
 	}
 	switch {
-	case len(piece) > longPiece:
-		// A long run of one character (pieces are cut at MaxPiece bytes)
-		// repeats the same piece: cached too.
-		ids = t.longestMatch(piece)
 	case utf8.ValidString(piece):
 		enc := t.bpe.EncodeOrdinary(piece)
 		ids = make([]uint32, len(enc))
@@ -219,10 +262,56 @@ type token struct {
 	pieceStart bool
 }
 
-// tokens appends the tokens of text to dst. Token boundaries may fall
-// inside a multi-byte character (byte-level BPE); callers that cut text
-// check [utf8.RuneStart].
-func (t *Tokenizer) tokens(text string, dst []token) []token {
+// tokenList is the tokens of a document, 4 bytes each: where the token
+// ends in the text (texts are shorter than 2 GiB), with pieceStartBit set
+// when a pre-token piece starts with it. It is kept in blocks of
+// tokenBlock tokens, so that it grows without copying what it holds: a
+// text's tokens are only known once they are counted, and a slice grown
+// by appending would hold the old and the new array at once.
+type tokenList struct {
+	blocks [][]uint32
+	n      int
+	hint   int // capacity of the first block
+}
+
+const (
+	tokenBlockBits = 16
+	tokenBlock     = 1 << tokenBlockBits
+	pieceStartBit  = 1 << 31
+)
+
+func (l *tokenList) add(end int, pieceStart bool) {
+	v := uint32(end)
+	if pieceStart {
+		v |= pieceStartBit
+	}
+	if l.n&(tokenBlock-1) == 0 && l.n>>tokenBlockBits == len(l.blocks) {
+		c := tokenBlock
+		if l.n == 0 {
+			c = min(max(l.hint, 16), tokenBlock)
+		}
+		l.blocks = append(l.blocks, make([]uint32, 0, c))
+	}
+	b := &l.blocks[len(l.blocks)-1]
+	*b = append(*b, v)
+	l.n++
+}
+
+func (l *tokenList) len() int { return l.n }
+
+// end returns the byte offset where token k ends.
+func (l *tokenList) end(k int) int {
+	return int(l.blocks[k>>tokenBlockBits][k&(tokenBlock-1)] &^ pieceStartBit)
+}
+
+// pieceStart reports whether a pre-token piece starts with token k.
+func (l *tokenList) pieceStart(k int) bool {
+	return l.blocks[k>>tokenBlockBits][k&(tokenBlock-1)]&pieceStartBit != 0
+}
+
+// tokens returns the tokens of text.
+func (t *Tokenizer) tokens(text string) *tokenList {
+	l := &tokenList{hint: len(text)/4 + 1}
 	var single [1]uint32
 	for i := 0; i < len(text); {
 		for end := nextPiece(text, i); i < end; {
@@ -230,19 +319,19 @@ func (t *Tokenizer) tokens(text string, dst []token) []token {
 			off := i
 			for k, id := range t.pieceTokens(text[i:e], single[:]) {
 				off += int(t.lengths[id])
-				dst = append(dst, token{end: int32(off), pieceStart: k == 0})
+				l.add(off, k == 0)
 			}
 			i = e
 		}
 	}
-	return dst
+	return l
 }
 
-// tokensN returns the first n or more tokens of text, stopping at the
-// piece where it has n.
-func (t *Tokenizer) tokensN(text string, n int) []token {
-	var dst []token
+// tokensN appends to dst the first n or more tokens of text, stopping at
+// the piece where it has n.
+func (t *Tokenizer) tokensN(dst []token, text string, n int) []token {
 	var single [1]uint32
+	n += len(dst)
 	for i := 0; i < len(text) && len(dst) < n; {
 		for end := nextPiece(text, i); i < end && len(dst) < n; {
 			e := subPiece(text, i, end)
@@ -269,23 +358,87 @@ const longPiece = 256
 // byte-pair encoding merges well) about twice as many (TestLongestMatch).
 // The result depends only on the piece's bytes, so a chunk's text encoded
 // on its own gives the same tokens as the document did.
+//
+// At each position it narrows the range of sorted tokens that start with
+// the bytes read so far, a byte at a time by binary search, until no token
+// does: a few byte comparisons per byte of the piece, where looking up
+// every candidate length in the rank map hashes each of them.
 func (t *Tokenizer) longestMatch(piece string) []uint32 {
+	st := t.sortedTokens()
 	ids := make([]uint32, 0, len(piece)/2+1)
 	for i := 0; i < len(piece); {
-		n := 1
+		id, n := st.single[piece[i]], 1
 		if i+1 < len(piece) {
-			for l := min(int(t.longest[uint16(piece[i])<<8|uint16(piece[i+1])]), len(piece)-i); l > 1; l-- {
-				if id, ok := t.ranks[piece[i:i+l]]; ok {
-					ids = append(ids, uint32(id))
-					n = l
-					break
+			k := int(piece[i])<<8 | int(piece[i+1])
+			lo, hi := int(st.first[k]), int(st.first[k+1])
+			if lo < hi && st.off[lo+1]-st.off[lo] == 2 {
+				id, n = st.ids[lo], 2
+			}
+			// st's tokens lo:hi start with piece[i:i+l]; the first may be
+			// that prefix itself, and the rest are in order of their byte l.
+			for l := 2; lo < hi && i+l < len(piece); l++ {
+				c := int(piece[i+l])
+				lo = st.search(lo, hi, l, c)
+				hi = st.search(lo, hi, l, c+1)
+				if lo < hi && int(st.off[lo+1]-st.off[lo]) == l+1 {
+					id, n = st.ids[lo], l+1
 				}
 			}
 		}
-		if n == 1 {
-			ids = append(ids, uint32(t.ranks[piece[i:i+1]]))
-		}
+		ids = append(ids, id)
 		i += n
 	}
 	return ids
+}
+
+// search returns the first of the tokens lo:hi that is longer than l bytes
+// and has a byte at l of at least c, or hi if none is.
+func (st *sortedTokens) search(lo, hi, l, c int) int {
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s, e := st.off[m], st.off[m+1]; int(e-s) > l && int(st.bytes[int(s)+l]) >= c {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
+}
+
+// sortedTokens returns the tokens in byte order, sorting them on first
+// use (about 60 ms and 3 MB): only text with pieces over longPiece bytes
+// needs them.
+func (t *Tokenizer) sortedTokens() *sortedTokens {
+	t.sortOnce.Do(func() {
+		st := &sortedTokens{}
+		toks := make([]string, 0, len(t.ranks))
+		size := 0
+		for tok, id := range t.ranks {
+			if len(tok) == 1 {
+				st.single[tok[0]] = uint32(id)
+				continue
+			}
+			toks = append(toks, tok)
+			size += len(tok)
+		}
+		slices.Sort(toks)
+		st.bytes = make([]byte, 0, size)
+		st.off = make([]uint32, 1, len(toks)+1)
+		st.ids = make([]uint32, len(toks))
+		st.first = make([]int32, 1<<16+1)
+		k := 0
+		for i, tok := range toks {
+			for ; k <= int(tok[0])<<8|int(tok[1]); k++ {
+				st.first[k] = int32(i)
+			}
+			st.bytes = append(st.bytes, tok...)
+			st.off = append(st.off, uint32(len(st.bytes)))
+			st.ids[i] = uint32(t.ranks[tok])
+		}
+		for ; k <= 1<<16; k++ {
+			st.first[k] = int32(len(toks))
+		}
+		t.sorted = st
+	})
+	return t.sorted
 }

@@ -82,13 +82,13 @@ func TestTokenizerMatchesTiktoken(t *testing.T) {
 // checkTokenSpans checks that token lengths add up to the text.
 func checkTokenSpans(t *testing.T, tok *Tokenizer, text string) {
 	t.Helper()
-	toks := tok.tokens(text, nil)
+	toks := tok.tokens(text)
 	prev := 0
-	for i, tk := range toks {
-		if int(tk.end) <= prev {
-			t.Fatalf("token %d ends at %d, not after %d", i, tk.end, prev)
+	for i := range toks.len() {
+		if toks.end(i) <= prev {
+			t.Fatalf("token %d ends at %d, not after %d", i, toks.end(i), prev)
 		}
-		prev = int(tk.end)
+		prev = toks.end(i)
 	}
 	if prev != len(text) {
 		t.Fatalf("tokens end at %d, text is %d bytes", prev, len(text))

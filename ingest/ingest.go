@@ -533,6 +533,8 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		skip(why)
 		return
 	}
+	// data is not used past this point, so that the collector can free it
+	// while the text is chunked.
 	nd := normalize.Normalize(format, data)
 	if nd.Text == "" {
 		skip("no text after normalization")
@@ -552,7 +554,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		// Ingest reads files (a saved web page too: its spans are bytes of
 		// the saved copy), so every document it makes is a file.
 		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: format.String(), Kind: index.KindFile,
-		Size: int64(len(data)), ModTime: info.ModTime(), Hash: hash, Pipeline: ix.pipeline,
+		Size: j.read, ModTime: info.ModTime(), Hash: hash, Pipeline: ix.pipeline,
 		TextBytes: len(nd.Text), Tokens: tokens,
 	}
 	j.out = Added

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,10 +47,10 @@ func BenchmarkPathological(b *testing.B) {
 	}
 }
 
-var pathologicalNames = []string{"prose", "word", "random-word", "nested-list", "line", "entities", "brackets", "links", "html-prose", "divs"}
+var pathologicalNames = []string{"prose", "word", "random-word", "nested-list", "line", "entities", "brackets", "links", "escapes", "html-prose", "divs", "paragraphs"}
 
 func pathologicalExt(name string) string {
-	if strings.HasPrefix(name, "html") || name == "divs" {
+	if strings.HasPrefix(name, "html") || name == "divs" || name == "paragraphs" {
 		return ".html"
 	}
 	return ".md"
@@ -92,6 +93,9 @@ var pathological = map[string]func(n int) []byte{
 	"entities": func(n int) []byte { return repeatTo("&amp;", n) },
 	"brackets": func(n int) []byte { return repeatTo("[", n) },
 	"links":    func(n int) []byte { return repeatTo("[a](", n) },
+	// Backslash escapes: each character is text of its own, a segment of
+	// the offset map every two bytes.
+	"escapes": func(n int) []byte { return repeatTo(`\*`, n) },
 	"html-prose": func(n int) []byte {
 		var buf bytes.Buffer
 		buf.WriteString("<html><body>\n")
@@ -100,7 +104,8 @@ var pathological = map[string]func(n int) []byte{
 		}
 		return buf.Bytes()
 	},
-	"divs": func(n int) []byte { return repeatTo("<div>a", n) },
+	"divs":       func(n int) []byte { return repeatTo("<div>a", n) },
+	"paragraphs": func(n int) []byte { return repeatTo("<p>a", n) },
 }
 
 func repeatTo(s string, n int) []byte { return bytes.Repeat([]byte(s), n/len(s)) }
@@ -165,23 +170,23 @@ func indexTime(tb testing.TB, name string, src []byte) time.Duration {
 
 // childPeakRSS indexes one input in a child process (this test binary
 // running TestPathologicalChild) and returns the child's peak RSS in MB.
-func childPeakRSS(b *testing.B, name string, size int) float64 {
-	cmd := exec.CommandContext(b.Context(), os.Args[0], "-test.run=^TestPathologicalChild$", "-test.count=1")
+func childPeakRSS(tb testing.TB, name string, size int) float64 {
+	cmd := exec.CommandContext(tb.Context(), os.Args[0], "-test.run=^TestPathologicalChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "CITE_PATHOLOGICAL_CHILD="+name+":"+strconv.Itoa(size))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		b.Fatalf("child %s: %v\n%s", name, err, out)
+		tb.Fatalf("child %s: %v\n%s", name, err, out)
 	}
 	for line := range strings.Lines(string(out)) {
 		if rest, ok := strings.CutPrefix(line, "peak-RSS-MB "); ok {
 			mb, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
 			if err != nil {
-				b.Fatal(err)
+				tb.Fatal(err)
 			}
 			return mb
 		}
 	}
-	b.Fatalf("child %s printed no peak RSS:\n%s", name, out)
+	tb.Fatalf("child %s printed no peak RSS:\n%s", name, out)
 	return 0
 }
 
@@ -199,4 +204,69 @@ func TestPathologicalChild(t *testing.T) {
 	}
 	indexTime(t, name+pathologicalExt(name), pathological[name](size))
 	fmt.Printf("peak-RSS-MB %.1f\n", peakRSSMB())
+}
+
+// TestPathologicalLinear indexes each pathological input at two sizes, 4x
+// apart, and checks what the indexing allocates on the Go heap: at most 6x
+// more for the larger (a stage quadratic in its input would allocate 16x),
+// and, without the race detector (which makes more values escape to the
+// heap), at most 40 bytes per byte of input (typically 3 to 25; on the code
+// before the pathological-input work, the '[a](' bomb took 50). Time is for
+// BenchmarkPathological to measure, and peak memory for
+// TestPathologicalPeakRSS.
+func TestPathologicalLinear(t *testing.T) {
+	small, large := 512<<10, 2<<20
+	if testing.Short() || raceEnabled {
+		small, large = 64<<10, 256<<10
+	}
+	// Load the tokenizer and its table for long pieces first.
+	indexTime(t, "warm.md", pathological["word"](4<<10))
+	for _, name := range pathologicalNames {
+		t.Run(name, func(t *testing.T) {
+			var perByte [2]float64
+			for i, size := range []int{small, large} {
+				src := pathological[name](size)
+				before := heapAllocBytes()
+				indexTime(t, name+pathologicalExt(name), src)
+				perByte[i] = float64(heapAllocBytes()-before) / float64(len(src))
+			}
+			t.Logf("%.1f bytes allocated per byte of input at %d KB, %.1f at %d KB", perByte[0], small>>10, perByte[1], large>>10)
+			if growth := perByte[1] * float64(large) / (perByte[0] * float64(small)); growth > 6 {
+				t.Errorf("4x the input allocates %.1fx as much: not linear", growth)
+			}
+			if !raceEnabled && perByte[1] > 40 {
+				t.Errorf("%.1f bytes allocated per byte of input, want at most 40", perByte[1])
+			}
+		})
+	}
+}
+
+func heapAllocBytes() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestPathologicalPeakRSS indexes each pathological input of 4 MB in a
+// child process and checks its peak RSS against the target of
+// BenchmarkPathological, 8x the file size plus 100 MB, with a quarter of
+// slack: the peak depends on when the collector runs, and the test is
+// there to catch a regression, not to measure (typically 80 to 115 MB of
+// the 132). It needs Linux (/proc) and skips in -short mode and under the
+// race detector.
+func TestPathologicalPeakRSS(t *testing.T) {
+	if testing.Short() || raceEnabled || peakRSSMB() == 0 {
+		t.Skip("needs Linux, no -short, no -race")
+	}
+	const size = 4 << 20
+	for _, name := range pathologicalNames {
+		t.Run(name, func(t *testing.T) {
+			target := float64(8*len(pathological[name](size)))/(1<<20) + 100
+			rss := childPeakRSS(t, name, size)
+			t.Logf("peak RSS %.1f MB, target %.0f MB", rss, target)
+			if rss > 1.25*target {
+				t.Errorf("peak RSS %.1f MB, over the target %.0f MB by more than a quarter", rss, target)
+			}
+		})
+	}
 }

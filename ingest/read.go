@@ -81,7 +81,9 @@ func readOnce(fsys fs.FS, name string, limit int64) ([]byte, fs.FileInfo, error)
 	}
 	var buf bytes.Buffer
 	if n := before.Size(); n > 0 && n <= limit {
-		buf.Grow(int(n) + 1)
+		// Room for the file and for the read that finds its end: with
+		// less, bytes.Buffer doubles, holding twice the file.
+		buf.Grow(int(n) + bytes.MinRead)
 	}
 	if _, err := io.Copy(&buf, io.LimitReader(f, limit+1)); err != nil {
 		return nil, nil, err

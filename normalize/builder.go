@@ -41,7 +41,7 @@ type builder struct {
 func newBuilder(src []byte, base, sizeHint int) *builder {
 	b := &builder{src: src, last: base}
 	b.sb.Grow(sizeHint)
-	b.m.segs = make([]segment, 0, sizeHint/32+4)
+	b.m.segs.hint = sizeHint/32 + 4
 	return b
 }
 
@@ -335,7 +335,13 @@ func (b *builder) endHeading() {
 // document finishes the build.
 func (b *builder) document(title string) *Document {
 	b.endHeading()
-	d := &Document{Text: b.sb.String(), m: b.m, srcLen: len(b.src)}
+	text := b.sb.String()
+	if c := b.sb.Cap(); c > 1<<16 && 2*len(text) < c {
+		// The buffer was sized for the source; markup-dense sources (HTML
+		// pages, entity bombs) leave most of it unused.
+		text = strings.Clone(text)
+	}
+	d := &Document{Text: text, m: b.m, srcLen: len(b.src)}
 	d.m.textLen = len(d.Text)
 	if len(b.heads) > 0 {
 		d.Headings = make([]Heading, len(b.heads))

@@ -313,10 +313,10 @@ func decodeWithMap(e encoding.Encoding, name string, src []byte, from int) ([]by
 // of characters of equal width (a word of Cyrillic, a run of CJK), so offsets
 // stay exact to the run.
 func compose(om offsetMap, dm *decodeMap) offsetMap {
-	out := offsetMap{segs: make([]segment, 0, len(om.segs)+len(om.segs)/2), textLen: om.textLen}
-	for i := range om.segs {
+	out := offsetMap{segs: segList{hint: om.segs.len() + om.segs.len()/2}, textLen: om.textLen}
+	for i := range om.segs.len() {
 		t, _, s, e := om.span(i)
-		if om.segs[i].isSynth() {
+		if om.segs.at(i).isSynth() {
 			a := dm.start(s)
 			b := a
 			if e > s {
@@ -343,7 +343,7 @@ func compose(om offsetMap, dm *decodeMap) offsetMap {
 			s = pe
 		}
 	}
-	if len(om.segs) > 0 {
+	if om.segs.len() > 0 {
 		if om.end > 0 {
 			out.end = dm.end(om.end)
 		} else {

@@ -89,16 +89,16 @@ func checkSegments(src []byte, d *Document) error {
 		return fmt.Errorf("map covers %d bytes of %d", m.textLen, len(d.Text))
 	}
 	if d.Text == "" {
-		if len(m.segs) != 0 {
-			return fmt.Errorf("empty text with %d segments", len(m.segs))
+		if m.segs.len() != 0 {
+			return fmt.Errorf("empty text with %d segments", m.segs.len())
 		}
 		return nil
 	}
-	if len(m.segs) == 0 || m.segs[0].start() != 0 {
+	if m.segs.len() == 0 || m.segs.at(0).start() != 0 {
 		return fmt.Errorf("segments do not start at 0")
 	}
 	prevEnd := 0
-	for i := range m.segs {
+	for i := range m.segs.len() {
 		t, te, s, se := m.span(i)
 		if te <= t {
 			return fmt.Errorf("segment %d: empty or unordered text range [%d,%d)", i, t, te)
@@ -107,7 +107,7 @@ func checkSegments(src []byte, d *Document) error {
 			return fmt.Errorf("segment %d: source [%d,%d) after %d in %d bytes", i, s, se, prevEnd, len(src))
 		}
 		prevEnd = se
-		if m.segs[i].isSynth() {
+		if m.segs.at(i).isSynth() {
 			continue
 		}
 		norm, orig := d.Text[t:te], src[s:se]
