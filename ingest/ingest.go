@@ -599,7 +599,19 @@ func (ix *Indexer) writeBatch(ctx context.Context, jobs []*job) {
 		docs[i] = index.DocumentChunks{Doc: j.doc, Chunks: j.chunk}
 	}
 	if len(jobs) > 1 {
-		if _, err := ix.store.PutDocuments(ctx, docs); err == nil {
+		_, err := ix.store.PutDocuments(ctx, docs)
+		if err == nil {
+			return
+		}
+		// Stored here, but not all pushed to the index's replica: those
+		// documents failed (and stay pending), the others are done.
+		var re *index.ReplicaError
+		if errors.As(err, &re) {
+			for _, j := range jobs {
+				if e, bad := re.Documents[j.doc.ID]; bad {
+					j.out, j.err = Failed, e
+				}
+			}
 			return
 		}
 	}

@@ -25,6 +25,11 @@ type pair struct {
 
 func newPair(t *testing.T, cfg weaviate.Config) *pair {
 	t.Helper()
+	return newPairWith(t, cfg, "hash")
+}
+
+func newPairWith(t *testing.T, cfg weaviate.Config, embedder string) *pair {
+	t.Helper()
 	ctx := t.Context()
 	dir := t.TempDir()
 	local, err := index.Open(ctx, dir, index.Options{Create: true})
@@ -39,7 +44,7 @@ func newPair(t *testing.T, cfg weaviate.Config) *pair {
 	if err := local.SetReplica(ctx, remote); err != nil {
 		t.Fatal(err)
 	}
-	emb, err := embed.New("hash", embed.Config{})
+	emb, err := embed.New(embedder, embed.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,7 @@ type Node struct {
 	HTTP string
 
 	bin, dir string
+	gossip   string // host:port of its membership protocol
 	env      []string
 	mu       sync.Mutex
 	cmd      *exec.Cmd
@@ -141,7 +142,7 @@ func Start(t testing.TB, n int) *Cluster {
 	}
 	c := &Cluster{}
 	for i := range n {
-		nd := &Node{Name: fmt.Sprintf("node%d", i), HTTP: fmt.Sprintf("127.0.0.1:%d", port(i, 0)), bin: bin, dir: t.TempDir()}
+		nd := &Node{Name: fmt.Sprintf("node%d", i), HTTP: fmt.Sprintf("127.0.0.1:%d", port(i, 0)), gossip: fmt.Sprintf("127.0.0.1:%d", port(i, 2)), bin: bin, dir: t.TempDir()}
 		nd.env = append(os.Environ(),
 			"PERSISTENCE_DATA_PATH="+filepath.Join(nd.dir, "data"),
 			"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true",
@@ -156,6 +157,7 @@ func Start(t testing.TB, n int) *Cluster {
 			// wrote (see package weaviate's doc).
 			"PERSISTENCE_MEMTABLES_FLUSH_IDLE_AFTER_SECONDS=1",
 			"CLUSTER_HOSTNAME="+nd.Name,
+			"CLUSTER_IN_LOCALHOST=true",
 			"CLUSTER_BIND_ADDR=127.0.0.1",
 			"CLUSTER_ADVERTISE_ADDR=127.0.0.1",
 			"CLUSTER_GOSSIP_BIND_PORT="+strconv.Itoa(port(i, 2)),
@@ -181,19 +183,26 @@ func Start(t testing.TB, n int) *Cluster {
 			}
 		}
 	})
-	for _, nd := range c.Nodes {
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	for i, nd := range c.Nodes {
 		if err := nd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		if i == 0 && n > 1 {
+			// The others join through the first node's gossip port, and
+			// give up if it is not listening yet.
+			if err := nd.waitListening(ctx, nd.gossip); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
 	for _, nd := range c.Nodes {
 		if err := nd.WaitReady(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := c.waitNodes(ctx, n); err != nil {
+	if err := c.WaitNodes(ctx, n); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -245,6 +254,23 @@ func (nd *Node) tail() string {
 	return string(b[max(0, len(b)-4000):])
 }
 
+// waitListening waits until something accepts TCP connections at addr.
+func (nd *Node) waitListening(ctx context.Context, addr string) error {
+	for {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: nothing listens at %s: %w\n%s", nd.Name, addr, ctx.Err(), nd.tail())
+		case <-nd.done:
+			return fmt.Errorf("%s exited before listening at %s:\n%s", nd.Name, addr, nd.tail())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // WaitReady waits until the node answers /v1/.well-known/ready.
 func (nd *Node) WaitReady(ctx context.Context) error {
 	for {
@@ -265,8 +291,8 @@ func (nd *Node) WaitReady(ctx context.Context) error {
 	}
 }
 
-// waitNodes waits until the first node reports n healthy nodes.
-func (c *Cluster) waitNodes(ctx context.Context, n int) error {
+// WaitNodes waits until the first node reports n healthy nodes.
+func (c *Cluster) WaitNodes(ctx context.Context, n int) error {
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.Addr()+"/v1/nodes", nil)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
