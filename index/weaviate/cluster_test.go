@@ -151,4 +151,3 @@ func restart(t *testing.T, c *weaviatetest.Cluster, i int) {
 		t.Fatal(err)
 	}
 }
-
