@@ -229,6 +229,9 @@ func (f *flags) openIndex(ctx context.Context, a access) (*index.Store, error) {
 		st.Close()
 		return nil, err
 	}
+	// The index folder holds the same chunks' document frequencies, which
+	// Weaviate can only count slowly.
+	w.SetTermStats(st.TermStats)
 	f.remote = w
 	return st, nil
 }
