@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/cite-rag/cite/answer"
@@ -59,9 +60,13 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 	if f.k <= 0 {
 		return nil, f.usageError("-k must be at least 1")
 	}
-	st, err := f.openIndex(ctx, f.access)
-	if f.access == writeIndex && errors.Is(err, index.ErrReadOnly) {
-		st, err = f.openIndex(ctx, readIndex) // serve what can be served
+	a := f.access
+	if a == readIndex {
+		a = queryIndex
+	}
+	st, err := f.openIndex(ctx, a)
+	if a == writeIndex && errors.Is(err, index.ErrReadOnly) {
+		st, err = f.openIndex(ctx, queryIndex) // serve what can be served
 	}
 	if err != nil {
 		return nil, err
@@ -88,21 +93,22 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		return nil, err
 	}
 	req := answer.Request{Sources: f.sources, Tools: f.tools, K: f.k, MaxToolCalls: f.maxTools}
+	// The data sources are those searches read: the --store collection's
+	// when there is one (a query node may have no index folder).
+	names, err := f.reader(st).SourceNames(ctx)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	if len(req.Sources) == 0 {
-		srcs, err := st.Sources(ctx)
-		if err != nil {
-			st.Close()
-			return nil, err
-		}
-		for _, s := range srcs {
-			if !index.IsSessionSource(s.Name) { // cite serve's sessions' uploads
-				req.Sources = append(req.Sources, s.Name)
+		for _, name := range names {
+			if !index.IsSessionSource(name) { // cite serve's sessions' uploads
+				req.Sources = append(req.Sources, name)
 			}
 		}
 	} else {
-		srcs, _ := st.Sources(ctx)
 		for _, name := range req.Sources {
-			if !hasSource(srcs, name) {
+			if !slices.Contains(names, name) {
 				st.Close()
 				return nil, f.usageError("--source %s: no such data source (cite sources lists them)", name)
 			}
@@ -121,15 +127,6 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		emb, _ = embed.New(info.Name, e.embedConfig()) // nil: uploads get no vectors
 	}
 	return &session{st: st, searcher: s, embedder: emb, eng: eng, req: req, json: f.json}, nil
-}
-
-func hasSource(srcs []index.Source, name string) bool {
-	for _, s := range srcs {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func runAsk(ctx context.Context, e *env, args []string) error {

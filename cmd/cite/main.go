@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -197,6 +198,7 @@ const (
 	writeIndex                // read and write an existing index
 	createIndex               // write, creating the index if there is none
 	repairIndex               // write, even if the database is damaged (check --repair)
+	queryIndex                // read only, to search: with --store, works on a machine without the index folder
 )
 
 // openIndex opens the index named by the flags. Commands that write verify
@@ -209,16 +211,28 @@ const (
 func (f *flags) openIndex(ctx context.Context, a access) (*index.Store, error) {
 	st, err := index.Open(ctx, f.index, index.Options{
 		Create:   a == createIndex,
-		ReadOnly: a == readIndex,
+		ReadOnly: a == readIndex || a == queryIndex,
 		Verify:   a == writeIndex || a == createIndex,
 	})
-	if err != nil || f.store == "" || f.store == "embedded" {
+	if f.store == "" || f.store == "embedded" {
 		return st, err
 	}
-	cfg, err := weaviate.ParseURL(f.store)
+	cfg, perr := weaviate.ParseURL(f.store)
+	if perr != nil {
+		if st != nil {
+			st.Close()
+		}
+		return nil, f.usageError("--store: %v", perr)
+	}
+	manifest := err == nil
+	if a == queryIndex && errors.Is(err, index.ErrNoIndex) {
+		// A query node: the collection is all it reads, and an empty
+		// index of its own, in the user's cache, stands in for the
+		// writer's folder it does not have.
+		st, err = index.Open(ctx, queryNodeDir(cfg), index.Options{Create: true})
+	}
 	if err != nil {
-		st.Close()
-		return nil, f.usageError("--store: %v", err)
+		return nil, err
 	}
 	w, err := weaviate.Open(ctx, cfg)
 	if err != nil {
@@ -229,11 +243,24 @@ func (f *flags) openIndex(ctx context.Context, a access) (*index.Store, error) {
 		st.Close()
 		return nil, err
 	}
-	// The index folder holds the same chunks' document frequencies, which
-	// Weaviate can only count slowly.
-	w.SetTermStats(st.TermStats)
+	if manifest {
+		// The index folder holds the same chunks' document frequencies,
+		// which Weaviate can only count slowly.
+		w.SetTermStats(st.TermStats)
+	}
 	f.remote = w
 	return st, nil
+}
+
+// queryNodeDir is the stand-in index folder of a machine that only
+// queries a collection.
+func queryNodeDir(cfg weaviate.Config) string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	name := strings.NewReplacer(":", "_", "/", "_").Replace(cfg.Addr + "_" + cfg.Collection)
+	return filepath.Join(dir, "cite", "query-node", name)
 }
 
 // reader is what searches read: the --store collection, or st.

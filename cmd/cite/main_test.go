@@ -60,7 +60,24 @@ func TestCommands(t *testing.T) { testCommands(t, nil) }
 // prune behave the same.
 func TestCommandsWeaviate(t *testing.T) {
 	c := weaviatetest.Start(t, 1)
-	testCommands(t, map[string]string{"CITE_STORE": "weaviate://" + c.Addr() + "?collection=Commands"})
+	vars := map[string]string{"CITE_STORE": "weaviate://" + c.Addr() + "?collection=Commands"}
+	testCommands(t, vars)
+
+	// A query node: another machine, without the writer's index folder,
+	// searches and answers from the collection alone.
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	none := filepath.Join(t.TempDir(), "no-index-here")
+	code, stdout, stderr := citeEnv(t, vars, "search", "--index", none, "waggle dance")
+	if code != 0 || !strings.Contains(stdout, "Honeybee Colonies") {
+		t.Fatalf("search on a query node: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = citeEnv(t, vars, "ask", "--index", none, "what is WAL mode in SQLite")
+	if code != 0 || !strings.Contains(stdout, "sqlite-wal.html") {
+		t.Fatalf("ask on a query node: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(none); err == nil {
+		t.Errorf("a query node created %s", none)
+	}
 	// The commands read and wrote the collection, not only the folder.
 	w, err := weaviate.Open(t.Context(), weaviate.Config{Addr: c.Addr(), Collection: "Commands"})
 	if err != nil {

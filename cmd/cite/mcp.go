@@ -18,7 +18,7 @@ over streamable HTTP.`, false)
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	st, err := f.openIndex(ctx, readIndex)
+	st, err := f.openIndex(ctx, queryIndex)
 	if err != nil {
 		return err
 	}

@@ -49,7 +49,7 @@ of words (typos, inflections, identifiers), not meanings; index with
 	if err := (index.Filter{Path: *pathGlob}).Validate(); err != nil {
 		return f.usageError("--path: %s", strings.TrimPrefix(err.Error(), index.ErrInvalidInput.Error()+": "))
 	}
-	st, err := f.openIndex(ctx, readIndex)
+	st, err := f.openIndex(ctx, queryIndex)
 	if err != nil {
 		return err
 	}
