@@ -25,7 +25,7 @@ import (
 //
 // It reports ingest-MB/s (the whole cite index run: reading, chunking,
 // embedding with the default hash embedder, writing and, for Weaviate,
-// pushing) and the p50 and p99 of a hybrid search (k 10, hits read back),
+// pushing, over gRPC) and the p50 and p99 of a hybrid search (k 10, hits read back),
 // over 400 queries.
 func BenchmarkStores(b *testing.B) {
 	md := sharedData(b, "markdown")
@@ -66,7 +66,7 @@ func benchStore(b *testing.B, md string, nodes int) (float64, time.Duration, tim
 	var reader index.Reader = local
 	if nodes > 0 {
 		c := weaviatetest.Start(b, nodes)
-		remote, err := weaviate.Open(ctx, weaviate.Config{Addr: c.Addr(), Collection: "Bench", Shards: nodes, Replicas: min(nodes, 2)})
+		remote, err := weaviate.Open(ctx, weaviate.Config{Addr: c.Addr(), GRPC: c.Nodes[0].GRPC, Collection: "Bench", Shards: nodes, Replicas: min(nodes, 2)})
 		if err != nil {
 			b.Fatal(err)
 		}

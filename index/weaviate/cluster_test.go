@@ -35,7 +35,7 @@ func TestClusterFaults(t *testing.T) {
 	md := sharedData(t, "markdown")
 	c := weaviatetest.Start(t, 3)
 	ctx := t.Context()
-	p := newPairWith(t, weaviate.Config{Addr: c.Addr(), Collection: "Faults", Shards: 3, Replicas: 2}, "hash:256")
+	p := newPairWith(t, weaviate.Config{Addr: c.Addr(), GRPC: c.Nodes[0].GRPC, Collection: "Faults", Shards: 3, Replicas: 2}, "hash:256")
 	start := time.Now()
 	st := p.index(t, ingest.Options{}, md)
 	t.Logf("indexed %d documents, %d chunks, %.1f MB in %v", st.Added, st.Chunks, float64(st.Bytes)/1e6, time.Since(start).Round(time.Millisecond))

@@ -21,6 +21,7 @@ import (
 	"github.com/cite-rag/cite/index/analysis"
 	wv "github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
 	"github.com/weaviate/weaviate/entities/models"
 )
 
@@ -28,6 +29,9 @@ import (
 type Config struct {
 	// Addr is the host:port of a Weaviate node's HTTP API.
 	Addr string
+	// GRPC is the host:port of the same node's gRPC API (""; none):
+	// writes then go over gRPC, vectors as binary rather than JSON text.
+	GRPC string
 	// Collection names the cite index in Weaviate: it owns the collections
 	// NAMEChunk, NAMEDocument and NAMEMeta. Default "Cite".
 	Collection string
@@ -41,7 +45,8 @@ type Config struct {
 	Retries int
 }
 
-// ParseURL reads a store address: weaviate://HOST:PORT[?collection=NAME&shards=N&replicas=N].
+// ParseURL reads a store address:
+// weaviate://HOST:PORT[?collection=NAME&shards=N&replicas=N&grpc=PORT].
 func ParseURL(s string) (Config, error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "weaviate" || u.Host == "" {
@@ -56,6 +61,12 @@ func ParseURL(s string) (Config, error) {
 		switch k {
 		case "collection":
 			c.Collection = v
+		case "grpc":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 65535 {
+				return Config{}, fmt.Errorf("store %q: grpc=%q: want a port", s, v)
+			}
+			c.GRPC = net.JoinHostPort(u.Hostname(), v)
 		case "shards", "replicas":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 64 {
@@ -67,7 +78,7 @@ func ParseURL(s string) (Config, error) {
 				c.Replicas = n
 			}
 		default:
-			return Config{}, fmt.Errorf("store %q: unknown option %q (want collection, shards or replicas)", s, k)
+			return Config{}, fmt.Errorf("store %q: unknown option %q (want collection, shards, replicas or grpc)", s, k)
 		}
 	}
 	if err := checkName(c.Collection); err != nil {
@@ -141,7 +152,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		cfg.Retries = 4
 	}
 	hc := &http.Client{Transport: &retrying{base: http.DefaultTransport, retries: cfg.Retries}}
-	c, err := wv.NewClient(wv.Config{Host: cfg.Addr, Scheme: "http", ConnectionClient: hc, Timeout: cfg.Timeout})
+	wcfg := wv.Config{Host: cfg.Addr, Scheme: "http", ConnectionClient: hc, Timeout: cfg.Timeout}
+	if cfg.GRPC != "" {
+		wcfg.GrpcConfig = &grpc.Config{Host: cfg.GRPC}
+	}
+	c, err := wv.NewClient(wcfg)
 	if err != nil {
 		return nil, fmt.Errorf("weaviate at %s: %w", cfg.Addr, err)
 	}

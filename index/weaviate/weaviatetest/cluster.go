@@ -72,8 +72,9 @@ func Require(t testing.TB) string {
 // Node is one weaviate-server process.
 type Node struct {
 	Name string
-	// HTTP is the host:port of its REST and GraphQL API.
-	HTTP string
+	// HTTP is the host:port of its REST and GraphQL API, GRPC of its
+	// gRPC API.
+	HTTP, GRPC string
 
 	bin, dir string
 	gossip   string // host:port of its membership protocol
@@ -142,7 +143,7 @@ func Start(t testing.TB, n int) *Cluster {
 	}
 	c := &Cluster{}
 	for i := range n {
-		nd := &Node{Name: fmt.Sprintf("node%d", i), HTTP: fmt.Sprintf("127.0.0.1:%d", port(i, 0)), gossip: fmt.Sprintf("127.0.0.1:%d", port(i, 2)), bin: bin, dir: t.TempDir()}
+		nd := &Node{Name: fmt.Sprintf("node%d", i), HTTP: fmt.Sprintf("127.0.0.1:%d", port(i, 0)), GRPC: fmt.Sprintf("127.0.0.1:%d", port(i, 1)), gossip: fmt.Sprintf("127.0.0.1:%d", port(i, 2)), bin: bin, dir: t.TempDir()}
 		nd.env = append(os.Environ(),
 			"PERSISTENCE_DATA_PATH="+filepath.Join(nd.dir, "data"),
 			"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true",
