@@ -491,7 +491,7 @@ func (s *Store) RepairReplica(ctx context.Context) ([]string, error) {
 	name := s.replica.Name()
 	n, err := s.push(ctx, ids)
 	if n > 0 {
-		did = append(did, fmt.Sprintf("pushed %d document(s) to %s", n, name))
+		did = append(did, fmt.Sprintf("brought %d document(s) up to date in %s", n, name))
 	}
 	if err != nil {
 		return did, err

@@ -7,9 +7,26 @@ import (
 	"testing"
 
 	"github.com/cite-rag/cite/answer/modeltest"
+	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 )
 
-func TestAskOffline(t *testing.T) {
+func TestAskOffline(t *testing.T) { testAskOffline(t, nil) }
+
+// TestAskWeaviate runs the ask tests with the chunks in a real one-node
+// Weaviate (--store through CITE_STORE): the same answers, the same
+// citations.
+func TestAskWeaviate(t *testing.T) {
+	c := weaviatetest.Start(t, 1)
+	t.Run("offline", func(t *testing.T) {
+		testAskOffline(t, map[string]string{"CITE_STORE": "weaviate://" + c.Addr() + "?collection=AskOffline"})
+	})
+	t.Run("model", func(t *testing.T) {
+		testAskModel(t, map[string]string{"CITE_STORE": "weaviate://" + c.Addr() + "?collection=AskModel"})
+	})
+}
+
+func testAskOffline(t *testing.T, vars map[string]string) {
+	cite := func(t *testing.T, args ...string) (int, string, string) { return citeEnv(t, vars, args...) }
 	idx := filepath.Join(t.TempDir(), "idx")
 	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
 		t.Fatal(errOut)
@@ -38,9 +55,11 @@ func TestAskOffline(t *testing.T) {
 
 // TestAskModel: cite ask with a model from CITE_MODEL and OPENAI_BASE_URL,
 // a tool call shown on stderr, the answer rendered on stdout.
-func TestAskModel(t *testing.T) {
+func TestAskModel(t *testing.T) { testAskModel(t, nil) }
+
+func testAskModel(t *testing.T, store map[string]string) {
 	idx := filepath.Join(t.TempDir(), "idx")
-	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+	if code, _, errOut := citeEnv(t, store, "index", "--index", idx, corpus); code != 0 {
 		t.Fatal(errOut)
 	}
 	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
@@ -48,6 +67,9 @@ func TestAskModel(t *testing.T) {
 		{Text: []string{"Checkpoints copy the WAL back [do", "c:1] [doc:42]."}},
 	}})
 	vars := map[string]string{"CITE_MODEL": "openai:m", "OPENAI_BASE_URL": srv.OpenAIBaseURL(), "OPENAI_API_KEY": "sk-do-not-print"}
+	for k, v := range store {
+		vars[k] = v
+	}
 	code, out, errOut := citeEnv(t, vars, "ask", "--index", idx, "--no-reference-list", "how do checkpoints work")
 	if code != 0 || !strings.HasPrefix(out, "Checkpoints copy the WAL back [1].") || strings.Contains(out, "References:") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cite-rag/cite/index"
@@ -190,3 +191,58 @@ func copyCorpus(t *testing.T) string {
 }
 
 var _ = context.Background
+
+// TestCheckRepair damages the collection behind cite's back (a listed chunk
+// deleted, a document deleted, a document the index does not have added)
+// and checks that cite check finds each, and cite check --repair mends
+// them all.
+func TestCheckRepair(t *testing.T) {
+	c := weaviatetest.Start(t, 1)
+	ctx := t.Context()
+	p := newPair(t, weaviate.Config{Addr: c.Addr(), Collection: "Repair"})
+	p.index(t, ingest.Options{}, copyCorpus(t))
+	p.check(t)
+	inv, err := p.remote.Inventory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for d := range inv.Documents {
+		docs = append(docs, d)
+	}
+	slices.Sort(docs)
+	if err := p.remote.RemoveChunks(ctx, inv.Documents[docs[0]][:1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.remote.Remove(ctx, docs[1:2]); err != nil {
+		t.Fatal(err)
+	}
+	fake := index.Document{ID: "00000000feedface", Source: "default", Path: "/nowhere/gone.md", Title: "Gone", Type: "markdown", Kind: index.KindFile, Hash: "x"}
+	fc := index.Chunk{ID: "00000000feedface00000000", DocumentID: fake.ID, Terms: "gone"}
+	fc.Text = "gone"
+	if err := p.remote.Push(ctx, []index.ReplicaDocument{{Document: fake, Chunks: []index.Chunk{fc}}}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := p.local.Check(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, pr := range rep.Problems {
+		found = append(found, pr.DocumentID+": "+pr.Problem)
+	}
+	for _, want := range []string{docs[0] + ": weaviate://" + c.Addr() + "/Repair lacks some of its chunks", docs[1] + ": missing from", fake.ID + ": deleted here but still in"} {
+		if !slices.ContainsFunc(found, func(f string) bool { return strings.HasPrefix(f, want) }) {
+			t.Errorf("check did not report %q; it found %q", want, found)
+		}
+	}
+	did, err := p.local.Repair(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("repaired: %q", did)
+	p.check(t)
+	if rep, err := p.local.Check(ctx); err != nil || !rep.OK() {
+		t.Fatalf("after repair: %v %+v", err, rep.Problems)
+	}
+}
