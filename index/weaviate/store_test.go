@@ -2,6 +2,7 @@ package weaviate_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -245,4 +246,51 @@ func TestCheckRepair(t *testing.T) {
 	if rep, err := p.local.Check(ctx); err != nil || !rep.OK() {
 		t.Fatalf("after repair: %v %+v", err, rep.Problems)
 	}
+}
+
+// TestClusterDown: with no cluster at the address, opening the store is an
+// error naming it; with the cluster stopped after cite attached it, a run
+// stores its changes locally, reports the documents it could not push and
+// keeps them pending, and the run after the cluster is back pushes them.
+func TestClusterDown(t *testing.T) {
+	ctx := t.Context()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	l.Close()
+	_, err = weaviate.Open(ctx, weaviate.Config{Addr: dead, Retries: 1})
+	if err == nil || !strings.Contains(err.Error(), "weaviate at "+dead) || !strings.Contains(err.Error(), "is the cluster up?") {
+		t.Fatalf("open with no cluster: %v", err)
+	}
+
+	c := weaviatetest.Start(t, 1)
+	p := newPair(t, weaviate.Config{Addr: c.Addr(), Collection: "Down"})
+	corpus := copyCorpus(t)
+	p.index(t, ingest.Options{}, corpus)
+	c.Nodes[0].Stop()
+	edited := filepath.Join(corpus, "honeybees.md")
+	if err := os.WriteFile(edited, []byte("# Bees\n\nThe okapi paragraph is new.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ingest.New(ctx, p.local, ingest.Options{Embedder: p.emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := ix.Index(ctx, corpus)
+	if err == nil || st.Failed != 1 || !strings.Contains(err.Error(), "weaviate at "+c.Addr()) {
+		t.Fatalf("run with the cluster down: %+v, %v", st, err)
+	}
+	pending, _ := p.local.PendingReplica(ctx)
+	d, derr := p.local.Document(ctx, "", edited)
+	if derr != nil || len(pending) != 1 || pending[0] != d.ID || d.Title != "Bees" {
+		t.Fatalf("after the failed push: pending %v, local document %+v %v", pending, d, derr)
+	}
+	restart(t, c, 0)
+	st = p.index(t, ingest.Options{}, corpus)
+	if st.Failed != 0 {
+		t.Fatalf("run with the cluster back: %+v", st)
+	}
+	p.check(t)
 }
