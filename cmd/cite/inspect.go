@@ -109,11 +109,17 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// documentFinder finds a document by id or path: an *index.Store, or what
+// searches read (flags.reader).
+type documentFinder interface {
+	Document(ctx context.Context, source, ref string) (index.Document, error)
+}
+
 // findDocument resolves a PATH or ID argument: an existing file is looked
 // up by its absolute path, anything else as given (a stored path, an id or
 // an id prefix), and then as a path escaped the way cite shows it
 // (index.EscapePath), absolute or relative to the working directory.
-func findDocument(ctx context.Context, st *index.Store, source, ref string) (index.Document, error) {
+func findDocument(ctx context.Context, st documentFinder, source, ref string) (index.Document, error) {
 	if _, err := os.Stat(ref); err == nil {
 		if abs, err := filepath.Abs(ref); err == nil {
 			d, err := st.Document(ctx, source, abs)

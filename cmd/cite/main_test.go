@@ -71,6 +71,11 @@ func TestCommandsWeaviate(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "Honeybee Colonies") {
 		t.Fatalf("search on a query node: exit %d\n%s%s", code, stdout, stderr)
 	}
+	bees, _ := filepath.Abs(filepath.Join(corpus, "honeybees.md"))
+	code, stdout, stderr = citeEnv(t, vars, "search", "--index", none, "--doc", bees, "--source", "default", "dance")
+	if code != 0 || !strings.Contains(stdout, "Honeybee Colonies") || strings.Contains(stdout, "\n2. ") {
+		t.Fatalf("search --doc on a query node: exit %d\n%s%s", code, stdout, stderr)
+	}
 	code, stdout, stderr = citeEnv(t, vars, "ask", "--index", none, "what is WAL mode in SQLite")
 	if code != 0 || !strings.Contains(stdout, "sqlite-wal.html") {
 		t.Fatalf("ask on a query node: exit %d\n%s%s", code, stdout, stderr)

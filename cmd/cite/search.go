@@ -68,7 +68,7 @@ of words (typos, inflections, identifiers), not meanings; index with
 		q.Filter.Sources = []string{*source}
 	}
 	if *doc != "" {
-		d, err := findDocument(ctx, st, *source, *doc)
+		d, err := findDocument(ctx, f.reader(st), *source, *doc)
 		if err != nil {
 			return err
 		}
