@@ -19,6 +19,7 @@ import (
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/provider"
 )
 
@@ -38,9 +39,11 @@ type ExtractiveOptions struct {
 	// MaxSentences caps the sentences of an answer (default
 	// [DefaultMaxSentences]).
 	MaxSentences int
-	// MinCoverage is the share of the question's weighted terms the best
-	// sentence must contain for the question to count as answered (default
-	// [DefaultMinCoverage]); below it the answer is [NothingFound].
+	// MinCoverage is the share of the question's weighted terms a sentence
+	// must contain for the question to count as answered (default
+	// [DefaultMinCoverage]); below it the answer is [NothingFound]. The
+	// first cited sentence reaches it with its neighbours in the paragraph,
+	// the others alone.
 	MinCoverage float64
 	// ReadSpan returns the raw bytes of ref.Span in ref's source, so that
 	// each quote gets its byte range in the source. The default,
@@ -68,25 +71,35 @@ type ExtractiveOptions struct {
 // ([citations.Invocation.SetQuote]) to the sentence's bytes in the source
 // file and their range, so the reference's link opens that sentence.
 //
-// Scoring: each sentence of each passage gets the share of the question's
-// weight it contains (its terms as stems, each weighted by inverse document
-// frequency, half over the candidate sentences and half over the whole index
-// when [ExtractiveOptions.TermStats] is set), with partial credit for words
-// spelled nearly as the question's, bonuses for matched terms close together
-// and in the question's order, for holding the kind of answer the question
-// asks for (a number for "how many", a date for "when", a name for "who" or
-// "where") beyond what the question already says, and for coming from a
-// higher-ranked passage, and penalties for long sentences, sentences that
-// add nothing to the question, headings and sentences cut by a chunk's edge.
-// The best sentence comes first. Up to MaxSentences-1 more follow, one per
-// passage (a reference carries one quote), if they score close to the best
-// or answer a part of the question the chosen ones leave out. The constants
-// were tuned on SQuAD with cite eval --answers.
+// Scoring: each sentence of each passage is described by features (the
+// feat constants) and scored by their weighted sum. The main one is the
+// share of the question's weight it contains (its terms as stems, each
+// weighted by inverse document frequency, half over the candidate sentences
+// and half over the whole index when [ExtractiveOptions.TermStats] is set);
+// the others add partial credit for words spelled nearly as the question's,
+// its words in the question's order, the same share weighted by idf over
+// the candidates alone and over the passages, what the previous sentence
+// adds (more when the sentence opens with "he", "this" or "the"), the BM25
+// score of its paragraph, the cosine of its hash embedding with the
+// question's, holding the kind of answer the question asks for (a number
+// for "how many", a date for "when", a name for "who" or "where") beyond
+// what the question already says and near its words, and the passage's
+// rank; and they penalize long sentences, sentences that add nothing to
+// the question and headings. The weights were fitted on SQuAD
+// ([defaultWeights]). A question counts as answered when a sentence holds
+// MinCoverage of its weight; a sentence can be cited when it and its
+// neighbours do. The best sentence comes first. Up to MaxSentences-1 more
+// follow, one per passage (a reference carries one quote), if they score
+// close to the best or answer a part of the question the chosen ones leave
+// out, each holding MinCoverage itself.
 //
 // An Extractive is safe for concurrent use.
 type Extractive struct {
 	opts ExtractiveOptions
 	w    weights
+	// inspect, when set (by tests), sees the scored candidates and their
+	// order, best first.
+	inspect func(cands []scored, order []int)
 }
 
 var _ provider.ChatModel = (*Extractive)(nil)
@@ -132,7 +145,7 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 		}
 		global = ts.IDF
 	}
-	picks := e.pick(question, inv.References(), global)
+	picks := e.pick(ctx, question, inv.References(), global)
 	if err := ctx.Err(); err != nil {
 		return provider.ChatResponse{}, err
 	}
@@ -211,31 +224,80 @@ func ReadFileSpan(_ context.Context, ref citations.Reference) ([]byte, error) {
 	return buf[:n], nil
 }
 
-// weights are the scoring constants, tuned on SQuAD (cite eval --answers).
+// weights are the scoring constants.
 type weights struct {
-	global    float64 // share of the index-wide idf in a term's weight
-	sentence  float64 // coverage of the question by the sentence
-	fuzzy     float64 // coverage by words spelled nearly as the question's
-	prox      float64 // matched terms over the words they span
-	window    float64 // by the sentence and its neighbours in the paragraph
-	paragraph float64 // by the sentence's paragraph (its line)
-	length    float64 // penalty per average length beyond the average
-	bigram    float64 // per adjacent pair of question terms in order
-	cue       float64 // sentence holds the kind of answer asked for
-	noCue     float64 // penalty: a typed question and no such answer
-	novelty   float64 // penalty: nothing beyond the question's own terms
-	rank      float64 // bonus of the first passage; decays as 1/rank
-	fragment  float64 // penalty: a sentence cut by the chunk's edge
-	heading   float64 // penalty: a heading-like line
-	follow    float64 // a further sentence scoring this share of the best is taken
-	related   float64 // one covering new question terms needs this share
+	global  float64 // share of the index-wide idf in a term's weight
+	follow  float64 // a further sentence scoring this share of the best is taken
+	related float64 // one covering new question terms needs this share
+	// feature weighs the features of a sentence (the feat constants): its
+	// score is their weighted sum.
+	feature [numFeatures]float64
 }
 
+// Features of a candidate sentence. Coverages are shares of the question's
+// weight: the idf of its terms, half over the candidate sentences and half
+// over the index.
+const (
+	featCoverage      = iota // coverage by the sentence's terms
+	featFuzzy                // coverage by words spelled nearly as the question's only
+	featProx                 // matched terms over the words they span
+	featLength               // words beyond the average, in averages
+	featBigrams              // adjacent pairs of question terms in order, up to 3
+	featBigramIDF            // the same, weighted by idf, up to 1
+	featSurface              // adjacent word pairs of the question, stopwords included, up to 4
+	featCount                // share of the question's terms, unweighted
+	featLocal                // coverage with idf over the candidate sentences alone
+	featTopic                // coverage with idf over the passages: what sets a passage apart
+	featNoNovelty            // nothing beyond the question's own terms
+	featCue                  // holds the kind of answer a typed question asks for
+	featNoCue                // a typed question and no such answer
+	featCueNear              // such an answer within 3 words of a question term
+	featWindow               // coverage added by the neighbours in the paragraph
+	featPrev                 // coverage added by the previous sentence of the paragraph
+	featAnaphoricPrev        // the same, for a sentence opening with "he", "this", "the"...
+	featParagraph            // BM25 of the paragraph over the best paragraph's
+	featVector               // cosine of the hash embeddings of question and sentence
+	featRank                 // 1/rank of the passage
+	featFirst                // from the first passage
+	featFragment             // cut by the chunk's edge
+	featHeading              // a heading-like line
+	numFeatures
+)
+
+// defaultWeights: the feature weights are a listwise logistic regression
+// (softmax over a question's candidate sentences, the coverage weight held
+// at 1) fitted on every fifth question of the shared SQuAD half, with
+// sentences holding a gold answer as the targets and, at half weight,
+// sentences of passages holding one (TestFitWeights); the other questions
+// check it. global, follow and related were tuned by hand with cite eval
+// --answers.
 var defaultWeights = weights{
-	global: 0.5, sentence: 1, fuzzy: 0.25, prox: 0.05, window: 0, paragraph: 0,
-	length: 0.05, bigram: 0.04, cue: 0.1, noCue: 0.05, novelty: 0.3,
-	rank: 0.15, fragment: 0.1, heading: 0.3,
-	follow: 0.75, related: 0.4,
+	global: 0.5, follow: 0.75, related: 0.4,
+	feature: [numFeatures]float64{
+		featCoverage:      1,
+		featFuzzy:         0.614,
+		featProx:          0.056,
+		featLength:        -0.024,
+		featBigrams:       -0.089,
+		featBigramIDF:     0.172,
+		featSurface:       0.051,
+		featCount:         -0.605,
+		featLocal:         0.630,
+		featTopic:         -0.275,
+		featNoNovelty:     -0.177,
+		featCue:           0.087,
+		featNoCue:         -0.087,
+		featCueNear:       0.067,
+		featWindow:        -0.037,
+		featPrev:          0.320,
+		featAnaphoricPrev: 0.217,
+		featParagraph:     0.289,
+		featVector:        0.418,
+		featRank:          0.123,
+		featFirst:         -0.022,
+		featFragment:      0.017,
+		featHeading:       -0.221,
+	},
 }
 
 // pick is one chosen sentence.
@@ -247,20 +309,21 @@ type pick struct {
 // scored is a candidate sentence.
 type scored struct {
 	sentence
-	ref     int      // position in refs
-	para    int      // paragraph number, unique across passages
-	terms   []string // index terms of the text, in order
-	novel   int      // content terms not in the question
+	ref     int              // position in refs
+	para    int              // paragraph number, unique across passages
+	toks    []analysis.Token // tokens of the text, spans in the passage
+	novel   int              // content terms not in the question
 	matched map[string]struct{}
 	fuzzy   map[string]struct{} // question terms matched by a near spelling
 	prox    float64             // matched terms over the words they span
 	cov     float64             // share of the question's weight in the sentence
+	feat    [numFeatures]float64
 	score   float64
 }
 
 // pick chooses the answer's sentences, best first; none when nothing is
 // relevant.
-func (e *Extractive) pick(question string, refs []citations.Reference, global func(string) float64) []pick {
+func (e *Extractive) pick(ctx context.Context, question string, refs []citations.Reference, global func(string) float64) []pick {
 	qlist := analysis.AnalyzeQuery(question)
 	qterms := uniqueTerms(qlist)
 	if len(qterms) == 0 || len(refs) == 0 {
@@ -271,6 +334,11 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 	pairs := map[[2]string]bool{}
 	for j := 1; j < len(qlist); j++ {
 		pairs[[2]string{qlist[j-1], qlist[j]}] = true
+	}
+	all := analysis.Analyze(question) // stopwords too
+	surface := map[[2]string]bool{}
+	for j := 1; j < len(all); j++ {
+		surface[[2]string{all[j-1], all[j]}] = true
 	}
 
 	var cands []scored
@@ -291,15 +359,15 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 			for ti < len(toks) && toks[ti].Start < s.start {
 				ti++
 			}
+			t0 := ti
 			for ; ti < len(toks) && toks[ti].End <= s.end; ti++ {
 				t := toks[ti].Term
-				c.terms = append(c.terms, t)
 				if _, ok := qterms[t]; ok {
 					c.matched[t] = struct{}{}
 					if first < 0 {
-						first = len(c.terms) - 1
+						first = ti - t0
 					}
-					last = len(c.terms) - 1
+					last = ti - t0
 				} else if _, ok := content[t]; ok {
 					c.novel++
 					if q := nearTerm(t, qterms); q != "" {
@@ -307,6 +375,7 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 					}
 				}
 			}
+			c.toks = toks[t0:ti]
 			if first >= 0 {
 				c.prox = float64(len(c.matched)) / float64(last-first+1)
 			}
@@ -321,39 +390,37 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 	if len(cands) == 0 {
 		return nil
 	}
-	// Inverse document frequencies over the candidate sentences.
+	// Inverse document frequencies over the candidate sentences (local),
+	// mixed with the index's (idf), and over the passages (pidf).
 	df := map[string]int{}
+	pdf := map[string]int{}
 	total := 0
+	inPassage := map[[2]any]bool{}
 	for _, c := range cands {
-		total += len(c.terms)
+		total += len(c.toks)
 		for t := range c.matched {
 			df[t]++
+			if k := [2]any{c.ref, t}; !inPassage[k] {
+				inPassage[k] = true
+				pdf[t]++
+			}
 		}
 	}
 	avg := max(float64(total)/float64(len(cands)), 1)
-	n := float64(len(cands))
 	w := e.w
-	idf := map[string]float64{}
-	var qweight float64
+	local, idf, pidf := map[string]float64{}, map[string]float64{}, map[string]float64{}
 	for t := range qterms {
-		idf[t] = math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
+		local[t] = analysis.IDF(len(cands), df[t])
+		idf[t] = local[t]
 		if global != nil {
-			idf[t] = (1-w.global)*idf[t] + w.global*global(t)
+			idf[t] = (1-w.global)*local[t] + w.global*global(t)
 		}
-		qweight += idf[t]
+		pidf[t] = analysis.IDF(len(refs), pdf[t])
 	}
-	fuzzy := func(c *scored) float64 {
-		var m float64
-		for t := range c.fuzzy {
-			if _, ok := c.matched[t]; !ok {
-				m += idf[t]
-			}
-		}
-		return m / qweight
-	}
-	weigh := func(sets ...map[string]struct{}) float64 {
-		var m float64
+	share := func(idf map[string]float64, sets ...map[string]struct{}) float64 {
+		var m, all float64
 		for t := range qterms {
+			all += idf[t]
 			for _, s := range sets {
 				if _, ok := s[t]; ok {
 					m += idf[t]
@@ -361,77 +428,126 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 				}
 			}
 		}
-		return m / qweight
-	}
-	// The matched terms of each paragraph.
-	paras := map[int]map[string]struct{}{}
-	for _, c := range cands {
-		pm := paras[c.para]
-		if pm == nil {
-			pm = map[string]struct{}{}
-			paras[c.para] = pm
+		if all == 0 {
+			return 0
 		}
-		for t := range c.matched {
-			pm[t] = struct{}{}
-		}
+		return m / all
 	}
+	weigh := func(sets ...map[string]struct{}) float64 { return share(idf, sets...) }
+	paraBM := paragraphBM25(cands, qterms, idf)
+	// The hash embeddings of the question and of the sentences that match it.
+	var texts []string
+	var bestCov float64
+	for i := range cands {
+		cands[i].cov = weigh(cands[i].matched)
+		bestCov = max(bestCov, cands[i].cov)
+	}
+	if bestCov < e.opts.MinCoverage {
+		return nil // no sentence covers enough of the question
+	}
+	// A sentence is citable when it matches the question and, with its
+	// neighbours in the paragraph, covers enough of it.
+	citable := make([]bool, len(cands))
 	for i := range cands {
 		c := &cands[i]
-		c.cov = weigh(c.matched)
 		if c.cov == 0 {
 			continue
 		}
-		score := w.sentence*c.cov + w.fuzzy*fuzzy(c) + w.prox*c.prox
-		if w.window != 0 {
-			win := []map[string]struct{}{c.matched}
-			if i > 0 && cands[i-1].para == c.para {
-				win = append(win, cands[i-1].matched)
-			}
-			if i+1 < len(cands) && cands[i+1].para == c.para {
-				win = append(win, cands[i+1].matched)
-			}
-			score += w.window * weigh(win...)
+		win := []map[string]struct{}{c.matched}
+		if i > 0 && cands[i-1].para == c.para {
+			win = append(win, cands[i-1].matched)
 		}
-		if w.paragraph != 0 {
-			score += w.paragraph * weigh(paras[c.para])
+		if i+1 < len(cands) && cands[i+1].para == c.para {
+			win = append(win, cands[i+1].matched)
 		}
-		// Long sentences match more by chance.
-		score -= w.length * max(0, float64(len(c.terms))/avg-1)
-		// Question terms adjacent and in order in the sentence too.
-		var bigrams int
-		for j := 1; j < len(c.terms); j++ {
-			if pairs[[2]string{c.terms[j-1], c.terms[j]}] {
+		if weigh(win...) >= e.opts.MinCoverage {
+			citable[i] = true
+			texts = append(texts, c.text)
+		}
+	}
+	qvec, vecs := e.embed(ctx, question, texts, idf)
+	for i := range cands {
+		c := &cands[i]
+		if !citable[i] {
+			c.score = math.Inf(-1)
+			continue
+		}
+		f := &c.feat
+		f[featCoverage] = c.cov
+		fuzzyOnly := map[string]struct{}{}
+		for t := range c.fuzzy {
+			if _, ok := c.matched[t]; !ok {
+				fuzzyOnly[t] = struct{}{}
+			}
+		}
+		f[featFuzzy] = weigh(fuzzyOnly)
+		f[featProx] = c.prox
+		f[featLength] = max(0, float64(len(c.toks))/avg-1)
+		var bigrams, surf int
+		var bidf float64
+		for j := 1; j < len(c.toks); j++ {
+			a, b := c.toks[j-1].Term, c.toks[j].Term
+			if pairs[[2]string{a, b}] {
 				bigrams++
+				bidf += idf[a] + idf[b]
+			}
+			if surface[[2]string{a, b}] {
+				surf++
 			}
 		}
-		score += w.bigram * float64(min(bigrams, 3))
-		if c.novel == 0 {
-			score -= w.novelty
+		var qsum float64
+		for t := range qterms {
+			qsum += idf[t]
 		}
+		f[featBigrams] = float64(min(bigrams, 3))
+		f[featBigramIDF] = min(bidf/qsum, 1)
+		f[featSurface] = float64(min(surf, 4))
+		f[featCount] = float64(len(c.matched)) / float64(len(qterms))
+		f[featLocal] = share(local, c.matched)
+		f[featTopic] = share(pidf, c.matched)
+		f[featNoNovelty] = b2f(c.novel == 0)
 		if cue != cueNone {
-			if hasCue(c.text, cue, qwords) {
-				score += w.cue
-			} else {
-				score -= w.noCue
+			has := hasCue(c.text, cue, qwords)
+			f[featCue], f[featNoCue] = b2f(has), b2f(!has)
+			f[featCueNear] = b2f(has && cueNear(refs[c.ref].Passage, c.toks, cue, qwords, qterms, 3))
+		}
+		win := []map[string]struct{}{c.matched}
+		if i > 0 && cands[i-1].para == c.para {
+			win = append(win, cands[i-1].matched)
+			f[featPrev] = weigh(c.matched, cands[i-1].matched) - c.cov
+			if anaphoric(refs[c.ref].Passage, c.toks) {
+				f[featAnaphoricPrev] = f[featPrev]
 			}
 		}
-		score += w.rank / float64(c.ref+1)
-		if c.fragment {
-			score -= w.fragment
+		if i+1 < len(cands) && cands[i+1].para == c.para {
+			win = append(win, cands[i+1].matched)
 		}
-		if c.heading {
-			score -= w.heading
+		f[featWindow] = weigh(win...) - c.cov
+		f[featParagraph] = paraBM[c.para]
+		if qvec != nil {
+			f[featVector] = dot(qvec, vecs[0])
+			vecs = vecs[1:]
 		}
-		c.score = score
+		f[featRank] = 1 / float64(c.ref+1)
+		f[featFirst] = b2f(c.ref == 0)
+		f[featFragment] = b2f(c.fragment)
+		f[featHeading] = b2f(c.heading)
+		for j, v := range f {
+			c.score += w.feature[j] * v
+		}
 	}
 	order := make([]int, len(cands))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cands[b].score, cands[a].score) })
+	if e.inspect != nil {
+		e.inspect(cands, order)
+	}
 	best := cands[order[0]]
-	if best.cov < e.opts.MinCoverage {
-		return nil
+	var qweight float64
+	for t := range qterms {
+		qweight += idf[t]
 	}
 	out := []pick{{ref: refs[best.ref], sent: best.sentence}}
 	// Further sentences: close to the best, or answering a part of the
@@ -464,6 +580,107 @@ func (e *Extractive) pick(question string, refs []citations.Reference, global fu
 		out = append(out, pick{ref: refs[c.ref], sent: c.sentence})
 	}
 	return out
+}
+
+// hashEmbedder embeds sentences for [featVector]: the built-in hash
+// embedder, offline and deterministic.
+var hashEmbedder, _ = embed.New("hash", embed.Config{})
+
+// embed returns the hash embeddings of question, its terms weighed by idf,
+// and of texts; nil ones when the embedder fails.
+func (e *Extractive) embed(ctx context.Context, question string, texts []string, idf map[string]float64) ([]float32, [][]float32) {
+	if hashEmbedder == nil || len(texts) == 0 {
+		return nil, nil
+	}
+	q, err := hashEmbedder.EmbedQuery(ctx, question, func(t string) float64 {
+		if v, ok := idf[t]; ok {
+			return v
+		}
+		return 1
+	})
+	if err != nil {
+		return nil, nil
+	}
+	vs, err := hashEmbedder.EmbedDocuments(ctx, texts)
+	if err != nil {
+		return nil, nil
+	}
+	return q, vs
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range min(len(a), len(b)) {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+// paragraphBM25 returns the BM25 score of each paragraph of cands for the
+// question's terms, over the best paragraph's.
+func paragraphBM25(cands []scored, qterms map[string]struct{}, idf map[string]float64) map[int]float64 {
+	const k1, b = 1.2, 0.75
+	tf := map[int]map[string]int{}
+	dl := map[int]int{}
+	for _, c := range cands {
+		if tf[c.para] == nil {
+			tf[c.para] = map[string]int{}
+		}
+		dl[c.para] += len(c.toks)
+		for _, t := range c.toks {
+			if _, ok := qterms[t.Term]; ok {
+				tf[c.para][t.Term]++
+			}
+		}
+	}
+	var avg float64
+	for _, n := range dl {
+		avg += float64(n)
+	}
+	avg = max(avg/float64(len(dl)), 1)
+	out := map[int]float64{}
+	var best float64
+	for p, m := range tf {
+		norm := k1 * (1 - b + b*float64(dl[p])/avg)
+		var s float64
+		for t, n := range m {
+			x := float64(n)
+			s += idf[t] * x * (k1 + 1) / (x + norm)
+		}
+		out[p] = s
+		best = max(best, s)
+	}
+	if best > 0 {
+		for p := range out {
+			out[p] /= best
+		}
+	}
+	return out
+}
+
+// referring are the words that, among a sentence's first three, make it
+// lean on the one before ("He died in 1259.").
+var referring = map[string]bool{
+	"he": true, "she": true, "it": true, "they": true, "his": true, "her": true, "its": true,
+	"their": true, "him": true, "them": true, "this": true, "these": true, "that": true, "those": true, "the": true,
+}
+
+// anaphoric reports whether one of the first three words of the sentence
+// with tokens toks of text refers back.
+func anaphoric(text string, toks []analysis.Token) bool {
+	for _, t := range toks[:min(3, len(toks))] {
+		if referring[strings.ToLower(text[t.Start:t.End])] {
+			return true
+		}
+	}
+	return false
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // nearTerm returns the question term t is a near spelling of: one sharing
@@ -694,7 +911,31 @@ func questionCue(q string) cue {
 	case has("who"), has("whom"), has("whose"), has("where"):
 		return cueName
 	}
+	// "what day", "which company": the word after the question word.
+	for i, w := range ws[:max(len(ws)-1, 0)] {
+		if w != "what" && w != "which" {
+			continue
+		}
+		if c, ok := headCues[strings.Trim(ws[i+1], "?,.\"'")]; ok {
+			return c
+		}
+		break
+	}
 	return cueNone
+}
+
+// headCues are the kinds of answer of "what X" and "which X" questions.
+var headCues = map[string]cue{
+	"day": cueDate, "month": cueDate, "date": cueDate, "period": cueDate, "era": cueDate, "time": cueDate, "years": cueDate,
+	"number": cueNumber, "amount": cueNumber, "size": cueNumber, "population": cueNumber, "age": cueNumber,
+	"cost": cueNumber, "price": cueNumber, "temperature": cueNumber, "distance": cueNumber, "length": cueNumber,
+	"height": cueNumber, "rate": cueNumber, "score": cueNumber, "speed": cueNumber, "weight": cueNumber,
+	"company": cueName, "country": cueName, "team": cueName, "city": cueName, "network": cueName,
+	"person": cueName, "player": cueName, "doctor": cueName, "group": cueName, "language": cueName,
+	"university": cueName, "organization": cueName, "state": cueName, "river": cueName, "town": cueName,
+	"station": cueName, "channel": cueName, "dynasty": cueName, "band": cueName, "king": cueName,
+	"president": cueName, "emperor": cueName, "church": cueName, "island": cueName, "region": cueName,
+	"nationality": cueName, "venue": cueName, "stadium": cueName, "author": cueName, "scientist": cueName,
 }
 
 var numberWords = map[string]bool{
@@ -745,6 +986,43 @@ func hasCue(sentence string, c cue, qwords map[string]bool) bool {
 			}
 		case cueName:
 			if i > 0 && unicode.IsUpper(first) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cueNear reports whether the sentence with tokens toks of text holds a new
+// answer of kind c within win words of a term of the question.
+func cueNear(text string, toks []analysis.Token, c cue, qwords map[string]bool, qterms map[string]struct{}, win int) bool {
+	lastQ, lastCue := -win-1, -win-1
+	for i, t := range toks {
+		w := text[t.Start:t.End]
+		lw := strings.ToLower(w)
+		if _, ok := qterms[t.Term]; ok {
+			lastQ = i
+			if i-lastCue <= win {
+				return true
+			}
+			continue
+		}
+		if qwords[lw] {
+			continue
+		}
+		first, _ := utf8.DecodeRuneInString(w)
+		is := false
+		switch c {
+		case cueNumber:
+			is = unicode.IsDigit(first) || numberWords[lw]
+		case cueDate:
+			is = months[lw] || isYear(w)
+		case cueName:
+			is = i > 0 && unicode.IsUpper(first)
+		}
+		if is {
+			lastCue = i
+			if i-lastQ <= win {
 				return true
 			}
 		}
