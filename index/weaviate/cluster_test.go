@@ -103,7 +103,22 @@ func TestClusterFaults(t *testing.T) {
 		}
 		done <- st
 	}()
-	time.Sleep(1500 * time.Millisecond)
+	// Kill once the run has stored a few documents, whatever the speed
+	// of the machine.
+	for {
+		docs, err := p.local.Documents(ctx, "conceptual")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(docs) >= 5 {
+			break
+		}
+		select {
+		case st := <-done:
+			t.Fatalf("the run ended before the kill: %+v", st)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 	c.Nodes[1].Kill()
 	killed := time.Now()
 	st = <-done
