@@ -18,6 +18,8 @@ import (
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/index/weaviate"
+	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/provider"
 )
@@ -45,11 +47,23 @@ var corpus = map[string]map[string]string{
 // store.
 func newIndex(t *testing.T, emb *embed.Embedder) *index.Store {
 	t.Helper()
+	return newIndexWith(t, emb, nil)
+}
+
+// newIndexWith is newIndex with a replica attached before indexing (nil:
+// none).
+func newIndexWith(t *testing.T, emb *embed.Embedder, r index.Replica) *index.Store {
+	t.Helper()
 	st, err := index.Open(t.Context(), filepath.Join(t.TempDir(), "idx"), index.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	if r != nil {
+		if err := st.SetReplica(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if emb == nil {
 		if emb, err = embed.New("hash", embed.Config{}); err != nil {
 			t.Fatal(err)
@@ -96,9 +110,35 @@ func paths(hits []Hit) []string {
 	return out
 }
 
-func TestSearch(t *testing.T) {
-	st := newIndex(t, nil)
-	s := newSearcher(t, st)
+func TestSearch(t *testing.T) { testSearch(t, newSearcher(t, newIndex(t, nil))) }
+
+// TestSearchWeaviate runs TestSearch's table over the same corpus in a real
+// one-node Weaviate (package index/weaviate): the searcher reads the
+// collection, not the index folder.
+func TestSearchWeaviate(t *testing.T) {
+	c := weaviatetest.Start(t, 1)
+	w, err := weaviate.Open(t.Context(), weaviate.Config{Addr: c.Addr(), Collection: "SearchTable"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newIndexWith(t, nil, w)
+	time.Sleep(2 * time.Second) // Weaviate's memtables flushed (see index/weaviate)
+	info, err := w.Embedder(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, err := embed.New(info.Name, embed.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(t.Context(), w, emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testSearch(t, s)
+}
+
+func testSearch(t *testing.T, s *Searcher) {
 	for _, tc := range []struct {
 		name  string
 		q     Query
