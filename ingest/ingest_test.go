@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/weaviate"
+	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -148,9 +150,26 @@ func checkIndex(t *testing.T, st *index.Store) {
 	}
 }
 
-func TestIndexIncremental(t *testing.T) {
-	ctx := t.Context()
+func TestIndexIncremental(t *testing.T) { testIndexIncremental(t, newStore(t)) }
+
+// TestIndexIncrementalWeaviate runs TestIndexIncremental with a real
+// one-node Weaviate attached as the index's replica: after every step the
+// collection holds exactly what the index holds (checkIndex compares them).
+func TestIndexIncrementalWeaviate(t *testing.T) {
+	c := weaviatetest.Start(t, 1)
+	w, err := weaviate.Open(t.Context(), weaviate.Config{Addr: c.Addr(), Collection: "Incremental"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := newStore(t)
+	if err := st.SetReplica(t.Context(), w); err != nil {
+		t.Fatal(err)
+	}
+	testIndexIncremental(t, st)
+}
+
+func testIndexIncremental(t *testing.T, st *index.Store) {
+	ctx := t.Context()
 	fsys := corpus()
 	paths := []string{"docs/a.md", "docs/b.html", "docs/c.txt"}
 	if s, _, err := run(t, st, fsys, Options{}, paths...); err != nil || s.Added != 3 {
@@ -203,6 +222,7 @@ func TestIndexIncremental(t *testing.T) {
 		if err != nil || s.Updated != 3 {
 			t.Fatalf("stats = %+v, %v", s, err)
 		}
+		checkIndex(t, st)
 	})
 	t.Run("became empty", func(t *testing.T) {
 		fsys["docs/c.txt"] = &fstest.MapFile{Data: nil, ModTime: t0.Add(3 * time.Hour)}
@@ -213,6 +233,7 @@ func TestIndexIncremental(t *testing.T) {
 		if _, err := st.Document(ctx, "", "docs/c.txt"); !errors.Is(err, index.ErrNotFound) {
 			t.Fatalf("stale document kept: %v", err)
 		}
+		checkIndex(t, st)
 	})
 	t.Run("deleted and pruned", func(t *testing.T) {
 		delete(fsys, "docs/b.html")
