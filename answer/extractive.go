@@ -780,7 +780,10 @@ func splitSentences(text string) []sentence {
 		first, _ := utf8.DecodeRuneInString(s.text)
 		last, _ := utf8.DecodeLastRuneInString(s.text)
 		closed := strings.ContainsRune(".!?…。！？:;\"'”’)", last)
-		if !closed && len(strings.Fields(s.text)) < 10 {
+		// A short line without closing punctuation is a heading; a line
+		// of fewer than four words, closed or not, is no sentence either
+		// (a line of code: "PRAGMA journal_mode=WAL;").
+		if n := len(strings.Fields(s.text)); (!closed && n < 10) || n < 4 {
 			s.heading = true
 		}
 		if (start == 0 && unicode.IsLower(first)) || (end == len(text) && !closed) {
