@@ -81,6 +81,7 @@ type Node struct {
 	env      []string
 	mu       sync.Mutex
 	cmd      *exec.Cmd
+	exitErr  error      // how the last process ended, once done is closed
 	logMu    sync.Mutex // guards log
 	log      *bytes.Buffer
 	done     chan struct{}
@@ -227,7 +228,13 @@ func (nd *Node) Start() error {
 	}
 	nd.cmd, nd.done = cmd, make(chan struct{})
 	done := nd.done
-	go func() { cmd.Wait(); close(done) }()
+	go func() {
+		err := cmd.Wait()
+		nd.mu.Lock()
+		nd.exitErr = err
+		nd.mu.Unlock()
+		close(done)
+	}()
 	return nil
 }
 
@@ -286,7 +293,10 @@ func (nd *Node) WaitReady(ctx context.Context) error {
 		case <-ctx.Done():
 			return fmt.Errorf("%s at %s not ready: %w\n%s", nd.Name, nd.HTTP, ctx.Err(), nd.tail())
 		case <-nd.done:
-			return fmt.Errorf("%s at %s exited before it was ready:\n%s", nd.Name, nd.HTTP, nd.tail())
+			nd.mu.Lock()
+			err := nd.exitErr
+			nd.mu.Unlock()
+			return fmt.Errorf("%s at %s exited before it was ready (%v):\n%s", nd.Name, nd.HTTP, err, nd.tail())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
