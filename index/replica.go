@@ -156,7 +156,13 @@ func markPending(ctx context.Context, tx *sql.Tx, ids []string) error {
 	if err != nil || cur == "" {
 		return err
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO meta (key, value) VALUES (? || ?, '')`)
+	return eachPending(ctx, tx, `INSERT OR IGNORE INTO meta (key, value) VALUES (? || ?, '')`, ids)
+}
+
+// eachPending runs stmt, with the pending-key prefix and a document id,
+// for each of ids.
+func eachPending(ctx context.Context, tx *sql.Tx, query string, ids []string) error {
+	stmt, err := tx.PrepareContext(ctx, query)
 	if err != nil {
 		return err
 	}
@@ -296,17 +302,7 @@ func (s *Store) clearPending(ctx context.Context, ids []string) error {
 		return nil
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `DELETE FROM meta WHERE key = ? || ?`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, id := range ids {
-			if _, err := stmt.ExecContext(ctx, metaPending, id); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachPending(ctx, tx, `DELETE FROM meta WHERE key = ? || ?`, ids)
 	})
 }
 

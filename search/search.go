@@ -304,6 +304,14 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 	default:
 		ranked = s.Fusion.fuse(bm, vec)
 	}
+	return s.finish(ctx, res, ranked, k, q)
+}
+
+// finish reads the hits of the ranked candidates into res. A search that
+// found nothing checks its filter, so that a filter by a data source or
+// document the index does not have is an error.
+func (s *Searcher) finish(ctx context.Context, res *Result, ranked []candidate, k int, q Query) (*Result, error) {
+	var err error
 	if res.Hits, err = s.hits(ctx, ranked, k, q.PerDocument, q.Filter.Sources); err != nil {
 		return nil, err
 	}
@@ -317,7 +325,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 
 // searchHybrid runs a hybrid search that the index fuses itself.
 func (s *Searcher) searchHybrid(ctx context.Context, h index.HybridSearcher, q Query, filter index.Filter, k, depth int, res *Result) (*Result, error) {
-	qv, err := s.queryVector(ctx, q.Text)
+	qv, _, err := s.queryVector(ctx, q.Text)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -337,34 +345,27 @@ func (s *Searcher) searchHybrid(ctx context.Context, h index.HybridSearcher, q Q
 	for i, r := range rs {
 		ranked[i] = candidate{rowid: r.Chunk, score: r.Score}
 	}
-	if res.Hits, err = s.hits(ctx, ranked, k, q.PerDocument, q.Filter.Sources); err != nil {
-		return nil, err
-	}
-	if len(res.Hits) == 0 {
-		if err := s.checkFilter(ctx, q.Filter); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return s.finish(ctx, res, ranked, k, q)
 }
 
-// queryVector embeds a query (nil when it has nothing to embed).
-func (s *Searcher) queryVector(ctx context.Context, text string) ([]float32, error) {
+// queryVector embeds a query (nil when it has nothing to embed), with the
+// term statistics that weighted it.
+func (s *Searcher) queryVector(ctx context.Context, text string) ([]float32, index.TermStats, error) {
 	if s.embErr != nil {
-		return nil, s.embErr
+		return nil, index.TermStats{}, s.embErr
 	}
 	if s.emb == nil {
-		return nil, ErrNoEmbedder
+		return nil, index.TermStats{}, ErrNoEmbedder
 	}
 	ts, err := s.store.TermStats(ctx, analysis.QueryTerms(text))
 	if err != nil {
-		return nil, err
+		return nil, ts, err
 	}
 	qv, err := s.emb.EmbedQuery(ctx, text, ts.IDF)
 	if errors.Is(err, embed.ErrEmptyText) {
-		return nil, nil
+		return nil, ts, nil
 	}
-	return qv, err
+	return qv, ts, err
 }
 
 // narrow returns f without its data sources when they are all the index
@@ -459,22 +460,8 @@ func (f Fusion) Rank(bm, vec []index.Scored) []index.Scored {
 // searchVectors embeds the query and searches the vectors. It returns a
 // warning when some chunks of the index have no vector.
 func (s *Searcher) searchVectors(ctx context.Context, text string, f index.Filter, depth int) ([]index.Scored, *Warning, error) {
-	if s.embErr != nil {
-		return nil, nil, s.embErr
-	}
-	if s.emb == nil {
-		return nil, nil, ErrNoEmbedder
-	}
-	terms := analysis.QueryTerms(text)
-	ts, err := s.store.TermStats(ctx, terms)
-	if err != nil {
-		return nil, nil, err
-	}
-	qv, err := s.emb.EmbedQuery(ctx, text, ts.IDF)
-	if errors.Is(err, embed.ErrEmptyText) {
-		return nil, nil, nil
-	}
-	if err != nil {
+	qv, ts, err := s.queryVector(ctx, text)
+	if err != nil || qv == nil {
 		return nil, nil, err
 	}
 	rs, err := s.store.SearchVectors(ctx, qv, f, depth)
