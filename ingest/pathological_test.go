@@ -224,11 +224,23 @@ func TestPathologicalLinear(t *testing.T) {
 	for _, name := range pathologicalNames {
 		t.Run(name, func(t *testing.T) {
 			var perByte [2]float64
+			// Under the race detector the count also takes in what other
+			// goroutines allocate meanwhile (20 to 44 bytes per byte for
+			// the same 64 KB line): the least of three runs is the one
+			// that measures indexing alone.
+			runs := 1
+			if raceEnabled {
+				runs = 3
+			}
 			for i, size := range []int{small, large} {
 				src := pathological[name](size)
-				before := heapAllocBytes()
-				indexTime(t, name+pathologicalExt(name), src)
-				perByte[i] = float64(heapAllocBytes()-before) / float64(len(src))
+				for r := range runs {
+					before := heapAllocBytes()
+					indexTime(t, name+pathologicalExt(name), src)
+					if b := float64(heapAllocBytes()-before) / float64(len(src)); r == 0 || b < perByte[i] {
+						perByte[i] = b
+					}
+				}
 			}
 			t.Logf("%.1f bytes allocated per byte of input at %d KB, %.1f at %d KB", perByte[0], small>>10, perByte[1], large>>10)
 			if growth := perByte[1] * float64(large) / (perByte[0] * float64(small)); growth > 6 {
