@@ -12,6 +12,7 @@ import (
 
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/provider"
 )
 
@@ -347,4 +348,19 @@ func ExampleExtractive() {
 	// References:
 	//
 	// 1. SQLite notes
+}
+
+func TestDropTypeWords(t *testing.T) {
+	for _, tc := range []struct{ question, want string }{
+		{"How old was Newton during Super Bowl 50?", "newton super bowl 50"},
+		{"How many yards did he run?", "yard run"},
+		{"How long is the old bridge?", "old bridg"},
+		{"What is the old name of the city?", "old name citi"},
+		{"How old?", "old"}, // nothing else left: the terms stay
+	} {
+		got := strings.Join(dropTypeWords(tc.question, analysis.AnalyzeQuery(tc.question)), " ")
+		if got != tc.want {
+			t.Errorf("dropTypeWords(%q) = %q, want %q", tc.question, got, tc.want)
+		}
+	}
 }

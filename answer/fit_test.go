@@ -107,6 +107,9 @@ func TestFitWeights(t *testing.T) {
 	e.w.feature = fitSoftmax(qs, init, 0.5, 0.001, 300)
 	sample, rest, _ = run()
 	t.Logf("fitted:  sample %v; rest %v", sample, rest)
+	e.w.feature = refineTop(qs, e.w.feature, 4)
+	sample, rest, _ = run()
+	t.Logf("refined: sample %v; rest %v", sample, rest)
 	var b strings.Builder
 	for k, v := range e.w.feature {
 		fmt.Fprintf(&b, "\t\t%s: %.3f,\n", featNames[k], v)
@@ -184,6 +187,51 @@ func fitSoftmax(qs []fitQuestion, w [numFeatures]float64, lamP, l2 float64, iter
 			mh := m[k] / (1 - math.Pow(b1, float64(it)))
 			vh := v[k] / (1 - math.Pow(b2, float64(it)))
 			w[k] -= lr * mh / (math.Sqrt(vh) + 1e-8)
+		}
+	}
+	return w
+}
+
+// refineTop adjusts w, one weight at a time in small steps, for as long
+// as a step raises the shares of the sample questions whose best candidate
+// holds a gold answer and whose best candidate's passage holds one, summed:
+// what the softmax only stands in for. The coverage weight stays as it is.
+func refineTop(qs []fitQuestion, w [numFeatures]float64, rounds int) [numFeatures]float64 {
+	top := func(w [numFeatures]float64) int {
+		var hits int
+		for _, q := range qs {
+			if !q.sample {
+				continue
+			}
+			bi, bs := -1, math.Inf(-1)
+			for j, f := range q.feats {
+				var s float64
+				for k := range f {
+					s += w[k] * f[k]
+				}
+				if s > bs {
+					bi, bs = j, s
+				}
+			}
+			if bi >= 0 {
+				hits += int(b2f(q.pass[bi]) + b2f(q.sent[bi]))
+			}
+		}
+		return hits
+	}
+	best := top(w)
+	for range rounds {
+		for k := range w {
+			if k == featCoverage {
+				continue
+			}
+			for _, d := range []float64{-0.2, -0.1, -0.05, -0.02, 0.02, 0.05, 0.1, 0.2} {
+				w2 := w
+				w2[k] += d
+				if h := top(w2); h > best {
+					best, w = h, w2
+				}
+			}
 		}
 	}
 	return w
