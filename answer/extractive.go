@@ -82,8 +82,9 @@ type ExtractiveOptions struct {
 // adds (more when the sentence opens with "he", "this" or "the"), the BM25
 // score of its paragraph, the cosine of its hash embedding with the
 // question's, holding the kind of answer the question asks for (a number
-// for "how many", a date for "when", a name for "who" or "where") beyond
-// what the question already says and near its words, and the passage's
+// for "how many", a date for "when", a name for "who", a name after "in"
+// or "at" for "where") beyond what the question already says and near its
+// words, and the passage's
 // rank; and they penalize long sentences, sentences that add nothing to
 // the question and headings. The weights were fitted on SQuAD
 // ([defaultWeights]). A question counts as answered when a sentence holds
@@ -886,7 +887,8 @@ const (
 	cueNone   cue = iota
 	cueNumber     // how many, how much, what percentage
 	cueDate       // when, what year
-	cueName       // who, whom, whose, where
+	cueName       // who, whom, whose
+	cuePlace      // where: a name after in, at, near...
 )
 
 func questionCue(q string) cue {
@@ -912,8 +914,10 @@ func questionCue(q string) cue {
 		return cueNumber
 	case has("when"), has("what", "year"), has("which", "year"), has("what", "century"), has("what", "date"), has("what", "decade"):
 		return cueDate
-	case has("who"), has("whom"), has("whose"), has("where"):
+	case has("who"), has("whom"), has("whose"):
 		return cueName
+	case has("where"):
+		return cuePlace
 	}
 	// "what day", "which company": the word after the question word.
 	for i, w := range ws[:max(len(ws)-1, 0)] {
@@ -992,6 +996,10 @@ func hasCue(sentence string, c cue, qwords map[string]bool) bool {
 			if i > 0 && unicode.IsUpper(first) {
 				return true
 			}
+		case cuePlace:
+			if i > 0 && unicode.IsUpper(first) && locative(ws[max(i-2, 0):i]) {
+				return true
+			}
 		}
 	}
 	return false
@@ -1023,6 +1031,8 @@ func cueNear(text string, toks []analysis.Token, c cue, qwords map[string]bool, 
 			is = months[lw] || isYear(w)
 		case cueName:
 			is = i > 0 && unicode.IsUpper(first)
+		case cuePlace:
+			is = i > 0 && unicode.IsUpper(first) && locative(wordsOf(text, toks[max(i-2, 0):i]))
 		}
 		if is {
 			lastCue = i
@@ -1201,6 +1211,28 @@ func dropTypeWords(question string, terms []string) []string {
 	}
 	if len(out) == 0 {
 		return terms
+	}
+	return out
+}
+
+// locatives are the words before a place's name.
+var locatives = map[string]bool{"in": true, "at": true, "near": true, "from": true, "to": true, "into": true, "on": true, "of": true, "across": true}
+
+// locative reports whether one of ws is a locative.
+func locative(ws []string) bool {
+	for _, w := range ws {
+		if locatives[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsOf returns the words of toks in text.
+func wordsOf(text string, toks []analysis.Token) []string {
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = text[t.Start:t.End]
 	}
 	return out
 }

@@ -311,7 +311,7 @@ func TestQuestionCue(t *testing.T) {
 		"When was the stadium picked?":        cueDate,
 		"In what year did it open?":           cueDate,
 		"Who was the MVP?":                    cueName,
-		"Where did it take place?":            cueName,
+		"Where did it take place?":            cuePlace,
 		"What color was used?":                cueNone,
 	} {
 		if got := questionCue(q); got != want {
@@ -321,6 +321,10 @@ func TestQuestionCue(t *testing.T) {
 	if !hasCue("It opened in 1995.", cueDate, foldedWords("When did it open?")) ||
 		hasCue("It opened in 1995.", cueDate, foldedWords("What opened in 1995?")) {
 		t.Error("hasCue")
+	}
+	if !hasCue("The game was played at Levi's Stadium.", cuePlace, foldedWords("Where was the game played?")) ||
+		hasCue("Levi's Stadium hosted the game.", cuePlace, foldedWords("Where was the game played?")) {
+		t.Error("hasCue: a place is a name after in, at, near...")
 	}
 }
 
