@@ -16,6 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cite-rag/cite/answer/lexicon"
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
@@ -76,16 +77,16 @@ type ExtractiveOptions struct {
 // share of the question's weight it contains (its terms as stems, each
 // weighted by inverse document frequency, half over the candidate sentences
 // and half over the whole index when [ExtractiveOptions.TermStats] is set);
-// the others add partial credit for words spelled nearly as the question's,
-// its words in the question's order, the same share weighted by idf over
-// the candidates alone and over the passages, what the previous sentence
-// adds (more when the sentence opens with "he", "this" or "the"), the BM25
-// score of its paragraph, the cosine of its hash embedding with the
-// question's, holding the kind of answer the question asks for (a number
-// for "how many", a date for "when", a name for "who", a name after "in"
-// or "at" for "where") beyond what the question already says and near its
-// words, and the passage's
-// rank; and they penalize long sentences, sentences that add nothing to
+// the others add partial credit for words spelled nearly as the question's
+// and for synonyms and derived forms of its words ([lexicon.Related]), its
+// words in the question's order, the same share weighted by idf over the
+// candidates alone and over the passages, what the previous sentence adds
+// (more when the sentence opens with "he", "this" or "the"), the BM25 score
+// of its paragraph, the cosine of its hash embedding with the question's,
+// holding the kind of answer the question asks for (a number for "how
+// many", a date for "when", a name for "who", a name after "in" or "at"
+// for "where") beyond what the question already says and near its words,
+// and the passage's rank; and they penalize long sentences, sentences that add nothing to
 // the question and headings. The weights were fitted on SQuAD
 // ([defaultWeights]). A question counts as answered when a sentence holds
 // MinCoverage of its weight; a sentence can be cited when it and its
@@ -262,6 +263,7 @@ const (
 	featFirst                // from the first passage
 	featFragment             // cut by the chunk's edge
 	featHeading              // a heading-like line
+	featRelated              // coverage by synonyms and derived forms only (package lexicon)
 	numFeatures
 )
 
@@ -277,28 +279,29 @@ var defaultWeights = weights{
 	global: 0.5, follow: 0.75, related: 0.4,
 	feature: [numFeatures]float64{
 		featCoverage:      1,
-		featFuzzy:         0.614,
-		featProx:          0.080,
-		featLength:        -0.024,
+		featFuzzy:         0.660,
+		featProx:          0.066,
+		featLength:        -0.034,
 		featBigrams:       -0.109,
-		featBigramIDF:     0.171,
-		featSurface:       0.051,
-		featCount:         -0.578,
-		featLocal:         0.596,
-		featTopic:         -0.088,
-		featNoNovelty:     -0.169,
-		featCue:           0.083,
-		featNoCue:         -0.083,
-		featCueNear:       0.064,
-		featWindow:        -0.041,
-		featPrev:          0.316,
-		featAnaphoricPrev: 0.226,
-		featParagraph:     0.331,
-		featVector:        0.419,
-		featRank:          0.124,
-		featFirst:         -0.020,
-		featFragment:      0.016,
-		featHeading:       -0.251,
+		featBigramIDF:     0.162,
+		featSurface:       0.053,
+		featCount:         -0.471,
+		featLocal:         0.595,
+		featTopic:         -0.226,
+		featNoNovelty:     -0.159,
+		featCue:           0.085,
+		featNoCue:         -0.085,
+		featCueNear:       0.065,
+		featWindow:        -0.052,
+		featPrev:          0.318,
+		featAnaphoricPrev: 0.206,
+		featParagraph:     0.269,
+		featVector:        0.392,
+		featRank:          0.136,
+		featFirst:         -0.025,
+		featFragment:      -0.004,
+		featHeading:       -0.241,
+		featRelated:       0.496,
 	},
 }
 
@@ -534,6 +537,22 @@ func (e *Extractive) pick(ctx context.Context, question string, refs []citations
 		f[featFirst] = b2f(c.ref == 0)
 		f[featFragment] = b2f(c.fragment)
 		f[featHeading] = b2f(c.heading)
+		// Question terms the sentence paraphrases: a word of it is a synonym
+		// or a derived form of theirs.
+		related := map[string]struct{}{}
+		for _, tk := range c.toks {
+			for _, q := range lexicon.Related(tk.Term) {
+				if _, ok := qterms[q]; !ok {
+					continue
+				}
+				_, m := c.matched[q]
+				_, z := c.fuzzy[q]
+				if !m && !z {
+					related[q] = struct{}{}
+				}
+			}
+		}
+		f[featRelated] = weigh(related)
 		for j, v := range f {
 			c.score += w.feature[j] * v
 		}

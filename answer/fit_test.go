@@ -121,7 +121,7 @@ var featNames = [numFeatures]string{
 	"featCoverage", "featFuzzy", "featProx", "featLength", "featBigrams", "featBigramIDF", "featSurface",
 	"featCount", "featLocal", "featTopic", "featNoNovelty", "featCue", "featNoCue", "featCueNear",
 	"featWindow", "featPrev", "featAnaphoricPrev", "featParagraph", "featVector", "featRank", "featFirst",
-	"featFragment", "featHeading",
+	"featFragment", "featHeading", "featRelated",
 }
 
 // fitSoftmax fits w on the sample questions: it minimizes, by Adam, the

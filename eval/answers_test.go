@@ -76,10 +76,10 @@ func (liar) Chat(ctx context.Context, _ provider.ChatRequest, onDelta func(strin
 
 // TestExtractiveSQuAD enforces floors on the extractive answers to a sample
 // of the shared SQuAD half (every fifth question, 1,080, the questions the
-// extractive weights were fitted on): measured 0.868 first cited passage and
-// 0.744 first cited sentence, against 0.822 for the top search hit, and no
-// contract violation (all 5,397 questions with cite eval --answers: 0.876,
-// 0.749 and 0.835). It skips when the data is absent, under -race (CI runs
+// extractive weights were fitted on): measured 0.872 first cited passage and
+// 0.751 first cited sentence, against 0.822 for the top search hit, and no
+// contract violation (all 5,397 questions with cite eval --answers: 0.880,
+// 0.754 and 0.835). It skips when the data is absent, under -race (CI runs
 // it in the non-race step) and with -short.
 func TestExtractiveSQuAD(t *testing.T) {
 	if race || testing.Short() {
@@ -103,11 +103,11 @@ func TestExtractiveSQuAD(t *testing.T) {
 	if m.Violations != 0 || m.Unlocated != 0 {
 		t.Errorf("%d contract violations, %d unlocated quotes: %v", m.Violations, m.Unlocated, m.Examples)
 	}
-	if m.FirstPassage < 0.86 || m.FirstPassage < m.TopHit {
-		t.Errorf("first cited passage holds a gold answer %.3f of the time, want ≥ 0.86 and ≥ the top hit's %.3f", m.FirstPassage, m.TopHit)
+	if m.FirstPassage < 0.865 || m.FirstPassage < m.TopHit {
+		t.Errorf("first cited passage holds a gold answer %.3f of the time, want ≥ 0.865 and ≥ the top hit's %.3f", m.FirstPassage, m.TopHit)
 	}
-	if m.FirstSentence < 0.735 {
-		t.Errorf("first cited sentence holds a gold answer %.3f of the time, want ≥ 0.735", m.FirstSentence)
+	if m.FirstSentence < 0.74 {
+		t.Errorf("first cited sentence holds a gold answer %.3f of the time, want ≥ 0.74", m.FirstSentence)
 	}
 }
 
