@@ -541,7 +541,7 @@ func (e *Extractive) pick(ctx context.Context, question string, refs []citations
 		// or a derived form of theirs.
 		related := map[string]struct{}{}
 		for _, tk := range c.toks {
-			for _, q := range lexicon.Related(tk.Term) {
+			for q := range lexicon.Related(tk.Term) {
 				if _, ok := qterms[q]; !ok {
 					continue
 				}

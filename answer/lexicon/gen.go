@@ -1,20 +1,21 @@
 //go:build ignore
 
-// gen writes related.txt.gz, the table of package lexicon, from the
-// WordNet 3.0 database files in the folder -dict (Debian's wordnet-base
-// installs them in /usr/share/wordnet):
+// gen writes related.txt, the table of package lexicon, from the WordNet
+// 3.0 database files in the folder -dict (Debian's wordnet-base installs
+// them in /usr/share/wordnet):
 //
 //	go run gen.go -dict /usr/share/wordnet
 //
-// Each line is a word followed by the words related to it: the other words
-// of the synsets of its two most frequent senses (synonyms), and the words
-// its derivationally related forms point to ("+" pointers). Only words of
-// lower-case letters are kept; multi-word lemmas are left out.
+// Each word is related to the other words of the synsets of its two most
+// frequent senses (synonyms) and to the words its derivationally related
+// forms point to ("+" pointers). Only words of lower-case letters are kept;
+// multi-word lemmas are left out. The table holds them as terms, stemmed by
+// package analysis: after a line naming the analyzer's version, one line a
+// term, sorted, with the terms related to it.
 package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"flag"
 	"fmt"
 	"log"
@@ -24,6 +25,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cite-rag/cite/index/analysis"
 )
 
 // senses is how many of a word's most frequent senses give synonyms.
@@ -31,7 +34,7 @@ const senses = 2
 
 var (
 	dict = flag.String("dict", "/usr/share/wordnet", "folder of the WordNet database files")
-	out  = flag.String("o", "related.txt.gz", "file to write")
+	out  = flag.String("o", "related.txt", "file to write")
 )
 
 var plain = regexp.MustCompile(`^[a-z]{2,}$`)
@@ -119,21 +122,44 @@ func main() {
 			}
 		})
 	}
+	// Stem both sides; a word stemming to several terms, or to the term
+	// it is related to, is left out.
+	term := func(w string) string {
+		if ts := analysis.Analyze(w); len(ts) == 1 {
+			return ts[0]
+		}
+		return ""
+	}
+	terms := map[string]map[string]bool{}
+	for a, rs := range related {
+		ta := term(a)
+		if ta == "" {
+			continue
+		}
+		for b := range rs {
+			if tb := term(b); tb != "" && tb != ta {
+				if terms[ta] == nil {
+					terms[ta] = map[string]bool{}
+				}
+				terms[ta][tb] = true
+			}
+		}
+	}
 	f, err := os.Create(*out)
 	if err != nil {
 		log.Fatal(err)
 	}
-	z, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
-	w := bufio.NewWriter(z)
-	keys := make([]string, 0, len(related))
-	for k := range related {
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "# analysis %d: WordNet 3.0 relations by gen.go (see LICENSE-WORDNET)\n", analysis.Version)
+	keys := make([]string, 0, len(terms))
+	for k := range terms {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	pairs := 0
 	for _, k := range keys {
-		rs := make([]string, 0, len(related[k]))
-		for r := range related[k] {
+		rs := make([]string, 0, len(terms[k]))
+		for r := range terms[k] {
 			rs = append(rs, r)
 		}
 		slices.Sort(rs)
@@ -143,11 +169,8 @@ func main() {
 	if err := w.Flush(); err != nil {
 		log.Fatal(err)
 	}
-	if err := z.Close(); err != nil {
-		log.Fatal(err)
-	}
 	if err := f.Close(); err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("%d words, %d relations", len(keys), pairs)
+	log.Printf("%d terms, %d relations", len(keys), pairs)
 }
