@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -95,19 +96,18 @@ type Cluster struct {
 // Addr is the first node's HTTP address.
 func (c *Cluster) Addr() string { return c.Nodes[0].HTTP }
 
-// freePorts returns n consecutive free loopback ports.
+// freePorts returns n consecutive free loopback ports, below the system's
+// ephemeral range: a port from that range, free while its node is down,
+// can be taken meanwhile as the source port of any outgoing connection
+// (the other nodes', the client's), and the node could not restart on it.
 func freePorts(t testing.TB, n int) int {
 	t.Helper()
+	lo, hi := 10000, ephemeralStart()
+	if hi-lo < n*4 {
+		lo, hi = 1024, max(hi, 1024+n*4)
+	}
 	for try := 0; try < 200; try++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		base := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		if base+n > 65535 {
-			continue
-		}
+		base := lo + rand.IntN(hi-lo-n)
 		ok := true
 		for p := base; p < base+n && ok; p++ {
 			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
@@ -128,6 +128,25 @@ func freePorts(t testing.TB, n int) int {
 	}
 	t.Fatal("no free ports")
 	return 0
+}
+
+// ephemeralStart returns the first port of the range the system gives
+// outgoing connections (Linux: /proc/sys/net/ipv4/ip_local_port_range),
+// or 32768.
+func ephemeralStart() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 32768
+	}
+	p, err := strconv.Atoi(f[0])
+	if err != nil || p <= 1024 {
+		return 32768
+	}
+	return p
 }
 
 // Start starts a cluster of n nodes and waits until every node is ready
