@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/citations"
+	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/provider"
@@ -85,7 +85,7 @@ func TestExtractiveSQuAD(t *testing.T) {
 	if race || testing.Short() {
 		t.Skip("slow quality measurement")
 	}
-	dir := sharedData(t, "squad")
+	dir := evaltest.SharedData(t, "squad")
 	set, st, s := openSet(t, dir, nil)
 	var sample []Question
 	for i, q := range set.Questions {
@@ -108,27 +108,5 @@ func TestExtractiveSQuAD(t *testing.T) {
 	}
 	if m.FirstSentence < 0.74 {
 		t.Errorf("first cited sentence holds a gold answer %.3f of the time, want ≥ 0.74", m.FirstSentence)
-	}
-}
-
-// sharedData returns the folder shared/data/sub found beside the module
-// root or beside any folder above it (a git worktree sits deeper than the
-// main checkout), or skips the test.
-func sharedData(t *testing.T, sub string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "..", "shared", "data", sub)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("shared data %s absent (expected at ../shared/data beside the repository)", sub)
-		}
-		dir = parent
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/search"
 )
@@ -20,7 +21,7 @@ func TestDumpSQuADHits(t *testing.T) {
 	if out == "" {
 		t.Skip("set CITE_SQUAD_DUMP to write the file")
 	}
-	set, st, s := openSet(t, sharedData(t, "squad"), nil)
+	set, st, s := openSet(t, evaltest.SharedData(t, "squad"), nil)
 	type hit struct {
 		Title string `json:"title"`
 		Text  string `json:"text"`

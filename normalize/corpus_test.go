@@ -13,33 +13,10 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/cite-rag/cite/eval/evaltest"
+
 	"golang.org/x/net/html"
 )
-
-// sharedData returns the shared data folder (../shared/data from the module
-// root), skipping the test when it is absent.
-func sharedData(t testing.TB, sub string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "data", sub)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data %s is absent (%v): this test runs where ../shared/data exists, as in CI", p, err)
-	}
-	return p
-}
 
 type corpusFile struct {
 	name string
@@ -86,7 +63,7 @@ var (
 // checks that no markup, script, style or undecoded entity is left, and that
 // the article fragments of html-fragments.jsonl are all found.
 func TestHTMLCorpus(t *testing.T) {
-	dir := sharedData(t, "html")
+	dir := evaltest.SharedData(t, "html")
 	files := loadCorpus(t, dir, ".html")
 	if len(files) != 129 {
 		t.Errorf("%d pages in %s, want 129", len(files), dir)
@@ -210,7 +187,7 @@ var fenceOpen = regexp.MustCompile("^[ \t>]*(```+|~~~+)")
 // line of every fenced block is in the text), and every heading maps back to
 // source bytes that hold its words.
 func TestMarkdownCorpus(t *testing.T) {
-	dir := sharedData(t, "markdown")
+	dir := evaltest.SharedData(t, "markdown")
 	files := loadCorpus(t, dir, ".md")
 	if len(files) != 3112 {
 		t.Errorf("%d files in %s, want 3112", len(files), dir)

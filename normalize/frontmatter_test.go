@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/cite-rag/cite/eval/evaltest"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -78,7 +80,7 @@ func TestFrontMatter(t *testing.T) {
 // TestSimpleTitleAgreesWithParser checks the shortcut against the YAML parser
 // on the front matter of the Markdown corpus.
 func TestSimpleTitleAgreesWithParser(t *testing.T) {
-	files := loadCorpus(t, sharedData(t, "markdown"), ".md")
+	files := loadCorpus(t, evaltest.SharedData(t, "markdown"), ".md")
 	simple := 0
 	for _, f := range files {
 		src := bytes.TrimPrefix(f.src, utf8BOM)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/index/embed"
@@ -43,20 +44,12 @@ type benchIndex struct {
 	queries []string
 }
 
-func sharedMarkdown(tb testing.TB) string {
-	dir := filepath.Join("..", "..", "shared", "data", "markdown")
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("shared corpus not found at %s (CI has it beside the repository): %v", dir, err)
-	}
-	return dir
-}
-
 // openBenchIndex returns an index of n chunks, building it the first time.
 func openBenchIndex(b *testing.B, n int) *benchIndex {
 	if bi, ok := benchIndexes.Load(n); ok {
 		return bi.(*benchIndex)
 	}
-	corpus := sharedMarkdown(b)
+	corpus := evaltest.SharedData(b, "markdown")
 	ctx := context.Background()
 	emb, err := embed.New("hash", embed.Config{})
 	if err != nil {

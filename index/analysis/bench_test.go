@@ -7,38 +7,15 @@ import (
 	"strings"
 	"testing"
 	"unicode"
-)
 
-// embedSharedData returns the directory ../shared/data/sub beside the module
-// root, or skips the test if it is absent.
-func embedSharedData(tb testing.TB, sub string) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("module root not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "data", sub)
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("shared data %s absent (expected at ../shared/data beside the repository): %v", sub, err)
-	}
-	return p
-}
+	"github.com/cite-rag/cite/eval/evaltest"
+)
 
 // embedCorpusSample returns up to maxBytes of the shared Markdown corpus
 // (files in lexical order), or skips.
 func embedCorpusSample(tb testing.TB, maxBytes int) string {
 	tb.Helper()
-	dir := embedSharedData(tb, "markdown")
+	dir := evaltest.SharedData(tb, "markdown")
 	var b strings.Builder
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {

@@ -8,33 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index/analysis"
 )
-
-// embedSharedData returns the directory ../shared/data/sub beside the module
-// root, or skips the test if it is absent.
-func embedSharedData(tb testing.TB, sub string) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("module root not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "data", sub)
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("shared data %s absent (expected at ../shared/data beside the repository): %v", sub, err)
-	}
-	return p
-}
 
 type squadPassage struct {
 	ID      string `json:"id"`
@@ -113,7 +89,7 @@ func packSQuAD(s *squadSet, maxBytes int) *squadSet {
 }
 
 func loadSQuAD(tb testing.TB) *squadSet {
-	dir := embedSharedData(tb, "squad")
+	dir := evaltest.SharedData(tb, "squad")
 	s := &squadSet{
 		passages:  embedReadJSONL[squadPassage](tb, filepath.Join(dir, "passages.jsonl")),
 		questions: embedReadJSONL[squadQuestion](tb, filepath.Join(dir, "questions.jsonl")),

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/index/weaviate"
@@ -28,7 +29,7 @@ import (
 // pushing, over gRPC) and the p50 and p99 of a hybrid search (k 10, hits read back),
 // over 400 queries.
 func BenchmarkStores(b *testing.B) {
-	md := sharedData(b, "markdown")
+	md := evaltest.SharedData(b, "markdown")
 	for _, store := range []struct {
 		name  string
 		nodes int

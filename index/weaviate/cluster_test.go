@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index/weaviate"
 	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 	"github.com/cite-rag/cite/ingest"
@@ -32,7 +33,7 @@ func TestClusterFaults(t *testing.T) {
 	if raceEnabled {
 		t.Skip("indexes 33 MB into three nodes: runs in the race-free CI step")
 	}
-	md := sharedData(t, "markdown")
+	md := evaltest.SharedData(t, "markdown")
 	c := weaviatetest.Start(t, 3)
 	ctx := t.Context()
 	p := newPairWith(t, weaviate.Config{Addr: c.Addr(), GRPC: c.Nodes[0].GRPC, Collection: "Faults", Shards: 3, Replicas: 2}, "hash:256")

@@ -2,37 +2,15 @@ package weaviate_test
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/cite-rag/cite/eval"
+	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index/weaviate"
 	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 	"github.com/cite-rag/cite/search"
 )
-
-// sharedData returns ../shared/data/sub from the module root, skipping the
-// test where it is absent (CI has it).
-func sharedData(t testing.TB, sub string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "..", "shared", "data", sub)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("shared data %s absent (expected at ../shared/data beside the repository)", sub)
-		}
-		dir = parent
-	}
-}
 
 // TestSQuADRecall indexes the shared SQuAD half into a local index
 // replicated to a one-node Weaviate, with the same embedder, and compares
@@ -46,7 +24,7 @@ func TestSQuADRecall(t *testing.T) {
 	if raceEnabled {
 		t.Skip("5,397 questions: runs in the race-free CI step")
 	}
-	dir := sharedData(t, "squad")
+	dir := evaltest.SharedData(t, "squad")
 	set, err := eval.Load(dir)
 	if err != nil {
 		t.Fatal(err)
