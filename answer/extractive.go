@@ -86,9 +86,9 @@ type ExtractiveOptions struct {
 // holding the kind of answer the question asks for (a number for "how
 // many", a date for "when", a name for "who", a name after "in" or "at"
 // for "where") beyond what the question already says and near its words,
-// and the passage's rank; and they penalize long sentences, sentences that add nothing to
-// the question and headings. The weights were fitted on SQuAD
-// ([defaultWeights]). A question counts as answered when a sentence holds
+// and the passage's rank; and they penalize long sentences, sentences that
+// add nothing to the question and headings. The weights were fitted on
+// SQuAD ([defaultWeights]). A question counts as answered when a sentence holds
 // MinCoverage of its weight; a sentence can be cited when it and its
 // neighbours do. The best sentence comes first. Up to MaxSentences-1 more
 // follow, one per passage (a reference carries one quote), if they score
@@ -273,8 +273,8 @@ const (
 // sentences holding a gold answer as the targets and, at half weight,
 // sentences of passages holding one, then refined one weight at a time for
 // the share of first choices holding one (TestFitWeights); the other
-// questions check it. global, follow and related were tuned by hand with cite eval
-// --answers.
+// questions check it. global, follow and related were tuned by hand with
+// cite eval --answers.
 var defaultWeights = weights{
 	global: 0.5, follow: 0.75, related: 0.4,
 	feature: [numFeatures]float64{
@@ -997,28 +997,8 @@ func words(s string) []string {
 func hasCue(sentence string, c cue, qwords map[string]bool) bool {
 	ws := words(sentence)
 	for i, w := range ws {
-		lw := strings.ToLower(w)
-		if qwords[lw] {
-			continue
-		}
-		first, _ := utf8.DecodeRuneInString(w)
-		switch c {
-		case cueNumber:
-			if unicode.IsDigit(first) || numberWords[lw] {
-				return true
-			}
-		case cueDate:
-			if months[lw] || isYear(w) {
-				return true
-			}
-		case cueName:
-			if i > 0 && unicode.IsUpper(first) {
-				return true
-			}
-		case cuePlace:
-			if i > 0 && unicode.IsUpper(first) && locative(ws[max(i-2, 0):i]) {
-				return true
-			}
+		if !qwords[strings.ToLower(w)] && isCue(ws, i, c) {
+			return true
 		}
 	}
 	return false
@@ -1027,10 +1007,9 @@ func hasCue(sentence string, c cue, qwords map[string]bool) bool {
 // cueNear reports whether the sentence with tokens toks of text holds a new
 // answer of kind c within win words of a term of the question.
 func cueNear(text string, toks []analysis.Token, c cue, qwords map[string]bool, qterms map[string]struct{}, win int) bool {
+	ws := wordsOf(text, toks)
 	lastQ, lastCue := -win-1, -win-1
 	for i, t := range toks {
-		w := text[t.Start:t.End]
-		lw := strings.ToLower(w)
 		if _, ok := qterms[t.Term]; ok {
 			lastQ = i
 			if i-lastCue <= win {
@@ -1038,27 +1017,32 @@ func cueNear(text string, toks []analysis.Token, c cue, qwords map[string]bool, 
 			}
 			continue
 		}
-		if qwords[lw] {
-			continue
-		}
-		first, _ := utf8.DecodeRuneInString(w)
-		is := false
-		switch c {
-		case cueNumber:
-			is = unicode.IsDigit(first) || numberWords[lw]
-		case cueDate:
-			is = months[lw] || isYear(w)
-		case cueName:
-			is = i > 0 && unicode.IsUpper(first)
-		case cuePlace:
-			is = i > 0 && unicode.IsUpper(first) && locative(wordsOf(text, toks[max(i-2, 0):i]))
-		}
-		if is {
+		if !qwords[strings.ToLower(ws[i])] && isCue(ws, i, c) {
 			lastCue = i
 			if i-lastQ <= win {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// isCue reports whether ws[i], a word of a sentence as written, is an
+// answer of kind c: a number, a date, a name (not the sentence's first
+// word) or, for a place, a name after a locative ("in", "at").
+func isCue(ws []string, i int, c cue) bool {
+	w := ws[i]
+	lw := strings.ToLower(w)
+	first, _ := utf8.DecodeRuneInString(w)
+	switch c {
+	case cueNumber:
+		return unicode.IsDigit(first) || numberWords[lw]
+	case cueDate:
+		return months[lw] || isYear(w)
+	case cueName:
+		return i > 0 && unicode.IsUpper(first)
+	case cuePlace:
+		return i > 0 && unicode.IsUpper(first) && locative(ws[max(i-2, 0):i])
 	}
 	return false
 }
