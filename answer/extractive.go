@@ -93,7 +93,14 @@ type ExtractiveOptions struct {
 // neighbours do. The best sentence comes first. Up to MaxSentences-1 more
 // follow, one per passage (a reference carries one quote), if they score
 // close to the best or answer a part of the question the chosen ones leave
-// out, each holding MinCoverage itself.
+// out, each holding MinCoverage itself. A sentence that two passages hold
+// (overlapping chunks, copies of a document) is a candidate once.
+//
+// The answer gives a sentence as the documents show it: without its list
+// bullet, after its item's label when it is nested under one ("Restricted:
+// The default execution policy…"), and with the lines it introduces when it
+// ends with a colon (the command after "To create a directory, type:"); its
+// quote covers the same.
 //
 // An Extractive is safe for concurrent use.
 type Extractive struct {
@@ -155,10 +162,18 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 	if len(picks) == 0 {
 		deltas = []string{NothingFound}
 	}
+	block := false // the previous sentence ended with a block of lines
 	for i, p := range picks {
-		quote, span := p.sent.text, (*citations.Span)(nil)
+		pr := present(p.ref.Passage, p.sent)
+		quote, span := p.ref.Passage[pr.start:pr.end], (*citations.Span)(nil)
 		if raw, err := e.opts.ReadSpan(ctx, p.ref); err == nil && raw != nil {
-			if s, e, ok := locate(raw, p.ref.Passage, p.sent.start, p.sent.end); ok {
+			s, e, ok := locate(raw, p.ref.Passage, pr.start, pr.end)
+			if !ok && (pr.start != p.sent.start || pr.end != p.sent.end) {
+				pr = presentation{text: p.sent.text, start: p.sent.start, end: p.sent.end}
+				quote = p.sent.text
+				s, e, ok = locate(raw, p.ref.Passage, p.sent.start, p.sent.end)
+			}
+			if ok {
 				quote = string(raw[s:e])
 				span = &citations.Span{Start: p.ref.Span.Start + s, End: p.ref.Span.Start + e}
 			}
@@ -168,10 +183,14 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 		if _, err := inv.SetQuote(p.ref.Index, quote, span); err != nil {
 			return provider.ChatResponse{}, err
 		}
-		text := p.sent.text
-		if i > 0 {
+		text := pr.text
+		switch {
+		case i > 0 && (block || pr.block):
+			text = "\n\n" + text
+		case i > 0:
 			text = " " + text
 		}
+		block = pr.block
 		deltas = append(deltas, text, " "+p.ref.Key())
 	}
 	var b strings.Builder
@@ -384,8 +403,11 @@ func (e *Extractive) pick(ctx context.Context, question string, refs []citations
 			if first >= 0 {
 				c.prox = float64(len(c.matched)) / float64(last-first+1)
 			}
-			key := strings.Join(strings.Fields(s.text), " ")
-			if seen[key] { // overlapping chunks repeat sentences
+			// Overlapping chunks repeat sentences, and so do copies of a
+			// document (one per version of a product's docs), at times as
+			// list items in one and not in another.
+			key := strings.Join(strings.Fields(trimMarker(s.text)), " ")
+			if seen[key] {
 				continue
 			}
 			seen[key] = true
@@ -1238,4 +1260,135 @@ func wordsOf(text string, toks []analysis.Token) []string {
 		out[i] = text[t.Start:t.End]
 	}
 	return out
+}
+
+// A presentation is how the answer gives a chosen sentence: its text, and
+// the range of the passage that its quote covers.
+type presentation struct {
+	text       string
+	start, end int
+	block      bool // text ends with lines the sentence introduces
+}
+
+// Limits of what a sentence ending with a colon takes along.
+const (
+	maxBlockLines = 12
+	maxBlockBytes = 1000
+)
+
+// present returns how the answer gives sentence s of passage, which is
+// normalized text (package normalize): as it is, but
+//   - without its bullet ("• ", "◦ ", "▪ "), when it opens a list item;
+//   - prefixed with the label of the item it is nested in, when that item is
+//     a label only ("Restricted" over "◦ The default execution policy for
+//     Windows client computers." gives "Restricted: The default…");
+//   - followed by the lines it introduces, when it ends with a colon and they
+//     follow (a code block, a list: "To create a directory, type:" and the
+//     command), up to the next blank line and within maxBlockLines and
+//     maxBlockBytes.
+//
+// The range covers all of it, so the quote shows what the answer says.
+func present(passage string, s sentence) presentation {
+	p := presentation{text: s.text, start: s.start, end: s.end}
+	lineStart := strings.LastIndexByte(passage[:s.start], '\n') + 1
+	if strings.TrimSpace(passage[lineStart:s.start]) == "" {
+		if m := marker(s.text); m >= 0 {
+			p.text = s.text[len(bullets[m]):]
+			if m > 0 {
+				if label, at, ok := parentLabel(passage, lineStart, bullets[m-1]); ok {
+					p.text = label + ": " + p.text
+					p.start = at
+				}
+			}
+		}
+	}
+	if strings.HasSuffix(s.text, ":") {
+		if blk, end, ok := introduced(passage, s.end); ok {
+			p.text += "\n\n" + blk
+			p.end = end
+			p.block = true
+		}
+	}
+	return p
+}
+
+// bullets are the list markers of normalized text, by depth.
+var bullets = [...]string{"• ", "◦ ", "▪ "}
+
+// marker returns the depth of the bullet text opens with, or -1.
+func marker(text string) int {
+	for i, b := range bullets {
+		if strings.HasPrefix(text, b) {
+			return i
+		}
+	}
+	return -1
+}
+
+// trimMarker returns text without the bullet it opens with.
+func trimMarker(text string) string {
+	if m := marker(text); m >= 0 {
+		return text[len(bullets[m]):]
+	}
+	return text
+}
+
+// parentLabel finds, above the line at lineStart, the list item that line
+// is nested in: the nearest line opening with bullet, past blank lines and
+// the item's other nested lines, within maxBlockBytes. It returns that
+// item's text, and where it starts, when the text is a label: at most six words and no closing
+// punctuation but a colon, which is dropped.
+func parentLabel(passage string, lineStart int, bullet string) (label string, at int, ok bool) {
+	end := lineStart
+	for end > 0 && lineStart-end <= maxBlockBytes {
+		start := strings.LastIndexByte(passage[:end-1], '\n') + 1
+		line := strings.TrimSpace(passage[start : end-1])
+		end = start
+		switch {
+		case line == "":
+			continue
+		case strings.HasPrefix(line, bullet):
+			text := strings.TrimSuffix(strings.TrimSpace(line[len(bullet):]), ":")
+			n := len(strings.Fields(text))
+			last, _ := utf8.DecodeLastRuneInString(text)
+			if n == 0 || n > 6 || strings.ContainsRune(".!?;…", last) {
+				return "", 0, false
+			}
+			return text, start + strings.Index(passage[start:], bullet) + len(bullet), true
+		case marker(line) > marker(bullet):
+			continue // a sibling of the nested line, or deeper
+		default:
+			return "", 0, false
+		}
+	}
+	return "", 0, false
+}
+
+// introduced returns the lines of passage after from (the end of a
+// sentence ending with a colon), past blank lines, up to the next blank
+// line, and where they end; ok is false when there are none, when the
+// sentence's line goes on after the colon, or when they exceed the limits.
+func introduced(passage string, from int) (blk string, end int, ok bool) {
+	rest := passage[from:]
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 || strings.TrimSpace(rest[:nl]) != "" {
+		return "", 0, false
+	}
+	start := from + nl
+	for start < len(passage) && (passage[start] == '\n' || passage[start] == ' ' || passage[start] == '\t') {
+		start++
+	}
+	if start == len(passage) {
+		return "", 0, false
+	}
+	end = len(passage)
+	if i := strings.Index(passage[start:], "\n\n"); i >= 0 {
+		end = start + i
+	}
+	blk = strings.TrimRight(passage[start:end], " \t\n")
+	end = start + len(blk)
+	if len(blk) > maxBlockBytes || strings.Count(blk, "\n")+1 > maxBlockLines {
+		return "", 0, false
+	}
+	return blk, end, true
 }

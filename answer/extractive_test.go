@@ -13,6 +13,7 @@ import (
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/normalize"
 	"github.com/cite-rag/cite/provider"
 )
 
@@ -168,6 +169,24 @@ func TestExtractive(t *testing.T) {
 		files:    []file{{name: "tokyo.md", raw: "東京は日本の首都です。人口は約1400万人です。"}},
 		text:     "東京は日本の首都です。 [1]",
 		quotes:   []string{"東京は日本の首都です。"},
+	}, {
+		name:     "a sentence ending with a colon brings the code it introduces",
+		question: "How do I create a new directory?",
+		files:    []file{markdown("items.md", itemsMD)},
+		text:     "To create a new directory named Scripts in C:\\Temp, type:\n\nNew-Item -Path C:\\Temp\\Scripts -ItemType Directory\nGet-Item C:\\Temp\\Scripts [1]",
+		quotes:   []string{"To create a new directory named `Scripts` in `C:\\Temp`, type:\n\n```powershell\nNew-Item -Path C:\\Temp\\Scripts -ItemType Directory\nGet-Item C:\\Temp\\Scripts"},
+	}, {
+		name:     "a nested list item gets its label and loses its bullet",
+		question: "Which execution policy is the default on Windows client computers?",
+		files:    []file{markdown("policies.md", policiesMD)},
+		text:     "Restricted: The default execution policy on Windows client computers. [1]",
+		quotes:   []string{"Restricted\n  - The default execution policy on Windows client computers."},
+	}, {
+		name:     "a sentence two documents hold, one in a list, is said once",
+		question: "Which execution policy is the default on Windows client computers?",
+		files:    []file{markdown("policies-5.1.md", policiesMD), markdown("restricted-7.4.md", "# Restricted\n\nThe default execution policy on Windows client computers.\n")},
+		text:     "Restricted: The default execution policy on Windows client computers. [1]",
+		quotes:   []string{"Restricted\n  - The default execution policy on Windows client computers."},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			deltas, out, r := askExtractive(t, ExtractiveOptions{}, tc.question, tc.files)
@@ -190,6 +209,22 @@ func TestExtractive(t *testing.T) {
 			checkQuotes(t, r)
 		})
 	}
+}
+
+// Markdown sources of the presentation cases: normalized by package
+// normalize, as cite index would.
+const (
+	itemsMD = "# Items\n\nThe New-Item cmdlet creates files and folders.\n\n" +
+		"To create a new directory named `Scripts` in `C:\\Temp`, type:\n\n" +
+		"```powershell\nNew-Item -Path C:\\Temp\\Scripts -ItemType Directory\nGet-Item C:\\Temp\\Scripts\n```\n\n" +
+		"```output\nMode LastWriteTime Name\nd---- 5/15/2019 Scripts\n```\n"
+	policiesMD = "# Execution policies\n\n- AllSigned\n  - Scripts can run.\n  - Requires a signature on every script.\n" +
+		"- Restricted\n  - The default execution policy on Windows client computers.\n  - Permits individual commands, but not scripts.\n"
+)
+
+// markdown is a file whose passage is the normalized text of src.
+func markdown(name, src string) file {
+	return file{name: name, raw: src, passage: normalize.FromMarkdown([]byte(src)).Text}
 }
 
 func TestExtractiveUnreadableSource(t *testing.T) {
@@ -366,5 +401,43 @@ func TestDropTypeWords(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("dropTypeWords(%q) = %q, want %q", tc.question, got, tc.want)
 		}
+	}
+}
+
+func TestPresent(t *testing.T) {
+	long := strings.Repeat("x\n", maxBlockLines+1)
+	for _, tc := range []struct {
+		name, passage, sentence string // sentence: its text, found in passage
+		text, quoted            string // quoted: the passage range the quote covers
+		block                   bool
+	}{
+		{"plain", "One. Two is here.", "Two is here.", "Two is here.", "Two is here.", false},
+		{"top-level bullet dropped", "Intro\n• An item here.", "• An item here.", "An item here.", "• An item here.", false},
+		{"nested item under a label", "• Label\n◦ First.\n◦ Second one.", "◦ Second one.", "Label: Second one.", "Label\n◦ First.\n◦ Second one.", false},
+		{"label with a colon, blank lines", "• Label:\n\n◦ First.\n\n◦ Second one.", "◦ Second one.", "Label: Second one.", "Label:\n\n◦ First.\n\n◦ Second one.", false},
+		{"deeper nesting skipped", "◦ Mode\n▪ Sub.\n▪ Deep one.", "▪ Deep one.", "Mode: Deep one.", "Mode\n▪ Sub.\n▪ Deep one.", false},
+		{"parent is a sentence", "• The parent item is a sentence.\n◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", false},
+		{"parent is too long", "• one two three four five six seven\n◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", false},
+		{"parent too far", "• Label\n" + strings.Repeat("◦ Sibling.\n", maxBlockBytes/12) + "◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", false},
+		{"no parent", "Text line.\n◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", false},
+		{"bullet not at the line's start", "Use • here.", "• here.", "• here.", "• here.", false},
+		{"colon and code", "To list, type:\n\nls -l\npwd\n\nOutput.", "To list, type:", "To list, type:\n\nls -l\npwd", "To list, type:\n\nls -l\npwd", true},
+		{"colon and a list to the end", "The modes are:\n• a\n• b\n", "The modes are:", "The modes are:\n\n• a\n• b", "The modes are:\n• a\n• b", true},
+		{"colon at the end", "Type this:", "Type this:", "Type this:", "Type this:", false},
+		{"colon, blank lines to the end", "Type this:\n\n", "Type this:", "Type this:", "Type this:", false},
+		{"colon and too many lines", "Type this:\n" + long, "Type this:", "Type this:", "Type this:", false},
+		{"colon and too many bytes", "Type this:\n" + strings.Repeat("y", maxBlockBytes+1), "Type this:", "Type this:", "Type this:", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			i := strings.Index(tc.passage, tc.sentence)
+			if i < 0 {
+				t.Fatalf("%q not in the passage", tc.sentence)
+			}
+			p := present(tc.passage, sentence{text: tc.sentence, start: i, end: i + len(tc.sentence)})
+			if p.text != tc.text || tc.passage[p.start:p.end] != tc.quoted || p.block != tc.block {
+				t.Errorf("got %q, quoting %q, block %v; want %q, quoting %q, block %v",
+					p.text, tc.passage[p.start:p.end], p.block, tc.text, tc.quoted, tc.block)
+			}
+		})
 	}
 }
