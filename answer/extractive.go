@@ -162,7 +162,7 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 	if len(picks) == 0 {
 		deltas = []string{NothingFound}
 	}
-	block := false // the previous sentence ended with a block of lines
+	block := false // the previous sentence came with a block
 	for i, p := range picks {
 		pr := present(p.ref.Passage, p.sent)
 		quote, span := p.ref.Passage[pr.start:pr.end], (*citations.Span)(nil)
@@ -185,13 +185,16 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 		}
 		text := pr.text
 		switch {
-		case i > 0 && (block || pr.block):
+		case i > 0 && block:
 			text = "\n\n" + text
 		case i > 0:
 			text = " " + text
 		}
-		block = pr.block
 		deltas = append(deltas, text, " "+p.ref.Key())
+		block = len(pr.block) > 0
+		if block {
+			deltas = append(deltas, "\n\n"+markdownBlock(pr.block))
+		}
 	}
 	var b strings.Builder
 	for _, d := range deltas {
@@ -1262,12 +1265,12 @@ func wordsOf(text string, toks []analysis.Token) []string {
 	return out
 }
 
-// A presentation is how the answer gives a chosen sentence: its text, and
-// the range of the passage that its quote covers.
+// A presentation is how the answer gives a chosen sentence: its text, the
+// lines it introduces, and the range of the passage its quote covers.
 type presentation struct {
 	text       string
+	block      []string // lines the sentence introduces, after its marker
 	start, end int
-	block      bool // text ends with lines the sentence introduces
 }
 
 // Limits of what a sentence ending with a colon takes along.
@@ -1282,8 +1285,8 @@ const (
 //   - prefixed with the label of the item it is nested in, when that item is
 //     a label only ("Restricted" over "◦ The default execution policy for
 //     Windows client computers." gives "Restricted: The default…");
-//   - followed by the lines it introduces, when it ends with a colon and they
-//     follow (a code block, a list: "To create a directory, type:" and the
+//   - with the lines it introduces, when it ends with a colon and they follow
+//     (a code block, a list: "To create a directory, type:" and the
 //     command), up to the next blank line and within maxBlockLines and
 //     maxBlockBytes.
 //
@@ -1304,12 +1307,51 @@ func present(passage string, s sentence) presentation {
 	}
 	if strings.HasSuffix(s.text, ":") {
 		if blk, end, ok := introduced(passage, s.end); ok {
-			p.text += "\n\n" + blk
+			p.block = strings.Split(blk, "\n")
 			p.end = end
-			p.block = true
 		}
 	}
 	return p
+}
+
+// markdownBlock returns lines as Markdown that holds them as they are: a
+// bulleted list when every line is an item of one ("• ", "◦ ", "▪ " by
+// depth), else a fenced code block whose fence no line can close.
+func markdownBlock(lines []string) string {
+	var b strings.Builder
+	list := true
+	for _, l := range lines {
+		list = list && marker(l) >= 0
+	}
+	if list {
+		for i, l := range lines {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			m := marker(l)
+			b.WriteString(strings.Repeat("  ", m) + "- " + l[len(bullets[m]):])
+		}
+		return b.String()
+	}
+	n := 3
+	for _, l := range lines {
+		run := 0
+		for _, r := range l {
+			if r == '`' {
+				run++
+				n = max(n, run+1)
+			} else {
+				run = 0
+			}
+		}
+	}
+	fence := strings.Repeat("`", n)
+	b.WriteString(fence + "\n")
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString(fence)
+	return b.String()
 }
 
 // bullets are the list markers of normalized text, by depth.

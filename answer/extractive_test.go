@@ -173,8 +173,15 @@ func TestExtractive(t *testing.T) {
 		name:     "a sentence ending with a colon brings the code it introduces",
 		question: "How do I create a new directory?",
 		files:    []file{markdown("items.md", itemsMD)},
-		text:     "To create a new directory named Scripts in C:\\Temp, type:\n\nNew-Item -Path C:\\Temp\\Scripts -ItemType Directory\nGet-Item C:\\Temp\\Scripts [1]",
+		text:     "To create a new directory named Scripts in C:\\Temp, type: [1]\n\n```\nNew-Item -Path C:\\Temp\\Scripts -ItemType Directory\nGet-Item C:\\Temp\\Scripts\n```",
 		quotes:   []string{"To create a new directory named `Scripts` in `C:\\Temp`, type:\n\n```powershell\nNew-Item -Path C:\\Temp\\Scripts -ItemType Directory\nGet-Item C:\\Temp\\Scripts"},
+	}, {
+		name:     "a block holding fences leaves the markers to the renderer",
+		question: "Which error does a blocked script give?",
+		files: []file{{name: "error.txt",
+			raw: "A blocked script gives the following error:\n\nAuthorizationManager check failed.\n+ ~~~~\n  ~~~~\n```\n\nThe error names the script.\n"}},
+		text:   "A blocked script gives the following error: [1]\n\n````\nAuthorizationManager check failed.\n+ ~~~~\n  ~~~~\n```\n````",
+		quotes: []string{"A blocked script gives the following error:\n\nAuthorizationManager check failed.\n+ ~~~~\n  ~~~~\n```"},
 	}, {
 		name:     "a nested list item gets its label and loses its bullet",
 		question: "Which execution policy is the default on Windows client computers?",
@@ -409,24 +416,24 @@ func TestPresent(t *testing.T) {
 	for _, tc := range []struct {
 		name, passage, sentence string // sentence: its text, found in passage
 		text, quoted            string // quoted: the passage range the quote covers
-		block                   bool
+		block                   string // its lines joined
 	}{
-		{"plain", "One. Two is here.", "Two is here.", "Two is here.", "Two is here.", false},
-		{"top-level bullet dropped", "Intro\n• An item here.", "• An item here.", "An item here.", "• An item here.", false},
-		{"nested item under a label", "• Label\n◦ First.\n◦ Second one.", "◦ Second one.", "Label: Second one.", "Label\n◦ First.\n◦ Second one.", false},
-		{"label with a colon, blank lines", "• Label:\n\n◦ First.\n\n◦ Second one.", "◦ Second one.", "Label: Second one.", "Label:\n\n◦ First.\n\n◦ Second one.", false},
-		{"deeper nesting skipped", "◦ Mode\n▪ Sub.\n▪ Deep one.", "▪ Deep one.", "Mode: Deep one.", "Mode\n▪ Sub.\n▪ Deep one.", false},
-		{"parent is a sentence", "• The parent item is a sentence.\n◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", false},
-		{"parent is too long", "• one two three four five six seven\n◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", false},
-		{"parent too far", "• Label\n" + strings.Repeat("◦ Sibling.\n", maxBlockBytes/12) + "◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", false},
-		{"no parent", "Text line.\n◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", false},
-		{"bullet not at the line's start", "Use • here.", "• here.", "• here.", "• here.", false},
-		{"colon and code", "To list, type:\n\nls -l\npwd\n\nOutput.", "To list, type:", "To list, type:\n\nls -l\npwd", "To list, type:\n\nls -l\npwd", true},
-		{"colon and a list to the end", "The modes are:\n• a\n• b\n", "The modes are:", "The modes are:\n\n• a\n• b", "The modes are:\n• a\n• b", true},
-		{"colon at the end", "Type this:", "Type this:", "Type this:", "Type this:", false},
-		{"colon, blank lines to the end", "Type this:\n\n", "Type this:", "Type this:", "Type this:", false},
-		{"colon and too many lines", "Type this:\n" + long, "Type this:", "Type this:", "Type this:", false},
-		{"colon and too many bytes", "Type this:\n" + strings.Repeat("y", maxBlockBytes+1), "Type this:", "Type this:", "Type this:", false},
+		{"plain", "One. Two is here.", "Two is here.", "Two is here.", "Two is here.", ""},
+		{"top-level bullet dropped", "Intro\n• An item here.", "• An item here.", "An item here.", "• An item here.", ""},
+		{"nested item under a label", "• Label\n◦ First.\n◦ Second one.", "◦ Second one.", "Label: Second one.", "Label\n◦ First.\n◦ Second one.", ""},
+		{"label with a colon, blank lines", "• Label:\n\n◦ First.\n\n◦ Second one.", "◦ Second one.", "Label: Second one.", "Label:\n\n◦ First.\n\n◦ Second one.", ""},
+		{"deeper nesting skipped", "◦ Mode\n▪ Sub.\n▪ Deep one.", "▪ Deep one.", "Mode: Deep one.", "Mode\n▪ Sub.\n▪ Deep one.", ""},
+		{"parent is a sentence", "• The parent item is a sentence.\n◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", ""},
+		{"parent is too long", "• one two three four five six seven\n◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", ""},
+		{"parent too far", "• Label\n" + strings.Repeat("◦ Sibling.\n", maxBlockBytes/12) + "◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", ""},
+		{"no parent", "Text line.\n◦ Child one.", "◦ Child one.", "Child one.", "◦ Child one.", ""},
+		{"bullet not at the line's start", "Use • here.", "• here.", "• here.", "• here.", ""},
+		{"colon and code", "To list, type:\n\nls -l\npwd\n\nOutput.", "To list, type:", "To list, type:", "To list, type:\n\nls -l\npwd", "ls -l\npwd"},
+		{"colon and a list to the end", "The modes are:\n• a\n• b\n", "The modes are:", "The modes are:", "The modes are:\n• a\n• b", "• a\n• b"},
+		{"colon at the end", "Type this:", "Type this:", "Type this:", "Type this:", ""},
+		{"colon, blank lines to the end", "Type this:\n\n", "Type this:", "Type this:", "Type this:", ""},
+		{"colon and too many lines", "Type this:\n" + long, "Type this:", "Type this:", "Type this:", ""},
+		{"colon and too many bytes", "Type this:\n" + strings.Repeat("y", maxBlockBytes+1), "Type this:", "Type this:", "Type this:", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			i := strings.Index(tc.passage, tc.sentence)
@@ -434,9 +441,30 @@ func TestPresent(t *testing.T) {
 				t.Fatalf("%q not in the passage", tc.sentence)
 			}
 			p := present(tc.passage, sentence{text: tc.sentence, start: i, end: i + len(tc.sentence)})
-			if p.text != tc.text || tc.passage[p.start:p.end] != tc.quoted || p.block != tc.block {
-				t.Errorf("got %q, quoting %q, block %v; want %q, quoting %q, block %v",
-					p.text, tc.passage[p.start:p.end], p.block, tc.text, tc.quoted, tc.block)
+			block := strings.Join(p.block, "\n")
+			if p.text != tc.text || tc.passage[p.start:p.end] != tc.quoted || block != tc.block {
+				t.Errorf("got %q, quoting %q, block %q; want %q, quoting %q, block %q",
+					p.text, tc.passage[p.start:p.end], block, tc.text, tc.quoted, tc.block)
+			}
+		})
+	}
+}
+
+func TestMarkdownBlock(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"code", []string{"ls -l", "  pwd"}, "```\nls -l\n  pwd\n```"},
+		{"code holding fences", []string{"~~~", "a ```` b", "```"}, "`````\n~~~\na ```` b\n```\n`````"},
+		{"list", []string{"• a", "◦ b", "▪ c", "• d"}, "- a\n  - b\n    - c\n- d"},
+		{"list and not", []string{"• a", "b"}, "```\n• a\nb\n```"},
+		{"ordered list is code", []string{"1. a", "2. b"}, "```\n1. a\n2. b\n```"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := markdownBlock(tc.lines); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
 	}
