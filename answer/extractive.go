@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -164,7 +165,7 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 	}
 	block := false // the previous sentence came with a block
 	for i, p := range picks {
-		pr := present(p.ref.Passage, p.sent)
+		pr := present(p.ref.Passage, p.sent, p.head)
 		quote, span := p.ref.Passage[pr.start:pr.end], (*citations.Span)(nil)
 		if raw, err := e.opts.ReadSpan(ctx, p.ref); err == nil && raw != nil {
 			s, e, ok := locate(raw, p.ref.Passage, pr.start, pr.end)
@@ -331,6 +332,7 @@ var defaultWeights = weights{
 type pick struct {
 	ref  citations.Reference
 	sent sentence
+	head *sentence // the heading sent stands for, when that scored best
 }
 
 // scored is a candidate sentence.
@@ -595,11 +597,20 @@ func (e *Extractive) pick(ctx context.Context, question string, refs []citations
 	for t := range qterms {
 		qweight += idf[t]
 	}
-	out := []pick{{ref: refs[best.ref], sent: best.sentence}}
+	first := pick{ref: refs[best.ref], sent: best.sentence}
+	covered := maps.Clone(best.matched)
+	// A heading is no answer: its section's first sentence is.
+	if best.heading {
+		if j := sectionStart(cands, order[0]); j >= 0 {
+			head := best.sentence
+			first = pick{ref: refs[cands[j].ref], sent: cands[j].sentence, head: &head}
+			maps.Copy(covered, cands[j].matched)
+		}
+	}
+	out := []pick{first}
 	// Further sentences: close to the best, or answering a part of the
 	// question the chosen ones leave out.
 	used := map[int]bool{best.ref: true}
-	covered := maps.Clone(best.matched)
 	for _, i := range order[1:] {
 		if len(out) >= e.opts.MaxSentences {
 			break
@@ -626,6 +637,15 @@ func (e *Extractive) pick(ctx context.Context, question string, refs []citations
 		out = append(out, pick{ref: refs[c.ref], sent: c.sentence})
 	}
 	return out
+}
+
+// sectionStart returns the candidate that opens the section heading h
+// heads: the next one, in the same passage, when it is no heading; else -1.
+func sectionStart(cands []scored, h int) int {
+	if j := h + 1; j < len(cands) && cands[j].ref == cands[h].ref && !cands[j].heading {
+		return j
+	}
+	return -1
 }
 
 // hashEmbedder embeds sentences for [featVector]: the built-in hash
@@ -829,11 +849,18 @@ func splitSentences(text string) []sentence {
 		// A short line without closing punctuation is a heading; a line
 		// of fewer than four words, closed or not, is no sentence either
 		// (a line of code: "PRAGMA journal_mode=WAL;").
-		if n := len(strings.Fields(s.text)); (!closed && n < 10) || n < 4 {
-			s.heading = true
-		}
 		if (start == 0 && unicode.IsLower(first)) || (end == len(text) && !closed) {
 			s.fragment = true
+		}
+		// A line without closing punctuation is no sentence: a heading, a
+		// line of code, a table row. But a list item or a sentence cut by
+		// the passage's end of ten words or more is. Nor is a line of fewer
+		// than four words ("PRAGMA journal_mode=WAL;"), unless it is CJK
+		// text, which has no spaces between words.
+		n := len(strings.Fields(s.text))
+		cjk := strings.ContainsRune("。！？", last)
+		if (n < 4 && !cjk) || (!closed && (n < 10 || (end < len(text) && marker(s.text) < 0))) {
+			s.heading = true
 		}
 		out = append(out, s)
 	}
@@ -1157,11 +1184,10 @@ func locate(raw []byte, passage string, start, end int) (s, e int, ok bool) {
 			}
 			pos, last, lastFound = j+len(w), j+len(w), true
 		}
-		if lastFound && miss < bestMiss {
+		// Fewest words missed, then the tightest: a sentence's words can
+		// also be found in order from an earlier occurrence of its first.
+		if lastFound && (miss < bestMiss || miss == bestMiss && last-i < e-s) {
 			s, e, bestMiss = i, last, miss
-			if miss == 0 {
-				break
-			}
 		}
 		off = i + 1
 	}
@@ -1291,7 +1317,7 @@ const (
 //     maxBlockBytes.
 //
 // The range covers all of it, so the quote shows what the answer says.
-func present(passage string, s sentence) presentation {
+func present(passage string, s sentence, head *sentence) presentation {
 	p := presentation{text: s.text, start: s.start, end: s.end}
 	lineStart := strings.LastIndexByte(passage[:s.start], '\n') + 1
 	if strings.TrimSpace(passage[lineStart:s.start]) == "" {
@@ -1305,6 +1331,10 @@ func present(passage string, s sentence) presentation {
 			}
 		}
 	}
+	if head != nil {
+		p.start = head.start
+	}
+	p.text = inlineText(p.text)
 	if strings.HasSuffix(s.text, ":") {
 		if blk, end, ok := introduced(passage, s.end); ok {
 			p.block = strings.Split(blk, "\n")
@@ -1312,6 +1342,46 @@ func present(passage string, s sentence) presentation {
 		}
 	}
 	return p
+}
+
+// lookalike is text a reader would take for a display number ("[2]").
+var lookalike = regexp.MustCompile(`\[\d+\]`)
+
+// inlineText returns text, plain text from a passage, as Markdown that
+// keeps markers and display numbers apart from it: each word that holds
+// something a reader would take for a display number ("Logs[2006]",
+// "$a[1]": code the documents wrote as code) becomes an inline code span,
+// in which the renderer never puts one, and other backticks are escaped, so
+// that a stray one ("variable`s") cannot open a code span that would hide
+// the marker after it.
+func inlineText(text string) string {
+	if !strings.ContainsRune(text, '`') && !lookalike.MatchString(text) {
+		return text
+	}
+	words := strings.Split(text, " ")
+	for i, w := range words {
+		core := strings.TrimRight(w, ".,;:!?")
+		if !lookalike.MatchString(core) {
+			words[i] = strings.ReplaceAll(w, "`", "\\`")
+			continue
+		}
+		n, run := 0, 0
+		for _, r := range core {
+			if r == '`' {
+				run++
+				n = max(n, run)
+			} else {
+				run = 0
+			}
+		}
+		fence := strings.Repeat("`", n+1)
+		pad := ""
+		if strings.HasPrefix(core, "`") || strings.HasSuffix(core, "`") {
+			pad = " "
+		}
+		words[i] = fence + pad + core + pad + fence + w[len(core):]
+	}
+	return strings.Join(words, " ")
 }
 
 // markdownBlock returns lines as Markdown that holds them as they are: a

@@ -183,6 +183,12 @@ func TestExtractive(t *testing.T) {
 		text:   "A blocked script gives the following error: [1]\n\n````\nAuthorizationManager check failed.\n+ ~~~~\n  ~~~~\n```\n````",
 		quotes: []string{"A blocked script gives the following error:\n\nAuthorizationManager check failed.\n+ ~~~~\n  ~~~~\n```"},
 	}, {
+		name:     "a heading that scores best stands for its section's first sentence",
+		question: "How do I stop all instances of a process running on another computer?",
+		files:    []file{markdown("stop.md", stopMD)},
+		text:     "This command ends every Notepad process on Server01. [1]",
+		quotes:   []string{"Example 2: Stop all instances of a process running on another computer\n\nThis command ends every Notepad process on Server01."},
+	}, {
 		name:     "a nested list item gets its label and loses its bullet",
 		question: "Which execution policy is the default on Windows client computers?",
 		files:    []file{markdown("policies.md", policiesMD)},
@@ -228,6 +234,14 @@ const (
 	policiesMD = "# Execution policies\n\n- AllSigned\n  - Scripts can run.\n  - Requires a signature on every script.\n" +
 		"- Restricted\n  - The default execution policy on Windows client computers.\n  - Permits individual commands, but not scripts.\n"
 )
+
+// stopMD is a cmdlet's page, with an example section.
+const stopMD = "# Stop-Process\n\nStops one or more running processes.\n\n" +
+	"## Example 1: Stop all instances of a process\n\nThis command stops all the Notepad processes.\n\n" +
+	"```powershell\nStop-Process -Name \"notepad\"\n```\n\n" +
+	"## Example 2: Stop all instances of a process running on another computer\n\n" +
+	"This command ends every Notepad process on Server01.\n\n" +
+	"```powershell\nInvoke-Command -ComputerName Server01 { Stop-Process -Name notepad }\n```\n"
 
 // markdown is a file whose passage is the normalized text of src.
 func markdown(name, src string) file {
@@ -308,6 +322,34 @@ func TestSplitSentences(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("splitSentences(%q)\n got %q\nwant %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestSentenceKinds: a line without closing punctuation is no sentence (a
+// heading, code, a table row), nor is one of fewer than four words; but a
+// list item, or a sentence cut by the passage's end, of ten words or more
+// is, and so is a closed sentence of CJK text.
+func TestSentenceKinds(t *testing.T) {
+	for _, tc := range []struct {
+		text    string
+		heading bool
+	}{
+		{"Title of a section that goes on for more than ten words\n", true},
+		{"Example 3: Get-Item -Path C:\\Temp | Remove-Item -Recurse -Force -WhatIf\n", true},
+		{"Name | Value | Default | Required | Accepts wildcards | Position\n", true},
+		{"Short title\n", true},
+		{"Too short.\n", true},
+		{"A sentence of four words.\n", false},
+		{"• An item of a list that needs no period at its end\n", false},
+		{"• A short item\n", true},
+		{"A sentence that the passage's end cuts after ten words or", false},
+		{"A sentence the end cuts short", true},
+		{"東京は日本の首都です。", false},
+	} {
+		ss := splitSentences(tc.text)
+		if len(ss) != 1 || ss[0].heading != tc.heading {
+			t.Errorf("%q: %+v, want one sentence, heading %v", tc.text, ss, tc.heading)
 		}
 	}
 }
@@ -440,7 +482,7 @@ func TestPresent(t *testing.T) {
 			if i < 0 {
 				t.Fatalf("%q not in the passage", tc.sentence)
 			}
-			p := present(tc.passage, sentence{text: tc.sentence, start: i, end: i + len(tc.sentence)})
+			p := present(tc.passage, sentence{text: tc.sentence, start: i, end: i + len(tc.sentence)}, nil)
 			block := strings.Join(p.block, "\n")
 			if p.text != tc.text || tc.passage[p.start:p.end] != tc.quoted || block != tc.block {
 				t.Errorf("got %q, quoting %q, block %q; want %q, quoting %q, block %q",
@@ -467,5 +509,21 @@ func TestMarkdownBlock(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestInlineText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"No brackets here.", "No brackets here."},
+		{"Into the Logs[2006] directory.", "Into the `Logs[2006]` directory."},
+		{"Moves Logs[Sept`06] into Logs[2006].", "Moves Logs[Sept\\`06] into `Logs[2006]`."},
+		{"The variable`s value [1]", "The variable\\`s value `[1]`"},
+		{"Moves Logs[`06][1] in.", "Moves ``Logs[`06][1]`` in."},
+		{"Ends in `[1]`", "Ends in `` `[1]` ``"},
+		{"Array $a[1], then [x].", "Array `$a[1]`, then [x]."},
+	} {
+		if got := inlineText(tc.in); got != tc.want {
+			t.Errorf("inlineText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

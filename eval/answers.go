@@ -3,7 +3,6 @@ package eval
 import (
 	"context"
 	"fmt"
-	"github.com/cite-rag/cite/answer"
 	"os"
 	"regexp"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/search"
@@ -174,7 +174,7 @@ func checkAnswer(out string, r citations.Rendered, files map[string][]byte) (pro
 	for _, d := range r.Dropped {
 		problems = append(problems, fmt.Sprintf("dropped %s (%s)", d.Marker, d.Reason))
 	}
-	for _, mm := range displayNumber.FindAllStringSubmatch(r.Text, -1) {
+	for _, mm := range displayNumber.FindAllStringSubmatch(withoutCode(r.Text), -1) {
 		if n, _ := strconv.Atoi(mm[1]); n < 1 || n > len(r.References) {
 			problems = append(problems, fmt.Sprintf("[%d] resolves to no reference", n))
 		}
@@ -232,3 +232,29 @@ func containsAnswer(text string, answers []string) bool {
 func foldAnswer(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }
+
+// withoutCode returns text without its fenced code blocks and inline code
+// spans (an escaped backtick opens none), where the renderer puts no
+// display number and "[1]" is code.
+func withoutCode(text string) string {
+	var b strings.Builder
+	fence := ""
+	for line := range strings.Lines(text) {
+		t := strings.TrimLeft(line, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) && strings.Trim(strings.TrimSpace(t), fence[:1]) == "" {
+				fence = ""
+			}
+			continue
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			fence = t[:len(t)-len(strings.TrimLeft(t, t[:1]))]
+			continue
+		}
+		b.WriteString(codeSpan.ReplaceAllString(strings.ReplaceAll(line, "\\`", ""), ""))
+	}
+	return b.String()
+}
+
+// codeSpan is an inline code span of one or two backticks.
+var codeSpan = regexp.MustCompile("``[^`](?:[^`]|`[^`])*``|`[^`]+`")

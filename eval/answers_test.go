@@ -110,3 +110,18 @@ func TestExtractiveSQuAD(t *testing.T) {
 		t.Errorf("first cited sentence holds a gold answer %.3f of the time, want ≥ 0.74", m.FirstSentence)
 	}
 }
+
+func TestWithoutCode(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Plain [1] text.", "Plain [1] text."},
+		{"Into `Logs[2006]` and ``a`[3]`` [1].", "Into  and  [1]."},
+		{"Run: [1]\n\n```\n$a[2]\n```\nAfter [3].", "Run: [1]\n\nAfter [3]."},
+		{"~~~~\n[2]\n~~~\n[3]\n~~~~\nend [1]", "end [1]"},
+		{"An open ` backtick [1]", "An open ` backtick [1]"},
+		{"Logs[Sept\\`06] into `Logs[2006]` [1]", "Logs[Sept06] into  [1]"},
+	} {
+		if got := withoutCode(tc.in); got != tc.want {
+			t.Errorf("withoutCode(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
