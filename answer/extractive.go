@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -100,8 +101,11 @@ type ExtractiveOptions struct {
 // The answer gives a sentence as the documents show it: without its list
 // bullet, after its item's label when it is nested under one ("Restricted:
 // The default execution policy…"), and with the lines it introduces when it
-// ends with a colon (the command after "To create a directory, type:"); its
-// quote covers the same.
+// ends with a colon (the command after "To create a directory, type:"). A
+// heading that scores best stands for the first sentence of its section,
+// and the first sentence brings the Markdown code block that follows its
+// paragraph (the command of a documentation example). Quotes cover the
+// same: the heading, the sentence, the code.
 //
 // An Extractive is safe for concurrent use.
 type Extractive struct {
@@ -173,6 +177,14 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 				pr = presentation{text: p.sent.text, start: p.sent.start, end: p.sent.end}
 				quote = p.sent.text
 				s, e, ok = locate(raw, p.ref.Passage, p.sent.start, p.sent.end)
+			}
+			// The first sentence, the answer proper, brings the code that
+			// follows it (a further one's would mostly be metadata or
+			// output).
+			if ok && i == 0 && len(pr.block) == 0 {
+				if lines, end, found := fencedAfter(raw, e); found {
+					pr.block, e = lines, end
+				}
 			}
 			if ok {
 				quote = string(raw[s:e])
@@ -1382,6 +1394,79 @@ func inlineText(text string) string {
 		words[i] = fence + pad + core + pad + fence + w[len(core):]
 	}
 	return strings.Join(words, " ")
+}
+
+// fencedAfter returns the content lines of the Markdown fenced code block
+// that follows raw[:from], the source of a sentence, when the sentence ends
+// its paragraph and the block comes next (past blank lines), and where its
+// content ends; ok is false when there is none, or when it exceeds
+// maxBlockLines or maxBlockBytes. A block the source ends before its
+// closing fence (a chunk's edge) ends there.
+func fencedAfter(raw []byte, from int) (lines []string, end int, ok bool) {
+	i := from
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r') {
+		i++
+	}
+	if i >= len(raw) || raw[i] != '\n' {
+		return nil, 0, false
+	}
+	// nextLine returns the line at i, without its line ending, and where
+	// the next one starts.
+	nextLine := func(i int) (string, int) {
+		j := bytes.IndexByte(raw[i:], '\n')
+		if j < 0 {
+			return strings.TrimSuffix(string(raw[i:]), "\r"), len(raw)
+		}
+		return strings.TrimSuffix(string(raw[i:i+j]), "\r"), i + j + 1
+	}
+	i++
+	var open string
+	for i < len(raw) {
+		l, next := nextLine(i)
+		if strings.TrimSpace(l) == "" {
+			i = next
+			continue
+		}
+		open, i = l, next
+		break
+	}
+	indent := len(open) - len(strings.TrimLeft(open, " "))
+	body := open[indent:]
+	if indent > 3 || len(body) < 3 || (body[0] != '`' && body[0] != '~') {
+		return nil, 0, false
+	}
+	c := body[0]
+	n := len(body) - len(strings.TrimLeft(body, body[:1]))
+	if n < 3 || (c == '`' && strings.ContainsRune(body[n:], '`')) {
+		return nil, 0, false
+	}
+	size := 0
+	for i < len(raw) {
+		l, next := nextLine(i)
+		t := strings.TrimLeft(l, " ")
+		if len(l)-len(t) <= 3 && strings.HasPrefix(t, strings.Repeat(string(c), n)) && strings.Trim(strings.TrimSpace(t), string(c)) == "" {
+			break // the closing fence
+		}
+		// Content loses up to the opening fence's indentation.
+		k := 0
+		for k < indent && k < len(l) && l[k] == ' ' {
+			k++
+		}
+		lines = append(lines, l[k:])
+		size += len(l) + 1
+		end = i + len(l)
+		if len(lines) > maxBlockLines || size > maxBlockBytes {
+			return nil, 0, false
+		}
+		i = next
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) == 0 {
+		return nil, 0, false
+	}
+	return lines, end, true
 }
 
 // markdownBlock returns lines as Markdown that holds them as they are: a

@@ -183,11 +183,11 @@ func TestExtractive(t *testing.T) {
 		text:   "A blocked script gives the following error: [1]\n\n````\nAuthorizationManager check failed.\n+ ~~~~\n  ~~~~\n```\n````",
 		quotes: []string{"A blocked script gives the following error:\n\nAuthorizationManager check failed.\n+ ~~~~\n  ~~~~\n```"},
 	}, {
-		name:     "a heading that scores best stands for its section's first sentence",
+		name:     "a heading that scores best stands for its section's first sentence, which brings the code after it",
 		question: "How do I stop all instances of a process running on another computer?",
 		files:    []file{markdown("stop.md", stopMD)},
-		text:     "This command ends every Notepad process on Server01. [1]",
-		quotes:   []string{"Example 2: Stop all instances of a process running on another computer\n\nThis command ends every Notepad process on Server01."},
+		text:     "This command ends every Notepad process on Server01. [1]\n\n```\nInvoke-Command -ComputerName Server01 { Stop-Process -Name notepad }\n```",
+		quotes:   []string{"Example 2: Stop all instances of a process running on another computer\n\nThis command ends every Notepad process on Server01.\n\n```powershell\nInvoke-Command -ComputerName Server01 { Stop-Process -Name notepad }"},
 	}, {
 		name:     "a nested list item gets its label and loses its bullet",
 		question: "Which execution policy is the default on Windows client computers?",
@@ -525,5 +525,34 @@ func TestInlineText(t *testing.T) {
 		if got := inlineText(tc.in); got != tc.want {
 			t.Errorf("inlineText(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestFencedAfter(t *testing.T) {
+	long := strings.Repeat("x\n", maxBlockLines+1)
+	for _, tc := range []struct {
+		name, raw string // raw: the sentence is "Run it." at its start
+		lines     []string
+		quoted    string // raw up to the block's end
+	}{
+		{"fence after a blank line", "Run it.\n\n```powershell\nGet-Item\n  Set-Item\n```\nmore", []string{"Get-Item", "  Set-Item"}, "Run it.\n\n```powershell\nGet-Item\n  Set-Item"},
+		{"tilde fence right after", "Run it.\n~~~~\n```\n~~~\n~~~~\n", []string{"```", "~~~"}, "Run it.\n~~~~\n```\n~~~"},
+		{"indented fence loses its indent", "Run it.\r\n\r\n  ```\r\n  a\r\n b\r\n  ```\r\n", []string{"a", "b"}, "Run it.\r\n\r\n  ```\r\n  a\r\n b"},
+		{"cut by the chunk's edge", "Run it.\n\n```\na\nb", []string{"a", "b"}, "Run it.\n\n```\na\nb"},
+		{"the paragraph goes on", "Run it. And more.\n\n```\na\n```", nil, ""},
+		{"the next line is text", "Run it.\nMore text.\n\n```\na\n```", nil, ""},
+		{"indented four: code, not a fence", "Run it.\n\n    ```\n    a\n    ```", nil, ""},
+		{"backtick in the info string", "Run it.\n\n``` a`b\nx\n```", nil, ""},
+		{"empty block", "Run it.\n\n```\n\n```", nil, ""},
+		{"too many lines", "Run it.\n\n```\n" + long + "```", nil, ""},
+		{"too many bytes", "Run it.\n\n```\n" + strings.Repeat("y", maxBlockBytes) + "\n```", nil, ""},
+		{"nothing after", "Run it.", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, end, ok := fencedAfter([]byte(tc.raw), len("Run it."))
+			if !reflect.DeepEqual(lines, tc.lines) || ok != (tc.lines != nil) || (ok && tc.raw[:end] != tc.quoted) {
+				t.Errorf("got %q, %v, quoting %q; want %q, quoting %q", lines, ok, tc.raw[:end], tc.lines, tc.quoted)
+			}
+		})
 	}
 }
