@@ -48,7 +48,8 @@ func TestBrowser(t *testing.T) {
 		{Text: []string{"A checkpoint copies the committed pages back into the database file [do", "c:1]."}, Pace: 5 * time.Millisecond},
 		// The passages given are the corpus's, then the session
 		// document's: citing them all cites the upload.
-		{Text: []string{"It hums at forty-two hertz [doc:1][doc:2][doc:3][doc:4][doc:5][doc:6][doc:7]."}},
+		// Code is no citation: `$hz[1]` stays text.
+		{Text: []string{"It hums at forty-two hertz, `$hz[1]` [doc:1][doc:2][doc:3][doc:4][doc:5][doc:6][doc:7]."}},
 	}})
 	upload := filepath.Join(t.TempDir(), "zorbulator.md")
 	if err := os.WriteFile(upload, []byte("# Zorbulator notes\n\nThe zorbulator hums at forty-two hertz when the hive is calm.\n"), 0o644); err != nil {
@@ -84,7 +85,7 @@ func TestBrowser(t *testing.T) {
 	defer cancel()
 
 	var answerText, status, refs, passage, uploads, answer2, refs2 string
-	var sups int
+	var sups, sups2 int
 	var shot []byte
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(ts.URL+"/"),
@@ -109,6 +110,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(`#t2[data-done="true"]`, chromedp.ByQuery),
 		chromedp.Text("#t2 .a", &answer2, chromedp.ByQuery),
 		chromedp.Text("#t2 ol.refs", &refs2, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll("#t2 .a sup a.cite").length`, &sups2),
 		chromedp.FullScreenshot(&shot, 100), // quality 100 makes a PNG
 	)
 	if err != nil {
@@ -129,8 +131,8 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(uploads, "zorbulator.md: ready") {
 		t.Errorf("uploads %q", uploads)
 	}
-	if !strings.Contains(answer2, "forty-two hertz [1]") || !strings.Contains(refs2, "Zorbulator notes") {
-		t.Errorf("answer about the upload %q, references %q", answer2, refs2)
+	if !strings.Contains(answer2, "forty-two hertz, `$hz[1]` [1]") || !strings.Contains(refs2, "Zorbulator notes") || sups2 != strings.Count(answer2, "[")-1 {
+		t.Errorf("answer about the upload %q, %d superscripts, references %q", answer2, sups2, refs2)
 	}
 	out := filepath.Join(t.TempDir(), "chat.png")
 	if dir := os.Getenv("CITE_SCREENSHOT_DIR"); dir != "" {

@@ -77,11 +77,13 @@ async function loadSources() {
   }
 }
 
-// cite renders text; the page shows it with [n] as superscript links.
+// cite renders text; the page shows it with [n] as superscript links, but
+// for code (fenced blocks, inline spans), where [n] is code ("$a[1]").
 function renderText(el, text, refs, turnId) {
   el.textContent = "";
-  const parts = text.split(/(\[\d+\])/);
+  const parts = text.split(/(\\`|```[\s\S]*?(?:```|$)|`[^`\n]+`|\[\d+\])/);
   for (const p of parts) {
+    if (p === undefined) continue;
     const m = /^\[(\d+)\]$/.exec(p);
     if (m && refs.has(Number(m[1]))) {
       const sup = document.createElement("sup");
