@@ -125,6 +125,11 @@ type Hit struct {
 	// SourceSpan is the chunk's byte range in the document's file.
 	SourceSpan citations.Span `json:"source_span"`
 
+	// Copies are the other documents that hold a chunk of the same text,
+	// which the search folded into this hit (the copies of a page in each
+	// version of a product's docs), best first; none when there are none.
+	Copies []DocumentRef `json:"copies,omitempty"`
+
 	Headings []string       `json:"-"` // the heading path
 	Span     citations.Span `json:"-"` // byte range in the normalized text
 	Ordinal  int            `json:"-"` // position of the chunk in its document
@@ -523,14 +528,18 @@ func single(rs []index.Scored, isBM25 bool) []candidate {
 
 // hits reads the chunks of the best candidates and makes hits of them,
 // taking at most perDoc per document, and only chunks of sources when
-// that is not empty.
+// that is not empty. A chunk whose text an earlier hit has is no hit of its
+// own: its document joins that hit's Copies.
 func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int, sources []string) ([]Hit, error) {
 	out := []Hit{}
 	perDocCount := map[string]int{}
+	byText := map[string]int{} // hit text -> position in out
+	folded := false
 	for len(ranked) > 0 && len(out) < k {
-		// Read a batch: just what is missing without a cap, more with one.
+		// Read a batch: just what is missing without a cap or a copy seen,
+		// more with one.
 		n := k - len(out)
-		if perDoc > 0 {
+		if perDoc > 0 || folded {
 			n = max(n*2, 32)
 		}
 		batch := ranked[:min(n, len(ranked))]
@@ -551,13 +560,21 @@ func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int, 
 			if len(sources) > 0 && !slices.Contains(sources, r.Document.Source) {
 				continue // a source added after narrow
 			}
+			h := hitOf(r)
+			if i, ok := byText[h.Text]; ok {
+				if out[i].Document.ID != h.Document.ID && !slices.ContainsFunc(out[i].Copies, func(d DocumentRef) bool { return d.ID == h.Document.ID }) {
+					out[i].Copies = append(out[i].Copies, h.Document)
+				}
+				folded = true
+				continue
+			}
 			if perDoc > 0 {
 				if perDocCount[r.DocumentID] >= perDoc {
 					continue
 				}
 				perDocCount[r.DocumentID]++
 			}
-			h := hitOf(r)
+			byText[h.Text] = len(out)
 			h.Rank, h.Score, h.Scores = len(out)+1, c.score, Scores{BM25: c.bm25, Vector: c.vector}
 			out = append(out, h)
 			if len(out) == k {

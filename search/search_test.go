@@ -250,6 +250,54 @@ func TestPerDocument(t *testing.T) {
 	}
 }
 
+// TestCopies: chunks of the same text in several documents (a page in
+// each version of a product's docs) are one hit, listing the other
+// documents, and the hits after it are other texts.
+func TestCopies(t *testing.T) {
+	st := newIndex(t, nil)
+	page := "The zorbulator hums at forty-two hertz when the hive is calm."
+	fsys := fstest.MapFS{}
+	for _, v := range []string{"5.1", "7.4", "7.5"} {
+		fsys["versions/"+v+"/zorbulator.md"] = &fstest.MapFile{Data: []byte(page), ModTime: t0}
+	}
+	fsys["versions/7.6/zorbulator.md"] = &fstest.MapFile{Data: []byte(page + " It was renamed in 7.6."), ModTime: t0}
+	ix, err := ingest.New(t.Context(), st, ingest.Options{Source: "versions", FS: fsys, Embedder: mustHash(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Index(t.Context(), "versions"); err != nil {
+		t.Fatal(err)
+	}
+	s := newSearcher(t, st)
+	for _, perDoc := range []int{0, 1} {
+		res, err := s.Search(t.Context(), Query{Text: "zorbulator hertz", K: 3, PerDocument: perDoc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := paths(res.Hits)
+		if len(ps) < 2 || !strings.Contains(ps[0]+ps[1], "7.6/zorbulator.md") || strings.Count(strings.Join(ps, " "), "zorbulator.md") != 2 {
+			t.Fatalf("perDoc %d: hits %q, want the 7.6 page and one of the others", perDoc, ps)
+		}
+		for i, h := range res.Hits {
+			if h.Rank != i+1 {
+				t.Errorf("hit %d has rank %d", i+1, h.Rank)
+			}
+			want := 0
+			if strings.HasSuffix(h.Document.Path, "zorbulator.md") && !strings.Contains(h.Document.Path, "7.6") {
+				want = 2
+			}
+			if len(h.Copies) != want {
+				t.Errorf("perDoc %d: %s has copies %+v, want %d", perDoc, h.Document.Path, h.Copies, want)
+			}
+			for _, c := range h.Copies {
+				if !strings.HasSuffix(c.Path, "zorbulator.md") || c.Path == h.Document.Path || c.ID == "" {
+					t.Errorf("copy %+v of %s", c, h.Document.Path)
+				}
+			}
+		}
+	}
+}
+
 // TestHitJSON freezes the JSON of cite search --json: an interface.
 func TestHitJSON(t *testing.T) {
 	st := newIndex(t, nil)

@@ -131,6 +131,13 @@ func printHits(w io.Writer, hits []search.Hit, terms []string, color bool) {
 		if h.Heading != "" {
 			fmt.Fprintf(w, "  § %s", h.Heading)
 		}
+		if len(h.Copies) > 0 {
+			fmt.Fprintf(w, "\n   %salso in %s", dim, displayPath(h.Copies[0].Path))
+			if n := len(h.Copies) - 1; n > 0 {
+				fmt.Fprintf(w, " and %d more", n)
+			}
+			fmt.Fprint(w, reset)
+		}
 		fmt.Fprintf(w, "\n   %s\n\n", snippet(h.Text, terms, 240, color))
 	}
 }
