@@ -59,42 +59,57 @@ func howToSet(t *testing.T, dir string) *Set {
 
 // TestExtractiveHowTo measures extractive answers on documentation: the
 // "How do I …?" questions of the PowerShell 7.4 cmdlet reference's example
-// headings (howToSet), 1,318, asked of an index of that reference.
-// Measured: the first cited passage holds the cmdlet's name 0.917 of the
-// time (top search hit 0.865); the first quote 0.471, because the answer
-// shows the example's command (0.083 before headings stood for their
-// sections and sentences brought the code after them). It enforces floors
-// of 0.90 and 0.45 and no contract violation, and skips as
-// TestExtractiveSQuAD does.
+// headings (howToSet), 1,318, asked of an index of that reference, and of
+// one of all five versions of it (5.1 and 7.4 to 7.7, whose pages repeat
+// one another's chunks). Measured, for 7.4 and for all versions: one of the 5
+// passages holds the cmdlet's name 0.972 and 0.954 of the time (0.895 for
+// all versions before search folded copies into one hit), the first cited
+// one 0.917 and 0.899 (top search hit 0.865 and 0.855), the first quote
+// 0.471 and 0.466, because the answer shows the example's command (0.083 for
+// 7.4 before headings stood for their sections and sentences brought the
+// code after them). It enforces floors below those and no contract
+// violation, and skips as TestExtractiveSQuAD does.
 func TestExtractiveHowTo(t *testing.T) {
 	if race || testing.Short() {
 		t.Skip("slow quality measurement")
 	}
-	dir := filepath.Join(evaltest.SharedData(t, "markdown"), "reference", "7.4")
-	set := howToSet(t, dir)
-	st, err := index.Open(t.Context(), t.TempDir(), index.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	emb, _ := embed.New("hash", embed.Config{})
-	if _, err := set.Index(t.Context(), st, emb, nil); err != nil {
-		t.Fatal(err)
-	}
-	s, err := search.New(t.Context(), st, emb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := RunAnswers(t.Context(), set, s, answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats}), AnswerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d questions: answered %.3f, top hit %.3f, any hit %.3f, first passage %.3f, first quote %.3f, violations %d, unlocated %d, p50 %v",
-		m.Questions, m.Answered, m.TopHit, m.AnyHit, m.FirstPassage, m.FirstSentence, m.Violations, m.Unlocated, m.P50)
-	if m.Violations != 0 {
-		t.Errorf("%d contract violations: %v", m.Violations, m.Examples)
-	}
-	if m.FirstPassage < 0.90 || m.FirstSentence < 0.45 {
-		t.Errorf("first cited passage holds the cmdlet %.3f of the time, the first quote %.3f; want ≥ 0.90 and ≥ 0.45", m.FirstPassage, m.FirstSentence)
+	ref := filepath.Join(evaltest.SharedData(t, "markdown"), "reference")
+	for _, tc := range []struct {
+		name, articles     string
+		anyHit, pass, sent float64 // floors
+	}{
+		{"7.4", filepath.Join(ref, "7.4"), 0.96, 0.90, 0.45},
+		{"all versions", ref, 0.94, 0.88, 0.45},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := howToSet(t, filepath.Join(ref, "7.4"))
+			set.Articles = tc.articles
+			st, err := index.Open(t.Context(), t.TempDir(), index.Options{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			emb, _ := embed.New("hash", embed.Config{})
+			if _, err := set.Index(t.Context(), st, emb, nil); err != nil {
+				t.Fatal(err)
+			}
+			s, err := search.New(t.Context(), st, emb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := RunAnswers(t.Context(), set, s, answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats}), AnswerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d questions: answered %.3f, top hit %.3f, any hit %.3f, first passage %.3f, first quote %.3f, violations %d, unlocated %d, p50 %v",
+				m.Questions, m.Answered, m.TopHit, m.AnyHit, m.FirstPassage, m.FirstSentence, m.Violations, m.Unlocated, m.P50)
+			if m.Violations != 0 {
+				t.Errorf("%d contract violations: %v", m.Violations, m.Examples)
+			}
+			if m.AnyHit < tc.anyHit || m.FirstPassage < tc.pass || m.FirstSentence < tc.sent {
+				t.Errorf("one of the passages holds the cmdlet %.3f of the time, the first cited %.3f, its quote %.3f; want ≥ %.2f, %.2f, %.2f",
+					m.AnyHit, m.FirstPassage, m.FirstSentence, tc.anyHit, tc.pass, tc.sent)
+			}
+		})
 	}
 }
