@@ -103,9 +103,9 @@ type ExtractiveOptions struct {
 // The default execution policy…"), and with the lines it introduces when it
 // ends with a colon (the command after "To create a directory, type:"). A
 // heading that scores best stands for the first sentence of its section,
-// and the first sentence brings the Markdown code block that follows its
-// paragraph (the command of a documentation example). Quotes cover the
-// same: the heading, the sentence, the code.
+// and the first sentence brings the rest of its paragraph and the Markdown
+// code block that follows it (the command of a documentation example).
+// Quotes cover the same: the heading, the sentence, the code.
 //
 // An Extractive is safe for concurrent use.
 type Extractive struct {
@@ -179,11 +179,14 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 				s, e, ok = locate(raw, p.ref.Passage, p.sent.start, p.sent.end)
 			}
 			// The first sentence, the answer proper, brings the code that
-			// follows it (a further one's would mostly be metadata or
-			// output).
+			// follows its paragraph (a further one's would mostly be
+			// metadata or output), and the rest of the paragraph.
 			if ok && i == 0 && len(pr.block) == 0 {
-				if lines, end, found := fencedAfter(raw, e); found {
-					pr.block, e = lines, end
+				if pe := paragraphEnd(raw, e); pe >= 0 {
+					if lines, end, found := fencedAfter(raw, pe); found {
+						pr.text += restOfLine(p.ref.Passage, p.sent.end)
+						pr.block, e = lines, end
+					}
 				}
 			}
 			if ok {
@@ -1394,6 +1397,54 @@ func inlineText(text string) string {
 		words[i] = fence + pad + core + pad + fence + w[len(core):]
 	}
 	return strings.Join(words, " ")
+}
+
+// maxRest bounds the rest of a paragraph that a sentence brings along.
+const maxRest = 600
+
+// paragraphEnd returns the end of the text of the Markdown paragraph in raw
+// that goes on from from, the end of a sentence: the end of its last line,
+// before a blank line or a code fence; -1 when that is more than maxRest
+// bytes on, or the source ends first.
+func paragraphEnd(raw []byte, from int) int {
+	for i := from; ; {
+		j := bytes.IndexByte(raw[i:], '\n')
+		if j < 0 {
+			return -1
+		}
+		end := i + j
+		if end-from > maxRest {
+			return -1
+		}
+		next := end + 1
+		k := bytes.IndexByte(raw[next:], '\n')
+		if k < 0 {
+			k = len(raw) - next
+		}
+		line := strings.TrimSpace(string(raw[next : next+k]))
+		if line == "" || strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+			for end > from && (raw[end-1] == '\r' || raw[end-1] == ' ' || raw[end-1] == '\t') {
+				end--
+			}
+			return end
+		}
+		i = next
+	}
+}
+
+// restOfLine returns the text of passage's line after from, with its
+// leading space, as answer text; "" when there is none or it exceeds
+// maxRest.
+func restOfLine(passage string, from int) string {
+	end := len(passage)
+	if i := strings.IndexByte(passage[from:], '\n'); i >= 0 {
+		end = from + i
+	}
+	rest := strings.TrimSpace(passage[from:end])
+	if rest == "" || len(rest) > maxRest {
+		return ""
+	}
+	return " " + inlineText(rest)
 }
 
 // fencedAfter returns the content lines of the Markdown fenced code block

@@ -189,6 +189,13 @@ func TestExtractive(t *testing.T) {
 		text:     "This command ends every Notepad process on Server01. [1]\n\n```\nInvoke-Command -ComputerName Server01 { Stop-Process -Name notepad }\n```",
 		quotes:   []string{"Example 2: Stop all instances of a process running on another computer\n\nThis command ends every Notepad process on Server01.\n\n```powershell\nInvoke-Command -ComputerName Server01 { Stop-Process -Name notepad }"},
 	}, {
+		name:     "the first sentence brings the rest of its paragraph and the code after it",
+		question: "How do I bind the up arrow key to a function?",
+		files: []file{markdown("keys.md", "# Set-PSReadLineKeyHandler\n\n### Example 1\n\nThis command binds the up arrow key to the\n**HistorySearchBackward** function. It searches `history`.\n\n"+
+			"```powershell\nSet-PSReadLineKeyHandler -Chord UpArrow -Function HistorySearchBackward\n```\n")},
+		text:   "This command binds the up arrow key to the HistorySearchBackward function. It searches history. [1]\n\n```\nSet-PSReadLineKeyHandler -Chord UpArrow -Function HistorySearchBackward\n```",
+		quotes: []string{"This command binds the up arrow key to the\n**HistorySearchBackward** function. It searches `history`.\n\n```powershell\nSet-PSReadLineKeyHandler -Chord UpArrow -Function HistorySearchBackward"},
+	}, {
 		name:     "a nested list item gets its label and loses its bullet",
 		question: "Which execution policy is the default on Windows client computers?",
 		files:    []file{markdown("policies.md", policiesMD)},
@@ -552,6 +559,26 @@ func TestFencedAfter(t *testing.T) {
 			lines, end, ok := fencedAfter([]byte(tc.raw), len("Run it."))
 			if !reflect.DeepEqual(lines, tc.lines) || ok != (tc.lines != nil) || (ok && tc.raw[:end] != tc.quoted) {
 				t.Errorf("got %q, %v, quoting %q; want %q, quoting %q", lines, ok, tc.raw[:end], tc.lines, tc.quoted)
+			}
+		})
+	}
+}
+
+func TestParagraphEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string // the sentence is "Run it." at raw's start
+		want      int    // -1, or the length of the paragraph
+	}{
+		{"ends the paragraph", "Run it.\n\nNext.", len("Run it.")},
+		{"trailing spaces", "Run it.  \r\n\r\nNext.", len("Run it.")},
+		{"goes on over lines", "Run it. And\nmore here.\n\n```\nx\n```", len("Run it. And\nmore here.")},
+		{"a fence interrupts it", "Run it. More.\n```\nx\n```", len("Run it. More.")},
+		{"the source ends first", "Run it. More.", -1},
+		{"too long", "Run it. " + strings.Repeat("word ", maxRest/5+1) + "\n\n", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := paragraphEnd([]byte(tc.raw), len("Run it.")); got != tc.want {
+				t.Errorf("got %d, want %d", got, tc.want)
 			}
 		})
 	}
