@@ -868,13 +868,13 @@ func splitSentences(text string) []sentence {
 			s.fragment = true
 		}
 		// A line without closing punctuation is no sentence: a heading, a
-		// line of code, a table row. But a list item or a sentence cut by
-		// the passage's end of ten words or more is. Nor is a line of fewer
-		// than four words ("PRAGMA journal_mode=WAL;"), unless it is CJK
-		// text, which has no spaces between words.
+		// line of code. But a list item or a sentence cut by the passage's
+		// end of ten words or more is. Nor is a table row, or a line of
+		// fewer than four words ("PRAGMA journal_mode=WAL;"), unless it is
+		// CJK text, which has no spaces between words.
 		n := len(strings.Fields(s.text))
 		cjk := strings.ContainsRune("。！？", last)
-		if (n < 4 && !cjk) || (!closed && (n < 10 || (end < len(text) && marker(s.text) < 0))) {
+		if (n < 4 && !cjk) || (!closed && (n < 10 || (end < len(text) && marker(s.text) < 0))) || tableRow(text, start, end) {
 			s.heading = true
 		}
 		out = append(out, s)
@@ -906,6 +906,18 @@ func splitSentences(text string) []sentence {
 	}
 	add(start, len(text))
 	return out
+}
+
+// tableRow reports whether text[start:end] is on a line of a table, whose
+// cells normalized text separates with " | ".
+func tableRow(text string, start, end int) bool {
+	ls := strings.LastIndexByte(text[:start], '\n') + 1
+	le := len(text)
+	if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+		le = end + i
+	}
+	line := text[ls:le]
+	return strings.Contains(line, " | ") || strings.HasPrefix(line, "| ") || strings.HasSuffix(line, " |")
 }
 
 func skipClosers(text string, j int) int {
@@ -1447,11 +1459,15 @@ func restOfLine(passage string, from int) string {
 	return " " + inlineText(rest)
 }
 
+// skipInfo are the info strings of code blocks that no sentence brings:
+// metadata and output.
+var skipInfo = map[string]bool{"yaml": true, "yml": true, "output": true}
+
 // fencedAfter returns the content lines of the Markdown fenced code block
 // that follows raw[:from], the source of a sentence, when the sentence ends
 // its paragraph and the block comes next (past blank lines), and where its
-// content ends; ok is false when there is none, or when it exceeds
-// maxBlockLines or maxBlockBytes. A block the source ends before its
+// content ends; ok is false when there is none, when it is metadata or
+// output (skipInfo), or when it exceeds maxBlockLines or maxBlockBytes. A block the source ends before its
 // closing fence (a chunk's edge) ends there.
 func fencedAfter(raw []byte, from int) (lines []string, end int, ok bool) {
 	i := from
@@ -1489,6 +1505,10 @@ func fencedAfter(raw []byte, from int) (lines []string, end int, ok bool) {
 	c := body[0]
 	n := len(body) - len(strings.TrimLeft(body, body[:1]))
 	if n < 3 || (c == '`' && strings.ContainsRune(body[n:], '`')) {
+		return nil, 0, false
+	}
+	// Metadata and output are not what a sentence shows how to do.
+	if info, _, _ := strings.Cut(strings.TrimSpace(body[n:]), " "); skipInfo[strings.ToLower(info)] {
 		return nil, 0, false
 	}
 	size := 0

@@ -334,7 +334,7 @@ func TestSplitSentences(t *testing.T) {
 }
 
 // TestSentenceKinds: a line without closing punctuation is no sentence (a
-// heading, code, a table row), nor is one of fewer than four words; but a
+// heading, code), nor is a table row or a line of fewer than four words; but a
 // list item, or a sentence cut by the passage's end, of ten words or more
 // is, and so is a closed sentence of CJK text.
 func TestSentenceKinds(t *testing.T) {
@@ -353,6 +353,8 @@ func TestSentenceKinds(t *testing.T) {
 		{"A sentence that the passage's end cuts after ten words or", false},
 		{"A sentence the end cuts short", true},
 		{"東京は日本の首都です。", false},
+		{"Name | The name of the thing to find.\n", true},
+		{"| maximum allowed range of sixteen items.\n", true},
 	} {
 		ss := splitSentences(tc.text)
 		if len(ss) != 1 || ss[0].heading != tc.heading {
@@ -554,6 +556,8 @@ func TestFencedAfter(t *testing.T) {
 		{"too many lines", "Run it.\n\n```\n" + long + "```", nil, ""},
 		{"too many bytes", "Run it.\n\n```\n" + strings.Repeat("y", maxBlockBytes) + "\n```", nil, ""},
 		{"nothing after", "Run it.", nil, ""},
+		{"metadata", "Run it.\n\n```yaml\nType: String\n```", nil, ""},
+		{"output", "Run it.\n\n```Output\n42\n```", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lines, end, ok := fencedAfter([]byte(tc.raw), len("Run it."))

@@ -64,8 +64,8 @@ func howToSet(t *testing.T, dir string) *Set {
 // one another's chunks). Measured, for 7.4 and for all versions: one of the 5
 // passages holds the cmdlet's name 0.972 and 0.954 of the time (0.895 for
 // all versions before search folded copies into one hit), the first cited
-// one 0.917 and 0.899 (top search hit 0.865 and 0.855), the first quote
-// 0.654 and 0.647, because the answer shows the example's command (0.083 for
+// one 0.916 and 0.899 (top search hit 0.865 and 0.855), the first quote
+// 0.653 and 0.646, because the answer shows the example's command (0.083 for
 // 7.4 before headings stood for their sections and sentences brought the
 // code after their paragraphs). It enforces floors below those and no contract
 // violation, and skips as TestExtractiveSQuAD does.
