@@ -1375,13 +1375,38 @@ func present(passage string, s sentence, head *sentence) presentation {
 var lookalike = regexp.MustCompile(`\[\d+\]`)
 
 // inlineText returns text, plain text from a passage, as Markdown that
-// keeps markers and display numbers apart from it: each word that holds
-// something a reader would take for a display number ("Logs[2006]",
-// "$a[1]": code the documents wrote as code) becomes an inline code span,
-// in which the renderer never puts one, and other backticks are escaped, so
-// that a stray one ("variable`s") cannot open a code span that would hide
-// the marker after it.
+// keeps markers and display numbers apart from it:
+//   - text that reads as a marker ("[doc:2]", in a document about cite, say)
+//     becomes an inline code span, where it is no marker: a passage cannot
+//     cite another;
+//   - each word that holds something a reader would take for a display
+//     number ("Logs[2006]", "$a[1]": code the documents wrote as code)
+//     becomes one too, as the renderer never puts a display number in code;
+//   - other backticks are escaped, so that a stray one ("variable`s")
+//     cannot open a code span that would hide the marker after it; nor can
+//     a leading "~~~" open a fenced block.
 func inlineText(text string) string {
+	if strings.HasPrefix(text, "~~~") {
+		// At a line's start, as a sentence may be, it would open a fence.
+		text = "\\" + text
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range markerLike.FindAllStringIndex(text, -1) {
+		b.WriteString(inlineWords(text[last:m[0]]))
+		b.WriteString(codeSpan(text[m[0]:m[1]]))
+		last = m[1]
+	}
+	b.WriteString(inlineWords(text[last:]))
+	return b.String()
+}
+
+// markerLike is text the citations scanner could take for a marker: an
+// opening bracket, ASCII or full-width, and "doc", up to the closing one.
+var markerLike = regexp.MustCompile(`(?i)[\[【]\s*doc[^\]】\n]{0,256}[\]】]?`)
+
+// inlineWords is inlineText for text without marker-like parts.
+func inlineWords(text string) string {
 	if !strings.ContainsRune(text, '`') && !lookalike.MatchString(text) {
 		return text
 	}
@@ -1392,23 +1417,29 @@ func inlineText(text string) string {
 			words[i] = strings.ReplaceAll(w, "`", "\\`")
 			continue
 		}
-		n, run := 0, 0
-		for _, r := range core {
-			if r == '`' {
-				run++
-				n = max(n, run)
-			} else {
-				run = 0
-			}
-		}
-		fence := strings.Repeat("`", n+1)
-		pad := ""
-		if strings.HasPrefix(core, "`") || strings.HasSuffix(core, "`") {
-			pad = " "
-		}
-		words[i] = fence + pad + core + pad + fence + w[len(core):]
+		words[i] = codeSpan(core) + w[len(core):]
 	}
 	return strings.Join(words, " ")
+}
+
+// codeSpan returns s as an inline code span: fenced by a backtick run
+// longer than any in it, padded when it starts or ends with one.
+func codeSpan(s string) string {
+	n, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			n = max(n, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", n+1)
+	pad := ""
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		pad = " "
+	}
+	return fence + pad + s + pad + fence
 }
 
 // maxRest bounds the rest of a paragraph that a sentence brings along.
@@ -1555,7 +1586,7 @@ func markdownBlock(lines []string) string {
 				b.WriteByte('\n')
 			}
 			m := marker(l)
-			b.WriteString(strings.Repeat("  ", m) + "- " + l[len(bullets[m]):])
+			b.WriteString(strings.Repeat("  ", m) + "- " + inlineText(l[len(bullets[m]):]))
 		}
 		return b.String()
 	}
