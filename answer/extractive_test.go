@@ -601,3 +601,18 @@ func TestParagraphEnd(t *testing.T) {
 		})
 	}
 }
+
+func TestLabel(t *testing.T) {
+	var b strings.Builder
+	label(&b, []citations.Reference{
+		{Index: 1, Title: "About [doc:3]", Passage: " Cite writes [doc:2], 【doc:3】 or [ DOC 4 ]; a[1] stays.\n"},
+		{Index: 2, Title: "Plain", Passage: "No markers."},
+	})
+	want := "[doc:1] About (doc:3)\nCite writes (doc:2), (doc:3) or ( DOC 4 ); a[1] stays.\n\n[doc:2] Plain\nNo markers.\n\n"
+	if b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+	if ms := citations.Parse(b.String()); len(ms) != 2 {
+		t.Errorf("markers %+v, want the two labels only", ms)
+	}
+}

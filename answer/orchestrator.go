@@ -538,11 +538,28 @@ func cleanTitle(title, path string) string {
 	return t
 }
 
-// label writes passages as the model sees them.
+// label writes passages as the model sees them. Marker-like text in a
+// passage ("[doc:2]", in a document about citations) is written in
+// parentheses, which make no marker, so that the only markers the model
+// sees are the labels: copied, the passage's own would cite another.
 func label(b *strings.Builder, refs []citations.Reference) {
 	for _, ref := range refs {
-		fmt.Fprintf(b, "%s %s\n%s\n\n", ref.Key(), ref.Title, strings.TrimSpace(ref.Passage))
+		fmt.Fprintf(b, "%s %s\n%s\n\n", ref.Key(), defang(ref.Title), defang(strings.TrimSpace(ref.Passage)))
 	}
+}
+
+// defang returns text with the brackets of marker-like text (markerLike)
+// made parentheses.
+func defang(text string) string {
+	if !markerLike.MatchString(text) {
+		return text
+	}
+	return markerLike.ReplaceAllStringFunc(text, func(m string) string {
+		for _, br := range [][2]string{{"[", "("}, {"【", "("}, {"]", ")"}, {"】", ")"}} {
+			m = strings.ReplaceAll(m, br[0], br[1])
+		}
+		return m
+	})
 }
 
 func (r *run) toolList() []provider.Tool {
