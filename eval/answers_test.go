@@ -24,6 +24,14 @@ func openSet(t *testing.T, dir string, sp *chunk.Splitter) (*Set, *index.Store, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	st, s := indexSet(t, set, sp)
+	return set, st, s
+}
+
+// indexSet indexes set's articles into a temporary index with the hash
+// embedder and sp (nil: the default chunks).
+func indexSet(t *testing.T, set *Set, sp *chunk.Splitter) (*index.Store, *search.Searcher) {
+	t.Helper()
 	st, err := index.Open(t.Context(), t.TempDir(), index.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +45,7 @@ func openSet(t *testing.T, dir string, sp *chunk.Splitter) (*Set, *index.Store, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return set, st, s
+	return st, s
 }
 
 func TestRunAnswers(t *testing.T) {

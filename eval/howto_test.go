@@ -12,9 +12,6 @@ import (
 
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/eval/evaltest"
-	"github.com/cite-rag/cite/index"
-	"github.com/cite-rag/cite/index/embed"
-	"github.com/cite-rag/cite/search"
 )
 
 // exampleHeading is a PowerShell reference page's example heading:
@@ -84,19 +81,7 @@ func TestExtractiveHowTo(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			set := howToSet(t, filepath.Join(ref, "7.4"))
 			set.Articles = tc.articles
-			st, err := index.Open(t.Context(), t.TempDir(), index.Options{Create: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			emb, _ := embed.New("hash", embed.Config{})
-			if _, err := set.Index(t.Context(), st, emb, nil); err != nil {
-				t.Fatal(err)
-			}
-			s, err := search.New(t.Context(), st, emb)
-			if err != nil {
-				t.Fatal(err)
-			}
+			st, s := indexSet(t, set, nil)
 			m, err := RunAnswers(t.Context(), set, s, answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats}), AnswerOptions{})
 			if err != nil {
 				t.Fatal(err)
