@@ -860,7 +860,7 @@ func splitSentences(text string) []sentence {
 		s := sentence{text: text[start:end], start: start, end: end, line: line}
 		first, _ := utf8.DecodeRuneInString(s.text)
 		last, _ := utf8.DecodeLastRuneInString(s.text)
-		closed := strings.ContainsRune(".!?…。！？:;\"'”’)", last)
+		closed := closes(s.text)
 		// A short line without closing punctuation is a heading; a line
 		// of fewer than four words, closed or not, is no sentence either
 		// (a line of code: "PRAGMA journal_mode=WAL;").
@@ -906,6 +906,18 @@ func splitSentences(text string) []sentence {
 	}
 	add(start, len(text))
 	return out
+}
+
+// closes reports whether text ends with closing punctuation, before a
+// footnote mark ("….[citation needed]", "….[1]").
+func closes(text string) bool {
+	if strings.HasSuffix(text, "]") {
+		if i := strings.LastIndexByte(text, '['); i > 0 {
+			text = strings.TrimSpace(text[:i])
+		}
+	}
+	last, _ := utf8.DecodeLastRuneInString(text)
+	return strings.ContainsRune(".!?…。！？:;\"'”’)", last)
 }
 
 // tableRow reports whether text[start:end] is on a line of a table, whose

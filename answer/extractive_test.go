@@ -364,6 +364,8 @@ func TestSentenceKinds(t *testing.T) {
 		{"A sentence that the passage's end cuts after ten words or", false},
 		{"A sentence the end cuts short", true},
 		{"東京は日本の首都です。", false},
+		{"A sentence with a footnote mark after it.[citation needed]\n", false},
+		{"Get-Item -Path $paths[1] -Force -Recurse | Select-Object -First $n[2]\n", true},
 		{"Name | The name of the thing to find.\n", true},
 		{"| maximum allowed range of sixteen items.\n", true},
 	} {

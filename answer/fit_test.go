@@ -94,7 +94,7 @@ func TestFitWeights(t *testing.T) {
 			if len(picks) > 0 && holdsAnswer(picks[0].ref.Passage, q.Answers) {
 				st.pass++
 			}
-			if len(picks) > 0 && holdsAnswer(picks[0].sent.text, q.Answers) {
+			if len(picks) > 0 && holdsAnswer(quoted(picks[0]), q.Answers) {
 				st.sent++
 			}
 		}
@@ -235,6 +235,15 @@ func refineTop(qs []fitQuestion, w [numFeatures]float64, rounds int) [numFeature
 		}
 	}
 	return w
+}
+
+// quoted is the text a pick's quote covers, as eval judges it: the
+// sentence, after the heading it stands for.
+func quoted(p pick) string {
+	if p.head != nil {
+		return p.head.text + "\n" + p.sent.text
+	}
+	return p.sent.text
 }
 
 // holdsAnswer reports whether text contains one of answers, compared in
