@@ -1402,6 +1402,9 @@ func inlineText(text string) string {
 		// At a line's start, as a sentence may be, it would open a fence.
 		text = "\\" + text
 	}
+	if !mayHoldMarker(text) {
+		return inlineWords(text)
+	}
 	var b strings.Builder
 	last := 0
 	for _, m := range markerLike.FindAllStringIndex(text, -1) {
@@ -1416,6 +1419,30 @@ func inlineText(text string) string {
 // markerLike is text the citations scanner could take for a marker: an
 // opening bracket, ASCII or full-width, and "doc", up to the closing one.
 var markerLike = regexp.MustCompile(`(?i)[\[【]\s*doc[^\]】\n]{0,256}[\]】]?`)
+
+// mayHoldMarker reports whether text may hold marker-like text: an
+// opening bracket, ASCII or full-width, then "doc" in any case past white
+// space. It spares the regular expression the text that cannot.
+func mayHoldMarker(text string) bool {
+	for i := 0; i < len(text); i++ {
+		var j int
+		switch {
+		case text[i] == '[':
+			j = i + 1
+		case strings.HasPrefix(text[i:], "【"):
+			j = i + len("【")
+		default:
+			continue
+		}
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+			j++
+		}
+		if j+3 <= len(text) && strings.EqualFold(text[j:j+3], "doc") {
+			return true
+		}
+	}
+	return false
+}
 
 // inlineWords is inlineText for text without marker-like parts.
 func inlineWords(text string) string {

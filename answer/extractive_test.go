@@ -618,3 +618,20 @@ func TestLabel(t *testing.T) {
 		t.Errorf("markers %+v, want the two labels only", ms)
 	}
 }
+
+func TestMayHoldMarker(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"", false}, {"plain [1] text", false}, {"a [doc:2]", true}, {"[ \tDOC 3]", true},
+		{"【doc:1】", true}, {"【 Doc", true}, {"[do", false}, {"[documents]", true}, {"(doc:2)", false},
+	} {
+		if got := mayHoldMarker(tc.text); got != tc.want {
+			t.Errorf("mayHoldMarker(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+		if got := markerLike.MatchString(tc.text); got && !tc.want {
+			t.Errorf("%q matches markerLike but mayHoldMarker says no", tc.text)
+		}
+	}
+}

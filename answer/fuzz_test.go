@@ -99,6 +99,9 @@ func FuzzInlineText(f *testing.F) {
 		if !utf8.ValidString(text) || !utf8.ValidString(block) || strings.ContainsAny(text, "\n\r") || strings.Contains(block, "\r") {
 			return // one line of passage text
 		}
+		if markerLike.MatchString(text) && !mayHoldMarker(text) {
+			t.Fatalf("%q: markerLike matches, mayHoldMarker says no", text)
+		}
 		var lines []string
 		if block != "" {
 			lines = strings.Split(block, "\n")

@@ -551,7 +551,7 @@ func label(b *strings.Builder, refs []citations.Reference) {
 // defang returns text with the brackets of marker-like text (markerLike)
 // made parentheses.
 func defang(text string) string {
-	if !markerLike.MatchString(text) {
+	if !mayHoldMarker(text) {
 		return text
 	}
 	return markerLike.ReplaceAllStringFunc(text, func(m string) string {
