@@ -102,6 +102,9 @@ func TestParseCode(t *testing.T) {
 
 		{"fence", "```\n[doc:1]\n```\n[doc:2]", []string{"2@[doc:2]"}},
 		{"fence info string", "```go [doc:1]\nx\n```", nil},
+		{"backtick in the info string: no fence", "``` `x` [doc:1]\n[doc:2]", []string{"1@[doc:1]", "2@[doc:2]"}},
+		{"code span of three backticks, no fence", "``` ``[0] ``` [doc:1]", []string{"1@[doc:1]"}},
+		{"tilde fence info may hold a backtick", "~~~ `x` [doc:1]\n[doc:2]\n~~~\n[doc:3]", []string{"3@[doc:3]"}},
 		{"tilde fence", "~~~\n[doc:1]\n~~~\n[doc:2]", []string{"2@[doc:2]"}},
 		{"short fence does not close", "````\n[doc:1]\n```\n[doc:2]\n````\n[doc:3]", []string{"3@[doc:3]"}},
 		{"other fence char does not close", "```\n~~~\n[doc:1]\n```\n[doc:2]", []string{"2@[doc:2]"}},

@@ -653,6 +653,20 @@ func (sc *scanner) lineStart() bool {
 				return false
 			}
 			if k-j >= 3 {
+				if c == '`' {
+					// A backtick fence's info string holds no backtick
+					// (CommonMark); with one, the line is text.
+					e := k
+					for e < n && b[e] != '\n' && b[e] != '`' {
+						e++
+					}
+					if e == n && !final {
+						return false
+					}
+					if e < n && b[e] == '`' {
+						break
+					}
+				}
 				class, fenceLen = classFence, k-j
 			}
 		case '#':
