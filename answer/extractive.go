@@ -861,9 +861,6 @@ func splitSentences(text string) []sentence {
 		first, _ := utf8.DecodeRuneInString(s.text)
 		last, _ := utf8.DecodeLastRuneInString(s.text)
 		closed := closes(s.text)
-		// A short line without closing punctuation is a heading; a line
-		// of fewer than four words, closed or not, is no sentence either
-		// (a line of code: "PRAGMA journal_mode=WAL;").
 		if (start == 0 && unicode.IsLower(first)) || (end == len(text) && !closed) {
 			s.fragment = true
 		}
