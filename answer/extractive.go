@@ -1461,16 +1461,7 @@ func inlineWords(text string) string {
 // codeSpan returns s as an inline code span: fenced by a backtick run
 // longer than any in it, padded when it starts or ends with one.
 func codeSpan(s string) string {
-	n, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			n = max(n, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", n+1)
+	fence := strings.Repeat("`", backticks(s)+1)
 	pad := ""
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		pad = " "
@@ -1607,6 +1598,20 @@ func fencedAfter(raw []byte, from int) (lines []string, end int, ok bool) {
 	return lines, end, true
 }
 
+// backticks returns the length of the longest run of backticks in s.
+func backticks(s string) int {
+	n, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			n = max(n, run)
+		} else {
+			run = 0
+		}
+	}
+	return n
+}
+
 // markdownBlock returns lines as Markdown that holds them as they are: a
 // bulleted list when every line is an item of one ("• ", "◦ ", "▪ " by
 // depth), else a fenced code block whose fence no line can close.
@@ -1628,15 +1633,7 @@ func markdownBlock(lines []string) string {
 	}
 	n := 3
 	for _, l := range lines {
-		run := 0
-		for _, r := range l {
-			if r == '`' {
-				run++
-				n = max(n, run+1)
-			} else {
-				run = 0
-			}
-		}
+		n = max(n, backticks(l)+1)
 	}
 	fence := strings.Repeat("`", n)
 	b.WriteString(fence + "\n")
