@@ -127,7 +127,8 @@ type Hit struct {
 
 	// Copies are the other documents that hold a chunk of the same text,
 	// which the search folded into this hit (the copies of a page in each
-	// version of a product's docs), best first; none when there are none.
+	// version of a product's docs), best first: those among the chunks
+	// ranked above the last hit, so a list may stop short of every copy.
 	Copies []DocumentRef `json:"copies,omitempty"`
 
 	Headings []string       `json:"-"` // the heading path
