@@ -104,7 +104,9 @@ type ExtractiveOptions struct {
 // ends with a colon (the command after "To create a directory, type:"). A
 // heading that scores best stands for the first sentence of its section,
 // and the first sentence brings the rest of its paragraph and the Markdown
-// code block that follows it (the command of a documentation example).
+// code block that follows it (the command of a documentation example), or,
+// when none does, the block just before its paragraph that it speaks of: a
+// reference page's example gives a heading, the code, then "This example…".
 // Quotes cover the same: the heading, the sentence, the code.
 //
 // An Extractive is safe for concurrent use.
@@ -168,6 +170,7 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 		deltas = []string{NothingFound}
 	}
 	block := false // the previous sentence came with a block
+	e0 := e
 	for i, p := range picks {
 		pr := present(p.ref.Passage, p.sent, p.head)
 		quote, span := p.ref.Passage[pr.start:pr.end], (*citations.Span)(nil)
@@ -186,6 +189,20 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 					if lines, end, found := fencedAfter(raw, pe); found {
 						pr.text += restOfLine(p.ref.Passage, p.sent.end)
 						pr.block, e = lines, end
+					}
+				}
+			}
+			// Else the code before its paragraph, when the sentence says
+			// what that code does (heading, code, then "This example…").
+			if ok && i == 0 && len(pr.block) == 0 {
+				if lines, start, found := e0.codeBefore(ctx, p, raw, s); found {
+					if pe := paragraphEnd(raw, e); pe >= 0 {
+						pr.text += restOfLine(p.ref.Passage, p.sent.end)
+						e = pe
+					}
+					pr.block = lines
+					if p.head == nil {
+						s = start
 					}
 				}
 			}
@@ -1723,4 +1740,208 @@ func introduced(passage string, from int) (blk string, end int, ok bool) {
 		return "", 0, false
 	}
 	return blk, end, true
+}
+
+// fence is a fenced code block of Markdown source: its opening fence line
+// starts at open; its content lines (indentation up to the opening fence's
+// removed) are lines; its closing fence line ends at end, or the source
+// does, when the block is never closed.
+type fence struct {
+	open, end int
+	info      string // the info string's first word, lower case
+	lines     []string
+	closed    bool
+}
+
+// fencedBlocks returns the fenced code blocks of Markdown source raw, in
+// order, by CommonMark's rules for fences: an opening line of at least
+// three backticks or tildes indented at most three spaces (a backtick
+// fence's info string holds no backtick), closed by a line of at least as
+// many of the same character and nothing else.
+func fencedBlocks(raw []byte) []fence {
+	var out []fence
+	var cur *fence
+	var c byte
+	var n, indent int
+	for i := 0; i < len(raw); {
+		j := bytes.IndexByte(raw[i:], '\n')
+		next := len(raw)
+		if j >= 0 {
+			next = i + j + 1
+		} else {
+			j = len(raw) - i
+		}
+		l := strings.TrimSuffix(string(raw[i:i+j]), "\r")
+		t := strings.TrimLeft(l, " ")
+		in := len(l) - len(t)
+		switch {
+		case cur == nil:
+			if in > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+				break
+			}
+			run := len(t) - len(strings.TrimLeft(t, t[:1]))
+			if run < 3 || (t[0] == '`' && strings.ContainsRune(t[run:], '`')) {
+				break
+			}
+			info, _, _ := strings.Cut(strings.TrimSpace(t[run:]), " ")
+			out = append(out, fence{open: i, end: len(raw), info: strings.ToLower(info)})
+			cur, c, n, indent = &out[len(out)-1], t[0], run, in
+		case in <= 3 && strings.HasPrefix(t, strings.Repeat(string(c), n)) && strings.Trim(strings.TrimSpace(t), string(c)) == "":
+			cur.end, cur.closed = i+len(l), true
+			cur = nil
+		default:
+			k := 0
+			for k < indent && k < len(l) && l[k] == ' ' {
+				k++
+			}
+			cur.lines = append(cur.lines, l[k:])
+		}
+		i = next
+	}
+	return out
+}
+
+// atxHeading matches a Markdown heading line ("### Example 2: …").
+var atxHeading = regexp.MustCompile(`^ {0,3}#{1,6}(\s|$)`)
+
+// aboutExample matches a sentence that speaks of the code before it.
+var aboutExample = regexp.MustCompile(`^(?:This|These|The|In this|In the)\s+(?:examples?|commands?|functions?|scripts?|cmdlets?|codes?|samples?|statements?|pipelines?)\b`)
+
+// fencedBefore returns the content lines of the Markdown fenced code block
+// that the sentence at raw[at:] comments on, and where the block's opening
+// fence starts: the block that ends just before the sentence's paragraph
+// (past blank lines; past a block of output too, to the code before it),
+// when that block opens its section, following a heading, or the sentence
+// speaks of it ("This example…"), as reference pages give an example:
+// heading, code, then what it does. ok is false when there is none, or
+// when it exceeds maxBlockLines or maxBlockBytes.
+func fencedBefore(raw []byte, at int, text string) (lines []string, start int, ok bool) {
+	ls := bytes.LastIndexByte(raw[:at], '\n') + 1
+	if strings.TrimSpace(string(raw[ls:at])) != "" {
+		return nil, 0, false // the sentence does not open its paragraph
+	}
+	// prevLine returns the last line that is not blank before the line
+	// starting at at: where it starts and where its text ends; -1 when
+	// there is none.
+	prevLine := func(at int) (int, int) {
+		for at > 0 {
+			e := at - 1 // the line's newline
+			s := bytes.LastIndexByte(raw[:e], '\n') + 1
+			if strings.TrimSpace(string(raw[s:e])) != "" {
+				return s, e
+			}
+			at = s
+		}
+		return -1, -1
+	}
+	ps, pe := prevLine(ls)
+	if ps < 0 {
+		return nil, 0, false
+	}
+	blocks := fencedBlocks(raw[:pe])
+	// find returns the closed block whose closing fence is the line
+	// starting at s and ending at e.
+	find := func(s, e int) *fence {
+		if len(blocks) == 0 {
+			return nil
+		}
+		if b := &blocks[len(blocks)-1]; b.closed && b.end >= s && b.end <= e {
+			return b
+		}
+		return nil
+	}
+	b := find(ps, pe)
+	if b != nil && skipInfo[b.info] {
+		// Output: the code it comes from is just before it.
+		s, e := prevLine(b.open)
+		blocks, b = blocks[:len(blocks)-1], nil
+		if s >= 0 {
+			b = find(s, e)
+		}
+	}
+	if b == nil || skipInfo[b.info] || len(b.lines) == 0 || len(b.lines) > maxBlockLines {
+		return nil, 0, false
+	}
+	size := 0
+	for _, l := range b.lines {
+		size += len(l) + 1
+	}
+	if size > maxBlockBytes {
+		return nil, 0, false
+	}
+	hs, he := prevLine(b.open)
+	if !aboutExample.MatchString(text) && (hs < 0 || !atxHeading.Match(raw[hs:he])) {
+		return nil, 0, false
+	}
+	lines = slices.Clone(b.lines)
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) == 0 {
+		return nil, 0, false
+	}
+	return lines, b.open, true
+}
+
+// maxPrefix bounds the source read before a passage to find where its
+// code blocks open and close.
+const maxPrefix = 1 << 20
+
+// codeBefore returns the code block that the first pick p comments on
+// (fencedBefore), when it lies within p's passage, whose source is raw;
+// at is where the quote starts in raw, at the sentence or at the heading
+// it stands for. The source before the passage is read too, so that a
+// passage starting inside a block does not take its closing fence for an
+// opening one.
+func (e *Extractive) codeBefore(ctx context.Context, p pick, raw []byte, at int) (lines []string, start int, ok bool) {
+	if p.head != nil {
+		s, _, found := locate(raw, p.ref.Passage, p.sent.start, p.sent.end)
+		if !found {
+			return nil, 0, false
+		}
+		at = s
+	}
+	if !afterFence(raw, at) {
+		return nil, 0, false // the cheap test, before reading more
+	}
+	var pre []byte
+	if n := p.ref.Span.Start; n > 0 {
+		if n > maxPrefix {
+			return nil, 0, false
+		}
+		ref := p.ref
+		ref.Span = citations.Span{Start: 0, End: n}
+		b, err := e.opts.ReadSpan(ctx, ref)
+		if err != nil || len(b) != n {
+			return nil, 0, false
+		}
+		pre = b
+	}
+	full := append(pre[:len(pre):len(pre)], raw...)
+	lines, start, ok = fencedBefore(full, len(pre)+at, p.sent.text)
+	if !ok || start < len(pre) {
+		return nil, 0, false
+	}
+	return lines, start - len(pre), true
+}
+
+// afterFence reports whether the text at raw[at:] opens a paragraph that
+// follows, past blank lines, a line that can close a fenced block: three
+// or more backticks or tildes and nothing else.
+func afterFence(raw []byte, at int) bool {
+	ls := bytes.LastIndexByte(raw[:at], '\n') + 1
+	if len(bytes.TrimSpace(raw[ls:at])) != 0 {
+		return false
+	}
+	for at = ls; at > 0; {
+		e := at - 1
+		s := bytes.LastIndexByte(raw[:e], '\n') + 1
+		l := bytes.TrimSpace(raw[s:e])
+		if len(l) == 0 {
+			at = s
+			continue
+		}
+		return len(l) >= 3 && (len(bytes.Trim(l, "`")) == 0 || len(bytes.Trim(l, "~")) == 0)
+	}
+	return false
 }

@@ -24,6 +24,7 @@ type file struct {
 	name    string
 	raw     string
 	passage string // "" means raw itself
+	start   int    // where the passage's span starts in raw
 }
 
 // askExtractive registers files as file references in a fresh invocation
@@ -44,7 +45,7 @@ func askExtractive(t *testing.T, opts ExtractiveOptions, question string, files 
 		if passage == "" {
 			passage = f.raw
 		}
-		if _, err := inv.Register(citations.Reference{Title: f.name, Passage: passage, Type: citations.TypeFile, Source: p, Span: citations.Span{Start: 0, End: len(f.raw)}}); err != nil {
+		if _, err := inv.Register(citations.Reference{Title: f.name, Passage: passage, Type: citations.TypeFile, Source: p, Span: citations.Span{Start: f.start, End: len(f.raw)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -196,6 +197,21 @@ func TestExtractive(t *testing.T) {
 			"```powershell\nSet-PSReadLineKeyHandler -Chord UpArrow -Function HistorySearchBackward\n```\n")},
 		text:   "This command binds the up arrow key to the HistorySearchBackward function. It searches history. [1]\n\n```\nSet-PSReadLineKeyHandler -Chord UpArrow -Function HistorySearchBackward\n```",
 		quotes: []string{"This command binds the up arrow key to the\n**HistorySearchBackward** function. It searches `history`.\n\n```powershell\nSet-PSReadLineKeyHandler -Chord UpArrow -Function HistorySearchBackward"},
+	}, {
+		name:     "a sentence after the code it speaks of brings it",
+		question: "How do I get the date of a file?",
+		files: []file{markdown("date.md", "# Get-Date\n\n### Example 1: Get the date of a file\n\n```powershell\nGet-Date -Date (Get-Item a.txt).LastWriteTime\n```\n\n"+
+			"```Output\nMonday\n```\n\nThis example gets the date a file was last written. It reads `LastWriteTime`.\n\n### Example 2\n\nMore.\n")},
+		text:   "This example gets the date a file was last written. It reads LastWriteTime. [1]\n\n```\nGet-Date -Date (Get-Item a.txt).LastWriteTime\n```",
+		quotes: []string{"```powershell\nGet-Date -Date (Get-Item a.txt).LastWriteTime\n```\n\n```Output\nMonday\n```\n\nThis example gets the date a file was last written. It reads `LastWriteTime`."},
+	}, {
+		name:     "a passage starting inside a code block",
+		question: "How do I get the time zone?",
+		files: []file{{name: "zone.md", raw: "# Tool\n\n```\nThe old zone.\n```\n\n## Example 2: Get the time zone\n\n```powershell\nGet-TimeZone\n```\n\nThis command gets the time zone.\n",
+			start:   len("# Tool\n\n```\n"),
+			passage: "The old zone.\n\nExample 2: Get the time zone\n\nGet-TimeZone\n\nThis command gets the time zone.\n"}},
+		text:   "This command gets the time zone. [1]\n\n```\nGet-TimeZone\n```",
+		quotes: []string{"```powershell\nGet-TimeZone\n```\n\nThis command gets the time zone."},
 	}, {
 		name:     "a passage cannot cite another",
 		question: "How does cite mark a citation in an answer?",
@@ -633,5 +649,57 @@ func TestMayHoldMarker(t *testing.T) {
 		if got := markerLike.MatchString(tc.text); got && !tc.want {
 			t.Errorf("%q matches markerLike but mayHoldMarker says no", tc.text)
 		}
+	}
+}
+
+func TestFencedBefore(t *testing.T) {
+	long := strings.Repeat("x\n", maxBlockLines+1)
+	const said = "It runs."
+	for _, tc := range []struct {
+		name, raw string // the sentence is said, at the end of raw
+		lines     []string
+		quoted    string // raw from the block's opening fence
+	}{
+		{"heading, code, sentence", "## Example 1: Run\n\n```powershell\nGet-Item\n  Set-Item\n```\n\n", []string{"Get-Item", "  Set-Item"}, "```powershell\nGet-Item\n  Set-Item\n```\n\n"},
+		{"right after the fence", "# Run\n~~~\na\n~~~\n", []string{"a"}, "~~~\na\n~~~\n"},
+		{"output between", "### Example\n\n```powershell\nGet-Date\n```\n\n```Output\nMonday\n```\n\n", []string{"Get-Date"}, "```powershell\nGet-Date\n```\n\n```Output\nMonday\n```\n\n"},
+		{"indented fence loses its indent", "# Run\r\n\r\n  ```\r\n  a\r\n b\r\n  ```\r\n\r\n", []string{"a", "b"}, "  ```\r\n  a\r\n b\r\n  ```\r\n\r\n"},
+		{"inside a block", "```\nx\n```\n\n# Run\n\n```\n\n", nil, ""},
+		{"a heading in the code", "# Run\n\n```\n# Run\n\n```\n\n", []string{"# Run"}, "```\n# Run\n\n```\n\n"},
+		{"a longer fence holds the shorter", "# Run\n\n````\n```\nx\n````\n\n", []string{"```", "x"}, "````\n```\nx\n````\n\n"},
+		{"prose before the block", "Some text.\n\n```\na\n```\n\n", nil, ""},
+		{"the paragraph starts earlier", "# Run\n\n```\na\n```\n\nFirst. ", nil, ""},
+		{"only output", "# Run\n\n```Output\n42\n```\n\n", nil, ""},
+		{"metadata", "# Run\n\n```yaml\nType: String\n```\n\n", nil, ""},
+		{"too many lines", "# Run\n\n```\n" + long + "```\n\n", nil, ""},
+		{"too many bytes", "# Run\n\n```\n" + strings.Repeat("y", maxBlockBytes) + "\n```\n\n", nil, ""},
+		{"unclosed", "# Run\n\n```\na\n\n", nil, ""},
+		{"nothing before", "", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := tc.raw + said
+			lines, start, ok := fencedBefore([]byte(raw), len(tc.raw), said)
+			if !reflect.DeepEqual(lines, tc.lines) || ok != (tc.lines != nil) || (ok && raw[start:len(tc.raw)] != tc.quoted) {
+				t.Errorf("got %q, %v, quoting %q; want %q, quoting %q", lines, ok, raw[start:len(tc.raw)], tc.lines, tc.quoted)
+			}
+		})
+	}
+	// A sentence that speaks of the example needs no heading.
+	raw := "Some text.\n\n```\na\n```\n\nThis example runs a."
+	if lines, _, ok := fencedBefore([]byte(raw), strings.Index(raw, "This"), "This example runs a."); !ok || !reflect.DeepEqual(lines, []string{"a"}) {
+		t.Errorf("about the example: got %q, %v", lines, ok)
+	}
+}
+
+func TestFencedBlocks(t *testing.T) {
+	raw := "a\n```go\nx\n```\n  ~~~~ Output more\ny\n~~~\n~~~~~\n``` a`b\n```\nz\n"
+	got := fencedBlocks([]byte(raw))
+	want := []fence{
+		{open: 2, end: 13, info: "go", lines: []string{"x"}, closed: true},
+		{open: 14, end: len(raw) - len("\n``` a`b\n```\nz\n"), info: "output", lines: []string{"y", "~~~"}, closed: true},
+		{open: len(raw) - len("```\nz\n"), end: len(raw), lines: []string{"z"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -113,6 +114,38 @@ func FuzzInlineText(f *testing.F) {
 		r := citations.Render(answer, inv, citations.Options{})
 		if len(r.References) != 1 || len(r.Dropped) != 0 {
 			t.Fatalf("%q: references %+v, dropped %+v", answer, r.References, r.Dropped)
+		}
+	})
+}
+
+// FuzzFencedBefore: the blocks of a source are in order and apart, and the
+// block a sentence speaks of is one of them, before it, within the limits.
+func FuzzFencedBefore(f *testing.F) {
+	f.Add("## Example 1\n\n```powershell\nGet-Item\n```\n\n```Output\nx\n```\n\nThis gets it.", 45)
+	f.Add("```\nx\n```\n\n# Run\n\n```\n\nThis runs.", 26)
+	f.Add("# Run\r\n\r\n  ~~~~\r\n  a\r\n~~~~~\r\n\r\nIt runs.", 31)
+	f.Add("````\n```\n````\nThe code.", 14)
+	f.Fuzz(func(t *testing.T, raw string, at int) {
+		if at < 0 || at > len(raw) {
+			return
+		}
+		blocks := fencedBlocks([]byte(raw))
+		prev := 0
+		for _, b := range blocks {
+			if b.open < prev || b.end <= b.open || b.end > len(raw) || (!b.closed && b.end != len(raw)) {
+				t.Fatalf("%q: blocks %+v", raw, blocks)
+			}
+			prev = b.end
+		}
+		lines, start, ok := fencedBefore([]byte(raw), at, raw[at:])
+		if !ok {
+			return
+		}
+		if len(lines) == 0 || len(lines) > maxBlockLines || start < 0 || start >= at {
+			t.Fatalf("%q at %d: %q from %d", raw, at, lines, start)
+		}
+		if !slices.ContainsFunc(blocks, func(b fence) bool { return b.open == start && b.closed && b.end < at }) {
+			t.Fatalf("%q at %d: block at %d is none of %+v", raw, at, start, blocks)
 		}
 	})
 }
