@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -131,7 +132,13 @@ func readDocument(ctx context.Context, c *Call, args map[string]any) (string, er
 	if err != nil {
 		return "", fmt.Errorf("document %s: %v", id, err)
 	}
-	start := ArgInt(args, "start", 0, 0, len(chunks))
+	if len(chunks) == 0 {
+		return "", fmt.Errorf("document %s has no text", d.ID)
+	}
+	start := ArgInt(args, "start", 0, 0, math.MaxInt32)
+	if start >= len(chunks) {
+		return "", fmt.Errorf("document %s has %d passages, numbered 0 to %d: start %d is past its end", d.ID, len(chunks), len(chunks)-1, start)
+	}
 	limit := ArgInt(args, "max_chars", defaultReadSize, 100, maxReadSize)
 	typ := citations.TypeFile
 	if d.Kind == index.KindWeb {

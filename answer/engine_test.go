@@ -193,6 +193,76 @@ func TestEngine(t *testing.T) {
 			}
 		},
 	}, {
+		name: "text before and after a tool call are two paragraphs",
+		turns: []modeltest.Turn{
+			{Text: []string{"Let me search."}, ToolCalls: []modeltest.ToolCall{call("search_data_sources", `{"query":"write-ahead log checkpoint","sources":["web"],"k":1}`)}},
+			{Text: []string{" Checkpoints copy pages back [doc:2]."}},
+		},
+		req: answer.Request{Question: "how do bees find flowers", Sources: []string{"bees", "web"}},
+		check: func(t *testing.T, srv *modeltest.Server, evs []answer.Event, res *answer.Result) {
+			if res.Text != "Let me search.\n\nCheckpoints copy pages back [1]." || res.StopReason != "stop" {
+				t.Errorf("%q, stop %q", res.Text, res.StopReason)
+			}
+		},
+	}, {
+		name: "no tool calls: no tool is offered",
+		turns: []modeltest.Turn{
+			{ToolCalls: []modeltest.ToolCall{call("search_data_sources", `{"query":"bees"}`)}},
+		},
+		req: answer.Request{Question: "how do bees find flowers", Sources: []string{"bees"}, Documents: []string{"DOC"}, MaxToolCalls: answer.NoToolCalls},
+		check: func(t *testing.T, srv *modeltest.Server, evs []answer.Event, res *answer.Result) {
+			req := srv.Requests()[0]
+			if len(req.Tools) != 0 || len(res.ToolCalls) != 0 || len(srv.Requests()) != 1 {
+				t.Errorf("tools offered %d, calls %+v, requests %d", len(req.Tools), res.ToolCalls, len(srv.Requests()))
+			}
+			if strings.Contains(req.Messages[0].Content, "search tools") {
+				t.Errorf("instructions mention tools: %q", req.Messages[0].Content)
+			}
+		},
+	}, {
+		name: "a tool name of terminal escapes is shown escaped and cut",
+		turns: []modeltest.Turn{
+			{ToolCalls: []modeltest.ToolCall{call("\x1b]0;pwned\x07\x1b[2J"+strings.Repeat("x", 500), `{}`)}},
+			{Text: []string{"Done."}},
+		},
+		req: answer.Request{Question: "how do bees find flowers", Sources: []string{"bees"}},
+		check: func(t *testing.T, srv *modeltest.Server, evs []answer.Event, res *answer.Result) {
+			name := res.ToolCalls[0].Name
+			if strings.ContainsAny(name, "\x1b\x07") || !strings.HasPrefix(name, `\u001b]0;pwned\u0007`) || len(name) > 70 {
+				t.Errorf("name %q", name)
+			}
+		},
+	}, {
+		name:  "earlier answers reach the model without their citation numbers",
+		turns: []modeltest.Turn{{Text: []string{"Bees dance [doc:1]."}}},
+		req: answer.Request{Question: "and then?", Sources: []string{"bees"}, History: []provider.Message{
+			{Role: provider.RoleUser, Content: "what is WAL"},
+			{Role: provider.RoleAssistant, Content: "WAL keeps the database [1][2]. Arrays a[1] stay, as does `x [3]`."},
+		}},
+		check: func(t *testing.T, srv *modeltest.Server, evs []answer.Event, res *answer.Result) {
+			var got string
+			for _, m := range srv.Requests()[0].Messages {
+				if m.Role == "assistant" {
+					got = m.Content
+				}
+			}
+			if got != "WAL keeps the database. Arrays a[1] stay, as does `x [3]`." {
+				t.Errorf("history %q", got)
+			}
+		},
+	}, {
+		name: "read_document past the document's end",
+		turns: []modeltest.Turn{
+			{ToolCalls: []modeltest.ToolCall{call("read_document", `{"document_id":"DOC","start":500}`)}},
+			{Text: []string{"Nothing."}},
+		},
+		req: answer.Request{Question: "what does the guide say", Documents: []string{"DOC"}},
+		check: func(t *testing.T, srv *modeltest.Server, evs []answer.Event, res *answer.Result) {
+			if got := toolMessages(srv, 1); len(got) != 1 || !strings.Contains(got[0], "start 500 is past its end") || res.ToolCalls[0].Status != answer.StatusError {
+				t.Errorf("tool result %q, trace %+v", got, res.ToolCalls)
+			}
+		},
+	}, {
 		name: "one tool call, its passages continue the numbering",
 		turns: []modeltest.Turn{
 			{ToolCalls: []modeltest.ToolCall{call("search_data_sources", `{"query":"write-ahead log checkpoint","sources":["web"],"k":1}`)}},

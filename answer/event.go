@@ -78,6 +78,10 @@ type Result struct {
 	Model      string            `json:"model"`
 	Usage      provider.Usage    `json:"usage"`
 	Timings    Timings           `json:"timings"`
+	// StopReason is why the last model call stopped, as the provider
+	// reports it: "stop"; "length" or "content_filter" when the answer was
+	// cut short.
+	StopReason string `json:"stop_reason"`
 	// Markdown is Text followed by the reference list.
 	Markdown string `json:"-"`
 }

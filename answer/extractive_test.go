@@ -703,3 +703,19 @@ func TestFencedBlocks(t *testing.T) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }
+
+func TestWithoutCitations(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"WAL keeps it [1]. Readers go on [2][3].", "WAL keeps it. Readers go on."},
+		{"Joined [1, 2] and [3; 4] go.", "Joined and go."},
+		{"Code-like a[1] and Logs[2006] stay.", "Code-like a[1] and Logs[2006] stay."},
+		{"A link [1](http://x) stays, `x [2]` too.", "A link [1](http://x) stays, `x [2]` too."},
+		{"Before\n```\nx = y [1]\n```\nafter [2].", "Before\n```\nx = y [1]\n```\nafter."},
+		{"[1] opens it.", " opens it."},
+		{"Not a number [a] or [doc:1].", "Not a number [a] or [doc:1]."},
+	} {
+		if got := withoutCitations(tc.in); got != tc.want {
+			t.Errorf("withoutCitations(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -7,10 +7,12 @@ import (
 	"io/fs"
 	"iter"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
@@ -38,7 +40,7 @@ type Request struct {
 	// the documents say nothing. Off by default: answers stay in scope.
 	AllowOutOfScope bool
 	// MaxToolCalls bounds the tool calls of the request (0: the
-	// orchestrator's limit).
+	// orchestrator's limit; [NoToolCalls]: none, and no tool is offered).
 	MaxToolCalls int
 	// Orchestrator names the orchestrator to run in a [Registry]; unknown
 	// or empty names get the default.
@@ -53,6 +55,8 @@ const (
 	DefaultMaxToolCalls = 8
 	// DefaultName is the default orchestrator's name.
 	DefaultName = "default"
+	// NoToolCalls, as [Request.MaxToolCalls], offers the model no tool.
+	NoToolCalls = -1
 )
 
 // Orchestrator answers requests. Run returns the answer as one stream of
@@ -284,7 +288,9 @@ func (e *Engine) Run(ctx context.Context, req Request) iter.Seq2[Event, error] {
 		if r.req.K <= 0 {
 			r.req.K = DefaultK
 		}
-		if r.req.MaxToolCalls <= 0 || r.req.MaxToolCalls > e.cfg.MaxToolCalls {
+		if r.req.MaxToolCalls < 0 {
+			r.req.MaxToolCalls = NoToolCalls
+		} else if r.req.MaxToolCalls == 0 || r.req.MaxToolCalls > e.cfg.MaxToolCalls {
 			r.req.MaxToolCalls = e.cfg.MaxToolCalls
 		}
 		res, err := r.answer(ctx)
@@ -335,15 +341,29 @@ func (r *run) answer(ctx context.Context) (*Result, error) {
 	msgs := r.messages(passages, r.offered)
 	tools := r.toolList()
 	used := 0
+	var stop string
+	wrote := false // a model call has written text
 	for cycle := 0; ; cycle++ {
 		req := provider.ChatRequest{Messages: msgs, Tools: tools}
 		t := time.Now()
+		fresh := true // no text yet from this call
 		resp, err := model.Chat(ctx, req, func(delta string) error {
+			if delta == "" {
+				return nil
+			}
+			if fresh && wrote {
+				// Each call's text is a paragraph of its own: what the
+				// model said before its tool calls does not run into
+				// what it says after them.
+				delta = "\n\n" + strings.TrimLeft(delta, " \t\n")
+			}
+			fresh, wrote = false, true
 			if !r.text(r.stream.Feed(delta)) {
 				return errStopped
 			}
 			return nil
 		})
+		stop = resp.StopReason
 		r.timings.ModelMS += ms(time.Since(t))
 		r.timings.ModelCalls++
 		r.usage.InputTokens += resp.Usage.InputTokens
@@ -394,6 +414,7 @@ func (r *run) answer(ctx context.Context) (*Result, error) {
 		Model:      model.Name(),
 		Usage:      r.usage,
 		Timings:    r.timings,
+		StopReason: stop,
 		Markdown:   rendered.Markdown(),
 	}, nil
 }
@@ -603,6 +624,9 @@ func (r *run) offer(ctx context.Context) {
 		}
 		out = append(out, t)
 	}
+	if r.req.MaxToolCalls == NoToolCalls {
+		out = nil
+	}
 	r.eligible = out
 	r.scope = r.e.cfg.Scoping.Scope(ctx, out, append(slices.Clone(r.req.History), provider.Message{Role: provider.RoleUser, Content: r.req.Question}), r.e.cfg.Model)
 	r.offered = r.scope.Tools
@@ -643,8 +667,14 @@ func (r *run) messages(passages []citations.Reference, offered []*ToolSpec) []pr
 	}
 	msgs := []provider.Message{{Role: provider.RoleSystem, Content: sys.String()}}
 	for _, m := range r.req.History {
-		if m.Role == provider.RoleUser || m.Role == provider.RoleAssistant {
+		switch m.Role {
+		case provider.RoleUser:
 			msgs = append(msgs, provider.Message{Role: m.Role, Content: m.Content})
+		case provider.RoleAssistant:
+			// An earlier answer's citation numbers name passages of its
+			// own request: kept, they would read as this request's, and
+			// teach the model to write numbers instead of markers.
+			msgs = append(msgs, provider.Message{Role: m.Role, Content: withoutCitations(m.Content)})
 		}
 	}
 	if len(passages) > 0 {
@@ -674,7 +704,7 @@ func (r *run) batch(ctx context.Context, calls []provider.ToolCall, cycle int, u
 	for i, tc := range calls {
 		c := &Call{ToolCall: tc, Index: i, Count: n, Cycle: cycle, Props: &r.props, Request: &r.req, Model: r.e.cfg.Model, Permission: Decision{Allow: true}, env: r}
 		cs[i] = c
-		traces[i] = ToolTrace{ID: tc.ID, Name: tc.Name, Status: StatusRunning, Arguments: map[string]any{}, Index: i, Count: n, Cycle: cycle}
+		traces[i] = ToolTrace{ID: tc.ID, Name: printable(tc.Name, 64), Status: StatusRunning, Arguments: map[string]any{}, Index: i, Count: n, Cycle: cycle}
 		spec := offeredTool(r.offered, tc.Name)
 		if spec == nil {
 			spec = r.expand(tc.Name)
@@ -750,6 +780,26 @@ func offeredTool(offered []*ToolSpec, name string) *ToolSpec {
 	return nil
 }
 
+// printable returns s, a name the model gave, as text safe to show: its
+// characters that are not printable (terminal escapes, bidirectional
+// overrides) written as escapes, cut to n bytes.
+func printable(s string, n int) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return trimRunes(s, n)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+		} else if r < 0x10000 {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			fmt.Fprintf(&b, "\\U%08x", r)
+		}
+	}
+	return trimRunes(b.String(), n)
+}
+
 func trimRunes(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -810,4 +860,62 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 		panic(err) // the embedded folder exists
 	}
 	return sub
+}
+
+// citationGroup is a rendered citation: "[1]", "[2, 3]", "[1][4]".
+var citationGroup = regexp.MustCompile(`[ \t]?(?:\[\d+(?:\s*[,;]\s*\d+)*\])+`)
+
+// withoutCitations returns an earlier answer's text without its citation
+// numbers, outside code: a group that follows a word ("a[1]") is code-like
+// text and stays, and so does a link's text ("[1](…)").
+func withoutCitations(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if f := fenceOf(t); f != "" && len(l)-len(t) <= 3 {
+			switch {
+			case fence == "":
+				fence = f
+			case strings.HasPrefix(f, fence) && strings.TrimSpace(t) == f:
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" || !strings.Contains(l, "[") {
+			continue
+		}
+		var b strings.Builder
+		last := 0
+		for _, m := range citationGroup.FindAllStringIndex(l, -1) {
+			start := m[0]
+			if l[start] == ' ' || l[start] == '\t' {
+				start++
+			}
+			if start > 0 && isWordByte(l[start-1]) || strings.HasPrefix(l[m[1]:], "(") || strings.Count(l[:start], "`")%2 == 1 {
+				continue
+			}
+			b.WriteString(l[last:m[0]])
+			last = m[1]
+		}
+		b.WriteString(l[last:])
+		lines[i] = b.String()
+	}
+	return strings.Join(lines, "")
+}
+
+// fenceOf returns the fence a line opens with ("```", "~~~~"), or "".
+func fenceOf(t string) string {
+	if len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := len(t) - len(strings.TrimLeft(t, t[:1]))
+	if n < 3 {
+		return ""
+	}
+	return t[:n]
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }

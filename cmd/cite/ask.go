@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
@@ -42,7 +43,7 @@ func newAskFlags(e *env, name, args, about string) *askFlags {
 	f.StringVar(&f.model, "model", "", "the model: openai:NAME, openai-responses:NAME or ollama:NAME (default CITE_MODEL, else the offline extractive answerer)")
 	f.IntVar(&f.k, "k", answer.DefaultK, "passages retrieved before the model call")
 	f.BoolVar(&f.noList, "no-reference-list", false, "do not print the reference list after the answer")
-	f.IntVar(&f.maxTools, "max-tool-calls", answer.DefaultMaxToolCalls, "at most this many tool calls per question")
+	f.IntVar(&f.maxTools, "max-tool-calls", answer.DefaultMaxToolCalls, "at most this many tool calls per question (0: offer the model no tools)")
 	return f
 }
 
@@ -59,6 +60,9 @@ type session struct {
 func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 	if f.k <= 0 {
 		return nil, f.usageError("-k must be at least 1")
+	}
+	if f.maxTools < 0 {
+		return nil, f.usageError("--max-tool-calls must be 0 (no tools) or more")
 	}
 	a := f.access
 	if a == readIndex {
@@ -87,12 +91,15 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		st.Close()
 		return nil, f.usageError("--model: %v", err)
 	}
-	eng, err := answer.New(answer.Config{Model: model, Retriever: s, Library: st, MaxToolCalls: f.maxTools})
+	eng, err := answer.New(answer.Config{Model: model, Retriever: s, Library: st, MaxToolCalls: max(f.maxTools, 1)})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
 	req := answer.Request{Sources: f.sources, Tools: f.tools, K: f.k, MaxToolCalls: f.maxTools}
+	if f.maxTools == 0 {
+		req.MaxToolCalls = answer.NoToolCalls
+	}
 	// The data sources are those searches read: the --store collection's
 	// when there is one (a query node may have no index folder).
 	names, err := f.reader(st).SourceNames(ctx)
@@ -181,13 +188,13 @@ func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result,
 				io.WriteString(e.stdout, ev.Text)
 			}
 		case answer.EventToolStarted:
-			fmt.Fprintf(e.stderr, "… %s %s\n", ev.Tool.Name, argsLine(ev.Tool.Arguments))
+			fmt.Fprintf(e.stderr, "… %s %s\n", terminalSafe(ev.Tool.Name), argsLine(ev.Tool.Arguments))
 		case answer.EventToolCompleted, answer.EventToolFailed, answer.EventToolBlocked, answer.EventToolCancelled:
 			line := fmt.Sprintf("%s %s: %s, %d ms, %d bytes", mark(ev.Tool.Status), ev.Tool.Name, ev.Tool.Status, ev.Tool.DurationMS, ev.Tool.ResultBytes)
 			if ev.Tool.Message != "" && ev.Tool.Status != answer.StatusOK {
 				line += ": " + ev.Tool.Message
 			}
-			fmt.Fprintln(e.stderr, line)
+			fmt.Fprintln(e.stderr, terminalSafe(line))
 		case answer.EventAnswer:
 			res = ev.Answer
 		}
@@ -195,7 +202,33 @@ func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result,
 	if !s.json {
 		fmt.Fprintln(e.stdout)
 	}
+	if res != nil {
+		switch res.StopReason {
+		case "length":
+			fmt.Fprintln(e.stderr, "cite: the answer is cut short: the model reached its output limit")
+		case "content_filter":
+			fmt.Fprintln(e.stderr, "cite: the answer is cut short: the provider's content filter stopped it")
+		}
+	}
 	return res, nil
+}
+
+// terminalSafe returns s with the characters that are not printable
+// (terminal escapes, bidirectional overrides), which a model's tool name
+// or a tool's message may hold, written as escapes.
+func terminalSafe(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
 }
 
 func mark(status string) string {
