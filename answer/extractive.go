@@ -105,8 +105,10 @@ type ExtractiveOptions struct {
 // heading that scores best stands for the first sentence of its section,
 // and the first sentence brings the rest of its paragraph and the Markdown
 // code block that follows it (the command of a documentation example), or,
-// when none does, the block just before its paragraph that it speaks of: a
-// reference page's example gives a heading, the code, then "This example…".
+// when none does, the block just before its paragraph that it speaks of (a
+// reference page's example gives a heading, the code, then "This
+// example…"), or, when the paragraph opens a section, the section's first
+// block.
 // Quotes cover the same: the heading, the sentence, the code.
 //
 // An Extractive is safe for concurrent use.
@@ -181,30 +183,10 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 				quote = p.sent.text
 				s, e, ok = locate(raw, p.ref.Passage, p.sent.start, p.sent.end)
 			}
-			// The first sentence, the answer proper, brings the code that
-			// follows its paragraph (a further one's would mostly be
-			// metadata or output), and the rest of the paragraph.
+			// The first sentence, the answer proper, brings its example's
+			// code (a further one's would mostly be metadata or output).
 			if ok && i == 0 && len(pr.block) == 0 {
-				if pe := paragraphEnd(raw, e); pe >= 0 {
-					if lines, end, found := fencedAfter(raw, pe); found {
-						pr.text += restOfLine(p.ref.Passage, p.sent.end)
-						pr.block, e = lines, end
-					}
-				}
-			}
-			// Else the code before its paragraph, when the sentence says
-			// what that code does (heading, code, then "This example…").
-			if ok && i == 0 && len(pr.block) == 0 {
-				if lines, start, found := e0.codeBefore(ctx, p, raw, s); found {
-					if pe := paragraphEnd(raw, e); pe >= 0 {
-						pr.text += restOfLine(p.ref.Passage, p.sent.end)
-						e = pe
-					}
-					pr.block = lines
-					if p.head == nil {
-						s = start
-					}
-				}
+				s, e, pr = e0.bringCode(ctx, p, raw, s, e, pr)
 			}
 			if ok {
 				quote = string(raw[s:e])
@@ -633,10 +615,14 @@ func (e *Extractive) pick(ctx context.Context, question string, refs []citations
 	covered := maps.Clone(best.matched)
 	// A heading is no answer: its section's first sentence is.
 	if best.heading {
-		if j := sectionStart(cands, order[0]); j >= 0 {
+		if s, ok := sectionStart(refs[best.ref].Passage, best.sentence); ok {
 			head := best.sentence
-			first = pick{ref: refs[cands[j].ref], sent: cands[j].sentence, head: &head}
-			maps.Copy(covered, cands[j].matched)
+			first = pick{ref: refs[best.ref], sent: s, head: &head}
+			for _, c := range cands {
+				if c.ref == best.ref && c.start == s.start {
+					maps.Copy(covered, c.matched)
+				}
+			}
 		}
 	}
 	out := []pick{first}
@@ -671,13 +657,25 @@ func (e *Extractive) pick(ctx context.Context, question string, refs []citations
 	return out
 }
 
-// sectionStart returns the candidate that opens the section heading h
-// heads: the next one, in the same passage, when it is no heading; else -1.
-func sectionStart(cands []scored, h int) int {
-	if j := h + 1; j < len(cands) && cands[j].ref == cands[h].ref && !cands[j].heading {
-		return j
+// sectionStart returns the sentence that opens the section heading h
+// heads in passage: the first after it that is no heading, past at most
+// two more lines like headings (a subheading, a byline); ok is false when
+// the passage ends first. (It may be no candidate: a sentence that an
+// earlier passage holds too is a candidate there.)
+func sectionStart(passage string, h sentence) (s sentence, ok bool) {
+	skipped := 0
+	for _, s := range splitSentences(passage) {
+		switch {
+		case s.start < h.end:
+		case !s.heading:
+			return s, true
+		case skipped == 2:
+			return sentence{}, false
+		default:
+			skipped++
+		}
 	}
-	return -1
+	return sentence{}, false
 }
 
 // hashEmbedder embeds sentences for [featVector]: the built-in hash
@@ -1820,20 +1818,7 @@ func fencedBefore(raw []byte, at int, text string) (lines []string, start int, o
 	if strings.TrimSpace(string(raw[ls:at])) != "" {
 		return nil, 0, false // the sentence does not open its paragraph
 	}
-	// prevLine returns the last line that is not blank before the line
-	// starting at at: where it starts and where its text ends; -1 when
-	// there is none.
-	prevLine := func(at int) (int, int) {
-		for at > 0 {
-			e := at - 1 // the line's newline
-			s := bytes.LastIndexByte(raw[:e], '\n') + 1
-			if strings.TrimSpace(string(raw[s:e])) != "" {
-				return s, e
-			}
-			at = s
-		}
-		return -1, -1
-	}
+	prevLine := func(at int) (int, int) { return lineBefore(raw, at) }
 	ps, pe := prevLine(ls)
 	if ps < 0 {
 		return nil, 0, false
@@ -1944,4 +1929,128 @@ func afterFence(raw []byte, at int) bool {
 		return len(l) >= 3 && (len(bytes.Trim(l, "`")) == 0 || len(bytes.Trim(l, "~")) == 0)
 	}
 	return false
+}
+
+// lineBefore returns the last line of raw that is not blank before the
+// line starting at at: where it starts and where its text ends; -1 when
+// there is none.
+func lineBefore(raw []byte, at int) (int, int) {
+	for at > 0 {
+		e := at - 1 // the line's newline
+		s := bytes.LastIndexByte(raw[:e], '\n') + 1
+		if len(bytes.TrimSpace(raw[s:e])) != 0 {
+			return s, e
+		}
+		at = s
+	}
+	return -1, -1
+}
+
+// maxGap bounds the text between a section's first paragraph and the code
+// block it brings.
+const maxGap = 1500
+
+// fencedInSection returns the content lines of the first Markdown fenced
+// code block of the section whose first paragraph is raw[at:from] (it
+// follows a heading; from is where the paragraph ends), and where its
+// content ends: a reference page's example may explain before it shows
+// the code. Blocks of metadata or output are passed over; ok is false when
+// the section ends (a heading) or the source does first, when the block
+// starts more than maxGap bytes on, or when it exceeds maxBlockLines or
+// maxBlockBytes.
+func fencedInSection(raw []byte, at, from int) (lines []string, end int, ok bool) {
+	ls := bytes.LastIndexByte(raw[:at], '\n') + 1
+	if len(bytes.TrimSpace(raw[ls:at])) != 0 {
+		return nil, 0, false // the sentence does not open its paragraph
+	}
+	if hs, he := lineBefore(raw, ls); hs < 0 || !atxHeading.Match(raw[hs:he]) {
+		return nil, 0, false
+	}
+	limit := min(len(raw), from+maxGap)
+	blocks := fencedBlocks(raw[from:])
+	i := from
+	for _, b := range blocks {
+		b.open += from
+		b.end += from
+		if b.open > limit {
+			return nil, 0, false
+		}
+		// A heading before the block ends the section.
+		for _, l := range bytes.Split(raw[i:b.open], []byte("\n")) {
+			if atxHeading.Match(l) {
+				return nil, 0, false
+			}
+		}
+		i = b.end
+		if skipInfo[b.info] {
+			continue
+		}
+		size := 0
+		for _, l := range b.lines {
+			size += len(l) + 1
+		}
+		lines = slices.Clone(b.lines)
+		for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+			lines = lines[:len(lines)-1]
+		}
+		if len(lines) == 0 || len(lines) > maxBlockLines || size > maxBlockBytes {
+			return nil, 0, false
+		}
+		// The quote ends with the block's last line.
+		end = b.end
+		if b.closed {
+			end = bytes.LastIndexByte(raw[:b.end], '\n')
+			for end > 0 && raw[end-1] == '\r' {
+				end--
+			}
+		}
+		return lines, end, true
+	}
+	return nil, 0, false
+}
+
+// bringCode returns the presentation of the first pick p, whose quote is
+// raw[s:e], with the code of its example: the Markdown code block that
+// follows its paragraph, or else the block before its paragraph that it
+// speaks of (heading, code, "This example…"), or else, when the paragraph
+// opens a section, the section's first block, with the rest of the
+// paragraph; the quote grows to cover them. It returns its arguments as
+// they are when there is none.
+func (e *Extractive) bringCode(ctx context.Context, p pick, raw []byte, s, end int, pr presentation) (int, int, presentation) {
+	pe := paragraphEnd(raw, end)
+	if pe >= 0 {
+		if lines, blockEnd, found := fencedAfter(raw, pe); found {
+			pr.text += restOfLine(p.ref.Passage, p.sent.end)
+			pr.block = lines
+			return s, blockEnd, pr
+		}
+	}
+	if lines, start, found := e.codeBefore(ctx, p, raw, s); found {
+		if pe >= 0 {
+			pr.text += restOfLine(p.ref.Passage, p.sent.end)
+			end = pe
+		}
+		pr.block = lines
+		if p.head == nil {
+			s = start
+		}
+		return s, end, pr
+	}
+	at := s
+	if p.head != nil {
+		ss, _, found := locate(raw, p.ref.Passage, p.sent.start, p.sent.end)
+		if !found {
+			return s, end, pr
+		}
+		at = ss
+	}
+	if pe < 0 {
+		return s, end, pr
+	}
+	if lines, blockEnd, found := fencedInSection(raw, at, pe); found {
+		pr.text += restOfLine(p.ref.Passage, p.sent.end)
+		pr.block = lines
+		return s, blockEnd, pr
+	}
+	return s, end, pr
 }

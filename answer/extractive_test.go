@@ -213,6 +213,19 @@ func TestExtractive(t *testing.T) {
 		text:   "This command gets the time zone. [1]\n\n```\nGet-TimeZone\n```",
 		quotes: []string{"```powershell\nGet-TimeZone\n```\n\nThis command gets the time zone."},
 	}, {
+		name:     "a heading stands for its section's first sentence past a byline",
+		question: "Why do zebra stripes confuse flies near water?",
+		files:    []file{markdown("zebra.md", "# Zebra Stripes Confuse Flies Near Water\n\nBy Jane\n\nResearchers found that the stripes dazzle them.\n")},
+		text:     "Researchers found that the stripes dazzle them. [1]",
+		quotes:   []string{"Zebra Stripes Confuse Flies Near Water\n\nBy Jane\n\nResearchers found that the stripes dazzle them."},
+	}, {
+		name:     "a section's first sentence brings the section's first code block",
+		question: "How do I delete files in subfolders recursively?",
+		files: []file{markdown("rm.md", "# Remove-Item\n\n### Example 4: Delete files in subfolders recursively\n\nThis command deletes the CSV files of every subfolder.\n\n"+
+			"Because of a known issue, it uses `Get-ChildItem`.\n\n```yaml\nType: x\n```\n\n```powershell\nGet-ChildItem * -Include *.csv -Recurse | Remove-Item\n```\n\n### Example 5\n\n```powershell\nRemove-Item x\n```\n")},
+		text:   "This command deletes the CSV files of every subfolder. [1]\n\n```\nGet-ChildItem * -Include *.csv -Recurse | Remove-Item\n```",
+		quotes: []string{"Example 4: Delete files in subfolders recursively\n\nThis command deletes the CSV files of every subfolder.\n\nBecause of a known issue, it uses `Get-ChildItem`.\n\n```yaml\nType: x\n```\n\n```powershell\nGet-ChildItem * -Include *.csv -Recurse | Remove-Item"},
+	}, {
 		name:     "a passage cannot cite another",
 		question: "How does cite mark a citation in an answer?",
 		files: []file{{name: "markers.md", raw: "Cite marks a citation in an answer as [doc:2], the passage's number.\n"},
@@ -717,5 +730,38 @@ func TestWithoutCitations(t *testing.T) {
 		if got := withoutCitations(tc.in); got != tc.want {
 			t.Errorf("withoutCitations(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestFencedInSection(t *testing.T) {
+	const head = "## Example 1\n\n"
+	const said = "It runs."
+	for _, tc := range []struct {
+		name, rest string // raw is head + said + rest
+		lines      []string
+		quoted     string // rest up to the block's last line
+	}{
+		{"after more paragraphs", "\n\nMore text.\n\n```powershell\nGet-Item\n```\n", []string{"Get-Item"}, "\n\nMore text.\n\n```powershell\nGet-Item"},
+		{"past output and metadata", "\n\n```Output\n1\n```\n\n~~~yaml\na: b\n~~~\n\n```\nx\n```", []string{"x"}, "\n\n```Output\n1\n```\n\n~~~yaml\na: b\n~~~\n\n```\nx"},
+		{"cut by the chunk's edge", "\n\n```\nx\ny", []string{"x", "y"}, "\n\n```\nx\ny"},
+		{"a heading ends the section", "\n\n## Example 2\n\n```\nx\n```\n", nil, ""},
+		{"a heading in a block is code", "\n\n```\n# x\n```\n", []string{"# x"}, "\n\n```\n# x"},
+		{"too far", "\n\n" + strings.Repeat("word ", maxGap/5+1) + "\n\n```\nx\n```\n", nil, ""},
+		{"too long", "\n\n```\n" + strings.Repeat("x\n", maxBlockLines+1) + "```\n", nil, ""},
+		{"no block", "\n\nMore text.\n", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := head + said + tc.rest
+			from := len(head + said)
+			lines, end, ok := fencedInSection([]byte(raw), len(head), from)
+			if !reflect.DeepEqual(lines, tc.lines) || ok != (tc.lines != nil) || (ok && raw[from:end] != tc.quoted) {
+				t.Errorf("got %q, %v, to %d; want %q, quoting %q", lines, ok, end, tc.lines, tc.quoted)
+			}
+		})
+	}
+	// Not the first paragraph of a section: nothing.
+	raw := "Intro.\n\nIt runs.\n\n```\nx\n```\n"
+	if _, _, ok := fencedInSection([]byte(raw), len("Intro.\n\n"), len("Intro.\n\nIt runs.")); ok {
+		t.Error("a paragraph after prose brought the section's code")
 	}
 }

@@ -125,6 +125,7 @@ func FuzzFencedBefore(f *testing.F) {
 	f.Add("```\nx\n```\n\n# Run\n\n```\n\nThis runs.", 26)
 	f.Add("# Run\r\n\r\n  ~~~~\r\n  a\r\n~~~~~\r\n\r\nIt runs.", 31)
 	f.Add("````\n```\n````\nThe code.", 14)
+	f.Add("## Example\n\nIt runs.\n\nMore.\n\n```output\nx\n```\n\n```\ny\n```\n", 12)
 	f.Fuzz(func(t *testing.T, raw string, at int) {
 		if at < 0 || at > len(raw) {
 			return
@@ -136,6 +137,12 @@ func FuzzFencedBefore(f *testing.F) {
 				t.Fatalf("%q: blocks %+v", raw, blocks)
 			}
 			prev = b.end
+		}
+		if from := paragraphEnd([]byte(raw), at); from >= 0 {
+			lines, end, ok := fencedInSection([]byte(raw), at, from)
+			if ok != (len(lines) > 0) || (ok && (end <= from || end > len(raw) || len(lines) > maxBlockLines)) {
+				t.Fatalf("%q at %d, from %d: section block %q to %d, %v", raw, at, from, lines, end, ok)
+			}
 		}
 		lines, start, ok := fencedBefore([]byte(raw), at, raw[at:])
 		if !ok {
