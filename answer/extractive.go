@@ -163,7 +163,26 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 		}
 		global = ts.IDF
 	}
-	picks := e.pick(ctx, question, inv.References(), global)
+	refs := inv.References()
+	// The passages' sources: where quotes are found, and which lines are
+	// code, never cited as sentences.
+	type source struct {
+		raw []byte
+		err error
+	}
+	sources := make(map[int]source, len(refs))
+	code := make([]map[string]bool, len(refs))
+	for i, ref := range refs {
+		raw, err := e.opts.ReadSpan(ctx, ref)
+		if err != nil && ctx.Err() != nil {
+			return provider.ChatResponse{}, ctx.Err()
+		}
+		sources[ref.Index] = source{raw, err}
+		if err == nil && raw != nil {
+			code[i] = e.codeLines(ctx, ref, raw)
+		}
+	}
+	picks := e.pick(ctx, question, refs, global, code)
 	if err := ctx.Err(); err != nil {
 		return provider.ChatResponse{}, err
 	}
@@ -176,7 +195,8 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 	for i, p := range picks {
 		pr := present(p.ref.Passage, p.sent, p.head)
 		quote, span := p.ref.Passage[pr.start:pr.end], (*citations.Span)(nil)
-		if raw, err := e.opts.ReadSpan(ctx, p.ref); err == nil && raw != nil {
+		if src := sources[p.ref.Index]; src.err == nil && src.raw != nil {
+			raw := src.raw
 			s, e, ok := locate(raw, p.ref.Passage, pr.start, pr.end)
 			if !ok && (pr.start != p.sent.start || pr.end != p.sent.end) {
 				pr = presentation{text: p.sent.text, start: p.sent.start, end: p.sent.end}
@@ -192,8 +212,6 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 				quote = string(raw[s:e])
 				span = &citations.Span{Start: p.ref.Span.Start + s, End: p.ref.Span.Start + e}
 			}
-		} else if err != nil && ctx.Err() != nil {
-			return provider.ChatResponse{}, ctx.Err()
 		}
 		if _, err := inv.SetQuote(p.ref.Index, quote, span); err != nil {
 			return provider.ChatResponse{}, err
@@ -366,7 +384,10 @@ type scored struct {
 
 // pick chooses the answer's sentences, best first; none when nothing is
 // relevant.
-func (e *Extractive) pick(ctx context.Context, question string, refs []citations.Reference, global func(string) float64) []pick {
+//
+// code[i], when set, holds the lines of refs[i]'s source that are code:
+// none is a candidate.
+func (e *Extractive) pick(ctx context.Context, question string, refs []citations.Reference, global func(string) float64, code []map[string]bool) []pick {
 	qlist := dropTypeWords(question, analysis.AnalyzeQuery(question))
 	qterms := uniqueTerms(qlist)
 	if len(qterms) == 0 || len(refs) == 0 {
@@ -392,10 +413,17 @@ func (e *Extractive) pick(ctx context.Context, question string, refs []citations
 		content := uniqueTerms(analysis.AnalyzeQuery(ref.Passage))
 		ti := 0
 		line := -1
+		var isCode map[string]bool
+		if ri < len(code) {
+			isCode = code[ri]
+		}
 		for _, s := range splitSentences(ref.Passage) {
 			if s.line != line {
 				line = s.line
 				para++
+			}
+			if isCode != nil && isCode[lineOf(ref.Passage, s.start)] {
+				continue
 			}
 			c := scored{sentence: s, ref: ri, para: para, matched: map[string]struct{}{}, fuzzy: map[string]struct{}{}}
 			first, last := -1, -1
@@ -615,7 +643,11 @@ func (e *Extractive) pick(ctx context.Context, question string, refs []citations
 	covered := maps.Clone(best.matched)
 	// A heading is no answer: its section's first sentence is.
 	if best.heading {
-		if s, ok := sectionStart(refs[best.ref].Passage, best.sentence); ok {
+		var isCode map[string]bool
+		if best.ref < len(code) {
+			isCode = code[best.ref]
+		}
+		if s, ok := sectionStart(refs[best.ref].Passage, best.sentence, isCode); ok {
 			head := best.sentence
 			first = pick{ref: refs[best.ref], sent: s, head: &head}
 			for _, c := range cands {
@@ -660,13 +692,16 @@ func (e *Extractive) pick(ctx context.Context, question string, refs []citations
 // sectionStart returns the sentence that opens the section heading h
 // heads in passage: the first after it that is no heading, past at most
 // two more lines like headings (a subheading, a byline); ok is false when
-// the passage ends first. (It may be no candidate: a sentence that an
-// earlier passage holds too is a candidate there.)
-func sectionStart(passage string, h sentence) (s sentence, ok bool) {
+// the passage ends first or a line of code (in isCode) comes first. (It
+// may be no candidate: a sentence that an earlier passage holds too is a
+// candidate there.)
+func sectionStart(passage string, h sentence, isCode map[string]bool) (s sentence, ok bool) {
 	skipped := 0
 	for _, s := range splitSentences(passage) {
 		switch {
 		case s.start < h.end:
+		case isCode[lineOf(passage, s.start)]:
+			return sentence{}, false
 		case !s.heading:
 			return s, true
 		case skipped == 2:
@@ -2053,4 +2088,52 @@ func (e *Extractive) bringCode(ctx context.Context, p pick, raw []byte, s, end i
 		return s, blockEnd, pr
 	}
 	return s, end, pr
+}
+
+// lineOf returns the line of text that holds offset at, trimmed.
+func lineOf(text string, at int) string {
+	start := strings.LastIndexByte(text[:at], '\n') + 1
+	end := len(text)
+	if i := strings.IndexByte(text[at:], '\n'); i >= 0 {
+		end = at + i
+	}
+	return strings.TrimSpace(text[start:end])
+}
+
+// hasFence reports whether b may hold a Markdown code fence.
+func hasFence(b []byte) bool {
+	return bytes.Contains(b, []byte("```")) || bytes.Contains(b, []byte("~~~"))
+}
+
+// codeLines returns the lines, trimmed, of the Markdown fenced code blocks
+// that ref's source span raw holds or starts inside (the source before
+// the span is read to tell); nil when there are none or that source
+// cannot be read.
+func (e *Extractive) codeLines(ctx context.Context, ref citations.Reference, raw []byte) map[string]bool {
+	var pre []byte
+	if n := ref.Span.Start; n > 0 && n <= maxPrefix {
+		r := ref
+		r.Span = citations.Span{Start: 0, End: n}
+		if b, err := e.opts.ReadSpan(ctx, r); err == nil && len(b) == n {
+			pre = b
+		}
+	}
+	if !hasFence(raw) && !hasFence(pre) {
+		return nil
+	}
+	var set map[string]bool
+	for _, b := range fencedBlocks(append(pre[:len(pre):len(pre)], raw...)) {
+		if b.end < len(pre) {
+			continue
+		}
+		for _, l := range b.lines {
+			if t := strings.TrimSpace(l); t != "" {
+				if set == nil {
+					set = map[string]bool{}
+				}
+				set[t] = true
+			}
+		}
+	}
+	return set
 }

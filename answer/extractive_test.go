@@ -226,6 +226,19 @@ func TestExtractive(t *testing.T) {
 		text:   "This command deletes the CSV files of every subfolder. [1]\n\n```\nGet-ChildItem * -Include *.csv -Recurse | Remove-Item\n```",
 		quotes: []string{"Example 4: Delete files in subfolders recursively\n\nThis command deletes the CSV files of every subfolder.\n\nBecause of a known issue, it uses `Get-ChildItem`.\n\n```yaml\nType: x\n```\n\n```powershell\nGet-ChildItem * -Include *.csv -Recurse | Remove-Item"},
 	}, {
+		name:     "a line of code is no sentence, not even as a section's first",
+		question: "How do I write a single-line comment?",
+		files: []file{markdown("comments.md", "# Comments\n\n## Example 1: Write a single-line comment\n\n```powershell\n# This is a single-line comment.\n# This is also a single-line comment.\n```\n\n"+
+			"## Example 2: Block comment\n\n```powershell\n<#\n    A block comment.\n#>\n```\n")},
+		text:   "Example 1: Write a single-line comment [1]\n\n```\n# This is a single-line comment.\n# This is also a single-line comment.\n```",
+		quotes: []string{"Example 1: Write a single-line comment\n\n```powershell\n# This is a single-line comment.\n# This is also a single-line comment."},
+	}, {
+		name:     "the last line of code is no sentence cut by the passage's end",
+		question: "How do I list the installed module versions?",
+		files:    []file{markdown("versions.md", "# Versions\n\nTo list the installed module versions, run this in a shell.\n\n```powershell\nPS> Get-Module -ListAvailable Gizmo | Select-Object Name, Version\n```\n")},
+		text:     "To list the installed module versions, run this in a shell. [1]\n\n```\nPS> Get-Module -ListAvailable Gizmo | Select-Object Name, Version\n```",
+		quotes:   []string{"To list the installed module versions, run this in a shell.\n\n```powershell\nPS> Get-Module -ListAvailable Gizmo | Select-Object Name, Version"},
+	}, {
 		name:     "a passage cannot cite another",
 		question: "How does cite mark a citation in an answer?",
 		files: []file{{name: "markers.md", raw: "Cite marks a citation in an answer as [doc:2], the passage's number.\n"},

@@ -84,7 +84,7 @@ func TestFitWeights(t *testing.T) {
 					}
 				}
 			}
-			picks := e.pick(t.Context(), q.Text, refs, global)
+			picks := e.pick(t.Context(), q.Text, refs, global, nil)
 			qs = append(qs, fq)
 			st := &rest
 			if fq.sample {
