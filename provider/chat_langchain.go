@@ -71,7 +71,7 @@ func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 		// Ollama's /v1 reads max_tokens, not max_completion_tokens.
 		opts = append(opts, llms.WithMetadata(map[string]any{"openai:use_legacy_max_tokens": true}))
 	}
-	st := &callState{stream: onDelta != nil, omitTemperature: req.Temperature == nil, byIndex: map[int]int{}}
+	st := &callState{stream: onDelta != nil, omitTemperature: req.Temperature == nil, key: m.key, byIndex: map[int]int{}}
 	if onDelta != nil {
 		// langchaingo calls this once per chunk, in this goroutine; the
 		// text itself comes from the tap on the response body.
@@ -94,7 +94,7 @@ func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 		return ChatResponse{}, callError(ctx, m.provider, m.key, err)
 	}
 	if msg := st.streamError(); msg != "" {
-		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", StatusCode: http.StatusOK, Message: m.key.String(msg)}
+		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", StatusCode: http.StatusOK, Message: msg}
 	}
 	if len(resp.Choices) == 0 {
 		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", StatusCode: http.StatusOK, Message: "the reply has no choices"}
@@ -184,7 +184,8 @@ type callKey struct{}
 type callState struct {
 	stream          bool
 	omitTemperature bool
-	deltaErr        error // onDelta's error; the calling goroutine only
+	key             redactor // hidden from stream errors
+	deltaErr        error    // onDelta's error; the calling goroutine only
 
 	mu        sync.Mutex // guards the fields below, written by the tap
 	pending   []string   // text deltas not yet given to onDelta
@@ -257,7 +258,7 @@ func (st *callState) line(line []byte) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if len(c.Error) > 0 && string(c.Error) != "null" && st.streamErr == "" {
-		st.streamErr = serverMessage(data)
+		st.streamErr = serverMessage(data, st.key)
 	}
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {

@@ -111,6 +111,56 @@ func TestStreamErrorPayload(t *testing.T) {
 	}
 }
 
+// TestStreamErrorKeyAtCut: an error chunk without a message is shown cut
+// to 512 bytes, and a key straddling the cut leaves nothing behind.
+func TestStreamErrorKeyAtCut(t *testing.T) {
+	const key = "sk-test-0123456789abcdefSECRET"
+	for _, before := range []int{400, 470, 480} {
+		t.Run(fmt.Sprint(before), func(t *testing.T) {
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprintf(w, `data: {"error":{"code":500,"detail":"%s%s tail"}}`+"\n\n", strings.Repeat("x", before), key)
+			}))
+			defer hs.Close()
+			m, err := NewChatModel("openai:m", Config{OpenAIBaseURL: hs.URL, OpenAIAPIKey: key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = m.Chat(t.Context(), ChatRequest{Messages: []Message{{Role: RoleUser, Content: "q"}}}, func(string) error { return nil })
+			if err == nil || !strings.Contains(err.Error(), "xxxx") {
+				t.Fatalf("error %v", err)
+			}
+			for k := len(key); k >= minKeyHead; k-- {
+				if strings.Contains(err.Error(), key[:k]) {
+					t.Fatalf("the key's first %d bytes leak: %s", k, err)
+				}
+			}
+		})
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	const key = "sk-0123456789"
+	cases := []struct {
+		name, in string
+		n        int
+		want     string
+	}{
+		{"short", "bad " + key, 100, "bad [REDACTED]"},
+		{"key straddles the cut", "abc " + key + " more", 10, "abc [REDAC…"},
+		{"head of the key at the cut", "abcd sk-01234567 x", 16, "abcd [REDACTED]…"},
+		{"head too short to matter", "abcd sk-0123 x", 11, "abcd sk-012…"},
+		{"cut inside a rune", "ab" + "é" + "cd", 3, "ab…"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := redactor(key).excerpt(tc.in, tc.n); got != tc.want {
+				t.Errorf("excerpt(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestRedactor(t *testing.T) {
 	key := redactor("sk-abcdef")
 	if got := key.String("bad key sk-abcdef, again sk-abcdef"); got != "bad key [REDACTED], again [REDACTED]" {

@@ -65,6 +65,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Provider names in specs and in [Error.Provider].
@@ -165,6 +166,40 @@ func (key redactor) String(s string) string {
 	return strings.ReplaceAll(s, string(key), redacted)
 }
 
+// minKeyHead is the shortest head of a key that a cut text must not end
+// with: shorter ones say too little of the key to matter.
+const minKeyHead = 8
+
+// excerpt returns s without the key, cut to at most n bytes (on a rune
+// boundary, marked "…") when longer. The key is replaced before the cut, so
+// a key that straddles the cut leaves nothing of itself behind, and a head
+// of the key (minKeyHead bytes or more) at the end of the cut text, which
+// the server may have cut already, is replaced as well.
+func (key redactor) excerpt(s string, n int) string {
+	return excerpt(s, string(key), redacted, n)
+}
+
+// excerpt is [redactor.excerpt] with the key's replacement given.
+func excerpt(s, key, mask string, n int) string {
+	if len(key) >= 4 {
+		s = strings.ReplaceAll(s, key, mask)
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	s = s[:n]
+	for k := min(len(key)-1, len(s)); k >= minKeyHead; k-- {
+		if strings.HasSuffix(s, key[:k]) {
+			s = s[:len(s)-k] + mask
+			break
+		}
+	}
+	return s + "…"
+}
+
 // error returns err, or a copy of its text without the key when it holds
 // it. Context errors are kept so errors.Is still finds them.
 func (key redactor) error(err error) error {
@@ -186,17 +221,16 @@ func (key redactor) error(err error) error {
 func httpError(provider string, resp *http.Response, key redactor) *Error {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, chatErrorBodyLimit))
-	e := &Error{Provider: provider, Op: "chat", StatusCode: resp.StatusCode, Message: serverMessage(body)}
+	e := &Error{Provider: provider, Op: "chat", StatusCode: resp.StatusCode, Message: serverMessage(body, key)}
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
-	e.Message = key.String(e.Message)
 	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
 	return e
 }
 
-// serverMessage finds the message in an error body.
-func serverMessage(body []byte) string {
+// serverMessage finds the message in an error body, without the key.
+func serverMessage(body []byte, key redactor) string {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
@@ -208,18 +242,14 @@ func serverMessage(body []byte) string {
 		var flat string
 		switch {
 		case json.Unmarshal(v.Error, &nested) == nil && nested.Message != "":
-			return nested.Message
+			return key.String(nested.Message)
 		case json.Unmarshal(v.Error, &flat) == nil && flat != "":
-			return flat
+			return key.String(flat)
 		case v.Message != "":
-			return v.Message
+			return key.String(v.Message)
 		}
 	}
-	s := strings.TrimSpace(string(body))
-	if len(s) > 512 {
-		s = s[:512] + "…"
-	}
-	return s
+	return key.excerpt(strings.TrimSpace(string(body)), 512)
 }
 
 // parseRetryAfter parses a Retry-After value in seconds or as an HTTP date.

@@ -306,6 +306,46 @@ func TestChatErrors(t *testing.T) {
 	}
 }
 
+// leaksKey reports whether s holds the key or a head of it long enough to
+// matter (8 bytes or more).
+func leaksKey(s, key string) bool {
+	for k := len(key); k >= 8; k-- {
+		if strings.Contains(s, key[:k]) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestChatErrorKeyAtCut: a long plain error body is cut to 512 bytes; a key
+// that straddles the cut must not leave its head behind.
+func TestChatErrorKeyAtCut(t *testing.T) {
+	for _, b := range backends {
+		if !b.sendsKey {
+			continue // Ollama is never sent the key
+		}
+		for _, stream := range []bool{false, true} {
+			for _, before := range []int{496, 503, 512 - len(testKey) + 1, 512 - len(testKey), 511, 512} {
+				t.Run(fmt.Sprintf("%s/stream=%v/key at %d", b.name, stream, before), func(t *testing.T) {
+					body := strings.Repeat("x", before) + testKey + " more text"
+					_, m := start(t, b, modeltest.Script{Turns: []modeltest.Turn{{Error: &modeltest.HTTPError{
+						Status: http.StatusInternalServerError, Body: body}}}})
+					_, _, err := chat(t.Context(), m, userAsks("q"), stream)
+					if err == nil {
+						t.Fatal("no error")
+					}
+					if leaksKey(err.Error(), testKey) {
+						t.Errorf("the key leaks: %s", err)
+					}
+					if !strings.Contains(err.Error(), "xxxxxxxx") || !strings.Contains(err.Error(), "HTTP 500") {
+						t.Errorf("error %q lost the server's message", err)
+					}
+				})
+			}
+		}
+	}
+}
+
 func TestChatCancel(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name+"/stream", func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tmc/langchaingo/embeddings"
 )
@@ -115,7 +114,7 @@ func (e *Embedder) fail(ctx context.Context, ex *exchange, err error) error {
 	case terr != nil:
 		out.Err = e.redactErr(terr)
 	case status != 0 && status != http.StatusOK:
-		out.Message = e.redact(bodyExcerpt(body))
+		out.Message = bodyExcerpt(body, e.key)
 		out.Err = hint(e.provider, e.model, status, out.Message)
 	default:
 		out.Err = fmt.Errorf("invalid response: %w", e.redactErr(err))
@@ -144,8 +143,8 @@ const maxExcerpt = 300
 
 // bodyExcerpt returns the message of an error body: the "error" (or
 // "error.message", or "message") field of a JSON body, else the text, with
-// white space collapsed, cut to a few hundred bytes.
-func bodyExcerpt(raw []byte) string {
+// white space collapsed and the key redacted, cut to a few hundred bytes.
+func bodyExcerpt(raw []byte, key string) string {
 	var msg struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
@@ -166,14 +165,7 @@ func bodyExcerpt(raw []byte) string {
 		}
 	}
 	text = strings.Join(strings.Fields(strings.ToValidUTF8(text, "\uFFFD")), " ")
-	if len(text) > maxExcerpt {
-		n := maxExcerpt
-		for n > 0 && !utf8.RuneStart(text[n]) {
-			n--
-		}
-		text = text[:n] + "…"
-	}
-	return text
+	return excerpt(text, key, "[redacted]", maxExcerpt)
 }
 
 // redact removes the API key from s.

@@ -170,6 +170,7 @@ func TestEmbedderErrors(t *testing.T) {
 		{"context length", 400, `{"error":"the input length exceeds the context length"}`, 1, []string{"longer than the model accepts"}, ErrInputTooLong},
 		{"401", 401, `{"error":{"message":"Incorrect API key provided: ` + key + `"}}`, 1, []string{"HTTP 401", "API key", "[redacted]"}, nil},
 		{"echoed key", 500, "key was Bearer " + key, 3, []string{"HTTP 500"}, nil},
+		{"key at the cut", 500, strings.Repeat("x", 290) + " " + key + " more", 3, []string{"HTTP 500", "xxxx"}, nil},
 		{"invalid JSON", 200, `<html>` + key, 1, []string{"invalid response"}, nil},
 	}
 	for _, kind := range []string{"openai", "ollama"} {
@@ -200,7 +201,7 @@ func TestEmbedderErrors(t *testing.T) {
 				}
 				if kind == "openai" {
 					for _, s := range []string{msg, fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)} {
-						if strings.Contains(s, key) {
+						if strings.Contains(s, key[:minKeyHead]) {
 							t.Errorf("error shows the key: %s", s)
 						}
 					}
@@ -256,7 +257,7 @@ func TestBodyExcerpt(t *testing.T) {
 		{"\xff\xfe", "\uFFFD"},
 	}
 	for _, tt := range tests {
-		if got := bodyExcerpt([]byte(tt.in)); got != tt.want {
+		if got := bodyExcerpt([]byte(tt.in), ""); got != tt.want {
 			t.Errorf("bodyExcerpt(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
