@@ -90,6 +90,9 @@ func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 	if st.deltaErr != nil {
 		return ChatResponse{}, st.deltaErr
 	}
+	if err != nil && st.sendErr != nil && ctx.Err() == nil {
+		err = st.sendErr
+	}
 	if err != nil {
 		return ChatResponse{}, callError(ctx, m.provider, m.key, err)
 	}
@@ -186,6 +189,7 @@ type callState struct {
 	omitTemperature bool
 	key             redactor // hidden from stream errors
 	deltaErr        error    // onDelta's error; the calling goroutine only
+	sendErr         error    // the request's transport error; the calling goroutine only
 
 	mu        sync.Mutex // guards the fields below, written by the tap
 	pending   []string   // text deltas not yet given to onDelta
@@ -362,7 +366,11 @@ func (d *chatDoer) Do(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := d.client.Do(req)
 	if err != nil {
-		return nil, &Error{Provider: d.provider, Op: "chat", Message: d.key.String(err.Error()), Err: d.key.error(err)}
+		e := &Error{Provider: d.provider, Op: "chat", Err: d.key.error(err)}
+		if st != nil {
+			st.sendErr = e // langchaingo replaces a timeout with a text of its own
+		}
+		return nil, e
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, httpError(d.provider, resp, d.key)

@@ -267,7 +267,8 @@ func parseRetryAfter(v string) time.Duration {
 }
 
 // callError turns any failure of a call into an [*Error], keeping the
-// cancellation visible to errors.Is.
+// cancellation visible to errors.Is. The failure is its Err; Message is
+// left for what a server said, so the text is not said twice.
 func callError(ctx context.Context, provider string, key redactor, err error) error {
 	if e, ok := errors.AsType[*Error](err); ok {
 		return e
@@ -276,7 +277,7 @@ func callError(ctx context.Context, provider string, key redactor, err error) er
 		if cause := context.Cause(ctx); cause != cerr {
 			cerr = fmt.Errorf("%w: %w", cerr, cause)
 		}
-		return &Error{Provider: provider, Op: "chat", Message: cerr.Error(), Err: cerr}
+		return &Error{Provider: provider, Op: "chat", Err: cerr}
 	}
-	return &Error{Provider: provider, Op: "chat", Message: key.String(err.Error()), Err: key.error(err)}
+	return &Error{Provider: provider, Op: "chat", Err: key.error(err)}
 }

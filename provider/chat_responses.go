@@ -53,7 +53,7 @@ func (m *responsesModel) middleware(req *http.Request, next option.MiddlewareNex
 		if req.Context().Err() != nil {
 			return nil, err
 		}
-		return nil, &Error{Provider: ProviderOpenAIResponses, Op: "chat", Message: m.key.String(err.Error()), Err: m.key.error(err)}
+		return nil, &Error{Provider: ProviderOpenAIResponses, Op: "chat", Err: m.key.error(err)}
 	}
 	if resp.StatusCode >= 400 {
 		return nil, httpError(ProviderOpenAIResponses, resp, m.key)

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -343,6 +345,63 @@ func TestChatErrorKeyAtCut(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestChatTransportError: a failed connection or a stream cut mid-way is
+// reported once, with its cause, not the cause repeated.
+func TestChatTransportError(t *testing.T) {
+	// cut sends the start of a streamed answer, then drops the connection.
+	cut := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if strings.HasSuffix(r.URL.Path, "/responses") {
+			fmt.Fprint(w, "event: response.output_text.delta\n"+
+				`data: {"type":"response.output_text.delta","item_id":"m1","output_index":0,"content_index":0,"delta":"Hal","sequence_number":1}`+"\n\n")
+		} else {
+			fmt.Fprint(w, `data: {"choices":[{"index":0,"delta":{"content":"Hal"}}]}`+"\n\n")
+		}
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}))
+	defer cut.Close()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // the server notices a client gone only once the body is read
+		<-r.Context().Done()
+	}))
+	defer slow.Close()
+	impatient := &http.Client{Timeout: 50 * time.Millisecond}
+	const refused = "http://127.0.0.1:1"
+	cases := []struct {
+		name, spec string
+		cfg        provider.Config
+		stream     bool
+		want       string
+	}{
+		{"openai refused", "openai:m", provider.Config{OpenAIBaseURL: refused + "/v1", OpenAIAPIKey: testKey}, false, "connection refused"},
+		{"openai refused, streamed", "openai:m", provider.Config{OpenAIBaseURL: refused + "/v1", OpenAIAPIKey: testKey}, true, "connection refused"},
+		{"ollama refused", "ollama:m", provider.Config{OllamaHost: refused}, true, "connection refused"},
+		{"responses refused", "openai-responses:m", provider.Config{OpenAIBaseURL: refused + "/v1", OpenAIAPIKey: testKey}, false, "connection refused"},
+		{"responses refused, streamed", "openai-responses:m", provider.Config{OpenAIBaseURL: refused + "/v1", OpenAIAPIKey: testKey}, true, "connection refused"},
+		{"openai cut", "openai:m", provider.Config{OpenAIBaseURL: cut.URL + "/v1", OpenAIAPIKey: testKey}, true, "unexpected EOF"},
+		{"ollama cut", "ollama:m", provider.Config{OllamaHost: cut.URL}, true, "unexpected EOF"},
+		{"responses cut", "openai-responses:m", provider.Config{OpenAIBaseURL: cut.URL + "/v1", OpenAIAPIKey: testKey}, true, "unexpected EOF"},
+		{"openai client timeout", "openai:m", provider.Config{OpenAIBaseURL: slow.URL + "/v1", HTTPClient: impatient}, true, "Client.Timeout exceeded"},
+		{"responses client timeout", "openai-responses:m", provider.Config{OpenAIBaseURL: slow.URL + "/v1", HTTPClient: impatient}, true, "Client.Timeout exceeded"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := provider.NewChatModel(tc.spec, tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = chat(t.Context(), m, userAsks("q"), tc.stream)
+			if _, ok := errors.AsType[*provider.Error](err); !ok {
+				t.Fatalf("error %T %v is not a *provider.Error", err, err)
+			}
+			if n := strings.Count(err.Error(), tc.want); n != 1 {
+				t.Errorf("error %q says %q %d times, want once", err, tc.want, n)
+			}
+		})
 	}
 }
 
