@@ -245,6 +245,7 @@ func TestChatErrors(t *testing.T) {
 		wantStatus int
 		wantMsg    string
 		wantRetry  time.Duration
+		wantText   string // in the error's text, when set
 	}{{
 		name: "401 echoing the key",
 		err: modeltest.HTTPError{Status: http.StatusUnauthorized,
@@ -258,6 +259,7 @@ func TestChatErrors(t *testing.T) {
 		wantStatus: 429,
 		wantMsg:    "Rate limit reached for requests",
 		wantRetry:  7 * time.Second,
+		wantText:   "HTTP 429 Too Many Requests: Rate limit reached for requests; retry after 7s",
 	}, {
 		name:       "500 with a plain body",
 		err:        modeltest.HTTPError{Status: http.StatusBadGateway, Body: "upstream " + testKey + " exploded"},
@@ -286,6 +288,12 @@ func TestChatErrors(t *testing.T) {
 					if pe.StatusCode != tc.wantStatus || !strings.Contains(pe.Message, tc.wantMsg) || pe.RetryAfter != tc.wantRetry {
 						t.Errorf("got status %d message %q retry %v; want %d %q %v", pe.StatusCode, pe.Message, pe.RetryAfter,
 							tc.wantStatus, tc.wantMsg, tc.wantRetry)
+					}
+					if !strings.Contains(err.Error(), tc.wantText) {
+						t.Errorf("error %q does not say %q", err, tc.wantText)
+					}
+					if tc.wantRetry == 0 && strings.Contains(err.Error(), "retry after") {
+						t.Errorf("error %q says to retry after a time the server did not give", err)
 					}
 					wantProvider := map[string]string{"openai": "openai", "ollama": "ollama", "responses": "openai-responses"}[b.name]
 					if pe.Provider != wantProvider || pe.Op != "chat" {

@@ -73,8 +73,9 @@ type Error struct {
 	Attempts   int    // requests sent
 	Message    string // the server's message in the last error response
 	Err        error  // cause: transport or context error, invalid response, a hint
-	// RetryAfter is the server's Retry-After on a 429 or 503 reply; zero
-	// when it gave none.
+	// RetryAfter is the server's Retry-After on a failed chat reply (429,
+	// 503, ...), said in the error's text; zero when it gave none. Nothing
+	// is retried for it.
 	RetryAfter time.Duration
 }
 
@@ -93,6 +94,10 @@ func (e *Error) Error() string {
 	if e.Message != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
+	}
+	if e.RetryAfter > 0 {
+		// Whole seconds, rounded up: never sooner than the server asked.
+		fmt.Fprintf(&b, "; retry after %v", (e.RetryAfter + time.Second - 1).Truncate(time.Second))
 	}
 	if e.Err != nil {
 		b.WriteString(": ")

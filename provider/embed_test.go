@@ -263,6 +263,25 @@ func TestBodyExcerpt(t *testing.T) {
 	}
 }
 
+func TestErrorRetryAfter(t *testing.T) {
+	cases := []struct {
+		after time.Duration
+		want  string
+	}{
+		{20 * time.Second, "chat with openai: HTTP 429 Too Many Requests: slow down; retry after 20s"},
+		{1500 * time.Millisecond, "chat with openai: HTTP 429 Too Many Requests: slow down; retry after 2s"},
+		{time.Millisecond, "chat with openai: HTTP 429 Too Many Requests: slow down; retry after 1s"},
+		{90 * time.Second, "chat with openai: HTTP 429 Too Many Requests: slow down; retry after 1m30s"},
+		{0, "chat with openai: HTTP 429 Too Many Requests: slow down"},
+	}
+	for _, tc := range cases {
+		err := &Error{Op: "chat", Provider: "openai", StatusCode: 429, Message: "slow down", RetryAfter: tc.after}
+		if got := err.Error(); got != tc.want {
+			t.Errorf("RetryAfter %v: %q, want %q", tc.after, got, tc.want)
+		}
+	}
+}
+
 func TestErrorUnwrap(t *testing.T) {
 	err := error(&Error{Op: "embed", Provider: "openai", Model: "m", Err: context.DeadlineExceeded})
 	if !errors.Is(err, context.DeadlineExceeded) {
