@@ -22,6 +22,7 @@ type langchainModel struct {
 	llm      *openai.LLM
 	key      redactor
 	local    bool
+	ids      callIDs
 }
 
 var _ ChatModel = (*langchainModel)(nil)
@@ -118,6 +119,7 @@ func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 			out.ToolCalls = append(out.ToolCalls, call)
 		}
 	}
+	m.ids.fill(out.ToolCalls)
 	return out, nil
 }
 

@@ -62,8 +62,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -264,6 +266,23 @@ func parseRetryAfter(v string) time.Duration {
 		return max(time.Until(t), 0)
 	}
 	return 0
+}
+
+// callIDs names the tool calls a server left without an id (some
+// OpenAI-compatible servers send none), so that a call's result can be
+// tied back to it: "call_<n>", n counting such calls of one model, unlike
+// any other id of the same reply. Ids the server gave are kept.
+type callIDs struct{ n atomic.Uint64 }
+
+func (c *callIDs) fill(calls []ToolCall) {
+	for i := range calls {
+		for calls[i].ID == "" {
+			id := fmt.Sprintf("call_%d", c.n.Add(1))
+			if !slices.ContainsFunc(calls, func(o ToolCall) bool { return o.ID == id }) {
+				calls[i].ID = id
+			}
+		}
+	}
 }
 
 // callError turns any failure of a call into an [*Error], keeping the

@@ -20,6 +20,7 @@ type responsesModel struct {
 	svc   responses.ResponseService
 	key   redactor
 	local bool
+	ids   callIDs
 }
 
 var _ ChatModel = (*responsesModel)(nil)
@@ -186,6 +187,7 @@ func (m *responsesModel) response(r *responses.Response, text string) (ChatRespo
 			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: fc.CallID, Name: fc.Name, Arguments: fc.Arguments})
 		}
 	}
+	m.ids.fill(out.ToolCalls)
 	// Say it in Chat Completions' words, so callers see one vocabulary.
 	switch {
 	case r.Status == "incomplete" && r.IncompleteDetails.Reason == "max_output_tokens":

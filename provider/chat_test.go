@@ -238,6 +238,94 @@ func TestToolRoundTrip(t *testing.T) {
 	}
 }
 
+// TestToolCallWithoutID: some OpenAI-compatible servers send tool calls
+// without an id. Each call gets one of its own, unique in the reply, and
+// its result goes back tied to it.
+func TestToolCallWithoutID(t *testing.T) {
+	const (
+		ccStream = `data: {"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"type":"function","function":{"name":"search_documents","arguments":"{\"query\":"}}]}}]}` + "\n\n" +
+			`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"a\"}"}}]}}]}` + "\n\n" +
+			`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"type":"function","function":{"name":"current_datetime","arguments":"{}"}}]}}]}` + "\n\n" +
+			`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n"
+		ccJSON = `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[` +
+			`{"type":"function","function":{"name":"search_documents","arguments":"{\"query\":\"a\"}"}},` +
+			`{"type":"function","function":{"name":"current_datetime","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`
+		rsJSON = `{"id":"r","object":"response","status":"completed","output":[` +
+			`{"type":"function_call","id":"fc1","name":"search_documents","arguments":"{\"query\":\"a\"}","status":"completed"},` +
+			`{"type":"function_call","id":"fc2","name":"current_datetime","arguments":"{}","status":"completed"}]}`
+		ccAnswer = `{"id":"y","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"done"},"finish_reason":"stop"}]}`
+		rsAnswer = `{"id":"r2","object":"response","status":"completed","output":[{"type":"message","id":"m","role":"assistant","status":"completed","content":[{"type":"output_text","text":"done","annotations":[]}]}]}`
+	)
+	cases := []struct {
+		name, spec  string
+		stream      bool
+		first, then string
+	}{
+		{"openai streamed", "openai:m", true, ccStream, ccAnswer},
+		{"ollama streamed", "ollama:m", true, ccStream, ccAnswer},
+		{"openai", "openai:m", false, ccJSON, ccAnswer},
+		{"responses", "openai-responses:m", false, rsJSON, rsAnswer},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var (
+				mu     sync.Mutex
+				bodies [][]byte
+			)
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				bodies = append(bodies, body)
+				n := len(bodies)
+				mu.Unlock()
+				switch {
+				case n > 1:
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, tc.then)
+				case tc.stream:
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, tc.first)
+				default:
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, tc.first)
+				}
+			}))
+			defer hs.Close()
+			m, err := provider.NewChatModel(tc.spec, provider.Config{OpenAIBaseURL: hs.URL + "/v1", OllamaHost: hs.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := userAsks("q")
+			first, _, err := chat(t.Context(), m, req, tc.stream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(first.ToolCalls) != 2 || first.ToolCalls[0].Name != "search_documents" || first.ToolCalls[0].Arguments != `{"query":"a"}` ||
+				first.ToolCalls[0].ID == "" || first.ToolCalls[1].ID == "" || first.ToolCalls[0].ID == first.ToolCalls[1].ID {
+				t.Fatalf("tool calls %q: want two, each with an id of its own", first.ToolCalls)
+			}
+			req.Messages = append(req.Messages, provider.Message{Role: provider.RoleAssistant, ToolCalls: first.ToolCalls})
+			for _, c := range first.ToolCalls {
+				req.Messages = append(req.Messages, provider.Message{Role: provider.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: "result"})
+			}
+			second, err := m.Chat(t.Context(), req, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if second.Content != "done" {
+				t.Errorf("second answer %+v", second)
+			}
+			// The second request ties each result to its call.
+			sent := string(bodies[1])
+			for _, c := range first.ToolCalls {
+				if strings.Count(sent, `"`+c.ID+`"`) != 2 {
+					t.Errorf("id %q is not sent with both the call and its result: %s", c.ID, sent)
+				}
+			}
+		})
+	}
+}
+
 func TestChatErrors(t *testing.T) {
 	cases := []struct {
 		name       string
