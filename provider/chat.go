@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"strings"
 )
 
 // Roles of a [Message].
@@ -61,10 +62,55 @@ type Usage struct {
 
 // ChatResponse is the outcome of one model call: text, tool calls or both.
 type ChatResponse struct {
-	Content    string
-	ToolCalls  []ToolCall
-	Usage      Usage
-	StopReason string // as the server said it: "stop", "tool_calls", "length", ...
+	Content   string
+	ToolCalls []ToolCall
+	Usage     Usage
+	// StopReason says why the model stopped, the same on every wire:
+	// [StopDone], [StopToolCalls], [StopLength], [StopContentFilter] or
+	// [StopOther]. Only StopDone and StopToolCalls mean the answer is
+	// whole.
+	StopReason string
+}
+
+// Stop reasons of a [ChatResponse]. Chat Completions' finish_reason and the
+// Responses API's status and incomplete_details.reason map to them.
+const (
+	// StopDone: the model ended its answer ("stop"; also a stream that
+	// ends with [DONE] and gives no reason).
+	StopDone = "stop"
+	// StopToolCalls: the model stopped to call tools ("tool_calls", or
+	// "stop" with tool calls, as some servers say it).
+	StopToolCalls = "tool_calls"
+	// StopLength: the answer was cut by the output-token limit ("length";
+	// Responses "incomplete" for max_output_tokens). Its tool calls may
+	// be cut too.
+	StopLength = "length"
+	// StopContentFilter: the server's filter cut or withheld the answer
+	// ("content_filter"; Responses "incomplete" for content_filter).
+	StopContentFilter = "content_filter"
+	// StopOther: any other reason the server gave; the answer may not be
+	// whole.
+	StopOther = "other"
+)
+
+// stopReason maps a server's finish reason to a [ChatResponse.StopReason].
+// An empty one comes from a reply that ended without a reason but
+// otherwise whole.
+func stopReason(finish string, toolCalls bool) string {
+	switch strings.ToLower(finish) {
+	case "", "stop", "eos", "eos_token", "stop_sequence", "end_turn":
+		if toolCalls {
+			return StopToolCalls
+		}
+		return StopDone
+	case "tool_calls", "function_call", "tool_use":
+		return StopToolCalls
+	case "length", "max_tokens", "max_output_tokens", "model_length":
+		return StopLength
+	case "content_filter":
+		return StopContentFilter
+	}
+	return StopOther
 }
 
 // ChatModel is a chat model behind some provider.

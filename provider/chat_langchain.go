@@ -104,7 +104,7 @@ func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", StatusCode: http.StatusOK, Message: "the reply has no choices"}
 	}
 	c := resp.Choices[0]
-	out := ChatResponse{StopReason: c.StopReason}
+	var out ChatResponse
 	out.Usage.InputTokens, _ = c.GenerationInfo["PromptTokens"].(int)
 	out.Usage.OutputTokens, _ = c.GenerationInfo["CompletionTokens"].(int)
 	if onDelta != nil {
@@ -119,6 +119,11 @@ func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 			out.ToolCalls = append(out.ToolCalls, call)
 		}
 	}
+	finish := c.StopReason
+	if finish == "<nil>" || finish == "null" {
+		finish = ""
+	}
+	out.StopReason = stopReason(finish, len(out.ToolCalls) > 0)
 	m.ids.fill(out.ToolCalls)
 	return out, nil
 }

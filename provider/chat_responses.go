@@ -190,14 +190,12 @@ func (m *responsesModel) response(r *responses.Response, text string) (ChatRespo
 	m.ids.fill(out.ToolCalls)
 	// Say it in Chat Completions' words, so callers see one vocabulary.
 	switch {
-	case r.Status == "incomplete" && r.IncompleteDetails.Reason == "max_output_tokens":
-		out.StopReason = "length"
-	case r.Status == "incomplete":
-		out.StopReason = string(r.IncompleteDetails.Reason)
-	case len(out.ToolCalls) > 0:
-		out.StopReason = "tool_calls"
-	default:
-		out.StopReason = "stop"
+	case r.Status == "incomplete" && r.IncompleteDetails.Reason != "":
+		out.StopReason = stopReason(string(r.IncompleteDetails.Reason), false)
+	case r.Status == "completed" || r.Status == "":
+		out.StopReason = stopReason("", len(out.ToolCalls) > 0)
+	default: // incomplete without a reason, in_progress, cancelled, ...
+		out.StopReason = StopOther
 	}
 	return out, nil
 }
