@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -94,22 +95,20 @@ func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 	if err != nil && st.sendErr != nil && ctx.Err() == nil {
 		err = st.sendErr
 	}
+	if err != nil && onDelta == nil && ctx.Err() == nil {
+		err = notJSON(m.provider, st.contentType, err)
+	}
 	if err != nil {
 		return ChatResponse{}, callError(ctx, m.provider, m.key, err)
 	}
-	if msg := st.streamError(); msg != "" {
-		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", StatusCode: http.StatusOK, Message: msg}
-	}
-	if len(resp.Choices) == 0 {
-		return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", StatusCode: http.StatusOK, Message: "the reply has no choices"}
-	}
-	c := resp.Choices[0]
 	var out ChatResponse
-	out.Usage.InputTokens, _ = c.GenerationInfo["PromptTokens"].(int)
-	out.Usage.OutputTokens, _ = c.GenerationInfo["CompletionTokens"].(int)
 	if onDelta != nil {
-		out.Content, out.ToolCalls = st.result()
+		var bad string
+		if out, bad = st.response(); bad != "" {
+			return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", StatusCode: http.StatusOK, Message: bad}
+		}
 	} else {
+		c := resp.Choices[0]
 		out.Content = c.Content
 		for _, tc := range c.ToolCalls {
 			call := ToolCall{ID: tc.ID}
@@ -118,14 +117,33 @@ func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 			}
 			out.ToolCalls = append(out.ToolCalls, call)
 		}
+		finish := c.StopReason
+		if finish == "<nil>" || finish == "null" {
+			finish = ""
+		}
+		if finish == "" && out.Content == "" && len(out.ToolCalls) == 0 {
+			return ChatResponse{}, &Error{Provider: m.provider, Op: "chat", StatusCode: http.StatusOK,
+				Message: "the reply holds no answer: no text, no tool call, no finish_reason"}
+		}
+		out.StopReason = stopReason(finish, len(out.ToolCalls) > 0)
+		out.Usage.InputTokens, _ = c.GenerationInfo["PromptTokens"].(int)
+		out.Usage.OutputTokens, _ = c.GenerationInfo["CompletionTokens"].(int)
 	}
-	finish := c.StopReason
-	if finish == "<nil>" || finish == "null" {
-		finish = ""
-	}
-	out.StopReason = stopReason(finish, len(out.ToolCalls) > 0)
 	m.ids.fill(out.ToolCalls)
 	return out, nil
+}
+
+// notJSON explains langchaingo's failure to read a reply that is not a
+// Chat Completions object. (One without choices it reports as "empty
+// response".)
+func notJSON(provider, contentType string, err error) error {
+	var syntax *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	if errors.Is(err, io.EOF) || errors.As(err, &syntax) || errors.As(err, &typeErr) {
+		return &Error{Provider: provider, Op: "chat", StatusCode: http.StatusOK,
+			Message: fmt.Sprintf("the reply is not a Chat Completions object (Content-Type %q)", contentType), Err: err}
+	}
+	return err
 }
 
 // lcMessages maps messages to langchaingo's.
@@ -190,13 +208,14 @@ func lcTools(tools []Tool) ([]llms.Tool, error) {
 type callKey struct{}
 
 // callState is one Chat call as the HTTP layer sees it: what to change in
-// the request, and what the SSE tap read from the reply.
+// the request, and what the tap read from a streamed reply.
 type callState struct {
 	stream          bool
 	omitTemperature bool
 	key             redactor // hidden from stream errors
 	deltaErr        error    // onDelta's error; the calling goroutine only
 	sendErr         error    // the request's transport error; the calling goroutine only
+	contentType     string   // the reply's; the calling goroutine only
 
 	mu        sync.Mutex // guards the fields below, written by the tap
 	pending   []string   // text deltas not yet given to onDelta
@@ -204,7 +223,16 @@ type callState struct {
 	calls     []ToolCall
 	byIndex   map[int]int // tool-call index on the wire -> position in calls
 	streamErr string
+	chunks    int    // JSON chunks read
+	finish    string // the last finish_reason of choice 0
+	done      bool   // "data: [DONE]" arrived
+	usage     Usage
+	other     []byte // lines that are not SSE data chunks, up to maxStreamLine
 }
+
+// maxStreamLine bounds a line of a streamed reply, and what is kept of the
+// lines that are not chunks.
+const maxStreamLine = 8 << 20
 
 // flush gives the text read so far to onDelta.
 func (st *callState) flush(onDelta func(string) error) error {
@@ -221,20 +249,36 @@ func (st *callState) flush(onDelta func(string) error) error {
 	return nil
 }
 
-func (st *callState) result() (string, []ToolCall) {
+// response returns what the stream said, or what is wrong with it: a
+// stream counts as an answer when it says why it finished or ends with
+// [DONE] after some text or tool call. An empty body, a page that is not a
+// stream, or a stream cut before either is an error, never an empty or
+// partial answer.
+func (st *callState) response() (ChatResponse, string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.text.String(), append([]ToolCall(nil), st.calls...)
-}
-
-func (st *callState) streamError() string {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.streamErr
+	if st.streamErr != "" {
+		return ChatResponse{}, st.streamErr
+	}
+	out := ChatResponse{Content: st.text.String(), ToolCalls: append([]ToolCall(nil), st.calls...), Usage: st.usage}
+	switch {
+	case st.chunks == 0 && !st.done && len(st.other) == 0:
+		return out, "the reply is empty"
+	case st.chunks == 0 && !st.done:
+		return out, fmt.Sprintf("the reply is not an event stream (Content-Type %q): %s",
+			st.contentType, st.key.excerpt(strings.TrimSpace(string(st.other)), 200))
+	case st.finish == "" && !st.done:
+		return out, "the stream ended before the reply finished (no finish_reason, no [DONE])"
+	case st.finish == "" && out.Content == "" && len(out.ToolCalls) == 0:
+		return out, "the reply holds no answer: no text, no tool call, no finish_reason"
+	}
+	out.StopReason = stopReason(st.finish, len(out.ToolCalls) > 0)
+	return out, ""
 }
 
 // sseChunk is the part of a Chat Completions chunk the tap reads.
 type sseChunk struct {
+	Object  string `json:"object"`
 	Choices []struct {
 		Index int `json:"index"`
 		Delta struct {
@@ -248,28 +292,67 @@ type sseChunk struct {
 				} `json:"function"`
 			} `json:"tool_calls"`
 		} `json:"delta"`
+		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
+	Usage *ccUsage        `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
 
-// line reads one line of the SSE stream.
-func (st *callState) line(line []byte) {
-	data, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:"))
-	if !ok {
-		return
-	}
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || string(data) == "[DONE]" {
-		return
-	}
-	var c sseChunk
-	if json.Unmarshal(data, &c) != nil {
-		return // langchaingo skips what is not JSON too
-	}
+type ccUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// ccCompletion is a whole Chat Completions reply, which some servers send
+// to a streamed request.
+type ccCompletion struct {
+	Choices []struct {
+		Index   int `json:"index"`
+		Message struct {
+			Content   string `json:"content"`
+			ToolCalls []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *ccUsage `json:"usage"`
+}
+
+// line reads one line of the SSE stream. It reports whether the line
+// brought text for onDelta, and whether it was the end, [DONE].
+func (st *callState) line(line []byte) (text, done bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if len(c.Error) > 0 && string(c.Error) != "null" && st.streamErr == "" {
+	trimmed := bytes.TrimSpace(line)
+	data, ok := bytes.CutPrefix(trimmed, []byte("data:"))
+	if !ok {
+		if len(trimmed) > 0 && trimmed[0] != ':' && !bytes.HasPrefix(trimmed, []byte("event:")) &&
+			!bytes.HasPrefix(trimmed, []byte("id:")) && !bytes.HasPrefix(trimmed, []byte("retry:")) {
+			st.keep(line)
+		}
+		return false, false
+	}
+	data = bytes.TrimSpace(data)
+	if string(data) == "[DONE]" {
+		st.done = true
+		return false, true
+	}
+	var c sseChunk
+	if len(data) == 0 || json.Unmarshal(data, &c) != nil {
+		st.keep(line) // langchaingo skips what is not JSON too
+		return false, false
+	}
+	st.chunks++
+	if (len(c.Error) > 0 && string(c.Error) != "null" || c.Object == "error") && st.streamErr == "" {
 		st.streamErr = serverMessage(data, st.key)
+	}
+	if c.Usage != nil {
+		st.usage = Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}
 	}
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {
@@ -278,10 +361,54 @@ func (st *callState) line(line []byte) {
 		if d := ch.Delta.Content; d != "" {
 			st.pending = append(st.pending, d)
 			st.text.WriteString(d)
+			text = true
 		}
 		for _, tc := range ch.Delta.ToolCalls {
 			st.toolDelta(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments)
 		}
+		if ch.FinishReason != "" {
+			st.finish = ch.FinishReason
+		}
+	}
+	return text, false
+}
+
+// keep keeps a line that is not a chunk, for the error that tells what the
+// reply was instead, or for reading it as a whole reply.
+func (st *callState) keep(line []byte) {
+	if len(st.other)+len(line) < maxStreamLine {
+		st.other = append(append(st.other, line...), '\n')
+	}
+}
+
+// end is called at the end of the body: a reply that held no chunk may be
+// a whole (non-streamed) completion, read as one.
+func (st *callState) end() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.chunks > 0 || st.done || len(st.other) == 0 {
+		return
+	}
+	var c ccCompletion
+	if json.Unmarshal(st.other, &c) != nil || len(c.Choices) == 0 {
+		return
+	}
+	st.chunks, st.done = 1, true
+	if c.Usage != nil {
+		st.usage = Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue
+		}
+		if d := ch.Message.Content; d != "" {
+			st.pending = append(st.pending, d)
+			st.text.WriteString(d)
+		}
+		for _, tc := range ch.Message.ToolCalls {
+			st.calls = append(st.calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+		st.finish = ch.FinishReason
 	}
 }
 
@@ -320,33 +447,84 @@ func (st *callState) toolDelta(index *int, id, name, args string) {
 	c.Arguments += args
 }
 
-// sseTap passes a streamed body through to langchaingo, reading each line
-// into the call's state on the way.
+// Lines the tap gives langchaingo in place of the stream it read: one chunk
+// without content for each chunk that brought text, so that its streaming
+// callback runs (and flushes the text) as the text arrives, and the end.
+// langchaingo adds each chunk's content to one string, which costs time
+// quadratic in the chunks (a second for 40,000 chunks); it gets none.
+var (
+	pulseLine = []byte(`data: {"choices":[{"index":0,"delta":{}}]}` + "\n\n")
+	doneLine  = []byte("data: [DONE]\n\n")
+)
+
+// sseTap reads a streamed body into the call's state, and passes
+// langchaingo an event stream that only paces its callback.
 type sseTap struct {
-	rc   io.ReadCloser
-	st   *callState
-	line []byte
+	rc       io.ReadCloser
+	st       *callState
+	provider string
+	buf      []byte // read from rc
+	line     []byte // the line being read
+	out      []byte // for langchaingo; out[off:] is not yet read
+	off      int
+	err      error // rc's error, returned once out is read
 }
 
 func (t *sseTap) Read(p []byte) (int, error) {
-	n, err := t.rc.Read(p)
-	b := p[:n]
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			t.line = append(t.line, b...)
-			break
+	for t.off == len(t.out) && t.err == nil {
+		if t.buf == nil {
+			t.buf = make([]byte, 32<<10)
 		}
-		t.line = append(t.line, b[:i]...)
-		t.st.line(t.line)
-		t.line = t.line[:0]
-		b = b[i+1:]
+		n, err := t.rc.Read(t.buf)
+		b := t.buf[:n]
+		for len(b) > 0 && t.err == nil {
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 {
+				t.line = append(t.line, b...)
+				break
+			}
+			t.line = append(t.line, b[:i]...)
+			t.endLine()
+			b = b[i+1:]
+		}
+		if t.err == nil && len(t.line) > maxStreamLine {
+			t.err = &Error{Provider: t.provider, Op: "chat", StatusCode: http.StatusOK,
+				Message: fmt.Sprintf("a line of the stream is longer than %d MB", maxStreamLine>>20)}
+		}
+		if err != nil && t.err == nil {
+			if len(t.line) > 0 {
+				t.endLine()
+			}
+			if err == io.EOF {
+				t.st.end()
+			}
+			if t.err == nil {
+				t.err = err
+			}
+		}
 	}
-	if err == io.EOF && len(t.line) > 0 {
-		t.st.line(t.line)
-		t.line = t.line[:0]
+	n := copy(p, t.out[t.off:])
+	t.off += n
+	if t.off == len(t.out) {
+		t.out, t.off = t.out[:0], 0
+		if t.err != nil {
+			return n, t.err
+		}
 	}
-	return n, err
+	return n, nil
+}
+
+// endLine reads the line just completed.
+func (t *sseTap) endLine() {
+	text, done := t.st.line(t.line)
+	t.line = t.line[:0]
+	switch {
+	case done:
+		t.out = append(t.out, doneLine...)
+		t.err = io.EOF // langchaingo stops at [DONE] too
+	case text:
+		t.out = append(t.out, pulseLine...)
+	}
 }
 
 func (t *sseTap) Close() error { return t.rc.Close() }
@@ -382,8 +560,11 @@ func (d *chatDoer) Do(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, httpError(d.provider, resp, d.key)
 	}
-	if st != nil && st.stream {
-		resp.Body = &sseTap{rc: resp.Body, st: st}
+	if st != nil {
+		st.contentType = resp.Header.Get("Content-Type")
+		if st.stream {
+			resp.Body = &sseTap{rc: resp.Body, st: st, provider: d.provider}
+		}
 	}
 	return resp, nil
 }

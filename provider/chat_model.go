@@ -33,12 +33,21 @@ package provider
 // fragment, interleaved parallel calls get their arguments mixed, and a
 // first fragment without "type" is dropped (each checked against a fake
 // server); OpenAI's own order happens to survive. Its streaming callback
-// also receives the JSON of tool-call deltas in place of text. The provider therefore reads the
-// SSE stream as it passes through the HTTP client it hands to langchaingo:
-// text deltas and tool calls (merged by index, then by id) come from that
-// reading, while langchaingo still builds the request and reports the
-// finish reason and usage. Non-streaming replies come from langchaingo
-// as is.
+// also receives the JSON of tool-call deltas in place of text, and it
+// adds each chunk's text to one string, which takes time quadratic in the
+// chunks. The provider therefore reads the SSE stream itself as it passes
+// through the HTTP client it hands to langchaingo: text deltas, tool calls
+// (merged by index, then by id), the finish reason, usage and error chunks
+// come from that reading, and langchaingo, which still builds and sends
+// the request, is handed only an empty chunk for each chunk with text (to
+// pace its streaming callback) and the end. A streamed reply counts as an
+// answer only when it gives a finish_reason, or ends with [DONE] after
+// some text or tool call; an empty body, a page that is not an event
+// stream, or a stream cut before either is an [*Error]. A whole
+// chat.completion object sent to a streamed request is read as one delta.
+// Non-streaming replies come from langchaingo; one with no text, no tool
+// call and no finish_reason is an error too. A tool call without an id
+// gets one ("call_<n>").
 //
 // Other langchaingo behaviours the provider corrects: it always sends a
 // temperature (0 when unset), so a request with no Temperature has the
