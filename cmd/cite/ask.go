@@ -204,10 +204,12 @@ func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result,
 	}
 	if res != nil {
 		switch res.StopReason {
-		case "length":
+		case provider.StopLength:
 			fmt.Fprintln(e.stderr, "cite: the answer is cut short: the model reached its output limit")
-		case "content_filter":
+		case provider.StopContentFilter:
 			fmt.Fprintln(e.stderr, "cite: the answer is cut short: the provider's content filter stopped it")
+		case provider.StopOther:
+			fmt.Fprintln(e.stderr, "cite: the answer may be cut short: the model stopped for a reason it did not name")
 		}
 	}
 	return res, nil
