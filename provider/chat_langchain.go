@@ -50,6 +50,18 @@ func newLangchainModel(spec, provider, model, base, key string, client *http.Cli
 func (m *langchainModel) Name() string { return m.spec }
 func (m *langchainModel) Local() bool  { return m.local }
 
+// generate calls langchaingo. A reply it cannot decode can make it panic
+// (a finish_reason of "function_call" without the call, not streamed):
+// that is the server's malformed reply, an error, not a crash of cite.
+func (m *langchainModel) generate(ctx context.Context, msgs []llms.MessageContent, opts []llms.CallOption) (resp *llms.ContentResponse, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			resp, err = nil, errors.New("the reply could not be read: it is malformed")
+		}
+	}()
+	return m.llm.GenerateContent(ctx, msgs, opts...)
+}
+
 func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func(string) error) (ChatResponse, error) {
 	msgs, err := lcMessages(req.Messages)
 	if err != nil {
@@ -81,7 +93,7 @@ func (m *langchainModel) Chat(ctx context.Context, req ChatRequest, onDelta func
 	}
 	ctx = context.WithValue(ctx, callKey{}, st)
 
-	resp, err := m.llm.GenerateContent(ctx, msgs, opts...)
+	resp, err := m.generate(ctx, msgs, opts)
 	if err == nil && ctx.Err() != nil {
 		// langchaingo ends a cancelled stream as if it had finished.
 		err = ctx.Err()

@@ -68,6 +68,9 @@ func TestChatReplyNotAnAnswer(t *testing.T) {
 		{"empty message, no finish_reason, not streamed", "application/json",
 			`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":null}]}`, false,
 			"holds no answer"},
+		{"a function_call finish without the call, not streamed (langchaingo panics on it)", "application/json",
+			`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"function_call"}]}`, false,
+			"could not be read"},
 	}
 	for _, spec := range []string{"openai:m", "ollama:m"} {
 		for _, tc := range cases {
