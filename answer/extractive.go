@@ -1280,17 +1280,62 @@ func locate(raw []byte, passage string, start, end int) (s, e int, ok bool) {
 	if bestMiss > len(ws)/10 {
 		return 0, 0, false
 	}
-	// Closing punctuation the sentence and the source both have.
+	// The markup that opens the first word ("`Remove-Item` deletes…",
+	// "**Warning** …") and that closes the last, and the closing
+	// punctuation the sentence and the source both have.
+	if ws[0].s == 0 {
+		for s > 0 && strings.IndexByte(markOpeners, src[s-1]) >= 0 {
+			s--
+		}
+	}
 	tail := sent[ws[len(ws)-1].e:]
 	for tail != "" && e < len(src) {
 		r, n := utf8.DecodeRuneInString(tail)
 		r2, n2 := utf8.DecodeRuneInString(src[e:])
-		if r != r2 || unicode.IsSpace(r) {
+		if r != r2 {
+			if e2 := closingMarkup(src, e); e2 > e {
+				e = e2
+				continue
+			}
+			break
+		}
+		if unicode.IsSpace(r) {
 			break
 		}
 		tail, e = tail[n:], e+n2
 	}
+	if tail == "" {
+		e = closingMarkup(src, e)
+	}
 	return s, e, true
+}
+
+// markOpeners open inline Markdown markup: emphasis, code, a link's text.
+const markOpeners = "*_~`["
+
+// closingMarkup returns where the inline Markdown markup that closes at
+// src[e:] ends: emphasis and code marks, and a link's "](…)" or "][…]"
+// tail; e when there is none.
+func closingMarkup(src string, e int) int {
+	for e < len(src) {
+		switch c := src[e]; {
+		case c == '*' || c == '_' || c == '~' || c == '`':
+			e++
+		case c == ']':
+			e++
+			if e < len(src) && (src[e] == '(' || src[e] == '[') {
+				closer := map[byte]byte{'(': ')', '[': ']'}[src[e]]
+				j := strings.IndexByte(src[e:min(len(src), e+500)], closer)
+				if j < 0 || strings.ContainsAny(src[e:e+j], "\n") {
+					return e - 1
+				}
+				e += j + 1
+			}
+		default:
+			return e
+		}
+	}
+	return e
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }

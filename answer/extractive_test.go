@@ -429,6 +429,11 @@ func TestLocate(t *testing.T) {
 		{"html", "<p>Caf&eacute; <b>opens</b> at seven daily now.</p>", "Café opens at seven daily now.", "Café opens at seven daily now.", ""},
 		{"html with few words lost", "<p>The caf&eacute; <b>opens</b> at seven every single morning of the week.</p>", "The café opens at seven every single morning of the week.", "The café opens at seven every single morning of the week.", "The caf&eacute; <b>opens</b> at seven every single morning of the week."},
 		{"changed file", "Something else entirely.", "Gamma delta.", "Gamma delta.", ""},
+		{"code that opens and closes it", "# T\n\n`Remove-Widget` deletes widgets from `C:\\garage`.\n", "T\n\nRemove-Widget deletes widgets from C:\\garage.\n",
+			"Remove-Widget deletes widgets from C:\\garage.", "`Remove-Widget` deletes widgets from `C:\\garage`."},
+		{"emphasis that opens it, a link that closes it", "x\n\n**Warning** see [the zebra guide](z.md#a).\n", "x\n\nWarning see the zebra guide.\n",
+			"Warning see the zebra guide.", "**Warning** see [the zebra guide](z.md#a)."},
+		{"a reference link and no punctuation", "Read _the [guide][g]_\n", "Read the guide\n", "Read the guide", "Read _the [guide][g]_"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := strings.Index(tc.passage, tc.sentence)
