@@ -41,9 +41,36 @@
 //	【doc:3】            full-width lenticular brackets
 //	[doc:3][doc:5]       adjacent groups form one run
 //
+// The grammar reads a group as a reader sees it once the Markdown is
+// rendered, so look-alikes that show as a marker are markers: backslash
+// escapes ("[doc\\:3]", "[doc:3\\]"), HTML character references
+// ("&#91;doc:3&#93;", "&lbrack;doc&colon;3&rsqb;"), full-width forms
+// ("［doc:3］", "［ｄｏｃ：３］"), a no-break or ideographic space for a
+// space, and zero-width characters (U+200B, U+200C, U+200D, U+2060, U+FEFF,
+// U+00AD), which are skipped wherever they are in the group.
+//
 // Not markers: anything inside an inline code span, a fenced code block or
 // an indented code block; a group split across lines; a group longer than
 // 256 bytes; text without the bracket, such as "doc:3" or "(doc:3)".
+//
+// # Bare numbers
+//
+// A bracketed number the model wrote itself, such as "[5]", "[1][2]",
+// "[1, 2]", "[1;2]" or "[1-3]" (digits separated by ",", ";" or a dash,
+// in any of the brackets above), is not a marker, but a reader would take it
+// for one of the numbered citations, so it is removed like a dropped marker
+// and listed in [Rendered.Dropped] with [ReasonBare]. Left alone, because
+// they are Markdown or code rather than citations:
+//
+//	arr[2]  Logs[2006]   after a letter, digit or "_": an index
+//	[1](http://x)        link text; also "[1][ref]" and "[1][]"
+//	[the docs][1]        the label of a reference link (after "]")
+//	[1]: http://x        a link reference definition at the start of a line
+//	[^1]                 a footnote reference
+//	[1.5] [-1] [1 2]     not a number list
+//
+// and anything in code. After a marker group, a bare number is part of its
+// run: "[doc:1][2]" becomes "[1]".
 //
 // Text that starts like a marker, an open bracket, "doc" and then ":" or a
 // digit, is reserved: if it is not a well-formed group ("[doc:3-5]",
@@ -64,7 +91,10 @@
 // removed, together with the white space before them, and listed in
 // [Rendered.Dropped]; they are never shown. Where removing one would change
 // the Markdown structure around it (at a line start before a list marker, or
-// between two backticks) a zero-width space (U+200B) takes its place.
+// between two backticks) a zero-width space (U+200B) takes its place; where
+// the text around it would join into a new group ("[d[doc:9]oc:1]"), the
+// replacement character U+FFFD does, since an invisible separator would
+// leave something that looks like a marker.
 //
 // Replacement is two-phase: the first phase writes the text with every
 // marker run reduced to a slot, a placeholder kept outside the text, so it

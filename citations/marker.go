@@ -1,5 +1,7 @@
 package citations
 
+import "unicode/utf8"
+
 // Marker grammar. A marker group is
 //
 //	group = open ws* "doc" ws* [":"] ws* item { ws* sep ws* ["doc" ws* [":"] ws*] item } ws* close
@@ -28,12 +30,7 @@ const (
 	groupOK                           // a well-formed group
 	groupMalformed                    // reserved prefix, bad content, closing bracket found
 	groupCut                          // reserved prefix cut off by a line end, the limit or the end of input
-)
-
-var (
-	wideOpen    = []byte("【")
-	wideClose   = []byte("】")
-	narrowClose = []byte("]")
+	groupBare                         // a bracketed number such as "[5]" or "[1, 2]": not a marker
 )
 
 func isWS(c byte) bool    { return c == ' ' || c == '\t' }
@@ -45,174 +42,400 @@ func lower(c byte) byte {
 	return c
 }
 
-// hasPrefixAt reports whether b[i:] starts with p, and whether b[i:] is a
-// proper prefix of p (more input could still make it match).
-func hasPrefixAt(b []byte, i int, p []byte) (match, partial bool) {
-	rest := b[i:]
-	if len(rest) >= len(p) {
-		return string(rest[:len(p)]) == string(p), false
+// Display characters. The grammar reads what a reader sees, not the bytes:
+// "[doc\\:2]" and "&#91;doc:2&#93;" show as "[doc:2]" once the Markdown is
+// rendered, "［ｄｏｃ：２］" is the same text in full-width forms, and a
+// zero-width character inside a group is invisible. [displayAt] maps each
+// such form to the ASCII character it shows, so that all of them are
+// markers; other characters are chOther.
+const (
+	chEnd   byte = 0    // the end of the input or of the group's limit
+	chWideL byte = 0x10 // 【
+	chWideR byte = 0x11 // 】
+	chOther byte = 0xff // any character the grammar does not use
+)
+
+// displayAt returns the character a reader sees at b[p] and the bytes it
+// takes, skipping zero-width characters before it. more reports that b ends
+// before the character is known and b is not cut (more input may follow).
+func displayAt(b []byte, p int, cut bool) (c byte, w int, more bool) {
+	for q := p; ; {
+		if q >= len(b) {
+			return chEnd, q - p, !cut
+		}
+		x := b[q]
+		if x < utf8.RuneSelf {
+			switch x {
+			case '\\':
+				if q+1 == len(b) {
+					if !cut {
+						return 0, 0, true
+					}
+				} else if d := b[q+1]; isPunct(d) {
+					return d, q + 2 - p, false // a Markdown escape shows the character
+				}
+			case '&':
+				r, k, more := entityAt(b, q, cut)
+				if more {
+					return 0, 0, true
+				}
+				if k > 0 {
+					if c, skip := displayRune(r); skip {
+						q += k
+						continue
+					} else {
+						return c, q + k - p, false
+					}
+				}
+			}
+			return x, q + 1 - p, false
+		}
+		if !utf8.FullRune(b[q:]) && !cut {
+			return 0, 0, true
+		}
+		r, size := utf8.DecodeRune(b[q:])
+		c, skip := displayRune(r)
+		if skip {
+			q += size
+			continue
+		}
+		return c, q + size - p, false
 	}
-	return false, string(rest) == string(p[:len(rest)])
 }
 
-// parseGroup parses the marker group that starts at b[i], which is '[' or
-// the first byte of '【'. For a well-formed group it appends the item indices
-// to idx. end is the offset after the group: after the closing bracket for
-// groupOK and groupMalformed, after the removable prefix for groupCut. With
-// final set, the end of b is the end of the input and groupMore is never
-// returned.
+// displayRune maps a character to the one the grammar reads; skip reports a
+// zero-width character.
+func displayRune(r rune) (c byte, skip bool) {
+	switch {
+	case r < utf8.RuneSelf:
+		return byte(r), false
+	case r == 0x200b, r == 0x200c, r == 0x200d, r == 0x2060, r == 0xfeff, r == 0xad:
+		return 0, true // zero-width space, non-joiner, joiner, word joiner, BOM, soft hyphen
+	case r == '【':
+		return chWideL, false
+	case r == '】':
+		return chWideR, false
+	case 0xff01 <= r && r <= 0xff5e: // full-width ASCII forms
+		return byte(r - 0xff01 + '!'), false
+	case r == 0x3000, r == 0xa0: // ideographic and no-break space
+		return ' ', false
+	case r == 0x2013, r == 0x2014, r == 0x2212: // en and em dash, minus sign
+		return '-', false
+	}
+	return chOther, false
+}
+
+// entityAt decodes an HTML character reference at b[q] ('&'): "&#91;",
+// "&#x5B;" or one of a few named ones. It returns the character and the
+// reference's length, 0 if there is none; more if b ends inside what may
+// still become one.
+func entityAt(b []byte, q int, cut bool) (r rune, n int, more bool) {
+	const maxLen = 12
+	k := q + 1
+	for ; k < len(b) && k-q < maxLen; k++ {
+		c := b[k]
+		if c == ';' {
+			break
+		}
+		if !('a' <= lower(c) && lower(c) <= 'z' || isDigit(c) || c == '#' && k == q+1) {
+			return 0, 0, false
+		}
+	}
+	if k == len(b) {
+		return 0, 0, !cut && k-q < maxLen
+	}
+	if b[k] != ';' {
+		return 0, 0, false
+	}
+	name := b[q+1 : k]
+	if len(name) > 1 && name[0] == '#' {
+		base, digits := 10, name[1:]
+		if lower(digits[0]) == 'x' {
+			base, digits = 16, digits[1:]
+		}
+		if len(digits) == 0 || len(digits) > 7 {
+			return 0, 0, false
+		}
+		v := 0
+		for _, c := range digits {
+			d := int(lower(c))
+			switch {
+			case isDigit(c):
+				d -= '0'
+			case base == 16 && 'a' <= d && d <= 'f':
+				d -= 'a' - 10
+			default:
+				return 0, 0, false
+			}
+			v = v*base + d
+		}
+		return rune(v), k + 1 - q, false
+	}
+	switch string(name) {
+	case "lbrack", "lsqb":
+		return '[', k + 1 - q, false
+	case "rbrack", "rsqb":
+		return ']', k + 1 - q, false
+	case "colon":
+		return ':', k + 1 - q, false
+	case "comma":
+		return ',', k + 1 - q, false
+	case "semi":
+		return ';', k + 1 - q, false
+	case "nbsp":
+		return ' ', k + 1 - q, false
+	case "ZeroWidthSpace", "zwj", "zwnj", "NoBreak", "shy":
+		return 0x200b, k + 1 - q, false
+	}
+	return 0, 0, false
+}
+
+// isOpener reports whether c opens a group, and returns its closer.
+func isOpener(c byte) (closer byte, ok bool) {
+	switch c {
+	case '[':
+		return ']', true
+	case chWideL:
+		return chWideR, true
+	}
+	return 0, false
+}
+
+// cursor reads display characters of a group.
+type cursor struct {
+	b   []byte // the input up to the group's limit
+	p   int
+	cut bool // b ends before the input does, or the input is complete
+}
+
+func (g *cursor) peek() (c byte, w int, more bool) { return displayAt(g.b, g.p, g.cut) }
+
+// ws skips white space; more reports that the input ran out undecided.
+func (g *cursor) ws() (more bool) {
+	for {
+		c, w, more := g.peek()
+		if more {
+			return true
+		}
+		if !isWS(c) {
+			return false
+		}
+		g.p += w
+	}
+}
+
+// parseGroup parses the group that starts at b[i], if b[i] starts an open
+// bracket. For a well-formed marker group it appends the item indices to idx.
+// end is the offset after the group: after the closing bracket for groupOK,
+// groupMalformed and groupBare, after the removable prefix for groupCut.
+// With final set, the end of b is the end of the input and groupMore is
+// never returned.
 func parseGroup(b []byte, i int, final bool, idx []int) (st groupStatus, end int, out []int) {
 	n := len(b)
 	limit := min(n, i+maxGroupLen)
-	cut := limit < n || final // reaching limit means the group cannot continue
+	g := cursor{b: b[:limit], p: i, cut: limit < n || final}
 	idx0 := len(idx)
 
 	// Before the reserved prefix: running out of input means "not yet known";
 	// anything unexpected means the bracket is plain text.
 	undecided := func() (groupStatus, int, []int) {
-		if cut {
+		if g.cut {
 			return groupNone, i, idx[:idx0]
 		}
 		return groupMore, i, idx[:idx0]
 	}
 
-	p := i
-	var closer []byte
-	if b[p] == '[' {
-		p++
-		closer = narrowClose
-	} else {
-		m, partial := hasPrefixAt(b[:limit], p, wideOpen)
-		if partial {
-			return undecided()
-		}
-		if !m {
-			return groupNone, i, idx
-		}
-		p += len(wideOpen)
-		closer = wideClose
-	}
-	for p < limit && isWS(b[p]) {
-		p++
-	}
-	for k := range len("doc") {
-		if p == limit {
-			return undecided()
-		}
-		if lower(b[p]) != "doc"[k] {
-			return groupNone, i, idx
-		}
-		p++
-	}
-	for p < limit && isWS(b[p]) {
-		p++
-	}
-	if p == limit {
+	c, w, more := g.peek()
+	if more {
 		return undecided()
 	}
+	closer, ok := isOpener(c)
+	if !ok {
+		return groupNone, i, idx
+	}
+	g.p += w
+	if g.ws() {
+		return undecided()
+	}
+	c, _, _ = g.peek()
+	if isDigit(c) {
+		return parseBare(&g, i, closer, idx)
+	}
+	for k := range len("doc") {
+		c, w, more := g.peek()
+		if more || c == chEnd {
+			return undecided()
+		}
+		if lower(c) != "doc"[k] {
+			return groupNone, i, idx
+		}
+		g.p += w
+	}
+	if g.ws() {
+		return undecided()
+	}
+	c, w, more = g.peek()
 	switch {
-	case b[p] == ':':
-		p++
-	case isDigit(b[p]):
+	case more || c == chEnd:
+		return undecided()
+	case c == ':':
+		g.p += w
+	case isDigit(c):
 	default:
 		return groupNone, i, idx
 	}
 
 	// The reserved prefix is complete: from here on a failure is malformed.
-	more := func(at int) (groupStatus, int, []int) {
-		if cut {
+	cutAt := func(at int) (groupStatus, int, []int) {
+		if g.cut {
 			return groupCut, at, idx[:idx0]
 		}
 		return groupMore, i, idx[:idx0]
 	}
 	bad := func(at int) (groupStatus, int, []int) {
-		for q := at; q < limit; q++ {
-			if b[q] == '\n' {
+		for g.p = at; ; {
+			c, w, more := g.peek()
+			switch {
+			case more || c == chEnd:
+				return cutAt(at)
+			case c == '\n':
 				return groupCut, at, idx[:idx0]
+			case c == closer:
+				return groupMalformed, g.p + w, idx[:idx0]
 			}
-			if m, partial := hasPrefixAt(b[:limit], q, closer); m {
-				return groupMalformed, q + len(closer), idx[:idx0]
-			} else if partial {
-				break
-			}
+			g.p += w
 		}
-		return more(at)
 	}
 	for first := true; ; first = false {
-		for p < limit && isWS(b[p]) {
-			p++
+		if g.ws() {
+			return cutAt(g.p)
 		}
-		if p == limit {
-			return more(p)
+		c, w, _ := g.peek()
+		if c == chEnd {
+			return cutAt(g.p)
 		}
-		if !first && lower(b[p]) == 'd' {
+		if !first && lower(c) == 'd' {
 			for k := range len("doc") {
-				if p == limit {
-					return more(p)
+				c, w, more := g.peek()
+				if more || c == chEnd {
+					return cutAt(g.p)
 				}
-				if lower(b[p]) != "doc"[k] {
-					return bad(p)
+				if lower(c) != "doc"[k] {
+					return bad(g.p)
 				}
-				p++
+				g.p += w
 			}
-			for p < limit && isWS(b[p]) {
-				p++
+			if g.ws() {
+				return cutAt(g.p)
 			}
-			if p < limit && b[p] == ':' {
-				p++
+			if c, w, _ := g.peek(); c == ':' {
+				g.p += w
 			}
-			for p < limit && isWS(b[p]) {
-				p++
+			if g.ws() {
+				return cutAt(g.p)
 			}
-			if p == limit {
-				return more(p)
+			c, w, _ = g.peek()
+			if c == chEnd {
+				return cutAt(g.p)
 			}
 		}
-		start, v := p, 0
-		for p < limit && isDigit(b[p]) {
-			if p-start < 9 {
-				v = v*10 + int(b[p]-'0')
+		start, nd, v := g.p, 0, 0
+		for isDigit(c) {
+			if nd < 9 {
+				v = v*10 + int(c-'0')
 			}
-			p++
+			nd++
+			g.p += w
+			var more bool
+			if c, w, more = g.peek(); more {
+				return cutAt(g.p)
+			}
 		}
-		if p == limit {
-			return more(p)
+		if c == chEnd {
+			return cutAt(g.p)
 		}
-		if p == start || p-start > 9 {
-			return bad(p)
+		if nd == 0 || nd > 9 {
+			return bad(g.p)
 		}
+		_ = start
 		idx = append(idx, v)
-		for p < limit && isWS(b[p]) {
-			p++
+		if g.ws() {
+			return cutAt(g.p)
 		}
-		if p == limit {
-			return more(p)
-		}
-		if b[p] == ',' || b[p] == ';' {
-			p++
+		c, w, _ = g.peek()
+		switch c {
+		case chEnd:
+			return cutAt(g.p)
+		case ',', ';':
+			g.p += w
 			continue
+		case closer:
+			return groupOK, g.p + w, idx
 		}
-		m, partial := hasPrefixAt(b[:limit], p, closer)
-		if m {
-			return groupOK, p + len(closer), idx
-		}
-		if partial {
-			return more(p)
-		}
-		return bad(p)
+		return bad(g.p)
 	}
 }
 
-// endsInGroupPrefix reports whether some open bracket in tail starts text
-// that more input could turn into a marker group. Output written after such
-// a tail must not be glued to it.
-func endsInGroupPrefix(tail []byte) bool {
-	var scratch [4]int
-	for i := len(tail) - 1; i >= 0; i-- {
-		if tail[i] != '[' && tail[i] != wideOpen[0] {
+// parseBare parses the rest of a group that is a bracketed number or list
+// of numbers, "[5]", "[1, 2]" or "[1-3]", from its first digit.
+func parseBare(g *cursor, i int, closer byte, idx []int) (groupStatus, int, []int) {
+	undecided := func() (groupStatus, int, []int) {
+		if g.cut {
+			return groupNone, i, idx
+		}
+		return groupMore, i, idx
+	}
+	for {
+		nd := 0
+		for {
+			c, w, more := g.peek()
+			if more {
+				return undecided()
+			}
+			if !isDigit(c) {
+				break
+			}
+			nd++
+			g.p += w
+		}
+		if nd == 0 || nd > 9 {
+			return groupNone, i, idx
+		}
+		if g.ws() {
+			return undecided()
+		}
+		c, w, _ := g.peek()
+		switch c {
+		case chEnd:
+			return undecided()
+		case closer:
+			return groupBare, g.p + w, idx
+		case ',', ';', '-':
+			g.p += w
+			if g.ws() {
+				return undecided()
+			}
 			continue
 		}
-		if st, _, _ := parseGroup(tail, i, false, scratch[:0]); st == groupMore {
+		return groupNone, i, idx
+	}
+}
+
+// opener reports whether b[i] may start a group: the first byte of '[',
+// an entity, a full-width or lenticular bracket.
+func opener(c byte) bool { return c == '[' || c == '&' || c == 0xef || c == 0xe3 }
+
+// glues reports whether text written after tail that starts with c would
+// extend a group prefix in tail: whether some open bracket in tail starts
+// text that tail+c continues as a group, still forming or complete.
+func glues(tail []byte, c byte) bool {
+	var scratch [4]int
+	b := append(tail[:len(tail):len(tail)], c)
+	for i := len(tail) - 1; i >= 0; i-- {
+		if !opener(tail[i]) {
+			continue
+		}
+		if st, end, _ := parseGroup(b, i, false, scratch[:0]); st == groupMore || st != groupNone && end > len(tail) {
 			return true
 		}
 	}
@@ -252,6 +475,9 @@ func (*markerSink) text([]byte) {}
 
 func (p *markerSink) run(r *run) bool {
 	for _, g := range r.groups {
+		if g.bare {
+			continue
+		}
 		if g.malformed {
 			p.markers = append(p.markers, Marker{Span: g.span, Malformed: true})
 			continue

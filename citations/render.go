@@ -61,6 +61,10 @@ const (
 	// ReasonMalformed: the text starts like a marker ("[doc:") but is not
 	// one, such as "[doc:3-5]", "[doc:]" or a marker cut off by a line end.
 	ReasonMalformed Reason = "malformed"
+	// ReasonBare: not a marker but a bracketed number such as "[5]",
+	// "[1, 2]" or "[1-3]" that the model wrote itself. A reader would take it
+	// for one of cite's citations, so it is removed.
+	ReasonBare Reason = "bare"
 )
 
 // Drop records a marker removed from the answer.
@@ -68,7 +72,7 @@ type Drop struct {
 	// Marker is the bracket group as written, such as "[doc:99]" or
 	// "[doc:2, doc:99]".
 	Marker string `json:"marker"`
-	// Index is the dropped index; 0 for malformed groups.
+	// Index is the dropped index; 0 for malformed groups and bare numbers.
 	Index int `json:"index"`
 	// Reason says why it was dropped.
 	Reason Reason `json:"reason"`
@@ -120,6 +124,10 @@ type ledger struct {
 func (l *ledger) resolve(r *run) []int {
 	l.cur = l.cur[:0]
 	for _, g := range r.groups {
+		if g.bare {
+			l.drops = append(l.drops, Drop{Marker: string(g.raw), Reason: ReasonBare, Span: g.span})
+			continue
+		}
 		if g.malformed {
 			l.drops = append(l.drops, Drop{Marker: string(g.raw), Reason: ReasonMalformed, Span: g.span})
 			continue
@@ -184,9 +192,7 @@ func (c *collector) text(p []byte) { c.body = append(c.body, p...) }
 func (c *collector) run(r *run) bool {
 	idx := c.led.resolve(r)
 	if len(idx) == 0 {
-		if r.sep {
-			c.body = append(c.body, zwsp...)
-		}
+		c.body = append(c.body, r.sep...)
 		return false
 	}
 	c.body = append(c.body, r.ws...)

@@ -73,7 +73,9 @@ func TestRender(t *testing.T) {
 		{name: "dropped after structure chars", text: "1[doc:9]. x", want: "1\u200b. x", drops: []string{"[doc:9]:unregistered"}},
 		{name: "dropped between backticks", text: "a``[doc:9]`b", want: "a``\u200b`b", drops: []string{"[doc:9]:unregistered"}},
 		{name: "dropped after backslash", text: `a \[doc:9]` + "`b`", want: "a \\\u200b`b`", drops: []string{"[doc:9]:unregistered"}},
-		{name: "dropped inside a marker prefix", text: "a [d[doc:9]oc:1]", want: "a [d\u200boc:1]", drops: []string{"[doc:9]:unregistered"}},
+		{name: "dropped inside a marker prefix", text: "a [d[doc:9]oc:1]", want: "a [d\ufffdoc:1]", drops: []string{"[doc:9]:unregistered"}},
+		{name: "dropped inside a bare number", text: "a [1[doc:9]] b", want: "a [1\ufffd] b", drops: []string{"[doc:9]:unregistered"}},
+		{name: "dropped where one byte cannot tell", text: "a [ [doc:9] x]", want: "a [\ufffd x]", drops: []string{"[doc:9]:unregistered"}},
 		{name: "trailing space trimmed before list", text: "a [doc:1]  \n\n", want: "a [1]", keys: []string{"[doc:1]"}},
 		{name: "open fence closed", text: "[doc:1]\n\n```sh\nx\n", want: "[1]\n\n```sh\nx\n```", keys: []string{"[doc:1]"}},
 		{name: "open indented fence closed at its column", text: "- [doc:1]\n\n  ~~~~\n  x", want: "- [1]\n\n  ~~~~\n  x\n  ~~~~", keys: []string{"[doc:1]"}},
@@ -263,5 +265,94 @@ func TestRenderManyReferences(t *testing.T) {
 		if order == ByAppearance && !strings.HasPrefix(r.Text, "claim 1000 [1]. claim 999 [2].") {
 			t.Errorf("by appearance: text starts %q", r.Text[:40])
 		}
+	}
+}
+
+// TestRenderBareNumbers checks the policy for bracketed numbers the model
+// wrote itself: outside code and not part of link syntax or code-like text,
+// they would pass for citations, so they are dropped as bare.
+func TestRenderBareNumbers(t *testing.T) {
+	reg := testRegistry(t, 2)
+	tests := []struct {
+		name  string
+		text  string
+		want  string
+		drops []string // marker:reason
+	}{
+		{name: "tester's example", text: "According to [5] and [1], WAL is good [doc:1]. See also^[7] and arr[2].",
+			want:  "According to and, WAL is good [1]. See also^ and arr[2].",
+			drops: []string{"[5]:bare", "[1]:bare", "[7]:bare"}},
+		{name: "adjacent", text: "a [1][2] b", want: "a b", drops: []string{"[1]:bare", "[2]:bare"}},
+		{name: "list", text: "a [1, 2] b [3;4]", want: "a b", drops: []string{"[1, 2]:bare", "[3;4]:bare"}},
+		{name: "range", text: "a [1-3] b [4–6].", want: "a b.", drops: []string{"[1-3]:bare", "[4–6]:bare"}},
+		{name: "in a run with a marker", text: "a [doc:1][2] b [3][doc:2]", want: "a [1] b [2]", drops: []string{"[2]:bare", "[3]:bare"}},
+		{name: "at line start", text: "x\n[4] next", want: "x\nnext", drops: []string{"[4]:bare"}},
+		{name: "wide brackets", text: "a 【3】 b ［4］", want: "a b", drops: []string{"【3】:bare", "［4］:bare"}},
+		{name: "escaped bracket", text: `a \[5] b`, want: `a \ b`, drops: []string{"[5]:bare"}},
+		{name: "entity brackets", text: "a &#91;5&#93; b", want: "a b", drops: []string{"&#91;5&#93;:bare"}},
+		{name: "after punctuation", text: "(see [2]).", want: "(see).", drops: []string{"[2]:bare"}},
+		{name: "cjk text", text: "东京是首都[1]。", want: "东京是首都。", drops: []string{"[1]:bare"}},
+
+		{name: "index after a word", text: "arr[2] and Logs[2006] and x_[1] and v2[0]", want: "arr[2] and Logs[2006] and x_[1] and v2[0]"},
+		{name: "link text", text: "see [1](http://x) and [2][ref] and [3][]", want: "see [1](http://x) and [2][ref] and [3][]"},
+		{name: "reference link label", text: "see [the docs][1]", want: "see [the docs][1]"},
+		{name: "link reference definition", text: "[1]: http://example.com", want: "[1]: http://example.com"},
+		{name: "colon mid-line is no definition", text: "see [1]: x", want: "see: x", drops: []string{"[1]:bare"}},
+		{name: "footnote", text: "a[^1] b [^2]\n\n[^1]: note", want: "a[^1] b [^2]\n\n[^1]: note"},
+		{name: "not numbers", text: "[a] [1.5] [-1] [1,] [x1] [1 2] [1234567890]", want: "[a] [1.5] [-1] [1,] [x1] [1 2] [1234567890]"},
+		{name: "in code", text: "`[1]` and\n\n    [2]\n", want: "`[1]` and\n\n    [2]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Render(tt.text, reg, Options{})
+			if r.Text != tt.want {
+				t.Errorf("Text\n got %q\nwant %q", r.Text, tt.want)
+			}
+			if got := dropReasons(r); !slices.Equal(got, tt.drops) {
+				t.Errorf("dropped %q, want %q", got, tt.drops)
+			}
+			if ms := Parse(tt.text); slices.ContainsFunc(ms, func(m Marker) bool { return m.Index == 0 && !m.Malformed }) {
+				t.Errorf("Parse reports a bare number as a marker: %+v", ms)
+			}
+		})
+	}
+}
+
+// TestRenderLookalikes checks text that a reader sees as a marker although
+// its bytes differ: it is read as the marker it shows.
+func TestRenderLookalikes(t *testing.T) {
+	reg := testRegistry(t, 3)
+	tests := []struct {
+		name  string
+		text  string
+		want  string
+		drops []string
+	}{
+		{name: "escaped colon", text: `a [doc\:2] b`, want: "a [1] b"},
+		{name: "escaped closer", text: `a [doc:2\] b`, want: "a [1] b"},
+		{name: "entity brackets", text: "a &#91;doc:2&#93; b", want: "a [1] b"},
+		{name: "hex and named entities", text: "a &#x5B;doc&colon;2&rsqb; b &lbrack;doc:3&#X5d;", want: "a [1] b [2]"},
+		{name: "zero-width space", text: "a [\u200bdoc:2] b", want: "a [1] b"},
+		{name: "zero-width inside", text: "a [d\u200boc:\u20602\ufeff] b", want: "a [1] b"},
+		{name: "zero-width entity", text: "a [&#8203;doc:2] b", want: "a [1] b"},
+		{name: "full-width brackets", text: "a ［doc:2］ b", want: "a [1] b"},
+		{name: "full-width letters and digits", text: "a ［ｄｏｃ：２］ b", want: "a [1] b"},
+		{name: "no-break space", text: "a [doc:\u00a02] b", want: "a [1] b"},
+		{name: "unregistered look-alike", text: "a &#91;doc:9&#93; b", want: "a b", drops: []string{"&#91;doc:9&#93;:unregistered"}},
+		{name: "malformed look-alike", text: "a [doc\\:x] b", want: "a b", drops: []string{"[doc\\:x]:malformed"}},
+		{name: "escaped entity is text", text: `a \&#91;doc:2] b`, want: `a \&#91;doc:2] b`},
+		{name: "backslash before a letter is no escape", text: `a [\doc:2] b`, want: `a [\doc:2] b`},
+		{name: "in code", text: "`&#91;doc:2&#93;` ［doc:2］", want: "`&#91;doc:2&#93;` [1]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Render(tt.text, reg, Options{})
+			if r.Text != tt.want {
+				t.Errorf("Text\n got %q\nwant %q", r.Text, tt.want)
+			}
+			if got := dropReasons(r); !slices.Equal(got, tt.drops) {
+				t.Errorf("dropped %q, want %q", got, tt.drops)
+			}
+		})
 	}
 }

@@ -121,6 +121,7 @@ type group struct {
 	raw         []byte // the group as written
 	first, last int    // its items: run.items[first:last]
 	malformed   bool
+	bare        bool // a bracketed number, not a marker
 }
 
 // run is a maximal sequence of adjacent marker groups, such as
@@ -130,13 +131,11 @@ type run struct {
 	trail  []byte // white space after a run at the start of a line; output only if kept
 	groups []group
 	items  []int
-	sep    bool // if nothing is kept, write a zero-width space instead of nothing
+	sep    string // if nothing is kept, write this instead of nothing
 }
 
 // keptMark stands for a rendered citation in the line mirror.
 var keptMark = []byte("[0]")
-
-const zwsp = "\u200b"
 
 type scanner struct {
 	sink    sink
@@ -261,12 +260,12 @@ var special = func() (t [256]bool) {
 	for _, c := range []byte("\n`\\ \t[") {
 		t[c] = true
 	}
-	t[wideOpen[0]] = true
+	t['&'], t[0xe3], t[0xef] = true, true, true // entities, 【, full-width ［
 	return t
 }()
 
-// opensAt reports whether b[k] starts '[' or '【'; more means it cannot be
-// known yet.
+// opensAt reports whether b[k] starts an open bracket as the marker grammar
+// reads it ('[', '【', '［', "&#91;"); more means it cannot be known yet.
 func (sc *scanner) opensAt(k int) (open, more bool) {
 	b := sc.buf
 	if k == len(b) {
@@ -275,11 +274,15 @@ func (sc *scanner) opensAt(k int) (open, more bool) {
 	if b[k] == '[' {
 		return true, false
 	}
-	if b[k] != wideOpen[0] {
+	if !opener(b[k]) {
 		return false, false
 	}
-	m, partial := hasPrefixAt(b, k, wideOpen)
-	return m, partial && !sc.final
+	c, _, more := displayAt(b[:min(len(b), k+maxGroupLen)], k, sc.final || k+maxGroupLen < len(b))
+	if more {
+		return false, true
+	}
+	_, open = isOpener(c)
+	return open, false
 }
 
 func (sc *scanner) inline() bool {
@@ -353,7 +356,7 @@ func (sc *scanner) inline() bool {
 		}
 		// An escaped backtick is not a code span delimiter. A backslash
 		// before a bracket does not stop a marker: "\[1]" shows as "[1]".
-		if d := b[i+1]; d != '[' && d != wideOpen[0] && isPunct(d) {
+		if d := b[i+1]; d != '[' && isPunct(d) {
 			sc.takeContent(2)
 		} else {
 			sc.takeContent(1)
@@ -413,6 +416,7 @@ func (sc *scanner) inline() bool {
 }
 
 // tryRun scans the marker run starting at b[g0], with white space from b[ws].
+// A run is a sequence of adjacent groups: markers and bare numbers.
 func (sc *scanner) tryRun(ws, g0 int) bool {
 	st := &sc.st
 	b := sc.buf
@@ -420,6 +424,7 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 	r := &sc.r
 	r.groups, r.items = r.groups[:0], r.items[:0]
 	i := g0
+	atStart := !st.content
 	for {
 		if i == n {
 			if !sc.final {
@@ -427,7 +432,7 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 			}
 			break
 		}
-		if b[i] != '[' && b[i] != wideOpen[0] {
+		if !opener(b[i]) {
 			break
 		}
 		first := len(r.items)
@@ -439,12 +444,22 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 		if status == groupNone {
 			break
 		}
+		if status == groupBare {
+			keep, more := sc.bareIsText(ws, g0, i, end, atStart)
+			if more {
+				return false
+			}
+			if keep {
+				break
+			}
+		}
 		r.groups = append(r.groups, group{
 			span:      Span{sc.base + i, sc.base + end},
 			raw:       b[i:end],
 			first:     first,
 			last:      len(r.items),
-			malformed: status != groupOK,
+			malformed: status == groupMalformed || status == groupCut,
+			bare:      status == groupBare,
 		})
 		i = end
 		if status == groupCut {
@@ -452,15 +467,10 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 		}
 	}
 	if len(r.groups) == 0 { // not a marker: the white space and the bracket are text
-		w := 1
-		if b[g0] != '[' {
-			w = len(wideOpen)
-		}
-		sc.takeContent(g0 + w - ws)
+		sc.takeContent(g0 + 1 - ws)
 		return true
 	}
 
-	atStart := !st.content
 	k := i
 	if atStart { // a run at the start of a line takes the white space after it
 		for k < n && isWS(b[k]) {
@@ -487,41 +497,86 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 		st.push(r.ws)
 		st.push(keptMark)
 		st.push(r.trail)
-	case r.sep:
-		st.push([]byte(zwsp))
+	case r.sep != "":
+		st.push([]byte(r.sep))
 	}
 	return true
 }
 
-// separator reports whether removing a run would change the meaning of the
-// text around it, so that a dropped run must leave a zero-width space: at
-// the start of a line, where the next character would start a block
-// construct or a blank line; after content of block-structure characters
-// only; between backticks or tildes that would merge into one run; after a
-// backslash that would escape the next character; and after an open bracket
-// that the next text could turn into a marker.
-func (sc *scanner) separator(atStart bool, next int) bool {
+// bareIsText reports whether the bracketed number b[i:end] is Markdown or
+// code rather than a would-be citation: the label of a reference link or
+// the text of a link ("[text][1]", "[1](url)", "[1][ref]"), a link reference
+// definition ("[1]: url" at the start of a line), or an index after a word
+// ("arr[2]"). A bare number that follows a group of the same run is part of
+// the run. more reports that the next byte is not known yet.
+func (sc *scanner) bareIsText(ws, g0, i, end int, atStart bool) (text, more bool) {
+	b := sc.buf
+	if i == g0 && ws == g0 && sc.st.content {
+		t := sc.st.lastContent()
+		if c := t[len(t)-1]; c == '_' || c == ']' || isDigit(c) || 'a' <= lower(c) && lower(c) <= 'z' {
+			return true, false
+		}
+	}
+	if end == len(b) {
+		return false, !sc.final
+	}
+	switch b[end] {
+	case '(':
+		return true, false
+	case ':':
+		return i == g0 && atStart, false
+	}
+	if !opener(b[end]) {
+		return false, false
+	}
+	var scratch [4]int
+	st, _, _ := parseGroup(b, end, sc.final, scratch[:0])
+	if st == groupMore {
+		return false, true
+	}
+	// "[1][ref]" and "[1][]" are links; "[1][2]" and "[1][doc:2]" are a run.
+	return st == groupNone && b[end] == '[', false
+}
+
+// Separators that a dropped run leaves in its place.
+const (
+	zwsp        = "\u200b" // an invisible break where removing the run would change the Markdown
+	replacement = "\ufffd" // a visible break where it would form a new group
+)
+
+// separator returns what a dropped run must leave in its place so that its
+// removal does not change the meaning of the text around it: a zero-width
+// space at the start of a line, where the next character would start a
+// block construct or a blank line; after content of block-structure
+// characters only; between backticks or tildes that would merge into one
+// run; and after a backslash that would escape the next character. After an
+// open bracket that the next text could turn into a group, such as "[d" +
+// dropped run + "oc:1]", an invisible separator would leave something that
+// looks like a marker, so the separator is U+FFFD, the replacement
+// character.
+func (sc *scanner) separator(atStart bool, next int) string {
 	if next < 0 {
-		return false
+		return ""
 	}
 	c := byte(next)
 	st := &sc.st
-	if atStart {
-		return isStruct(c)
-	}
-	if st.structOnly && isStruct(c) {
-		return true
-	}
 	t := st.lastContent()
-	if len(t) > 0 {
-		if last := t[len(t)-1]; (last == '`' || last == '~') && c == last {
-			return true
+	if !atStart && glues(t, c) {
+		return replacement
+	}
+	switch {
+	case atStart:
+		if isStruct(c) {
+			return zwsp
 		}
+	case st.structOnly && isStruct(c):
+		return zwsp
+	case st.bsOdd && isPunct(c):
+		return zwsp
+	case len(t) > 0 && (t[len(t)-1] == '`' || t[len(t)-1] == '~') && c == t[len(t)-1]:
+		return zwsp
 	}
-	if st.bsOdd && isPunct(c) {
-		return true
-	}
-	return endsInGroupPrefix(t)
+	return ""
 }
 
 func isPunct(c byte) bool {

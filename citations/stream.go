@@ -128,8 +128,8 @@ func (s *Stream) text(p []byte) { s.write(p) }
 func (s *Stream) run(r *run) bool {
 	idx := s.led.resolve(r)
 	if len(idx) == 0 {
-		if r.sep {
-			s.write([]byte(zwsp))
+		if r.sep != "" {
+			s.write([]byte(r.sep))
 		}
 		return false
 	}

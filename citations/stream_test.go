@@ -95,6 +95,16 @@ func TestStreamHoldsBackOnlyUndecidedText(t *testing.T) {
 			want:   []string{"a", "", " [1][2].", "\n\nReferences:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n2. [Doc 2](file:///docs/2.md#bytes=20-30)\n"},
 		},
 		{
+			name:   "partial bare number is held",
+			deltas: []string{"see [", "12", "] and [3", "](x)."},
+			want:   []string{"see", "", " and", " [3](x).", ""},
+		},
+		{
+			name:   "partial look-alike is held",
+			deltas: []string{"a &#9", "1;doc:1&#93", "; b"},
+			want:   []string{"a", "", " [1] b", "\n\nReferences:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
+		},
+		{
 			name:   "fenced code flows",
 			deltas: []string{"```\n", "x [doc:1] y", "\n```\n"},
 			want:   []string{"```", "\nx [doc:1] y", "\n```", "\n"}, // trailing newlines wait for text
