@@ -50,7 +50,10 @@
 // U+00AD), which are skipped wherever they are in the group.
 //
 // Not markers: anything inside an inline code span, a fenced code block or
-// an indented code block; a group split across lines; a group longer than
+// an indented code block, as CommonMark's block structure decides (a fence
+// inside a block quote or list item ends with it; a line indented four
+// spaces right after a paragraph line continues the paragraph); a group
+// split across lines; a group longer than
 // 256 bytes; text without the bracket, such as "doc:3" or "(doc:3)".
 //
 // # Bare numbers
@@ -63,7 +66,7 @@
 // they are Markdown or code rather than citations:
 //
 //	arr[2]  Logs[2006]   after a letter, digit or "_": an index
-//	[1](http://x)        link text; also "[1][ref]" and "[1][]"
+//	[1](http://x)        link text, when a ")" follows on the line
 //	[the docs][1]        the label of a reference link (after "]")
 //	[1]: http://x        a link reference definition at the start of a line
 //	[^1]                 a footnote reference
@@ -104,7 +107,9 @@
 // When anything is cited, [Rendered.Markdown] appends, after a blank line,
 // "References:", a blank line and one list item per display number:
 // "1. [Title](link)", or "1. Title" for a reference without a link, with the
-// title's Markdown syntax escaped.
+// title's Markdown syntax escaped. A fenced code block left open at the end
+// is closed first unless it is in a block quote, which the blank line before
+// the list ends together with the fence.
 //
 // # Streaming
 //

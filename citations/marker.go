@@ -236,18 +236,16 @@ func parseGroup(b []byte, i int, final bool, idx []int) (st groupStatus, end int
 	g := cursor{b: b[:limit], p: i, cut: limit < n || final}
 	idx0 := len(idx)
 
-	// Before the reserved prefix: running out of input means "not yet known";
-	// anything unexpected means the bracket is plain text.
-	undecided := func() (groupStatus, int, []int) {
-		if g.cut {
-			return groupNone, i, idx[:idx0]
-		}
-		return groupMore, i, idx[:idx0]
+	// Before the reserved prefix: running out of input means "not yet known"
+	// (undecided); anything unexpected means the bracket is plain text.
+	undecided := groupMore
+	if g.cut {
+		undecided = groupNone
 	}
 
 	c, w, more := g.peek()
 	if more {
-		return undecided()
+		return undecided, i, idx[:idx0]
 	}
 	closer, ok := isOpener(c)
 	if !ok {
@@ -255,16 +253,17 @@ func parseGroup(b []byte, i int, final bool, idx []int) (st groupStatus, end int
 	}
 	g.p += w
 	if g.ws() {
-		return undecided()
+		return undecided, i, idx[:idx0]
 	}
 	c, _, _ = g.peek()
 	if isDigit(c) {
-		return parseBare(&g, i, closer, idx)
+		st, end := parseBare(&g, i, closer)
+		return st, end, idx
 	}
 	for k := range len("doc") {
 		c, w, more := g.peek()
 		if more || c == chEnd {
-			return undecided()
+			return undecided, i, idx[:idx0]
 		}
 		if lower(c) != "doc"[k] {
 			return groupNone, i, idx
@@ -272,12 +271,12 @@ func parseGroup(b []byte, i int, final bool, idx []int) (st groupStatus, end int
 		g.p += w
 	}
 	if g.ws() {
-		return undecided()
+		return undecided, i, idx[:idx0]
 	}
 	c, w, more = g.peek()
 	switch {
 	case more || c == chEnd:
-		return undecided()
+		return undecided, i, idx[:idx0]
 	case c == ':':
 		g.p += w
 	case isDigit(c):
@@ -293,18 +292,11 @@ func parseGroup(b []byte, i int, final bool, idx []int) (st groupStatus, end int
 		return groupMore, i, idx[:idx0]
 	}
 	bad := func(at int) (groupStatus, int, []int) {
-		for g.p = at; ; {
-			c, w, more := g.peek()
-			switch {
-			case more || c == chEnd:
-				return cutAt(at)
-			case c == '\n':
-				return groupCut, at, idx[:idx0]
-			case c == closer:
-				return groupMalformed, g.p + w, idx[:idx0]
-			}
-			g.p += w
+		st, end := g.bad(at, closer)
+		if st == groupMore {
+			return cutAt(at)
 		}
+		return st, end, idx[:idx0]
 	}
 	for first := true; ; first = false {
 		if g.ws() {
@@ -376,21 +368,40 @@ func parseGroup(b []byte, i int, final bool, idx []int) (st groupStatus, end int
 	}
 }
 
+// bad finds the end of a malformed group whose bad content starts at at:
+// after its closing bracket (groupMalformed), or at at if a line end or a
+// backtick comes first (groupCut); groupMore if the input runs out.
+func (g *cursor) bad(at int, closer byte) (groupStatus, int) {
+	for g.p = at; ; {
+		c, w, more := g.peek()
+		switch {
+		case more || c == chEnd:
+			return groupMore, at
+		case c == '\n' || c == '`':
+			// A code span binds tighter than the bracket: what follows a
+			// backtick (escaped or not, which a fence info string must
+			// not lose) is not the group's to remove.
+			return groupCut, at
+		case c == closer:
+			return groupMalformed, g.p + w
+		}
+		g.p += w
+	}
+}
+
 // parseBare parses the rest of a group that is a bracketed number or list
 // of numbers, "[5]", "[1, 2]" or "[1-3]", from its first digit.
-func parseBare(g *cursor, i int, closer byte, idx []int) (groupStatus, int, []int) {
-	undecided := func() (groupStatus, int, []int) {
-		if g.cut {
-			return groupNone, i, idx
-		}
-		return groupMore, i, idx
+func parseBare(g *cursor, i int, closer byte) (groupStatus, int) {
+	undecided := groupMore
+	if g.cut {
+		undecided = groupNone
 	}
 	for {
 		nd := 0
 		for {
 			c, w, more := g.peek()
 			if more {
-				return undecided()
+				return undecided, i
 			}
 			if !isDigit(c) {
 				break
@@ -399,25 +410,25 @@ func parseBare(g *cursor, i int, closer byte, idx []int) (groupStatus, int, []in
 			g.p += w
 		}
 		if nd == 0 || nd > 9 {
-			return groupNone, i, idx
+			return groupNone, i
 		}
 		if g.ws() {
-			return undecided()
+			return undecided, i
 		}
 		c, w, _ := g.peek()
 		switch c {
 		case chEnd:
-			return undecided()
+			return undecided, i
 		case closer:
-			return groupBare, g.p + w, idx
+			return groupBare, g.p + w
 		case ',', ';', '-':
 			g.p += w
 			if g.ws() {
-				return undecided()
+				return undecided, i
 			}
 			continue
 		}
-		return groupNone, i, idx
+		return groupNone, i
 	}
 }
 
@@ -430,7 +441,11 @@ func opener(c byte) bool { return c == '[' || c == '&' || c == 0xef || c == 0xe3
 // text that tail+c continues as a group, still forming or complete.
 func glues(tail []byte, c byte) bool {
 	var scratch [4]int
-	b := append(tail[:len(tail):len(tail)], c)
+	var buf [2*maxGroupLen + 1]byte
+	if len(tail) >= len(buf) {
+		tail = tail[len(tail)-len(buf)+1:]
+	}
+	b := append(append(buf[:0], tail...), c)
 	for i := len(tail) - 1; i >= 0; i-- {
 		if !opener(tail[i]) {
 			continue

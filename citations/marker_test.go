@@ -55,6 +55,7 @@ func TestParseSyntax(t *testing.T) {
 		{"cut by end", "see [doc:3, doc:", []string{"!@[doc:3, doc:"}},
 		{"cut by end after prefix", "see [doc", nil},
 		{"bad content cut by line end", "[doc:x\n]", []string{"!@[doc:"}},
+		{"bad content cut by a code span", "[doc:`x`]", []string{"!@[doc:"}},
 		{"too long", "[doc:" + strings.Repeat("x", 300) + "]", []string{"!@[doc:"}},
 
 		{"no bracket", "doc:3 and (doc:3)", nil},
@@ -126,6 +127,22 @@ func TestParseCode(t *testing.T) {
 		{"quote code", ">     [doc:1]", nil},
 		{"table row", "| a | [doc:1] |", []string{"1@[doc:1]"}},
 		{"thematic break", "***\n[doc:1]", []string{"1@[doc:1]"}},
+
+		// CommonMark's container blocks.
+		{"fence ends with its quote", "> ```\n> PRAGMA journal_mode=WAL;\nReaders [doc:1].", []string{"1@[doc:1]"}},
+		{"fence ends with its list item, unindented fence opens", "1. Enable WAL:\n   ```sql\n   PRAGMA;\n```\n\nReaders [doc:1].", nil},
+		{"fence in quote ended by an unquoted fence", "> Note:\n> ```\n> x\n```\n[doc:1]", nil},
+		{"indented fence continues a paragraph", "Run this\n    ```\nReaders [doc:1].\n```", []string{"1@[doc:1]"}},
+		{"closing fence indented four is code", "  ```\ncode\n    ```\ntext [doc:1]", nil},
+		{"list item starting with indented code", "-     code [doc:1]", nil},
+		{"empty item ended by a blank line", "1.\n\n\tcode2 [doc:1]", nil},
+		{"setext underline only in the same containers", ">`\n=\n[doc7]`", nil},
+		{"empty item then content", "-\n  foo [doc:1]", []string{"1@[doc:1]"}},
+		{"blank line keeps a fence in a list item", "- a\n\n  ```\n  x [doc:1]\n\n  ```\n[doc:2]", []string{"2@[doc:2]"}},
+		{"lazy line in nested quote", "> > a `b\n[doc:1]` c [doc:2]", []string{"2@[doc:2]"}},
+		{"ordered 2 after a lazy quote line", "> a `b\n2. [doc:1]` c", []string{"1@[doc:1]"}},
+		{"nested list code", "- a\n - b\n  - c\n\n        code [doc:1]\n\n    [doc:2]", []string{"2@[doc:2]"}},
+		{"tab after quote marker", ">\t```\n>\t[doc:1]\n>\t```\n>\t[doc:2]", []string{"2@[doc:2]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

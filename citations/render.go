@@ -253,8 +253,10 @@ func appendCitations(dst []byte, nums []int) []byte {
 // trailing white space and closes a fenced code block left open.
 func finishBody(dst []byte, st *state) []byte {
 	dst = dst[:len(strings.TrimRight(string(dst), " \t\r\n"))]
-	if st.fence != 0 && st.fenceQuote == 0 {
-		// A blank line would end a fence inside a block quote by itself.
+	if st.fence != 0 && !st.inQuote() {
+		// A fence in a block quote is closed by the blank line before the
+		// list, which ends the quote; one in list items by the unindented
+		// "References:", but closing it where it was opened is tidier.
 		dst = append(dst, '\n')
 		for range st.fenceCol {
 			dst = append(dst, ' ')

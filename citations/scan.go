@@ -8,11 +8,14 @@ import "bytes"
 // rendering equals the rendering of the whole text for every split of the
 // input.
 //
-// It knows the Markdown block structure that decides what is code: fenced
-// code blocks (``` and ~~~, closed by a matching fence), indented code blocks
-// (four columns past the enclosing list item or block quote, not continuing
-// a paragraph) and inline code spans (a backtick run closed by a run of the
-// same length in the same paragraph). A backtick run that is never closed is
+// It follows CommonMark's block structure, which decides what is code:
+// container blocks (block quotes and list items, each line continuing those
+// it can and lazily continuing an open paragraph otherwise), fenced code
+// blocks (``` and ~~~, closed by a matching fence indented at most three
+// columns, or by the end of their container: fenced code has no lazy
+// continuation), indented code blocks (four columns past the container's
+// content, not continuing a paragraph) and inline code spans (a backtick run
+// closed by a run of the same length in the same paragraph). A backtick run that is never closed is
 // literal text, as in CommonMark, so text after it is only known to be
 // outside a code span when the paragraph ends. The scanner handles this with
 // a checkpoint: it continues as if the span were code, holds back output from
@@ -24,7 +27,9 @@ import "bytes"
 // byte after a group), for a line start that is not yet classified, and for
 // possible markers inside a code span that is not yet closed.
 
-const maxLists = 16
+// maxDepth bounds the nesting of block quotes and list items the scanner
+// tracks; deeper containers are treated as part of the innermost one.
+const maxDepth = 32
 
 type lineKind uint8
 
@@ -34,20 +39,28 @@ const (
 	lineVerbatim                 // code, fence info string, thematic break: copied to the line end
 )
 
+// container is an open block quote or list item, as in CommonMark's block
+// structure: a line continues it if it starts with ">" (a block quote) or is
+// indented at least width columns past the enclosing container's content (a
+// list item), or, for a list item with content, is blank.
+type container struct {
+	width int  // list item: columns from the enclosing content to this item's content
+	quote bool // a block quote, else a list item
+	child bool // list item: it has content, so a blank line does not end it
+}
+
 // state is what the scanner knows about the text so far. It is a plain value
 // so that a checkpoint is a copy.
 type state struct {
 	atLineStart bool     // the next byte starts a line
 	kind        lineKind // kind of the current line
 	para        bool     // a paragraph is open
-	paraQuote   int      // block-quote depth of the open paragraph
 	fence       byte     // '`' or '~' inside a fenced code block, else 0
 	fenceLen    int
-	fenceCol    int
-	fenceQuote  int
-	nlists      int
-	lists       [maxLists]int // content columns of the open list items
-	span        int           // length of the backtick run of an open code span
+	fenceCol    int // column of the opening fence
+	nc          int // open containers
+	cs          [maxDepth]container
+	span        int // length of the backtick run of an open code span
 
 	// A mirror of the output of the current line's content, for deciding
 	// whether removing a dropped run would glue text into new syntax.
@@ -56,6 +69,16 @@ type state struct {
 	bsOdd      bool // it ends in an odd number of backslashes
 	ntail      int
 	tail       [2 * maxGroupLen]byte // the last maxGroupLen to 2*maxGroupLen bytes
+}
+
+// inQuote reports whether a block quote is open.
+func (st *state) inQuote() bool {
+	for _, c := range st.cs[:st.nc] {
+		if c.quote {
+			return true
+		}
+	}
+	return false
 }
 
 func (st *state) resetLine() {
@@ -504,16 +527,21 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 }
 
 // bareIsText reports whether the bracketed number b[i:end] is Markdown or
-// code rather than a would-be citation: the label of a reference link or
-// the text of a link ("[text][1]", "[1](url)", "[1][ref]"), a link reference
-// definition ("[1]: url" at the start of a line), or an index after a word
-// ("arr[2]"). A bare number that follows a group of the same run is part of
-// the run. more reports that the next byte is not known yet.
+// code rather than a would-be citation: the text of an inline link
+// ("[1](url)", a ")" following on the line), the label of a reference link
+// ("[text][1]", after "]"), a link reference definition ("[1]: url" at the
+// start of a line), or an index after a word ("arr[2]"). A bare number
+// that follows a group of the same run is part of the run. more reports
+// that what follows is not known yet.
 func (sc *scanner) bareIsText(ws, g0, i, end int, atStart bool) (text, more bool) {
 	b := sc.buf
 	if i == g0 && ws == g0 && sc.st.content {
 		t := sc.st.lastContent()
-		if c := t[len(t)-1]; c == '_' || c == ']' || isDigit(c) || 'a' <= lower(c) && lower(c) <= 'z' {
+		c := t[len(t)-1]
+		if c == '_' { // "x_[1]" is code-like, "_[1]_" emphasis
+			return len(t) > 1 && isAlnum(t[len(t)-2]), false
+		}
+		if c == ']' || isAlnum(c) {
 			return true, false
 		}
 	}
@@ -522,20 +550,19 @@ func (sc *scanner) bareIsText(ws, g0, i, end int, atStart bool) (text, more bool
 	}
 	switch b[end] {
 	case '(':
-		return true, false
+		for k := end + 1; k < min(len(b), i+maxGroupLen); k++ {
+			switch b[k] {
+			case ')':
+				return true, false
+			case '\n':
+				return false, false
+			}
+		}
+		return false, !sc.final && i+maxGroupLen > len(b)
 	case ':':
 		return i == g0 && atStart, false
 	}
-	if !opener(b[end]) {
-		return false, false
-	}
-	var scratch [4]int
-	st, _, _ := parseGroup(b, end, sc.final, scratch[:0])
-	if st == groupMore {
-		return false, true
-	}
-	// "[1][ref]" and "[1][]" are links; "[1][2]" and "[1][doc:2]" are a run.
-	return st == groupNone && b[end] == '[', false
+	return false, false
 }
 
 // Separators that a dropped run leaves in its place.
@@ -579,6 +606,8 @@ func (sc *scanner) separator(atStart bool, next int) string {
 	return ""
 }
 
+func isAlnum(c byte) bool { return isDigit(c) || 'a' <= lower(c) && lower(c) <= 'z' }
+
 func isPunct(c byte) bool {
 	return '!' <= c && c <= '/' || ':' <= c && c <= '@' || '[' <= c && c <= '`' || '{' <= c && c <= '~'
 }
@@ -606,251 +635,300 @@ const (
 	classBreak // thematic break or setext underline
 )
 
-// lineStart classifies the line that starts at pos and consumes its prefix:
-// indentation, block-quote markers, list markers, heading markers.
-func (sc *scanner) lineStart() bool {
-	st := &sc.st
-	if st.fence != 0 {
-		return sc.fenceLine()
+// skipWS returns the offset and column of the first byte from b[j], at
+// column col, that is not a space or tab ('\r' counts as space). Tab stops
+// are every four columns; col may be inside a tab that was partly consumed.
+func skipWS(b []byte, j, col int) (int, int) {
+	for j < len(b) {
+		switch b[j] {
+		case ' ', '\r':
+			col++
+		case '\t':
+			col += 4 - col%4
+		default:
+			return j, col
+		}
+		j++
 	}
-	b := sc.buf
-	n := len(b)
-	final := sc.final
-	i := sc.pos - sc.base
-	j, col, q, qcol := i, 0, 0, 0
-	var marks [maxLists]int
-	nm, markEnd, firstCol := 0, -1, -1
-	class := classText
-	for {
-		for j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r') {
-			if b[j] == '\t' {
-				col += 4 - col%4
-			} else {
-				col++
-			}
-			j++
-		}
-		if j == n && !final {
-			return false
-		}
-		eol := j == n || b[j] == '\n'
-		if markEnd >= 0 { // the content column of the list item just seen
-			cc := col
-			if eol || col-markEnd > 4 {
-				cc = markEnd + 1
-			}
-			if nm < maxLists {
-				marks[nm] = cc
-				nm++
-			}
-			markEnd = -1
-		}
-		if eol {
-			class = classBlank
-			if nm > 0 {
-				class = classEmptyItem
-			}
-			break
-		}
-		if nm == 0 && !st.para && col-sc.indentBase(col, qcol) >= 4 {
-			class = classIndented
-			break
-		}
-		c := b[j]
-		if c == '>' {
-			q++
+	return j, col
+}
+
+// advance consumes w columns of spaces and tabs from b[j] at column col. A
+// tab may be consumed in part: then j stays on it and col is inside it.
+func advance(b []byte, j, col, w int) (int, int) {
+	target := col + w
+	for col < target && j < len(b) {
+		switch b[j] {
+		case ' ':
 			j++
 			col++
-			if j < n && b[j] == ' ' {
+		case '\t':
+			if next := col + 4 - col%4; next <= target {
 				j++
-				col++
+				col = next
+			} else {
+				col = target
 			}
-			qcol = col
-			continue
-		}
-		if firstCol < 0 {
-			firstCol = col
-		}
-		if c == '-' || c == '*' || c == '_' || c == '=' {
-			cnt, ok, more := lineOnly(b, j, c, final)
-			if more {
-				return false
-			}
-			if ok && ((c == '-' || c == '=') && st.para && nm == 0 || c != '=' && cnt >= 3) {
-				class = classBreak
-				break
-			}
-		}
-		w, more := listMarker(b, j, final, st.para && st.nlists == 0 && nm == 0)
-		if more {
-			return false
-		}
-		if w == 0 {
-			break
-		}
-		j += w
-		col += w
-		markEnd = col
-	}
-	if firstCol < 0 {
-		firstCol = col
-	}
-
-	fenceLen, headEnd := 0, 0
-	if class == classText {
-		switch c := b[j]; c {
-		case '`', '~':
-			k := j
-			for k < n && b[k] == c {
-				k++
-			}
-			if k == n && !final {
-				return false
-			}
-			if k-j >= 3 {
-				if c == '`' {
-					// A backtick fence's info string holds no backtick
-					// (CommonMark); with one, the line is text.
-					e := k
-					for e < n && b[e] != '\n' && b[e] != '`' {
-						e++
-					}
-					if e == n && !final {
-						return false
-					}
-					if e < n && b[e] == '`' {
-						break
-					}
-				}
-				class, fenceLen = classFence, k-j
-			}
-		case '#':
-			k := j
-			for k < n && b[k] == '#' && k-j < 7 {
-				k++
-			}
-			if k == n && !final {
-				return false
-			}
-			if k-j <= 6 && (k == n || isWS(b[k]) || b[k] == '\n' || b[k] == '\r') {
-				for k < n && isWS(b[k]) {
-					k++
-				}
-				if k == n && !final {
-					return false
-				}
-				class, headEnd = classHeading, k
-			}
+		default:
+			return j, col
 		}
 	}
-
-	ends := nm > 0
-	switch class {
-	case classBlank, classEmptyItem, classFence, classHeading, classBreak:
-		ends = true
-	case classText:
-		ends = ends || st.para && q > st.paraQuote
-	}
-	if ends && sc.paraEnd() {
-		return true
-	}
-	if class != classBlank && (!st.para || ends) {
-		for st.nlists > 0 && st.lists[st.nlists-1] > firstCol {
-			st.nlists--
-		}
-		for k := 0; k < nm && st.nlists < maxLists; k++ {
-			st.lists[st.nlists] = marks[k]
-			st.nlists++
-		}
-	}
-
-	switch class {
-	case classBlank, classEmptyItem:
-		st.para = false
-		if j < n {
-			j++ // the line feed
-		}
-		sc.take(j - i)
-		return true // still at a line start
-	case classIndented, classBreak:
-		st.para = false
-		st.kind = lineVerbatim
-	case classFence:
-		st.fence, st.fenceLen, st.fenceCol, st.fenceQuote = b[j], fenceLen, col, q
-		st.para = false
-		st.kind = lineVerbatim
-	case classHeading:
-		st.para = false
-		st.kind = lineHeading
-		j = headEnd
-	case classText:
-		if !st.para || ends {
-			st.paraQuote = q
-		}
-		st.para = true
-		st.kind = lineText
-	}
-	sc.take(j - i)
-	st.atLineStart = false
-	st.resetLine()
-	return true
+	return j, col
 }
 
-// indentBase returns the column that indented code is measured from: the
-// content column of the innermost list item containing col, or the column
-// after the block-quote markers.
-func (sc *scanner) indentBase(col, qcol int) int {
-	st := &sc.st
-	for k := st.nlists - 1; k >= 0; k-- {
-		if st.lists[k] <= col {
-			return max(st.lists[k], qcol)
-		}
-	}
-	return qcol
-}
-
-// fenceLine handles a line start inside a fenced code block: the closing
-// fence, or a line of code.
-func (sc *scanner) fenceLine() bool {
+// lineStart classifies the line that starts at pos and consumes its prefix:
+// container markers, indentation, list markers, heading markers. It follows
+// CommonMark's two phases: first the line continues the open block quotes
+// and list items it can, then new containers and a leaf block may start;
+// a line that starts nothing new and would continue an open paragraph is a
+// (possibly lazy) continuation, which leaves unmatched containers open.
+// Fenced code has no lazy continuation: a fence ends with its container.
+func (sc *scanner) lineStart() bool {
 	st := &sc.st
 	b := sc.buf
 	n := len(b)
 	final := sc.final
 	i := sc.pos - sc.base
 	j, col := i, 0
-	for qq := 0; ; {
-		for j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r') {
-			if b[j] == '\t' {
-				col += 4 - col%4
-			} else {
-				col++
-			}
-			j++
+
+	// Phase 1: the open containers this line continues.
+	matched := 0
+match:
+	for ; matched < st.nc; matched++ {
+		k, kcol := skipWS(b, j, col)
+		if k == n && !final {
+			return false
 		}
-		if qq < st.fenceQuote && j < n && b[j] == '>' {
-			qq++
-			j++
-			col++
-			if j < n && b[j] == ' ' {
-				j++
-				col++
+		blank := k == n || b[k] == '\n'
+		c := st.cs[matched]
+		switch {
+		case c.quote:
+			if blank || kcol-col > 3 || b[k] != '>' {
+				break match
 			}
+			j, col = advance(b, k+1, kcol+1, 1)
+		case blank:
+			if !c.child {
+				break match
+			}
+		case kcol-col >= c.width:
+			j, col = advance(b, j, col, c.width)
+		default:
+			break match
+		}
+	}
+	allMatched := matched == st.nc
+
+	if st.fence != 0 && allMatched {
+		return sc.fenceLine(i, j, col)
+	}
+
+	// Phase 2: new containers and the leaf block.
+	tipPara := st.para
+	var added [maxDepth]container
+	nn := 0
+	class := classText
+	fenceLen, headEnd := 0, 0
+	var k, kcol int
+	for {
+		k, kcol = skipWS(b, j, col)
+		if k == n && !final {
+			return false
+		}
+		if k == n || b[k] == '\n' {
+			class = classBlank
+			break
+		}
+		ind := kcol - col
+		if ind >= 4 {
+			if !tipPara || nn > 0 {
+				class = classIndented
+			}
+			break // else a paragraph continuation
+		}
+		// Would this line continue the paragraph in the same containers?
+		interrupt := tipPara && allMatched && nn == 0
+		c := b[k]
+		if c == '>' {
+			if st.nc+nn < maxDepth {
+				added[nn] = container{quote: true}
+				nn++
+			}
+			j, col = advance(b, k+1, kcol+1, 1)
 			continue
 		}
-		break
+		switch c {
+		case '`', '~':
+			e := k
+			for e < n && b[e] == c {
+				e++
+			}
+			if e == n && !final {
+				return false
+			}
+			if e-k < 3 {
+				break
+			}
+			if c == '`' {
+				// A backtick fence's info string holds no backtick
+				// (CommonMark); with one, the line is text.
+				f := e
+				for f < n && b[f] != '\n' && b[f] != '`' {
+					f++
+				}
+				if f == n && !final {
+					return false
+				}
+				if f < n && b[f] == '`' {
+					break
+				}
+			}
+			class, fenceLen = classFence, e-k
+		case '#':
+			e := k
+			for e < n && b[e] == '#' && e-k < 7 {
+				e++
+			}
+			if e == n && !final {
+				return false
+			}
+			if e-k <= 6 && (e == n || isWS(b[e]) || b[e] == '\n' || b[e] == '\r') {
+				for e < n && isWS(b[e]) {
+					e++
+				}
+				if e == n && !final {
+					return false
+				}
+				class, headEnd = classHeading, e
+			}
+		}
+		if class != classText {
+			break
+		}
+		if (c == '=' || c == '-') && interrupt {
+			ok, more := setextLine(b, k, c, final)
+			if more {
+				return false
+			}
+			if ok {
+				class = classBreak
+				break
+			}
+		}
+		if c == '-' || c == '*' || c == '_' {
+			cnt, ok, more := lineOnly(b, k, c, final)
+			if more {
+				return false
+			}
+			if ok && cnt >= 3 {
+				class = classBreak
+				break
+			}
+		}
+		w, one, more := listMarker(b, k, final)
+		if more {
+			return false
+		}
+		if w == 0 {
+			break
+		}
+		m, mcol := k+w, kcol+w
+		e, ecol := skipWS(b, m, mcol)
+		if e == n && !final {
+			return false
+		}
+		empty := e == n || b[e] == '\n'
+		if interrupt && (empty || !one) {
+			// Only a non-empty bullet or "1." item interrupts a paragraph.
+			break
+		}
+		pad := ecol - mcol
+		if empty || pad > 4 { // an item that starts with a blank line or with indented code
+			pad = 1
+		}
+		if st.nc+nn < maxDepth {
+			added[nn] = container{width: ind + w + pad}
+			nn++
+		}
+		if empty {
+			k, kcol = e, ecol
+			class = classEmptyItem
+			break
+		}
+		j, col = advance(b, m, mcol, pad)
 	}
-	if j == n && !final {
-		return false
+
+	if class == classText && tipPara && nn == 0 {
+		// A paragraph continuation, lazy if not all containers matched:
+		// the containers stay open.
+		st.kind = lineText
+		sc.take(k - i)
+		st.atLineStart = false
+		st.resetLine()
+		return true
 	}
-	k := j
-	for k < n && b[k] == st.fence {
-		k++
+	if tipPara && sc.paraEnd() {
+		return true
 	}
+	st.nc = matched
+	st.fence = 0 // a fence whose container ended
+	copy(st.cs[st.nc:], added[:nn])
+	st.nc += nn
+	if class != classBlank || nn > 0 {
+		for x := range st.nc {
+			st.cs[x].child = true
+		}
+		if class == classEmptyItem {
+			st.cs[st.nc-1].child = false
+		}
+	}
+	st.para = false
+	switch class {
+	case classBlank, classEmptyItem:
+		if k < n {
+			k++ // the line feed
+		}
+		sc.take(k - i)
+		return true // still at a line start
+	case classIndented, classBreak:
+		st.kind = lineVerbatim
+	case classFence:
+		st.fence, st.fenceLen, st.fenceCol = b[k], fenceLen, kcol
+		st.kind = lineVerbatim
+	case classHeading:
+		st.kind = lineHeading
+		k = headEnd
+	case classText:
+		st.para = true
+		st.kind = lineText
+	}
+	sc.take(k - i)
+	st.atLineStart = false
+	st.resetLine()
+	return true
+}
+
+// fenceLine handles a line inside a fenced code block whose containers all
+// continue; the line's content starts at b[j], column col: it is the closing
+// fence (at most three columns of indentation, at least as long as the
+// opening one, nothing after it but white space) or a line of code.
+func (sc *scanner) fenceLine(i, j, col int) bool {
+	st := &sc.st
+	b := sc.buf
+	n := len(b)
+	final := sc.final
+	k, kcol := skipWS(b, j, col)
 	if k == n && !final {
 		return false
 	}
-	if k-j >= st.fenceLen && col < st.fenceCol+4 {
-		e := k
+	e := k
+	for e < n && b[e] == st.fence {
+		e++
+	}
+	if e == n && !final {
+		return false
+	}
+	if kcol-col <= 3 && e-k >= st.fenceLen {
 		for e < n && (isWS(b[e]) || b[e] == '\r') {
 			e++
 		}
@@ -870,6 +948,22 @@ func (sc *scanner) fenceLine() bool {
 	st.kind = lineVerbatim
 	st.atLineStart = false
 	return true
+}
+
+// setextLine reports whether the line from b[j] is a setext heading
+// underline of c: a run of c and nothing after it but white space.
+func setextLine(b []byte, j int, c byte, final bool) (ok, more bool) {
+	k := j
+	for k < len(b) && b[k] == c {
+		k++
+	}
+	for k < len(b) && (isWS(b[k]) || b[k] == '\r') {
+		k++
+	}
+	if k == len(b) {
+		return final, !final
+	}
+	return b[k] == '\n', false
 }
 
 // lineOnly reports whether the line from b[j] has only c and white space,
@@ -892,38 +986,39 @@ func lineOnly(b []byte, j int, c byte, final bool) (count int, ok, more bool) {
 	return count, true, false
 }
 
-// listMarker returns the width of the list marker at b[j], or 0. With
-// interrupt set the line would continue a paragraph, so only a bullet or an
-// ordered marker numbered 1 starts a list item, as in CommonMark.
-func listMarker(b []byte, j int, final, interrupt bool) (w int, more bool) {
+// listMarker returns the width of the list marker at b[j], or 0, and
+// whether it is a bullet or an ordered marker numbered 1 (which alone may
+// interrupt a paragraph).
+func listMarker(b []byte, j int, final bool) (w int, one, more bool) {
 	n := len(b)
 	k := j
+	v := 0
 	switch b[j] {
 	case '-', '+', '*':
 		k++
+		v = 1
 	default:
-		v := 0
 		for k < n && isDigit(b[k]) && k-j < 10 {
 			v = v*10 + int(b[k]-'0')
 			k++
 		}
 		if k == n {
-			return 0, !final && k-j < 10
+			return 0, false, !final && k-j < 10
 		}
-		if k == j || k-j > 9 || b[k] != '.' && b[k] != ')' || interrupt && v != 1 {
-			return 0, false
+		if k == j || k-j > 9 || b[k] != '.' && b[k] != ')' {
+			return 0, false, false
 		}
 		k++
 	}
 	if k == n {
 		if !final {
-			return 0, true
+			return 0, false, true
 		}
-		return k - j, false
+		return k - j, v == 1, false
 	}
 	switch b[k] {
 	case ' ', '\t', '\n', '\r':
-		return k - j, false
+		return k - j, v == 1, false
 	}
-	return 0, false
+	return 0, false, false
 }
