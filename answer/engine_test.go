@@ -205,6 +205,18 @@ func TestEngine(t *testing.T) {
 			}
 		},
 	}, {
+		name: "a marker written before the tool call that registers its passage is dropped",
+		turns: []modeltest.Turn{
+			{Text: []string{"Searching [doc:2]"}, ToolCalls: []modeltest.ToolCall{call("search_data_sources", `{"query":"write-ahead log checkpoint","sources":["web"],"k":1}`)}},
+			{Text: []string{"\nCheckpoints copy pages back [doc:2]."}},
+		},
+		req: answer.Request{Question: "how do bees find flowers", Sources: []string{"bees", "web"}},
+		check: func(t *testing.T, srv *modeltest.Server, evs []answer.Event, res *answer.Result) {
+			if res.Text != "Searching\n\nCheckpoints copy pages back [1]." || len(res.Dropped) != 1 || res.Dropped[0].Reason != "unregistered" {
+				t.Errorf("%q, dropped %+v", res.Text, res.Dropped)
+			}
+		},
+	}, {
 		name: "no tool calls: no tool is offered",
 		turns: []modeltest.Turn{
 			{ToolCalls: []modeltest.ToolCall{call("search_data_sources", `{"query":"bees"}`)}},

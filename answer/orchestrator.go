@@ -352,10 +352,10 @@ func (r *run) answer(ctx context.Context) (*Result, error) {
 				return nil
 			}
 			if fresh && wrote {
-				// Each call's text is a paragraph of its own: what the
-				// model said before its tool calls does not run into
-				// what it says after them.
-				delta = "\n\n" + strings.TrimLeft(delta, " \t\n")
+				// The paragraph break is fed already (below).
+				if delta = strings.TrimLeft(delta, " \t\r\n"); delta == "" {
+					return nil
+				}
 			}
 			fresh, wrote = false, true
 			if !r.text(r.stream.Feed(delta)) {
@@ -376,6 +376,15 @@ func (r *run) answer(ctx context.Context) (*Result, error) {
 		}
 		if len(resp.ToolCalls) == 0 || len(tools) == 0 {
 			break
+		}
+		if wrote {
+			// What the model wrote before its tool calls is final: its
+			// markers resolve now, against the passages it was given (one
+			// naming a passage the calls register only later is dropped),
+			// and what it writes after them is a paragraph of its own.
+			if !r.text(r.stream.Feed("\n\n")) {
+				return nil, errStopped
+			}
 		}
 		msgs = append(msgs, provider.Message{Role: provider.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
 		t = time.Now()
