@@ -142,11 +142,11 @@ streams to stdout with tool calls as status lines on stderr, then the
 reference list. With no model (--model or CITE_MODEL) the answer is
 extractive and offline: the sentences of the retrieved passages that best
 answer the question, each cited. --json prints one object:
-{"text","references","dropped","tool_calls","model","usage","timings"}.`)
+{"text","references","dropped","tool_calls","model","usage","timings","stop_reason"}.`)
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	if f.NArg() == 0 {
+	if f.NArg() == 0 || strings.TrimSpace(strings.Join(f.Args(), "")) == "" {
 		return f.usageError("ask: no QUESTION given")
 	}
 	s, err := f.open(ctx, e)
@@ -171,9 +171,10 @@ answer the question, each cited. --json prints one object:
 // output is JSON.
 func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result, error) {
 	var res *answer.Result
+	wroteText := false
 	for ev, err := range s.eng.Run(ctx, s.req) {
 		if err != nil {
-			if !s.json {
+			if !s.json && wroteText {
 				fmt.Fprintln(e.stdout)
 			}
 			return nil, err
@@ -182,6 +183,7 @@ func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result,
 		case answer.EventText:
 			if !s.json {
 				io.WriteString(e.stdout, ev.Text)
+				wroteText = true
 			}
 		case answer.EventReferenceList:
 			if !s.json && !noList {
@@ -264,16 +266,39 @@ An empty line or end of input ends it.`)
 		return err
 	}
 	defer s.st.Close()
-	in := bufio.NewScanner(e.stdin())
-	in.Buffer(make([]byte, 64<<10), 1<<20)
+	// Lines are read in a goroutine, so that Ctrl-C (ctx) ends the chat
+	// at the prompt too, not only while an answer streams.
+	lines := make(chan string)
+	var readErr error
+	go func() {
+		defer close(lines)
+		in := bufio.NewScanner(e.stdin())
+		in.Buffer(make([]byte, 64<<10), 1<<20)
+		for in.Scan() {
+			select {
+			case lines <- in.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+		readErr = in.Err()
+	}()
 	for {
 		fmt.Fprint(e.stderr, "> ")
-		if !in.Scan() {
-			break
+		var line string
+		var ok bool
+		select {
+		case line, ok = <-lines:
+		case <-ctx.Done():
+			fmt.Fprintln(e.stderr)
+			return context.Cause(ctx)
 		}
-		q := strings.TrimSpace(in.Text())
+		if !ok {
+			return readErr
+		}
+		q := strings.TrimSpace(line)
 		if q == "" {
-			break
+			return nil
 		}
 		s.req.Question = q
 		res, err := s.ask(ctx, e, f.noList)
@@ -288,5 +313,4 @@ An empty line or end of input ends it.`)
 			provider.Message{Role: provider.RoleUser, Content: q},
 			provider.Message{Role: provider.RoleAssistant, Content: res.Text})
 	}
-	return in.Err()
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cite-rag/cite/answer/modeltest"
 	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
@@ -130,5 +133,30 @@ func TestAskCutShort(t *testing.T) {
 	}
 	if code, _, errOut := citeEnv(t, vars, "ask", "--index", idx, "--max-tool-calls", "-1", "what is WAL"); code != 2 || !strings.Contains(errOut, "--max-tool-calls") {
 		t.Errorf("--max-tool-calls -1: exit %d, %s", code, errOut)
+	}
+}
+
+func TestChatInterruptAtPrompt(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	stdin, w := io.Pipe() // nothing is ever typed
+	defer w.Close()
+	done := make(chan int)
+	var stdout, stderr strings.Builder
+	go func() {
+		done <- run(ctx, []string{"chat", "--index", idx}, &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, in: stdin})
+	}()
+	time.Sleep(100 * time.Millisecond)
+	cancel() // Ctrl-C at the prompt
+	select {
+	case code := <-done:
+		if code == 0 {
+			t.Errorf("exit 0 after an interrupt")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cite chat did not end on an interrupt at its prompt")
 	}
 }
