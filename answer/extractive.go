@@ -1494,18 +1494,69 @@ func inlineText(text string) string {
 		// At a line's start, as a sentence may be, it would open a fence.
 		text = "\\" + text
 	}
-	if !mayHoldMarker(text) {
+	spans := citationLike(text)
+	if len(spans) == 0 {
 		return inlineWords(text)
 	}
 	var b strings.Builder
 	last := 0
-	for _, m := range markerLike.FindAllStringIndex(text, -1) {
+	for _, m := range spans {
 		b.WriteString(inlineWords(text[last:m[0]]))
 		b.WriteString(codeSpan(text[m[0]:m[1]]))
 		last = m[1]
 	}
 	b.WriteString(inlineWords(text[last:]))
 	return b.String()
+}
+
+// noReferences is a registry with no reference: rendering against it drops
+// every marker, so its drops are where a text holds what the citations
+// renderer reads as markers or as citation numbers.
+var noReferences = citations.NewInvocation()
+
+// citationLike returns the byte ranges of text, in order and apart, that
+// the citations renderer would take for markers or citation numbers once
+// the text is in an answer, whatever its backticks (escaped there): the
+// groups it would drop ("［doc:2］", "&#91;doc:3&#93;", "[0, 1]") and text
+// that reads as the start of a marker ("[doc:2" cut short).
+func citationLike(text string) [][2]int {
+	if !strings.ContainsAny(text, "[【［&") {
+		return nil
+	}
+	probe := strings.ReplaceAll(text, "`", "'")
+	var spans [][2]int
+	for _, d := range citations.Render(probe, noReferences, citations.Options{}).Dropped {
+		spans = append(spans, [2]int{d.Span.Start, d.Span.End})
+	}
+	if mayHoldMarker(text) {
+		for _, m := range markerLike.FindAllStringIndex(text, -1) {
+			spans = append(spans, [2]int{m[0], m[1]})
+		}
+	}
+	// Whole words: a code span around part of one would leave the rest's
+	// backticks to open spans of their own.
+	for i, sp := range spans {
+		for sp[0] > 0 && text[sp[0]-1] != ' ' {
+			sp[0]--
+		}
+		for sp[1] < len(text) && text[sp[1]] != ' ' {
+			sp[1]++
+		}
+		for sp[1] > sp[0]+1 && strings.IndexByte(".,;:!?", text[sp[1]-1]) >= 0 && sp[1] > spans[i][1] {
+			sp[1]--
+		}
+		spans[i] = sp
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	var out [][2]int
+	for _, sp := range spans {
+		if n := len(out); n > 0 && sp[0] < out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], sp[1])
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
 }
 
 // markerLike is text the citations scanner could take for a marker: an
@@ -1538,20 +1589,48 @@ func mayHoldMarker(text string) bool {
 
 // inlineWords is inlineText for text without marker-like parts.
 func inlineWords(text string) string {
+	escaped := noMarkup(text)
 	if !strings.ContainsRune(text, '`') && !lookalike.MatchString(text) {
-		return text
+		return escaped
 	}
-	words := strings.Split(text, " ")
+	// noMarkup adds no space: the words of both line up.
+	words, esc := strings.Split(text, " "), strings.Split(escaped, " ")
 	for i, w := range words {
 		core := strings.TrimRight(w, ".,;:!?")
 		if !lookalike.MatchString(core) {
-			words[i] = strings.ReplaceAll(w, "`", "\\`")
+			words[i] = strings.ReplaceAll(esc[i], "`", "\\`")
 			continue
 		}
 		words[i] = codeSpan(core) + w[len(core):]
 	}
 	return strings.Join(words, " ")
 }
+
+// noMarkup escapes what in text, plain text of a document, Markdown would
+// read as live markup the document did not have: an HTML tag or autolink
+// ("<img src=x onerror=…>", "<javascript:…>") and a link or image
+// ("[here](javascript:…)"), which the source wrote as literal text.
+func noMarkup(text string) string {
+	if !strings.ContainsAny(text, "<[") {
+		return text
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '<' && i+1 < len(text) && (isASCIILetter(text[i+1]) || strings.IndexByte("/!?", text[i+1]) >= 0):
+			b.WriteString("\\<")
+			continue
+		case c == '[' && (i == 0 || text[i-1] != '\\') && strings.Contains(text[i:], "]("):
+			b.WriteString("\\[")
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // codeSpan returns s as an inline code span: fenced by a backtick run
 // longer than any in it, padded when it starts or ends with one.

@@ -246,6 +246,13 @@ func TestExtractive(t *testing.T) {
 		text:   "Cite marks a citation in an answer as `[doc:2]`, the passage's number. [1]",
 		quotes: []string{"Cite marks a citation in an answer as [doc:2], the passage's number."},
 	}, {
+		name:     "look-alikes of markers and citation numbers stay text",
+		question: "Which markers does the citation scanner read in the interval notes?",
+		files: []file{{name: "lookalikes.md", raw: "The citation scanner reads ［doc:2］, &#91;doc:3&#93;, [doc\\:4] and [doc\u200b:5] in the interval notes [0, 1] and [2-3] of 【1】.\n"},
+			{name: "other.md", raw: "An unrelated passage about bees and honey.\n"}},
+		text:   "The citation scanner reads `［doc:2］`, `&#91;doc:3&#93;`, `[doc\\:4]` and `[doc\u200b:5]` in the interval notes `[0, 1]` and `[2-3]` of `【1】`. [1]",
+		quotes: []string{"The citation scanner reads ［doc:2］, &#91;doc:3&#93;, [doc\\:4] and [doc\u200b:5] in the interval notes [0, 1] and [2-3] of 【1】."},
+	}, {
 		name:     "a nested list item gets its label and loses its bullet",
 		question: "Which execution policy is the default on Windows client computers?",
 		files:    []file{markdown("policies.md", policiesMD)},
@@ -584,6 +591,9 @@ func TestMarkdownBlock(t *testing.T) {
 func TestInlineText(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"No brackets here.", "No brackets here."},
+		{"The tag <img src=x onerror=alert(1)> and a < b.", "The tag \\<img src=x onerror=alert(1)> and a < b."},
+		{"See [the guide](javascript:alert(1)) and [x] alone.", "See \\[the guide](javascript:alert(1)) and [x] alone."},
+		{"Go to <https://x.example> or <!-- c -->.", "Go to \\<https://x.example> or \\<!-- c -->."},
 		{"Into the Logs[2006] directory.", "Into the `Logs[2006]` directory."},
 		{"Moves Logs[Sept`06] into Logs[2006].", "Moves Logs[Sept\\`06] into `Logs[2006]`."},
 		{"The variable`s value [1]", "The variable\\`s value `[1]`"},
@@ -654,10 +664,10 @@ func TestParagraphEnd(t *testing.T) {
 func TestLabel(t *testing.T) {
 	var b strings.Builder
 	label(&b, []citations.Reference{
-		{Index: 1, Title: "About [doc:3]", Passage: " Cite writes [doc:2], 【doc:3】 or [ DOC 4 ]; a[1] stays.\n"},
+		{Index: 1, Title: "About [doc:3]", Passage: " Cite writes [doc:2], 【doc:3】 or [ DOC 4 ]; a[1] stays; ［doc:5］ and &#91;doc:6&#93; too.\n"},
 		{Index: 2, Title: "Plain", Passage: "No markers."},
 	})
-	want := "[doc:1] About (doc:3)\nCite writes (doc:2), (doc:3) or ( DOC 4 ); a[1] stays.\n\n[doc:2] Plain\nNo markers.\n\n"
+	want := "[doc:1] About (doc:3)\nCite writes (doc:2), (doc:3) or ( DOC 4 ); a[1] stays; (doc:5) and (doc:6) too.\n\n[doc:2] Plain\nNo markers.\n\n"
 	if b.String() != want {
 		t.Errorf("got %q\nwant %q", b.String(), want)
 	}

@@ -581,15 +581,23 @@ func label(b *strings.Builder, refs []citations.Reference) {
 // defang returns text with the brackets of marker-like text (markerLike)
 // made parentheses.
 func defang(text string) string {
-	if !mayHoldMarker(text) {
+	spans := citationLike(text)
+	if len(spans) == 0 {
 		return text
 	}
-	return markerLike.ReplaceAllStringFunc(text, func(m string) string {
-		for _, br := range [][2]string{{"[", "("}, {"【", "("}, {"]", ")"}, {"】", ")"}} {
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(text[last:sp[0]])
+		m := text[sp[0]:sp[1]]
+		for _, br := range [][2]string{{"[", "("}, {"【", "("}, {"［", "("}, {"]", ")"}, {"】", ")"}, {"］", ")"}, {"&#91;", "("}, {"&#93;", ")"}, {"&lbrack;", "("}, {"&rbrack;", ")"}, {"&lsqb;", "("}, {"&rsqb;", ")"}} {
 			m = strings.ReplaceAll(m, br[0], br[1])
 		}
-		return m
-	})
+		b.WriteString(m)
+		last = sp[1]
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 func (r *run) toolList() []provider.Tool {
