@@ -1891,7 +1891,36 @@ func introduced(passage string, from int) (blk string, end int, ok bool) {
 	if i := strings.Index(passage[start:], "\n\n"); i >= 0 {
 		end = start + i
 	}
+	// A loose list (its items apart) goes on past blank lines.
+	for isList(passage[start:end]) {
+		next := end
+		for next < len(passage) && (passage[next] == '\n' || passage[next] == ' ' || passage[next] == '\t') {
+			next++
+		}
+		stop := len(passage)
+		if i := strings.Index(passage[next:], "\n\n"); i >= 0 {
+			stop = next + i
+		}
+		if next == len(passage) || !isList(passage[next:stop]) || stop-start > maxBlockBytes {
+			break
+		}
+		end = stop
+	}
 	blk = strings.TrimRight(passage[start:end], " \t\n")
+	if isList(blk) {
+		// markdownBlock makes a list of it: its lines, without the blank
+		// ones between items.
+		var lines []string
+		for _, l := range strings.Split(blk, "\n") {
+			if strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) > maxBlockLines || len(blk) > maxBlockBytes {
+			return "", 0, false
+		}
+		return strings.Join(lines, "\n"), start + len(blk), true
+	}
 	end = start + len(blk)
 	if len(blk) > maxBlockBytes || strings.Count(blk, "\n")+1 > maxBlockLines {
 		return "", 0, false
@@ -2260,4 +2289,20 @@ func (e *Extractive) codeLines(ctx context.Context, ref citations.Reference, raw
 		}
 	}
 	return set
+}
+
+// isList reports whether every line of blk, past white space, is a list
+// item of normalized text.
+func isList(blk string) bool {
+	n := 0
+	for _, l := range strings.Split(strings.TrimSpace(blk), "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if marker(l) < 0 {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }

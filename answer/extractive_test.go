@@ -253,6 +253,12 @@ func TestExtractive(t *testing.T) {
 		text:   "The citation scanner reads `［doc:2］`, `&#91;doc:3&#93;`, `[doc\\:4]` and `[doc\u200b:5]` in the interval notes `[0, 1]` and `[2-3]` of `【1】`. [1]",
 		quotes: []string{"The citation scanner reads ［doc:2］, &#91;doc:3&#93;, [doc\\:4] and [doc\u200b:5] in the interval notes [0, 1] and [2-3] of 【1】."},
 	}, {
+		name:     "a sentence ending with a colon brings a loose list whole",
+		question: "What are the widget policies?",
+		files:    []file{markdown("widgets.md", "# Policies\n\nThe widget policies are as follows:\n\n- Strict\n\n  - Blocks everything.\n\n- Relaxed\n\n  - Allows everything.\n\nOther text.\n")},
+		text:     "The widget policies are as follows: [1]\n\n- Strict\n  - Blocks everything.\n- Relaxed\n  - Allows everything.",
+		quotes:   []string{"The widget policies are as follows:\n\n- Strict\n\n  - Blocks everything.\n\n- Relaxed\n\n  - Allows everything."},
+	}, {
 		name:     "a nested list item gets its label and loses its bullet",
 		question: "Which execution policy is the default on Windows client computers?",
 		files:    []file{markdown("policies.md", policiesMD)},
