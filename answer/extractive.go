@@ -1385,6 +1385,13 @@ func dropTypeWords(question string, terms []string) []string {
 			}
 		}
 	}
+	// "How do checkpoints work?": the verb asks how; it names nothing a
+	// sentence should match.
+	if n := len(ws); n >= 3 && ws[0] == "how" && (ws[1] == "do" || ws[1] == "does" || ws[1] == "did") && (ws[n-1] == "work" || ws[n-1] == "works") {
+		for _, t := range analysis.Analyze(ws[n-1]) {
+			drop[t] = true
+		}
+	}
 	if len(drop) == 0 {
 		return terms
 	}

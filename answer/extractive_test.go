@@ -527,6 +527,9 @@ func TestDropTypeWords(t *testing.T) {
 		{"How long is the old bridge?", "old bridg"},
 		{"What is the old name of the city?", "old name citi"},
 		{"How old?", "old"}, // nothing else left: the terms stay
+		{"How do checkpoints work?", "checkpoint"},
+		{"How does the busy timeout work", "busi timeout"},
+		{"How did work change?", "work chang"},
 	} {
 		got := strings.Join(dropTypeWords(tc.question, analysis.AnalyzeQuery(tc.question)), " ")
 		if got != tc.want {
