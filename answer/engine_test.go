@@ -671,3 +671,25 @@ func TestOneSearchOverSources(t *testing.T) {
 		})
 	}
 }
+
+func TestFollowUpSearch(t *testing.T) {
+	fx := newFixture(t)
+	history := []provider.Message{{Role: provider.RoleUser, Content: "how do bees find flowers"}, {Role: provider.RoleAssistant, Content: "They dance [1]."}}
+	for _, tc := range []struct{ question, want string }{
+		{"and the queen?", "and the queen?\nhow do bees find flowers"},
+		{"what do worker bees feed a new queen larva", "what do worker bees feed a new queen larva"},
+	} {
+		srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{{Text: []string{"Royal jelly [doc:1]."}}}})
+		rec := &recorder{Retriever: fx.s}
+		eng, err := answer.New(answer.Config{Model: openaiModel(t, srv), Retriever: rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := run(t, eng, answer.Request{Question: tc.question, History: history, Sources: []string{"bees"}}); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.qs) != 1 || rec.qs[0].Text != tc.want {
+			t.Errorf("%q: searches %+v, want one for %q", tc.question, rec.qs, tc.want)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/search"
 )
@@ -478,13 +479,13 @@ func (r *run) preemptive(ctx context.Context) ([]citations.Reference, error) {
 	if len(sources) > 0 {
 		// One search over all of them: its scores rank passages across
 		// sources, which scores of separate searches would not.
-		res, err := ret.Search(ctx, search.Query{Text: r.req.Question, K: r.req.K, Filter: index.Filter{Sources: sources}})
+		res, err := ret.Search(ctx, search.Query{Text: r.searchText(), K: r.req.K, Filter: index.Filter{Sources: sources}})
 		if err != nil {
 			return nil, fmt.Errorf("search data sources %s: %w", strings.Join(sources, ", "), err)
 		}
 		sourceHits = res.Hits
 	}
-	docHits, err := r.searchDocuments(ctx, r.req.Question, r.req.Documents, r.req.K)
+	docHits, err := r.searchDocuments(ctx, r.searchText(), r.req.Documents, r.req.K)
 	if err != nil {
 		return nil, err
 	}
@@ -496,6 +497,26 @@ func (r *run) preemptive(ctx context.Context) ([]citations.Reference, error) {
 		refs = append(refs, ref)
 	}
 	return refs, nil
+}
+
+// maxFollowUpTerms: a question of at most this many content terms that
+// follows another ("what about for the current user only?") is searched
+// for with the question before it, whose subject it leaves out.
+const maxFollowUpTerms = 3
+
+// searchText is what preemptive retrieval searches for: the question, and
+// the conversation's last question before it when it is a short follow-up.
+func (r *run) searchText() string {
+	q := r.req.Question
+	if len(analysis.QueryTerms(q)) > maxFollowUpTerms {
+		return q
+	}
+	for i := len(r.req.History) - 1; i >= 0; i-- {
+		if m := r.req.History[i]; m.Role == provider.RoleUser && strings.TrimSpace(m.Content) != "" {
+			return q + "\n" + m.Content
+		}
+	}
+	return q
 }
 
 // searchDocuments searches each session document and keeps the k best.
