@@ -1750,8 +1750,8 @@ func fencedAfter(raw []byte, from int) (lines []string, end int, ok bool) {
 	if info, _, _ := strings.Cut(strings.TrimSpace(body[n:]), " "); skipInfo[strings.ToLower(info)] {
 		return nil, 0, false
 	}
-	size := 0
-	for i < len(raw) {
+	var ends []int
+	for i < len(raw) && len(lines) <= maxBlockLines {
 		l, next := nextLine(i)
 		t := strings.TrimLeft(l, " ")
 		if len(l)-len(t) <= 3 && strings.HasPrefix(t, strings.Repeat(string(c), n)) && strings.Trim(strings.TrimSpace(t), string(c)) == "" {
@@ -1763,20 +1763,17 @@ func fencedAfter(raw []byte, from int) (lines []string, end int, ok bool) {
 			k++
 		}
 		lines = append(lines, l[k:])
-		size += len(l) + 1
-		end = i + len(l)
-		if len(lines) > maxBlockLines || size > maxBlockBytes {
-			return nil, 0, false
-		}
+		ends = append(ends, i+len(l))
 		i = next
 	}
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
-	if len(lines) == 0 {
+	k, more := clip(lines)
+	if k == 0 {
 		return nil, 0, false
 	}
-	return lines, end, true
+	return clipped(lines, k, more), ends[k-1], true
 }
 
 // backticks returns the length of the longest run of backticks in s.
@@ -1943,6 +1940,7 @@ type fence struct {
 	open, end int
 	info      string // the info string's first word, lower case
 	lines     []string
+	ends      []int // where each of lines ends in the source
 	closed    bool
 }
 
@@ -1988,6 +1986,7 @@ func fencedBlocks(raw []byte) []fence {
 				k++
 			}
 			cur.lines = append(cur.lines, l[k:])
+			cur.ends = append(cur.ends, i+len(l))
 		}
 		i = next
 	}
@@ -2039,28 +2038,22 @@ func fencedBefore(raw []byte, at int, text string) (lines []string, start int, o
 			b = find(s, e)
 		}
 	}
-	if b == nil || skipInfo[b.info] || len(b.lines) == 0 || len(b.lines) > maxBlockLines {
-		return nil, 0, false
-	}
-	size := 0
-	for _, l := range b.lines {
-		size += len(l) + 1
-	}
-	if size > maxBlockBytes {
+	if b == nil || skipInfo[b.info] || len(b.lines) == 0 {
 		return nil, 0, false
 	}
 	hs, he := prevLine(b.open)
 	if !aboutExample.MatchString(text) && (hs < 0 || !atxHeading.Match(raw[hs:he])) {
 		return nil, 0, false
 	}
-	lines = slices.Clone(b.lines)
+	lines = b.lines
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
-	if len(lines) == 0 {
+	k, more := clip(lines)
+	if k == 0 {
 		return nil, 0, false
 	}
-	return lines, b.open, true
+	return clipped(lines, k, more), b.open, true
 }
 
 // maxPrefix bounds the source read before a passage to find where its
@@ -2180,26 +2173,16 @@ func fencedInSection(raw []byte, at, from int) (lines []string, end int, ok bool
 		if skipInfo[b.info] {
 			continue
 		}
-		size := 0
-		for _, l := range b.lines {
-			size += len(l) + 1
-		}
-		lines = slices.Clone(b.lines)
+		lines = b.lines
 		for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 			lines = lines[:len(lines)-1]
 		}
-		if len(lines) == 0 || len(lines) > maxBlockLines || size > maxBlockBytes {
+		k, more := clip(lines)
+		if k == 0 {
 			return nil, 0, false
 		}
-		// The quote ends with the block's last line.
-		end = b.end
-		if b.closed {
-			end = bytes.LastIndexByte(raw[:b.end], '\n')
-			for end > 0 && raw[end-1] == '\r' {
-				end--
-			}
-		}
-		return lines, end, true
+		// The quote ends with the last line shown.
+		return clipped(lines, k, more), b.ends[k-1] + from, true
 	}
 	return nil, 0, false
 }
@@ -2312,4 +2295,33 @@ func isList(blk string) bool {
 		n++
 	}
 	return n > 0
+}
+
+// clip returns how many of lines, a code block's, an answer shows: all
+// when they are within maxBlockLines and maxBlockBytes, else as many as
+// fit in maxBlockLines-1 lines and maxBlockBytes, followed by a line "…"
+// (clipped is true); none when not even the first fits.
+func clip(lines []string) (n int, clipped bool) {
+	size := 0
+	for _, l := range lines {
+		size += len(l) + 1
+	}
+	if len(lines) <= maxBlockLines && size <= maxBlockBytes {
+		return len(lines), false
+	}
+	size = 0
+	for n < len(lines) && n < maxBlockLines-1 && size+len(lines[n])+1 <= maxBlockBytes {
+		size += len(lines[n]) + 1
+		n++
+	}
+	return n, n > 0
+}
+
+// clipped returns the first n of lines, and "…" after them when clipped.
+func clipped(lines []string, n int, more bool) []string {
+	out := slices.Clone(lines[:n])
+	if more {
+		out = append(out, "…")
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -619,6 +620,10 @@ func TestInlineText(t *testing.T) {
 	}
 }
 
+// clippedX is a block of more than maxBlockLines lines "x" as an answer
+// shows it.
+var clippedX = append(slices.Repeat([]string{"x"}, maxBlockLines-1), "…")
+
 func TestFencedAfter(t *testing.T) {
 	long := strings.Repeat("x\n", maxBlockLines+1)
 	for _, tc := range []struct {
@@ -635,7 +640,7 @@ func TestFencedAfter(t *testing.T) {
 		{"indented four: code, not a fence", "Run it.\n\n    ```\n    a\n    ```", nil, ""},
 		{"backtick in the info string", "Run it.\n\n``` a`b\nx\n```", nil, ""},
 		{"empty block", "Run it.\n\n```\n\n```", nil, ""},
-		{"too many lines", "Run it.\n\n```\n" + long + "```", nil, ""},
+		{"too many lines: the first ones, then …", "Run it.\n\n```\n" + long + "```", clippedX, "Run it.\n\n```\n" + strings.Repeat("x\n", maxBlockLines-2) + "x"},
 		{"too many bytes", "Run it.\n\n```\n" + strings.Repeat("y", maxBlockBytes) + "\n```", nil, ""},
 		{"nothing after", "Run it.", nil, ""},
 		{"metadata", "Run it.\n\n```yaml\nType: String\n```", nil, ""},
@@ -721,7 +726,7 @@ func TestFencedBefore(t *testing.T) {
 		{"the paragraph starts earlier", "# Run\n\n```\na\n```\n\nFirst. ", nil, ""},
 		{"only output", "# Run\n\n```Output\n42\n```\n\n", nil, ""},
 		{"metadata", "# Run\n\n```yaml\nType: String\n```\n\n", nil, ""},
-		{"too many lines", "# Run\n\n```\n" + long + "```\n\n", nil, ""},
+		{"too many lines: the first ones, then …", "# Run\n\n```\n" + long + "```\n\n", clippedX, "```\n" + long + "```\n\n"},
 		{"too many bytes", "# Run\n\n```\n" + strings.Repeat("y", maxBlockBytes) + "\n```\n\n", nil, ""},
 		{"unclosed", "# Run\n\n```\na\n\n", nil, ""},
 		{"nothing before", "", nil, ""},
@@ -745,9 +750,9 @@ func TestFencedBlocks(t *testing.T) {
 	raw := "a\n```go\nx\n```\n  ~~~~ Output more\ny\n~~~\n~~~~~\n``` a`b\n```\nz\n"
 	got := fencedBlocks([]byte(raw))
 	want := []fence{
-		{open: 2, end: 13, info: "go", lines: []string{"x"}, closed: true},
-		{open: 14, end: len(raw) - len("\n``` a`b\n```\nz\n"), info: "output", lines: []string{"y", "~~~"}, closed: true},
-		{open: len(raw) - len("```\nz\n"), end: len(raw), lines: []string{"z"}},
+		{open: 2, end: 13, info: "go", lines: []string{"x"}, ends: []int{9}, closed: true},
+		{open: 14, end: len(raw) - len("\n``` a`b\n```\nz\n"), info: "output", lines: []string{"y", "~~~"}, ends: []int{34, 38}, closed: true},
+		{open: len(raw) - len("```\nz\n"), end: len(raw), lines: []string{"z"}, ends: []int{58}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
@@ -784,7 +789,8 @@ func TestFencedInSection(t *testing.T) {
 		{"a heading ends the section", "\n\n## Example 2\n\n```\nx\n```\n", nil, ""},
 		{"a heading in a block is code", "\n\n```\n# x\n```\n", []string{"# x"}, "\n\n```\n# x"},
 		{"too far", "\n\n" + strings.Repeat("word ", maxGap/5+1) + "\n\n```\nx\n```\n", nil, ""},
-		{"too long", "\n\n```\n" + strings.Repeat("x\n", maxBlockLines+1) + "```\n", nil, ""},
+		{"too long: the first lines, then …", "\n\n```\n" + strings.Repeat("x\n", maxBlockLines+1) + "```\n", clippedX, "\n\n```\n" + strings.Repeat("x\n", maxBlockLines-2) + "x"},
+		{"a first line too long", "\n\n```\n" + strings.Repeat("y", maxBlockBytes) + "\n```\n", nil, ""},
 		{"no block", "\n\nMore text.\n", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -62,10 +62,10 @@ func howToSet(t *testing.T, dir string) *Set {
 // passages holds the cmdlet's name 0.972 and 0.954 of the time (0.895 for
 // all versions before search folded copies into one hit), the first cited
 // one 0.916 and 0.899 (top search hit 0.865 and 0.855), the first quote
-// 0.771 and 0.762, because the answer shows the example's command (0.083 for
+// 0.794 and 0.787, because the answer shows the example's command (0.083 for
 // 7.4 before headings stood for their sections and sentences brought the
 // code after their paragraphs; 0.653 before they brought the code before
-// them and their section's first block). It enforces floors below those and no contract
+// them and their section's first block, and long blocks were clipped). It enforces floors below those and no contract
 // violation, and skips as TestExtractiveSQuAD does.
 func TestExtractiveHowTo(t *testing.T) {
 	if race || testing.Short() {
@@ -76,8 +76,8 @@ func TestExtractiveHowTo(t *testing.T) {
 		name, articles     string
 		anyHit, pass, sent float64 // floors
 	}{
-		{"7.4", filepath.Join(ref, "7.4"), 0.96, 0.90, 0.74},
-		{"all versions", ref, 0.94, 0.88, 0.74},
+		{"7.4", filepath.Join(ref, "7.4"), 0.96, 0.90, 0.76},
+		{"all versions", ref, 0.94, 0.88, 0.76},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			set := howToSet(t, filepath.Join(ref, "7.4"))
