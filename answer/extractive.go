@@ -1472,6 +1472,10 @@ func present(passage string, s sentence, head *sentence) presentation {
 	if head != nil {
 		p.start = head.start
 	}
+	if m := alert.FindStringSubmatch(p.text); m != nil {
+		// A GitHub or Docs alert ("> [!NOTE]"): "Note: …".
+		p.text = m[1][:1] + strings.ToLower(m[1][1:]) + ": " + p.text[len(m[0]):]
+	}
 	p.text = inlineText(p.text)
 	if strings.HasSuffix(s.text, ":") {
 		if blk, end, ok := introduced(passage, s.end); ok {
@@ -1481,6 +1485,10 @@ func present(passage string, s sentence, head *sentence) presentation {
 	}
 	return p
 }
+
+// alert is the label of a GitHub or Microsoft Docs alert that opens a
+// sentence ("[!NOTE] You can…").
+var alert = regexp.MustCompile(`^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s+`)
 
 // lookalike is text a reader would take for a display number ("[2]").
 var lookalike = regexp.MustCompile(`\[\d+\]`)

@@ -559,6 +559,8 @@ func TestPresent(t *testing.T) {
 		{"colon and code", "To list, type:\n\nls -l\npwd\n\nOutput.", "To list, type:", "To list, type:", "To list, type:\n\nls -l\npwd", "ls -l\npwd"},
 		{"colon and a list to the end", "The modes are:\n• a\n• b\n", "The modes are:", "The modes are:", "The modes are:\n• a\n• b", "• a\n• b"},
 		{"colon at the end", "Type this:", "Type this:", "Type this:", "Type this:", ""},
+		{"an alert's label", "[!NOTE] Tab completion works here.", "[!NOTE] Tab completion works here.", "Note: Tab completion works here.", "[!NOTE] Tab completion works here.", ""},
+		{"an alert's label, loose", "[!NOTEWORTHY] Not one.", "[!NOTEWORTHY] Not one.", "[!NOTEWORTHY] Not one.", "[!NOTEWORTHY] Not one.", ""},
 		{"colon, blank lines to the end", "Type this:\n\n", "Type this:", "Type this:", "Type this:", ""},
 		{"colon and too many lines", "Type this:\n" + long, "Type this:", "Type this:", "Type this:", ""},
 		{"colon and too many bytes", "Type this:\n" + strings.Repeat("y", maxBlockBytes+1), "Type this:", "Type this:", "Type this:", ""},
