@@ -224,10 +224,13 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, dir stri
 				u.Reason = ev.Err.Error()
 			}
 		default:
-			if d, err := s.deps.Store.Document(r.Context(), source, dst); err == nil {
-				info := infoOf(d)
-				u.Document = &info
+			d, err := s.deps.Store.Document(r.Context(), source, dst)
+			if err != nil {
+				s.log.Error("uploaded document not found in the index", "err", err)
+				break
 			}
+			info := infoOf(d)
+			u.Document = &info
 		}
 		out = append(out, u)
 	}

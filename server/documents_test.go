@@ -335,3 +335,49 @@ func TestManySessions(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// TestUploadRelativeIndex: with a relative index folder (cite serve's
+// default, .cite) uploads answer their documents, and deletions remove the
+// uploaded copies.
+func TestUploadRelativeIndex(t *testing.T) {
+	t.Chdir(t.TempDir())
+	ts, _, _ := startAt(t, ".cite", false, nil, server.Config{})
+	resp, out := do(t, "POST", ts.URL+"/v1/sessions", "", "")
+	var sess struct{ ID string }
+	json.Unmarshal([]byte(out), &sess)
+	if resp.StatusCode != 201 {
+		t.Fatalf("new session: %d %s", resp.StatusCode, out)
+	}
+	for _, tc := range []struct{ name, url, del string }{
+		{"document", "/v1/documents?source=notes", "/v1/documents/"},
+		{"source", "/v1/documents?source=scratch", "/v1/sources/scratch"},
+		{"session", "/v1/sessions/" + sess.ID + "/documents", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ct, body := multipartBody(t, "plan.md", "# Plan\n\nThe plan moves the apiary to the orchard.\n")
+			resp, out := do(t, "POST", ts.URL+tc.url, ct, body)
+			var up uploadResult
+			json.Unmarshal([]byte(out), &up)
+			if resp.StatusCode != 201 || len(up.Files) != 1 || up.Files[0].Document == nil {
+				t.Fatalf("upload: %d %s", resp.StatusCode, out)
+			}
+			p := up.Files[0].Document.Path
+			if _, err := os.Stat(p); !filepath.IsAbs(p) || err != nil {
+				t.Fatalf("stored at %q: %v", p, err)
+			}
+			if tc.del == "" {
+				return
+			}
+			del := tc.del
+			if strings.HasSuffix(del, "/") {
+				del += up.Files[0].Document.ID
+			}
+			if resp, out := do(t, "DELETE", ts.URL+del, "", ""); resp.StatusCode != 200 {
+				t.Fatalf("delete: %d %s", resp.StatusCode, out)
+			}
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Errorf("the uploaded copy is still there: %v", err)
+			}
+		})
+	}
+}

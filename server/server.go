@@ -26,6 +26,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,6 +120,16 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	if deps.ModelName == "" {
 		deps.ModelName = "cite"
+	}
+	if deps.UploadDir != "" {
+		// Documents are stored under absolute paths: a relative upload
+		// folder (cite serve's default index is .cite) would match none.
+		if abs, err := filepath.Abs(deps.UploadDir); err == nil {
+			deps.UploadDir = abs
+		} else {
+			cfg.Logger.Error("upload folder: uploads and deletions are off", "err", err)
+			deps.UploadDir = ""
+		}
 	}
 	s := &Server{cfg: cfg, deps: deps, mux: http.NewServeMux(), sem: make(chan struct{}, cfg.MaxAnswers), log: cfg.Logger.With("component", "server")}
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })

@@ -57,6 +57,10 @@ endpoint but /healthz. SIGINT or SIGTERM stops it gracefully.`)
 		return err
 	}
 	defer s.st.Close()
+	dir, err := filepath.Abs(s.st.Dir())
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -65,7 +69,7 @@ endpoint but /healthz. SIGINT or SIGTERM stops it gracefully.`)
 	srv := server.New(server.Config{Token: *token, Hosts: hosts, AllowOrigins: origins, MaxAnswers: *maxAnswers,
 		RequestTimeout: *timeout, MaxBodyBytes: *maxBody, MaxQuestionBytes: *maxQuestion, MaxUploadBytes: *maxUpload, Logger: log},
 		server.Deps{Store: s.st, Searcher: s.searcher, Engine: s.eng, ModelName: modelID(s.eng),
-			Embedder: s.embedder, UploadDir: filepath.Join(s.st.Dir(), "uploads")})
+			Embedder: s.embedder, UploadDir: filepath.Join(dir, "uploads")})
 	fmt.Fprintf(e.stderr, "cite serve: listening on http://%s (model %s)\n", ln.Addr(), modelID(s.eng))
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
