@@ -299,8 +299,9 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	// A session's documents are the session's: not found here.
 	d, err := s.deps.Store.Document(r.Context(), "", id)
-	if err != nil || d.ID != id {
+	if err != nil || d.ID != id || index.IsSessionSource(d.Source) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no document with id %q", trimRunes(id, 64)))
 		return
 	}

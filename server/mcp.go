@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -119,8 +120,12 @@ func MCP(deps Deps, version string) *mcp.Server {
 				return nil, mcpPassages{}, fmt.Errorf("query and 1 to 50 document_ids are required")
 			}
 			var all []Passage
-			for _, id := range in.DocumentIDs {
-				ps, err := run(ctx, search.Query{Text: in.Query, K: clampK(in.K), Filter: index.Filter{Document: id}})
+			for _, ref := range in.DocumentIDs {
+				d, err := publicDocument(ctx, deps.Store, ref)
+				if err != nil {
+					return nil, mcpPassages{}, fmt.Errorf("document_ids: %w", err)
+				}
+				ps, err := run(ctx, search.Query{Text: in.Query, K: clampK(in.K), Filter: index.Filter{Document: d.ID}})
 				if err != nil {
 					return nil, mcpPassages{}, err
 				}
@@ -130,9 +135,9 @@ func MCP(deps Deps, version string) *mcp.Server {
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "read_document", Description: "Read an indexed document's text, passage by passage, each with its exact link."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpReadIn) (*mcp.CallToolResult, mcpPassages, error) {
-			d, err := deps.Store.Document(ctx, "", in.DocumentID)
+			d, err := publicDocument(ctx, deps.Store, in.DocumentID)
 			if err != nil {
-				return nil, mcpPassages{}, fmt.Errorf("document %q: %v", in.DocumentID, err)
+				return nil, mcpPassages{}, fmt.Errorf("document_id: %w", err)
 			}
 			chunks, err := deps.Store.Chunks(ctx, d.ID)
 			if err != nil {
@@ -162,6 +167,53 @@ func MCP(deps Deps, version string) *mcp.Server {
 			return nil, mcpSources{Sources: out}, err
 		})
 	return srv
+}
+
+// publicDocument finds a document by id, id prefix or path in the data
+// sources, never in a session's: a session's documents are seen only by
+// its own questions.
+func publicDocument(ctx context.Context, st *index.Store, ref string) (index.Document, error) {
+	notFound := fmt.Errorf("no document %q: %w", trimRunes(ref, 64), index.ErrNotFound)
+	d, err := st.Document(ctx, "", ref)
+	switch {
+	case err == nil && !index.IsSessionSource(d.Source):
+		return d, nil
+	case err == nil || errors.Is(err, index.ErrNotFound):
+		return index.Document{}, notFound
+	case !errors.Is(err, index.ErrAmbiguous):
+		return index.Document{}, err
+	}
+	// Several documents match: look again in the data sources only, so
+	// that neither the answer nor the error names a session's document.
+	names, err := st.SourceNames(ctx)
+	if err != nil {
+		return index.Document{}, err
+	}
+	var found []index.Document
+	for _, n := range names {
+		if index.IsSessionSource(n) {
+			continue
+		}
+		d, err := st.Document(ctx, n, ref)
+		if errors.Is(err, index.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return index.Document{}, err
+		}
+		found = append(found, d)
+	}
+	switch len(found) {
+	case 0:
+		return index.Document{}, notFound
+	case 1:
+		return found[0], nil
+	}
+	var which []string
+	for _, d := range found {
+		which = append(which, d.ID+" ("+d.Source+": "+d.Path+")")
+	}
+	return index.Document{}, fmt.Errorf("document %q: %w: matches %s", trimRunes(ref, 64), index.ErrAmbiguous, strings.Join(which, ", "))
 }
 
 func refType(k index.Kind) citations.Type {

@@ -71,3 +71,61 @@ func TestMCPHTTP(t *testing.T) {
 		t.Errorf("%v %s", err, b)
 	}
 }
+
+// connectMCP connects the SDK's client to ts's /mcp.
+func connectMCP(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestSessionDocumentsHidden: a session's documents are not found by the
+// MCP tools, by id or by path, nor deleted outside the session.
+func TestSessionDocumentsHidden(t *testing.T) {
+	ts, _, _ := startAt(t, t.TempDir(), true, nil, server.Config{})
+	resp, out := do(t, "POST", ts.URL+"/v1/sessions", "", "")
+	var sess struct{ ID string }
+	json.Unmarshal([]byte(out), &sess)
+	ct, body := multipartBody(t, "plan.md", "# Plan\n\nThe quarterly plan moves the apiary to the orchard in May.\n")
+	resp, out = do(t, "POST", ts.URL+"/v1/sessions/"+sess.ID+"/documents", ct, body)
+	var up uploadResult
+	json.Unmarshal([]byte(out), &up)
+	if resp.StatusCode != 201 || up.Files[0].Document == nil {
+		t.Fatalf("session upload: %d %s", resp.StatusCode, out)
+	}
+	doc := up.Files[0].Document
+	cs := connectMCP(t, ts.URL)
+	for _, tc := range []struct {
+		name string
+		tool string
+		args map[string]any
+	}{
+		{"read by id", "read_document", map[string]any{"document_id": doc.ID}},
+		{"read by path", "read_document", map[string]any{"document_id": doc.Path}},
+		{"search by id", "search_documents", map[string]any{"query": "apiary orchard", "document_ids": []string{doc.ID}}},
+		{"search by path", "search_documents", map[string]any{"query": "apiary orchard", "document_ids": []string{doc.Path}}},
+		{"search a data source", "search_data_sources", map[string]any{"query": "quarterly plan apiary orchard", "sources": []string{"session:" + sess.ID}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(res)
+			if !res.IsError || strings.Contains(string(b), "orchard") {
+				t.Errorf("a session's document is seen: %s", b)
+			}
+		})
+	}
+	if resp, out := do(t, "DELETE", ts.URL+"/v1/documents/"+doc.ID, "", ""); resp.StatusCode != 404 {
+		t.Errorf("deleted outside its session: %d %s", resp.StatusCode, out)
+	}
+	if _, out := do(t, "GET", ts.URL+"/v1/sessions/"+sess.ID, "", ""); !strings.Contains(out, doc.ID) {
+		t.Errorf("the session lost its document: %s", out)
+	}
+}
