@@ -1,11 +1,16 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/search"
 	"github.com/cite-rag/cite/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -127,5 +132,90 @@ func TestSessionDocumentsHidden(t *testing.T) {
 	}
 	if _, out := do(t, "GET", ts.URL+"/v1/sessions/"+sess.ID, "", ""); !strings.Contains(out, doc.ID) {
 		t.Errorf("the session lost its document: %s", out)
+	}
+}
+
+// TestMCPStdioBadLines: over stdio, a line that is not one JSON-RPC
+// message is answered with a JSON-RPC error and skipped; the requests
+// around it are answered, those still owed when the input ends included.
+func TestMCPStdioBadLines(t *testing.T) {
+	ctx := t.Context()
+	st, err := index.Open(ctx, t.TempDir(), index.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix, _ := ingest.New(ctx, st, ingest.Options{})
+	if _, err := ix.Index(ctx, "../testdata/corpus"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := search.Open(ctx, st, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+	}
+	bad := []struct {
+		name, line string
+		id         any
+		code       float64
+	}{
+		{"not JSON", `{not json`, nil, -32700},
+		{"batch", `[1,2]`, nil, -32600},
+		{"not an object", `"str"`, nil, -32600},
+		{"wrong version", `{"jsonrpc":"1.0","id":"v","method":"tools/list"}`, "v", -32600},
+		{"too long", `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"x":"` + strings.Repeat("a", 1000) + `"}}`, nil, -32600},
+	}
+	for _, b := range bad {
+		lines = append(lines, b.line)
+	}
+	lines = append(lines, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_data_sources","arguments":{"query":"waggle dance"}}}`) // and no newline
+	var out bytes.Buffer
+	err = server.ServeMCPStdio(ctx, server.MCP(server.Deps{Store: st, Searcher: s}, "test"), strings.NewReader(strings.Join(lines, "\n")), &out, server.StdioOptions{MaxLineBytes: 1000, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("the server ended with %v", err)
+	}
+	type reply struct {
+		ID     any
+		Result json.RawMessage
+		Error  *struct {
+			Code    float64
+			Message string
+		}
+	}
+	var replies []reply
+	for line := range strings.Lines(out.String()) {
+		var r reply
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("a line of output is not JSON: %q", line)
+		}
+		replies = append(replies, r)
+	}
+	answered := map[float64]bool{}
+	var errs []reply
+	for _, r := range replies {
+		if id, ok := r.ID.(float64); ok && r.Error == nil && r.Result != nil {
+			answered[id] = true
+		} else {
+			errs = append(errs, r)
+		}
+	}
+	for _, id := range []float64{0, 1, 2} {
+		if !answered[id] {
+			t.Errorf("request %v not answered: %s", id, out.String())
+		}
+	}
+	if len(errs) != len(bad) {
+		t.Fatalf("%d error replies, want %d: %+v", len(errs), len(bad), errs)
+	}
+	for i, b := range bad {
+		t.Run(b.name, func(t *testing.T) {
+			if r := errs[i]; r.ID != b.id || r.Error == nil || r.Error.Code != b.code || r.Error.Message == "" {
+				t.Errorf("got id %v, error %+v; want id %v, code %v", r.ID, r.Error, b.id, b.code)
+			}
+		})
 	}
 }

@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"io"
+	"log/slog"
 
 	"github.com/cite-rag/cite/search"
 	"github.com/cite-rag/cite/server"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func runMCP(ctx context.Context, e *env, args []string) error {
@@ -27,13 +26,6 @@ over streamable HTTP.`, false)
 	if err != nil {
 		return err
 	}
-	return server.MCP(server.Deps{Store: st, Searcher: s}, "dev").Run(ctx, &mcp.IOTransport{Reader: readCloser{e.stdin()}, Writer: writeCloser{e.stdout}})
+	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	return server.ServeMCPStdio(ctx, server.MCP(server.Deps{Store: st, Searcher: s}, "dev"), e.stdin(), e.stdout, server.StdioOptions{Logger: log})
 }
-
-type readCloser struct{ io.Reader }
-
-func (readCloser) Close() error { return nil }
-
-type writeCloser struct{ io.Writer }
-
-func (writeCloser) Close() error { return nil }
