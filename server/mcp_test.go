@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/ingest"
@@ -217,5 +219,37 @@ func TestMCPStdioBadLines(t *testing.T) {
 				t.Errorf("got id %v, error %+v; want id %v, code %v", r.ID, r.Error, b.id, b.code)
 			}
 		})
+	}
+}
+
+// TestMCPSessionsBounded: initialize requests that are never followed by
+// a DELETE leave nothing behind.
+func TestMCPSessionsBounded(t *testing.T) {
+	ts, _ := start(t, nil, server.Config{})
+	initialize := func() {
+		t.Helper()
+		resp, out := do(t, "POST", ts.URL+"/mcp", "application/json",
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+			"Accept", "application/json, text/event-stream")
+		if resp.StatusCode != 200 || !strings.Contains(out, `"serverInfo"`) {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, out)
+		}
+	}
+	initialize() // the first connection's goroutines
+	before := runtime.NumGoroutine()
+	for range 300 {
+		initialize()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+50 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after 300 initializations, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// A client works as before.
+	cs := connectMCP(t, ts.URL)
+	if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_sources", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatal(err, res)
 	}
 }

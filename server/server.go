@@ -146,7 +146,11 @@ func New(cfg Config, deps Deps) *Server {
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mcpSrv := MCP(deps, "dev")
-	s.mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil))
+	// Stateless: each request is served by a session of its own, gone when
+	// it is answered. The tools need no session, and a server that kept
+	// one per initialize would grow with every client that never ends its
+	// own.
+	s.mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	static, _ := fs.Sub(webFiles, "web")
 	files := http.FileServerFS(static)
 	s.mux.Handle("GET /static/", page(http.StripPrefix("/static/", files)))
