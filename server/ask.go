@@ -138,7 +138,11 @@ func newSSE(w http.ResponseWriter) *sse {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(200)
-	return &sse{w: w, rc: http.NewResponseController(w)}
+	s := &sse{w: w, rc: http.NewResponseController(w)}
+	// The headers go out now: a slow model's client sees the stream begin,
+	// and one cut off before the first event still gets a response.
+	s.rc.Flush()
+	return s
 }
 
 func (s *sse) send(event string, v any) bool {
