@@ -26,6 +26,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -150,7 +151,10 @@ func New(cfg Config, deps Deps) *Server {
 	// it is answered. The tools need no session, and a server that kept
 	// one per initialize would grow with every client that never ends its
 	// own.
-	s.mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	s.mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true,
+		// guard checks the Host header, --host names included, which the
+		// SDK's own check would refuse.
+		DisableLocalhostProtection: true}))
 	static, _ := fs.Sub(webFiles, "web")
 	files := http.FileServerFS(static)
 	s.mux.Handle("GET /static/", page(http.StripPrefix("/static/", files)))
@@ -257,8 +261,12 @@ func (s *Server) hostAllowed(hostport string) bool {
 		host = h
 	}
 	host = strings.Trim(strings.ToLower(host), "[]")
-	switch host {
-	case "localhost", "127.0.0.1", "::1":
+	if host == "localhost" {
+		return true
+	}
+	// Any loopback address (127.0.0.0/8, ::1): the server may be bound to
+	// 127.0.0.2, and an address is not a name DNS can rebind.
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
 		return true
 	}
 	return slices.Contains(s.cfg.Hosts, host)

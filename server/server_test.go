@@ -280,3 +280,35 @@ func TestAskSSEHeaders(t *testing.T) {
 		t.Errorf("%d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 }
+
+// TestHosts: the Host header may name any loopback address (the server may
+// be bound to 127.0.0.2) or a --host name, on every endpoint, /mcp
+// included; any other name is refused (DNS rebinding).
+func TestHosts(t *testing.T) {
+	ts, _ := start(t, nil, server.Config{Hosts: []string{"cite.test"}})
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, tc := range []struct {
+		host   string
+		status int
+	}{
+		{"localhost:8080", 200},
+		{"127.0.0.1:8080", 200},
+		{"127.0.0.2:18488", 200},
+		{"[::1]:8080", 200},
+		{"cite.test:8080", 200},
+		{"CITE.TEST", 200},
+		{"evil.example:8080", 421},
+		{"127.0.0.1.evil.example", 421},
+		{"0.0.0.0:8080", 421},
+		{"10.0.0.1:8080", 421},
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			if resp, out := do(t, "GET", ts.URL+"/v1/sources", "", "", "Host", tc.host); resp.StatusCode != tc.status {
+				t.Errorf("/v1/sources: %d %s", resp.StatusCode, out)
+			}
+			if resp, out := do(t, "POST", ts.URL+"/mcp", "application/json", initialize, "Host", tc.host, "Accept", "application/json, text/event-stream"); resp.StatusCode != tc.status {
+				t.Errorf("/mcp: %d %s", resp.StatusCode, out)
+			}
+		})
+	}
+}
