@@ -162,9 +162,28 @@ func New(cfg Config, deps Deps) *Server {
 		http.ServeFileFS(w, r, static, "index.html")
 	})))
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if allow := s.methods(r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s %s: this endpoint takes %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+			return
+		}
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})
 	return s
+}
+
+// methods returns the methods r's path takes, none when no endpoint has
+// it: the catch-all "/" pattern keeps ServeMux from answering 405 itself.
+func (s *Server) methods(r *http.Request) []string {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodDelete} {
+		probe := r.WithContext(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	return allow
 }
 
 // webFiles is the chat page: plain HTML, CSS and JavaScript, no build

@@ -201,7 +201,7 @@ func TestHostile(t *testing.T) {
 		{"unknown source", "POST", "/v1/ask", "application/json", `{"question":"q","sources":["nosuch"]}`, auth, 400, "unknown_source"},
 		{"unknown model", "POST", "/v1/chat/completions", "application/json", `{"model":"gpt-4","messages":[{"role":"user","content":"q"}]}`, auth, 404, "model_not_found"},
 		{"no endpoint", "GET", "/v1/nothing", "", "", auth, 404, "not_found"},
-		{"wrong method", "DELETE", "/v1/ask", "", "", auth, 404, "not_found"},
+		{"wrong method", "DELETE", "/v1/ask", "", "", auth, 405, "method_not_allowed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,6 +308,33 @@ func TestHosts(t *testing.T) {
 			}
 			if resp, out := do(t, "POST", ts.URL+"/mcp", "application/json", initialize, "Host", tc.host, "Accept", "application/json, text/event-stream"); resp.StatusCode != tc.status {
 				t.Errorf("/mcp: %d %s", resp.StatusCode, out)
+			}
+		})
+	}
+}
+
+// TestMethods: a path that exists with another method answers 405 with
+// Allow; one that does not, 404.
+func TestMethods(t *testing.T) {
+	ts, _ := start(t, nil, server.Config{})
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"GET", "/v1/ask", 405, "POST"},
+		{"DELETE", "/v1/ask", 405, "POST"},
+		{"PUT", "/v1/documents", 405, "GET, HEAD, POST"},
+		{"GET", "/v1/documents/abc", 405, "DELETE"},
+		{"GET", "/v1/sessions/abc/documents", 405, "POST"},
+		{"POST", "/healthz", 405, "GET, HEAD"},
+		{"GET", "/v1/nothing", 404, ""},
+		{"POST", "/v1/sessions/abc/nothing", 404, ""},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			resp, out := do(t, tc.method, ts.URL+tc.path, "", "")
+			if resp.StatusCode != tc.status || resp.Header.Get("Allow") != tc.allow || !strings.Contains(out, `"error"`) {
+				t.Errorf("%d Allow %q %s, want %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"), out, tc.status, tc.allow)
 			}
 		})
 	}
