@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -81,7 +82,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 		res, err := answer.Collect(s.deps.Engine.Run(ctx, req))
 		if err != nil {
-			s.answerError(w, err)
+			s.answerError(w, ctx, err)
 			return
 		}
 		record(res)
@@ -91,8 +92,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	sse := newSSE(w)
 	for ev, err := range s.deps.Engine.Run(ctx, req) {
 		if err != nil {
-			var e apiError
-			e.Error.Code, e.Error.Message = errorCode(err), err.Error()
+			_, e := s.failure(ctx, err)
 			sse.send("error", e)
 			return
 		}
@@ -118,12 +118,25 @@ func errorCode(err error) string {
 	return "answer_failed"
 }
 
-func (s *Server) answerError(w http.ResponseWriter, err error) {
+// failure is the status, code and message of an answer's error; ctx is the
+// answer's context, under the server's time limit.
+func (s *Server) failure(ctx context.Context, err error) (int, apiError) {
+	var e apiError
+	e.Error.Code, e.Error.Message = errorCode(err), err.Error()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		e.Error.Code = "timeout"
+		e.Error.Message = fmt.Sprintf("the answer took longer than the server's limit of %s (cite serve --timeout)", s.cfg.RequestTimeout)
+	}
 	status := http.StatusBadGateway
-	if errorCode(err) == "timeout" {
+	if e.Error.Code == "timeout" {
 		status = http.StatusGatewayTimeout
 	}
-	writeError(w, status, errorCode(err), err.Error())
+	return status, e
+}
+
+func (s *Server) answerError(w http.ResponseWriter, ctx context.Context, err error) {
+	status, e := s.failure(ctx, err)
+	writeJSON(w, status, e)
 }
 
 // sse writes server-sent events, one "event:" and "data:" block each,
@@ -251,7 +264,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if !body.Stream {
 		res, err := answer.Collect(s.deps.Engine.Run(ctx, req))
 		if err != nil {
-			s.answerError(w, err)
+			s.answerError(w, ctx, err)
 			return
 		}
 		writeJSON(w, 200, map[string]any{
@@ -277,8 +290,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	for ev, err := range s.deps.Engine.Run(ctx, req) {
 		if err != nil {
-			var e apiError
-			e.Error.Code, e.Error.Message = errorCode(err), err.Error()
+			_, e := s.failure(ctx, err)
 			sse.send("", e)
 			return
 		}

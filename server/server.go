@@ -397,8 +397,15 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mode, err := search.ParseMode(cmpOr(req.Mode, "hybrid"))
-	if err != nil || req.K < 0 || req.K > 100 || req.PerDoc < 0 {
-		writeError(w, http.StatusBadRequest, "bad_request", "mode is hybrid, bm25 or vector; k is 0 to 100; per_doc is 0 or more")
+	switch {
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "bad_mode", fmt.Sprintf("mode %q: hybrid (the default), bm25 or vector", trimRunes(req.Mode, 64)))
+		return
+	case req.K < 0 || req.K > 100:
+		writeError(w, http.StatusBadRequest, "bad_k", fmt.Sprintf("k is 0 (the default) to 100, not %d", req.K))
+		return
+	case req.PerDoc < 0:
+		writeError(w, http.StatusBadRequest, "bad_per_doc", fmt.Sprintf("per_doc is 0 (no limit) or more, not %d", req.PerDoc))
 		return
 	}
 	if index.IsSessionSource(req.Source) {

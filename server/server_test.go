@@ -339,3 +339,47 @@ func TestMethods(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchErrors: a bad search request names the field that is wrong.
+func TestSearchErrors(t *testing.T) {
+	ts, _ := start(t, nil, server.Config{})
+	for _, tc := range []struct{ name, body, code, says string }{
+		{"k", `{"query":"q","k":101}`, "bad_k", "k is 0 (the default) to 100, not 101"},
+		{"negative k", `{"query":"q","k":-1}`, "bad_k", "not -1"},
+		{"mode", `{"query":"q","mode":"fuzzy"}`, "bad_mode", `mode \"fuzzy\"`},
+		{"per_doc", `{"query":"q","per_doc":-1}`, "bad_per_doc", "per_doc is 0 (no limit) or more, not -1"},
+		{"query", `{"query":" "}`, "bad_query", "query:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, out := do(t, "POST", ts.URL+"/v1/search", "application/json", tc.body)
+			if resp.StatusCode != 400 || !strings.Contains(out, `"code":"`+tc.code+`"`) || !strings.Contains(out, tc.says) {
+				t.Errorf("%d %s, want %s saying %s", resp.StatusCode, out, tc.code, tc.says)
+			}
+		})
+	}
+}
+
+// TestAnswerTimeout: an answer over --timeout is a 504 (or, streamed, an
+// error event) that says the limit and the flag.
+func TestAnswerTimeout(t *testing.T) {
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{{Hang: true}, {Hang: true}, {Hang: true}}})
+	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+	ts, _ := start(t, m, server.Config{RequestTimeout: 300 * time.Millisecond})
+	const says = "the answer took longer than the server's limit of 300ms (cite serve --timeout)"
+	for _, tc := range []struct {
+		name, path, body string
+		hdr              []string
+		status           int
+	}{
+		{"ask", "/v1/ask", `{"question":"q"}`, nil, 504},
+		{"ask streamed", "/v1/ask", `{"question":"q"}`, []string{"Accept", "text/event-stream"}, 200},
+		{"chat", "/v1/chat/completions", `{"messages":[{"role":"user","content":"q"}]}`, nil, 504},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, out := do(t, "POST", ts.URL+tc.path, "application/json", tc.body, tc.hdr...)
+			if resp.StatusCode != tc.status || !strings.Contains(out, `"code":"timeout"`) || !strings.Contains(out, says) {
+				t.Errorf("%d %s", resp.StatusCode, out)
+			}
+		})
+	}
+}
