@@ -258,7 +258,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if s.cfg.Token != "" && r.URL.Path != "/healthz" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			got, ok := bearerToken(r.Header.Get("Authorization"))
 			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="cite"`)
 				writeError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required")
@@ -272,6 +272,17 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bearerToken returns the token of an Authorization header of the Bearer
+// scheme, whose name is case-insensitive (RFC 9110, 11.1).
+func bearerToken(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimLeft(token, " ")
+	return token, token != ""
 }
 
 func (s *Server) hostAllowed(hostport string) bool {
