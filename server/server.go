@@ -14,6 +14,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"embed"
@@ -28,6 +29,7 @@ import (
 	"net/http"
 	"net/netip"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -342,19 +344,28 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		writeError(w, http.StatusUnsupportedMediaType, "bad_content_type", "send a JSON body with Content-Type: application/json")
 		return false
 	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", tooBig.Limit))
 			return false
 		}
+		writeError(w, http.StatusBadRequest, "bad_json", "reading the body failed: "+err.Error())
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
 		writeError(w, http.StatusBadRequest, "bad_json", "invalid JSON body: "+err.Error())
 		return false
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		writeError(w, http.StatusBadRequest, "bad_json", "the body must be one JSON object")
+		return false
+	}
+	if err := checkFields(data, reflect.TypeOf(v)); err != nil {
+		writeError(w, http.StatusBadRequest, "bad_json", "invalid JSON body: "+err.Error())
 		return false
 	}
 	return true
