@@ -40,7 +40,7 @@ type mcpDocSearchIn struct {
 
 type mcpReadIn struct {
 	DocumentID string `json:"document_id" jsonschema:"the document's id or path"`
-	Start      int    `json:"start,omitempty" jsonschema:"the first passage to read, 0-based"`
+	Start      int    `json:"start,omitempty" jsonschema:"the first passage to read, 0-based (default 0)"`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"stop after about this many characters (100 to 20000, default 8000)"`
 }
 
@@ -75,12 +75,22 @@ func MCP(deps Deps, version string) *mcp.Server {
 		}
 		return out, nil
 	}
-	clampK := func(k int) int { return max(1, min(20, cmpInt(k, 5))) }
+	// checkK checks a tool's k: omitted (0) is the default, 5.
+	checkK := func(k int) (int, error) {
+		if k < 0 || k > 20 {
+			return 0, fmt.Errorf("k: 1 to 20 passages (default 5), not %d", k)
+		}
+		return cmpInt(k, 5), nil
+	}
 
 	mcp.AddTool(srv, &mcp.Tool{Name: "search_data_sources", Description: "Search the indexed data sources and return the most relevant passages, each with its title, exact link (byte span) and text, to cite precisely."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSearchIn) (*mcp.CallToolResult, mcpPassages, error) {
 			if strings.TrimSpace(in.Query) == "" || len(in.Query) > DefaultMaxQuestionBytes {
 				return nil, mcpPassages{}, fmt.Errorf("query: 1 to %d bytes", DefaultMaxQuestionBytes)
+			}
+			k, err := checkK(in.K)
+			if err != nil {
+				return nil, mcpPassages{}, err
 			}
 			if len(in.Sources) > 50 {
 				return nil, mcpPassages{}, fmt.Errorf("sources: at most 50, got %d", len(in.Sources))
@@ -108,7 +118,7 @@ func MCP(deps Deps, version string) *mcp.Server {
 					return nil, mcpPassages{Passages: []Passage{}}, nil
 				}
 			}
-			ps, err := run(ctx, search.Query{Text: in.Query, K: clampK(in.K), Filter: index.Filter{Sources: sources}})
+			ps, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Sources: sources}})
 			if err != nil {
 				return nil, mcpPassages{}, err
 			}
@@ -119,13 +129,22 @@ func MCP(deps Deps, version string) *mcp.Server {
 			if strings.TrimSpace(in.Query) == "" || len(in.DocumentIDs) == 0 || len(in.DocumentIDs) > 50 {
 				return nil, mcpPassages{}, fmt.Errorf("query and 1 to 50 document_ids are required")
 			}
+			k, err := checkK(in.K)
+			if err != nil {
+				return nil, mcpPassages{}, err
+			}
 			var all []Passage
+			searched := map[string]bool{} // an id named twice, or by id and path, is searched once
 			for _, ref := range in.DocumentIDs {
 				d, err := publicDocument(ctx, deps.Store, ref)
 				if err != nil {
 					return nil, mcpPassages{}, fmt.Errorf("document_ids: %w", err)
 				}
-				ps, err := run(ctx, search.Query{Text: in.Query, K: clampK(in.K), Filter: index.Filter{Document: d.ID}})
+				if searched[d.ID] {
+					continue
+				}
+				searched[d.ID] = true
+				ps, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Document: d.ID}})
 				if err != nil {
 					return nil, mcpPassages{}, err
 				}
@@ -135,6 +154,12 @@ func MCP(deps Deps, version string) *mcp.Server {
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "read_document", Description: "Read an indexed document's text, passage by passage, each with its exact link."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpReadIn) (*mcp.CallToolResult, mcpPassages, error) {
+			if in.Start < 0 {
+				return nil, mcpPassages{}, fmt.Errorf("start: the first passage to read, 0 or more, not %d", in.Start)
+			}
+			if in.MaxChars != 0 && (in.MaxChars < 100 || in.MaxChars > 20000) {
+				return nil, mcpPassages{}, fmt.Errorf("max_chars: 100 to 20000 (default 8000), not %d", in.MaxChars)
+			}
 			d, err := publicDocument(ctx, deps.Store, in.DocumentID)
 			if err != nil {
 				return nil, mcpPassages{}, fmt.Errorf("document_id: %w", err)
@@ -143,10 +168,16 @@ func MCP(deps Deps, version string) *mcp.Server {
 			if err != nil {
 				return nil, mcpPassages{}, err
 			}
-			limit := max(100, min(20000, cmpInt(in.MaxChars, 8000)))
+			if in.Start > 0 && len(chunks) == 0 {
+				return nil, mcpPassages{}, fmt.Errorf("start: document %s has no passages", d.ID)
+			}
+			if in.Start > 0 && in.Start >= len(chunks) {
+				return nil, mcpPassages{}, fmt.Errorf("start: document %s has %d passages, numbered 0 to %d: %d is past its end", d.ID, len(chunks), len(chunks)-1, in.Start)
+			}
+			limit := cmpInt(in.MaxChars, 8000)
 			out := []Passage{}
 			size := 0
-			for i := max(0, in.Start); i < len(chunks) && (size == 0 || size+len(chunks[i].Text) <= limit); i++ {
+			for i := in.Start; i < len(chunks) && (size == 0 || size+len(chunks[i].Text) <= limit); i++ {
 				c := chunks[i]
 				span := citations.Span{Start: c.SourceStart, End: c.SourceEnd}
 				out = append(out, Passage{Title: d.Title, Link: resolve.Resolve(citations.Reference{Type: refType(d.Kind), Source: d.Path, Span: span}),

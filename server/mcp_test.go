@@ -253,3 +253,63 @@ func TestMCPSessionsBounded(t *testing.T) {
 		t.Fatal(err, res)
 	}
 }
+
+// TestMCPArguments: out-of-range tool arguments are refused with a tool
+// error naming the argument, and a document named twice is searched once.
+func TestMCPArguments(t *testing.T) {
+	ts, _ := start(t, nil, server.Config{})
+	cs := connectMCP(t, ts.URL)
+	call := func(tool string, args map[string]any) (*mcp.CallToolResult, string) {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res)
+		return res, string(b)
+	}
+	res, out := call("search_data_sources", map[string]any{"query": "waggle dance", "k": 1})
+	var found struct{ Passages []server.Passage }
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &found)
+	if res.IsError || len(found.Passages) != 1 {
+		t.Fatalf("search: %s", out)
+	}
+	doc := found.Passages[0]
+	for _, tc := range []struct {
+		name, tool string
+		args       map[string]any
+		says       string
+	}{
+		{"negative k", "search_data_sources", map[string]any{"query": "bees", "k": -5}, "k: 1 to 20 passages (default 5), not -5"},
+		{"large k", "search_data_sources", map[string]any{"query": "bees", "k": 21}, "not 21"},
+		{"document k", "search_documents", map[string]any{"query": "bees", "document_ids": []string{doc.DocumentID}, "k": 100}, "k: 1 to 20"},
+		{"negative start", "read_document", map[string]any{"document_id": doc.DocumentID, "start": -5}, "start: the first passage to read, 0 or more, not -5"},
+		{"start past the end", "read_document", map[string]any{"document_id": doc.DocumentID, "start": 999}, "999 is past its end"},
+		{"negative max_chars", "read_document", map[string]any{"document_id": doc.DocumentID, "max_chars": -1}, "max_chars: 100 to 20000 (default 8000), not -1"},
+		{"small max_chars", "read_document", map[string]any{"document_id": doc.DocumentID, "max_chars": 50}, "not 50"},
+		{"unknown document", "search_documents", map[string]any{"query": "bees", "document_ids": []string{"nosuchdocument"}}, `document_ids: no document \"nosuchdocument\"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if res, out := call(tc.tool, tc.args); !res.IsError || !strings.Contains(out, tc.says) {
+				t.Errorf("%s, want an error saying %s", out, tc.says)
+			}
+		})
+	}
+	t.Run("duplicate document ids", func(t *testing.T) {
+		res, out := call("search_documents", map[string]any{"query": "waggle dance", "document_ids": []string{doc.DocumentID, doc.DocumentID, doc.Source}})
+		var got struct{ Passages []server.Passage }
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &got)
+		seen := map[string]bool{}
+		for _, p := range got.Passages {
+			if seen[p.ChunkID] {
+				t.Errorf("chunk %s returned twice: %s", p.ChunkID, out)
+			}
+			seen[p.ChunkID] = true
+		}
+		if res.IsError || len(got.Passages) == 0 {
+			t.Errorf("%s", out)
+		}
+	})
+}
