@@ -27,7 +27,7 @@ import (
 // chunking, size limit and bad-input handling. The copy is what citations
 // of it link to, and what a later cite index of that folder finds
 // unchanged. Its name is the upload's base name, checked: no path, no
-// control character, no leading dot, at most 200 bytes.
+// control or format character, no leading dot, at most 200 bytes.
 
 // DefaultMaxUploadBytes is the largest file accepted by an upload.
 const DefaultMaxUploadBytes = 10_000_000
@@ -53,6 +53,11 @@ func uploadName(name string) (string, error) {
 	for _, r := range name {
 		if unicode.IsControl(r) {
 			return "", fmt.Errorf("file name %q: control characters are not allowed", trimRunes(name, 64))
+		}
+		// Format characters (bidi overrides such as U+202E, zero-width
+		// characters) and line separators make a name read as another.
+		if unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return "", fmt.Errorf("file name %q: invisible formatting characters (%U) are not allowed", trimRunes(name, 64), r)
 		}
 	}
 	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." || strings.HasPrefix(name, ".") {
@@ -142,7 +147,16 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, dir stri
 			}
 			return nil, false
 		}
-		if part.FormName() != "file" {
+		// The header as sent: Part.FormName would take a malformed one
+		// for a part of another name, and Part.FileName would quietly
+		// drop a path, which is worth refusing instead.
+		cd := part.Header.Get("Content-Disposition")
+		_, disp, err := mime.ParseMediaType(cd)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "bad_multipart", fmt.Sprintf("a part's Content-Disposition header %q: %v", trimRunes(cd, 200), err))
+			return nil, false
+		}
+		if disp["name"] != "file" {
 			part.Close()
 			continue
 		}
@@ -150,9 +164,6 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, dir stri
 			writeError(w, http.StatusBadRequest, "too_many_files", "at most 8 files per upload")
 			return nil, false
 		}
-		// The name as sent: Part.FileName would quietly drop a path,
-		// which is worth refusing instead.
-		_, disp, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
 		name, err := uploadName(disp["filename"])
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "bad_file_name", err.Error())
