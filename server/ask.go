@@ -118,14 +118,24 @@ func errorCode(err error) string {
 	return "answer_failed"
 }
 
+// StatusClientClosedRequest is the status logged for an answer whose
+// client went away before it was done (nginx's 499).
+const StatusClientClosedRequest = 499
+
 // failure is the status, code and message of an answer's error; ctx is the
 // answer's context, under the server's time limit.
 func (s *Server) failure(ctx context.Context, err error) (int, apiError) {
 	var e apiError
 	e.Error.Code, e.Error.Message = errorCode(err), err.Error()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		e.Error.Code = "timeout"
 		e.Error.Message = fmt.Sprintf("the answer took longer than the server's limit of %s (cite serve --timeout)", s.cfg.RequestTimeout)
+	case errors.Is(ctx.Err(), context.Canceled):
+		// Not the model's failure: the client went away (or the server is
+		// shutting down). Nobody reads this; the log shows 499.
+		e.Error.Code, e.Error.Message = "cancelled", "the request was cancelled before the answer was done"
+		return StatusClientClosedRequest, e
 	}
 	status := http.StatusBadGateway
 	if e.Error.Code == "timeout" {

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -389,6 +391,60 @@ func TestAnswerTimeout(t *testing.T) {
 			resp, out := do(t, "POST", ts.URL+tc.path, "application/json", tc.body, tc.hdr...)
 			if resp.StatusCode != tc.status || !strings.Contains(out, `"code":"timeout"`) || !strings.Contains(out, says) {
 				t.Errorf("%d %s", resp.StatusCode, out)
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestClientGoneLogged: a client that goes away before its answer is done
+// is logged as 499, not as a failure of the model (502).
+func TestClientGoneLogged(t *testing.T) {
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{{Hang: true}, {Hang: true}}})
+	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+	var logs syncBuffer
+	ts, _ := start(t, m, server.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	for _, tc := range []struct{ path, body string }{
+		{"/v1/ask", `{"question":"q"}`},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"q"}]}`},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+tc.path, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+				t.Fatalf("answered %d", resp.StatusCode)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for !strings.Contains(logs.String(), "path="+tc.path+" ") {
+				if time.Now().After(deadline) {
+					t.Fatalf("not logged: %s", logs.String())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			for line := range strings.Lines(logs.String()) {
+				if strings.Contains(line, "path="+tc.path+" ") && !strings.Contains(line, "status=499") {
+					t.Errorf("logged as %s", line)
+				}
 			}
 		})
 	}
