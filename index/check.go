@@ -257,7 +257,7 @@ func (s *Store) repair(ctx context.Context) ([]string, error) {
 				return err
 			}
 			for _, r := range missing {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (docid, terms) VALUES (?, ?)`, r.rowid, strings.Join(analysis.Analyze(r.text), " ")); err != nil {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (docid, terms) VALUES (?, ?)`, r.rowid, analysis.JoinedTerms(r.text)); err != nil {
 					return err
 				}
 			}

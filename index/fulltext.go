@@ -150,7 +150,7 @@ func (s *Store) TermStats(ctx context.Context, terms []string) (TermStats, error
 // joined by spaces).
 func distinctTerms(terms string) map[string]int {
 	m := map[string]int{}
-	for _, t := range strings.Fields(terms) {
+	for t := range strings.FieldsSeq(terms) {
 		m[t]++
 	}
 	return m
@@ -523,7 +523,7 @@ func rebuildFullText(ctx context.Context, tx *sql.Tx) error {
 			rows.Close()
 			return err
 		}
-		r.terms = strings.Join(analysis.Analyze(text), " ")
+		r.terms = analysis.JoinedTerms(text)
 		all = append(all, r)
 	}
 	if err := rows.Close(); err != nil {

@@ -666,7 +666,7 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 			if err == nil {
 				terms := c.Terms
 				if terms == "" {
-					terms = strings.Join(analysis.Analyze(c.Text), " ")
+					terms = analysis.JoinedTerms(c.Text)
 				}
 				_, err = insertTerms.ExecContext(ctx, rowid, terms)
 				countTerms(delta, terms, +1)

@@ -548,7 +548,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	j.chunk = make([]index.Chunk, len(cs))
 	for i, c := range cs {
 		ss, se := nd.SourceSpan(c.Start, c.End)
-		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se, Terms: strings.Join(analysis.Analyze(c.Text), " ")}
+		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se, Terms: analysis.JoinedTerms(c.Text)}
 	}
 	j.doc = &index.Document{
 		// Ingest reads files (a saved web page too: its spans are bytes of

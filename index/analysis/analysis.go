@@ -18,6 +18,7 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -88,6 +89,23 @@ func Analyze(text string) []string {
 	terms := make([]string, 0, len(text)/6+1)
 	a.run(text, func(t *Term) { terms = append(terms, t.Term) })
 	return terms
+}
+
+// JoinedTerms returns the terms of [Analyze] joined by single spaces, as the
+// full-text index stores them, without the slice of terms in between (a
+// text of one-letter words would hold 16 bytes of it per 2 bytes of text).
+func JoinedTerms(text string) string {
+	a := getAnalyzer()
+	defer putAnalyzer(a)
+	var b strings.Builder
+	b.Grow(len(text))
+	a.run(text, func(t *Term) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.Term)
+	})
+	return b.String()
 }
 
 // AnalyzeQuery is [Analyze] for queries: it also drops English stopwords

@@ -286,3 +286,12 @@ func ExampleQueryTerms() {
 	fmt.Println(QueryTerms("Which cmdlet lists the files? The files!"))
 	// Output: [cmdlet list file]
 }
+
+// TestJoinedTerms checks that JoinedTerms is Analyze joined by spaces.
+func TestJoinedTerms(t *testing.T) {
+	for _, text := range []string{"", " ", "Get-ChildItem lists the files", "東京都 and Café's x|x|x", strings.Repeat("a ", 1000)} {
+		if got, want := JoinedTerms(text), strings.Join(Analyze(text), " "); got != want {
+			t.Errorf("JoinedTerms(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
