@@ -47,7 +47,7 @@ func BenchmarkPathological(b *testing.B) {
 	}
 }
 
-var pathologicalNames = []string{"prose", "word", "random-word", "nested-list", "line", "entities", "brackets", "links", "escapes", "html-prose", "divs", "paragraphs"}
+var pathologicalNames = []string{"prose", "word", "random-word", "nested-list", "line", "entities", "brackets", "links", "escapes", "link-references", "table", "emphasis", "html-prose", "divs", "paragraphs"}
 
 func pathologicalExt(name string) string {
 	if strings.HasPrefix(name, "html") || name == "divs" || name == "paragraphs" {
@@ -96,6 +96,23 @@ var pathological = map[string]func(n int) []byte{
 	// Backslash escapes: each character is text of its own, a segment of
 	// the offset map every two bytes.
 	"escapes": func(n int) []byte { return repeatTo(`\*`, n) },
+	// One paragraph of link reference definitions: goldmark takes each
+	// off the paragraph's start, copying the lines after it.
+	"link-references": func(n int) []byte {
+		return append(repeatTo("[x]: http://a\n", n-len("[x] and [x]\n")), "[x] and [x]\n"...)
+	},
+	// A table of 4,000 columns: a node or two of syntax tree per byte.
+	"table": func(n int) []byte {
+		var buf bytes.Buffer
+		buf.WriteString("|" + strings.Repeat("a|", 4000) + "\n|" + strings.Repeat("-|", 4000) + "\n")
+		row := "|" + strings.Repeat("x|", 4000) + "\n"
+		for buf.Len()+len(row) <= n {
+			buf.WriteString(row)
+		}
+		return buf.Bytes()
+	},
+	// Emphasis delimiters that never match.
+	"emphasis": func(n int) []byte { return repeatTo("*a **b ", n) },
 	"html-prose": func(n int) []byte {
 		var buf bytes.Buffer
 		buf.WriteString("<html><body>\n")

@@ -336,43 +336,82 @@ func (w *mdWalker) rawHTML(n *ast.RawHTML) {
 }
 
 // markdownCostly reports whether goldmark would take disproportionately
-// long on md: it estimates the parser's work, in units of the work on one
-// byte of prose, and compares it with a budget linear in len(md). Three
-// constructs are costly (measured with BenchmarkPathological in ingest):
+// long, or hold disproportionately much memory, on md. It estimates the
+// parser's work, in units of the work on one byte of prose, and compares it
+// with a budget linear in len(md); and it estimates the nodes of the syntax
+// tree goldmark builds before the walk reads any of it, and compares them
+// with a budget of memory linear in len(md). The constructs it counts were
+// measured with BenchmarkPathological in ingest:
 //   - deep nesting: every line walks all the lists and block quotes open
 //     above it, so a list nested a thousand levels deep is quadratic;
 //   - link destinations: after each "](" goldmark scans the destination to
 //     the next space (to the end of the line after "](<"), so a long run of
 //     "[a](" without a space is quadratic;
-//   - link label openers: each "[" costs about a hundred bytes of prose.
+//   - link label openers: each "[" costs about a hundred bytes of prose;
+//   - link reference definitions: goldmark takes them off the start of a
+//     paragraph one at a time, and each one copies and scans the lines of
+//     the paragraph after it, so a paragraph of n lines starting with "["
+//     costs n² (tens of thousands of definitions take seconds);
+//   - nodes: a table cell, an emphasis delimiter, a code span each make a
+//     node or two of about 90 bytes, so a table of a thousand narrow
+//     columns, or a run of "*a **b ", holds 100 to 200 bytes of tree per
+//     byte of input (8 bytes a byte is the whole indexing's target) and
+//     takes 10 to 70 times as long as prose.
 //
 // The scan is linear and allocates nothing.
 func markdownCostly(md []byte) bool {
 	const (
 		depthCost   = 150 // per column of indentation past 16, per line
 		bracketCost = 100 // per "["
+		// per pair of lines in a paragraph, one of which starts with "[":
+		// a pair costs 0.03 to 0.3 bytes of prose (more in long paragraphs,
+		// whose lines no longer fit in the processor's caches)
+		refPairsPerUnit = 2
+		nodeCost        = 10 // per node of the syntax tree (prose has one in 50 to 100 bytes)
 	)
 	budget := 20*len(md) + 1<<20
+	// The tree of prose takes about 7 bytes per byte of input. Beyond that,
+	// allow about 4 bytes a byte and 24 MB (at ~90 bytes a node, and as
+	// much again before the collector runs).
+	nodeBudget := len(md)/40 + 1<<17
 	cost := len(md)
+	nodes := 0                               // in halves
+	paraLines, paraRefs, refPairs := 0, 0, 0 // in the paragraph the line is in
 	for line := range bytes.Lines(md) {
-		indent := 0
+		indent, rest := 0, line
 	indentLoop:
-		for _, c := range line {
+		for i, c := range line {
 			switch c {
 			case ' ', '>':
 				indent++
 			case '\t':
 				indent += 4
 			default:
+				rest = line[i:]
 				break indentLoop
 			}
 		}
 		cost += depthCost * max(0, indent-16)
 		cost += bracketCost * bytes.Count(line, []byte("["))
+		// Link reference definitions: a line that starts with "[" costs
+		// the lines of its paragraph, and each line of a paragraph costs
+		// the lines that started with "[" before it.
+		if len(bytes.TrimSpace(rest)) == 0 {
+			paraLines, paraRefs = 0, 0
+		} else {
+			paraLines++
+			if rest[0] == '[' {
+				paraRefs++
+				refPairs += paraLines
+			}
+			refPairs += paraRefs
+		}
 		// Destinations: each "](" scans to the next space; "](<" to the
 		// end of the line.
 		runStart, opens := 0, 0
+		nodes += 2 // a line of text
 		for i, c := range line {
+			nodes += int(nodeWeight[c])
 			switch {
 			case c == ' ' || c == '\t' || c == '\n':
 				cost += opens * (i - runStart)
@@ -385,9 +424,24 @@ func markdownCostly(md []byte) bool {
 			}
 		}
 		cost += opens * (len(line) - runStart)
-		if cost > budget {
+		if cost+refPairs/refPairsPerUnit+nodeCost*nodes/2 > budget || nodes/2 > nodeBudget {
 			return true
 		}
 	}
 	return false
 }
+
+// nodeWeight estimates, in halves, the nodes of goldmark's syntax tree a
+// byte can start: a table cell and its text at each "|", an emphasis or
+// code span delimiter and the text after it, a link, an inline tag or
+// autolink, an escape or an entity.
+var nodeWeight = func() (w [256]uint8) {
+	for _, c := range []byte("*_~`[<") {
+		w[c] = 3
+	}
+	w['|'] = 4
+	for _, c := range []byte("\\&!") {
+		w[c] = 2
+	}
+	return w
+}()

@@ -393,6 +393,15 @@ func TestMarkdownCostly(t *testing.T) {
 		{"brackets", []byte(strings.Repeat("[", 1<<20)), true},
 		{"links", []byte(strings.Repeat("[a](", 1<<18)), true},
 		{"angle-links", []byte(strings.Repeat("[a](< ", 1<<17)), true},
+		// A reference list as long as a big changelog's, and one of
+		// 100,000 definitions (quadratic in goldmark: 10 s at 1.4 MB).
+		{"link-references-1000", []byte(strings.Repeat("[v1.0]: https://example.com/compare/v0.9...v1.0\n", 1000) + prose), false},
+		{"link-references", []byte(strings.Repeat("[x]: http://a\n", 100_000) + "[x] and [x]\n"), true},
+		// A table of 2,000 rows and a table of 4,000 columns (1.5 GB of
+		// syntax tree at 6 MB).
+		{"table", []byte("| name | kind | value |\n| --- | --- | --- |\n" + strings.Repeat("| `alpha` | *string* | the first value of three |\n", 2000)), false},
+		{"wide-table", []byte("|" + strings.Repeat("a|", 4000) + "\n|" + strings.Repeat("-|", 4000) + "\n" + strings.Repeat("|"+strings.Repeat("x|", 4000)+"\n", 100)), true},
+		{"emphasis", []byte(strings.Repeat("*a **b ", 200_000)), true},
 	} {
 		if got := markdownCostly(tc.md); got != tc.want {
 			t.Errorf("%s: markdownCostly = %v, want %v", tc.name, got, tc.want)
