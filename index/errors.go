@@ -67,10 +67,12 @@ func readOnlyError(err error) error {
 }
 
 // checkFile is the cheap check of a database file that Open makes: that it
-// is empty (new) or starts with SQLite's header, and that it is as long as
-// the header says, unless a write-ahead log holds the rest. It reads 100
-// bytes; [Store.Check] reads every page.
-func checkFile(file string) error {
+// starts with SQLite's header and is as long as the header says, unless a
+// write-ahead log holds the rest. An empty file is a new database when
+// create is set, or when a write-ahead log holds its first pages; otherwise
+// it is damaged (an index never written, or emptied). It reads 100 bytes;
+// [Store.Check] reads every page.
+func checkFile(file string, create bool) error {
 	f, err := os.Open(file)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -84,11 +86,14 @@ func checkFile(file string) error {
 		return err
 	}
 	size := fi.Size()
-	if size == 0 {
-		return nil
-	}
 	corrupt := func(format string, args ...any) error {
 		return fmt.Errorf("%w (%s): %s %s", ErrCorrupt, repairHint, file, fmt.Sprintf(format, args...))
+	}
+	if size == 0 {
+		if wal, err := os.Stat(file + "-wal"); create || err == nil && wal.Size() > 32 {
+			return nil
+		}
+		return corrupt("is empty (0 bytes): no index was ever written to it, or it was emptied")
 	}
 	var h [100]byte
 	if _, err := io.ReadFull(f, h[:]); err != nil {

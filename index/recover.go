@@ -42,6 +42,10 @@ type Recovery struct {
 	// MetaLost says the index's settings (its embedder) were unreadable;
 	// the vectors were dropped with them.
 	MetaLost bool `json:"meta_lost"`
+	// Unreadable says nothing could be read: the file is not a database,
+	// or its first page, which holds the schema, is damaged. The new
+	// index is empty; cite index reads the files again.
+	Unreadable bool `json:"unreadable"`
 }
 
 // Recover rebuilds a damaged index in dir from what SQLite can still read
@@ -81,19 +85,36 @@ func recoverFile(ctx context.Context, dir, file string) (*Recovery, error) {
 	if err := readableCopy(file, scratch); err != nil {
 		return nil, err
 	}
+	rec := &Recovery{}
 	oldDB, err := sql.Open("sqlite3", dsn(scratch, "_busy_timeout=10000"))
 	if err != nil {
 		return nil, err
 	}
 	defer oldDB.Close()
 	old, err := oldDB.Conn(ctx)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		defer old.Close()
+		// The schema, on page 1, names every table and where it starts:
+		// if it is unreadable, nothing is.
+		var n int
+		err = old.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&n)
+		if err == nil && n == 0 {
+			// An empty file, or one whose schema lists no table.
+			rec.Unreadable, rec.MetaLost = true, true
+		}
 	}
-	defer old.Close()
+	if err != nil {
+		if !isCorrupt(err) {
+			return nil, err
+		}
+		old = nil
+		rec.Unreadable, rec.MetaLost = true, true
+	}
 	var version int
-	if err := old.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err == nil && version > len(migrationNames()) {
-		return nil, fmt.Errorf("%w: schema %d; recover it with that cite", ErrNewerSchema, version)
+	if old != nil {
+		if err := old.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err == nil && version > len(migrationNames()) {
+			return nil, fmt.Errorf("%w: schema %d; recover it with that cite", ErrNewerSchema, version)
+		}
 	}
 
 	tmp := file + ".rebuild"
@@ -104,10 +125,11 @@ func recoverFile(ctx context.Context, dir, file string) (*Recovery, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create new database: %w", err)
 	}
-	rec := &Recovery{}
-	err = st.inTx(ctx, func(tx *sql.Tx) error { return copyReadable(ctx, old, tx, rec) })
-	if err != nil {
-		err = fmt.Errorf("copy what is readable: %w", err)
+	if old != nil {
+		err = st.inTx(ctx, func(tx *sql.Tx) error { return copyReadable(ctx, old, tx, rec) })
+		if err != nil {
+			err = fmt.Errorf("copy what is readable: %w", err)
+		}
 	}
 	if err == nil {
 		if err = st.markIncomplete(ctx, rec); err != nil {
@@ -125,7 +147,9 @@ func recoverFile(ctx context.Context, dir, file string) (*Recovery, error) {
 		os.Remove(tmp)
 		return nil, err
 	}
-	old.Close()
+	if old != nil {
+		old.Close()
+	}
 	oldDB.Close()
 
 	// Swap the files: the damaged one (and its log) aside, the new one in.

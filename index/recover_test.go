@@ -89,6 +89,21 @@ func TestRecover(t *testing.T) {
 			defer f.Close()
 			f.WriteAt([]byte(strings.Repeat("x", 100)), 0)
 		}, true, 0},
+		// Page 1 holds the schema: without it no table can be found.
+		{"first page overwritten", func(t *testing.T, file string, size int64) {
+			f, err := os.OpenFile(file, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			f.WriteAt(randomBytes(4000, 5), 100)
+		}, true, 0},
+		{"random bytes", func(t *testing.T, file string, size int64) {
+			os.WriteFile(file, randomBytes(8192, 6), 0o644)
+		}, true, 0},
+		{"a line of text", func(t *testing.T, file string, size int64) {
+			os.WriteFile(file, []byte("garbage\n"), 0o644)
+		}, true, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -168,4 +183,13 @@ func TestRecover(t *testing.T) {
 			}
 		})
 	}
+}
+
+func randomBytes(n int, seed uint64) []byte {
+	b := make([]byte, n)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return b
 }

@@ -116,7 +116,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("open index %s: %w", dir, err)
 		}
 	}
-	if err := checkFile(file); err != nil {
+	if err := checkFile(file, opts.Create); err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
 	}
 	s, err := openFile(ctx, dir, file, opts)

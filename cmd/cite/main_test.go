@@ -713,3 +713,64 @@ func TestCorruptIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestRepairUnreadableIndex: a database file of which nothing can be read
+// (not a database, an empty file, a damaged first page, which holds the
+// schema) is named damaged, not read-only, and cite check --repair keeps it
+// aside and makes a new, empty index, saying so.
+func TestRepairUnreadableIndex(t *testing.T) {
+	garbage := make([]byte, 8192)
+	for i := range garbage {
+		garbage[i] = byte(i*7919>>3) ^ 0x5A
+	}
+	for _, c := range []struct {
+		name   string
+		damage func(file string) error
+	}{
+		{"random bytes", func(file string) error { return os.WriteFile(file, garbage, 0o644) }},
+		{"a line of text", func(file string) error { return os.WriteFile(file, []byte("garbage\n"), 0o644) }},
+		{"empty file", func(file string) error { return os.Truncate(file, 0) }},
+		{"first page overwritten", func(file string) error {
+			f, err := os.OpenFile(file, os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.WriteAt(garbage[:4000], 100)
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			idx := filepath.Join(t.TempDir(), "idx")
+			if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+				t.Fatalf("index: %d %s %s", code, out, errOut)
+			}
+			file := filepath.Join(idx, "index.db")
+			if err := c.damage(file); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{
+				{"search", "--index", idx, "waggle dance"},
+				{"check", "--index", idx},
+			} {
+				code, out, errOut := cite(t, args...)
+				if code != 1 || !strings.Contains(out+errOut, "cite check --repair") || strings.Contains(out+errOut, "read-only") {
+					t.Errorf("cite %s: exit %d, want 1 and the damage and its fix named:\n%s%s", args[0], code, out, errOut)
+				}
+			}
+			code, out, errOut := cite(t, "check", "--index", idx, "--repair")
+			if code != 0 || !strings.Contains(out, "kept it as") || !strings.Contains(out, "nothing could be recovered") || !strings.HasSuffix(out, "ok\n") {
+				t.Fatalf("check --repair: exit %d\n%s%s", code, out, errOut)
+			}
+			if kept, _ := filepath.Glob(filepath.Join(idx, "index.db.corrupt-*")); len(kept) != 1 {
+				t.Errorf("damaged file kept as %v", kept)
+			}
+			if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+				t.Fatalf("index after repair: %d %s %s", code, out, errOut)
+			}
+			if code, out, errOut := cite(t, "search", "--index", idx, "waggle dance"); code != 0 || out == "" {
+				t.Errorf("search after repair: exit %d\n%s%s", code, out, errOut)
+			}
+		})
+	}
+}

@@ -335,6 +335,12 @@ func recoverIndex(ctx context.Context, f *flags) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rec.Unreadable {
+		return []string{
+			fmt.Sprintf("the database file was damaged: kept it as %s and made a new, empty index", displayPath(rec.Damaged)),
+			"nothing could be recovered: the file is not a database, or its first page, which lists the tables, is damaged (cite index PATH reads the files again)",
+		}, nil
+	}
 	did := []string{
 		fmt.Sprintf("the database file was damaged: kept it as %s and rebuilt the index from what was readable", displayPath(rec.Damaged)),
 		fmt.Sprintf("recovered %d documents, %d chunks, %d vectors", rec.Documents, rec.Chunks, rec.Vectors),
