@@ -30,6 +30,9 @@ type Report struct {
 	OrphanVectors  int `json:"orphan_vectors"`  // vectors of no chunk
 	BadVectors     int `json:"bad_vectors"`     // vectors of the wrong size
 	BadTermCounts  int `json:"bad_term_counts"` // terms whose document frequency is wrong
+	// BadVectorCache counts the vectors of the vector cache (vectors.cache)
+	// that differ from the database's, or 1 if the cache is damaged.
+	BadVectorCache int `json:"bad_vector_cache"`
 	// Corrupt says SQLite's integrity check found the database file
 	// damaged; the other counts are then not computed. [Recover] rebuilds
 	// the index.
@@ -191,6 +194,18 @@ func (s *Store) checkSearch(ctx context.Context, r *Report) error {
 		if r.MissingVectors > 0 {
 			r.Problems = append(r.Problems, Problem{Problem: fmt.Sprintf("%d chunks have no vector (cite index or cite check --repair makes them)", r.MissingVectors)})
 		}
+		differ, damaged, err := s.checkVectorCache(ctx, r.Embedder)
+		if err != nil {
+			return fmt.Errorf("check vector cache: %w", err)
+		}
+		switch {
+		case damaged:
+			r.BadVectorCache = 1
+			r.Problems = append(r.Problems, Problem{Problem: "the vector cache (" + cacheFile + ") is damaged (cite check --repair rebuilds it)"})
+		case differ > 0:
+			r.BadVectorCache = differ
+			r.Problems = append(r.Problems, Problem{Problem: fmt.Sprintf("%d vectors of the vector cache (%s) differ from the database's (cite check --repair rebuilds it)", differ, cacheFile)})
+		}
 	}
 	return nil
 }
@@ -310,6 +325,16 @@ func (s *Store) repair(ctx context.Context) ([]string, error) {
 		s.vmu.Lock()
 		s.vectors = nil
 		s.vmu.Unlock()
+	}
+	if rep.BadVectorCache > 0 {
+		// Read the vectors from the database again, and write them out.
+		if err := s.deleteVectorCache(); err != nil {
+			return did, fmt.Errorf("repair index: delete vector cache: %w", err)
+		}
+		if err := s.LoadVectors(ctx); err != nil {
+			return did, fmt.Errorf("repair index: %w", err)
+		}
+		did = append(did, "rebuilt the vector cache ("+cacheFile+") from the database")
 	}
 	return did, nil
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -584,6 +585,131 @@ func TestVectorCache(t *testing.T) {
 	os.WriteFile(cache, saved[:len(saved)/2], 0o644)
 	if got := search(reopen()); !slices.Equal(got, after) {
 		t.Fatalf("damaged cache: %v, want %v", got, after)
+	}
+}
+
+// TestVectorCacheDamage: a vector cache whose rowids were swapped, or whose
+// vectors differ from the database's, is not trusted by search, is reported
+// by Check and rebuilt by Repair.
+func TestVectorCacheDamage(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(data []byte, rowids, vectors int)
+	}{
+		{"two rowids swapped", func(data []byte, rowids, _ int) {
+			a, b := data[rowids:rowids+8], data[rowids+8:rowids+16]
+			var tmp [8]byte
+			copy(tmp[:], a)
+			copy(a, b)
+			copy(b, tmp[:])
+		}},
+		{"a vector changed", func(data []byte, _, vectors int) {
+			for i := vectors; i < vectors+4*64; i += 4 {
+				data[i] ^= 0x55
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := t.Context()
+			dir := t.TempDir()
+			e := mustEmbedder(t, "hash:64")
+			st, err := Open(ctx, dir, Options{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.UseEmbedder(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 20 {
+				textDoc(t, st, e, "s", fmt.Sprintf("/d%d", i), fmt.Sprintf("document %d about topic%d", i, i%7))
+			}
+			qv, _ := e.EmbedQuery(ctx, "topic3 document", nil)
+			want, err := st.SearchVectors(ctx, qv, Filter{}, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.SaveVectorCache(ctx); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			cache := filepath.Join(dir, cacheFile)
+			data, err := os.ReadFile(cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A cache holds what the index holds, not a segment of 2,048.
+			if len(data) > 64<<10 {
+				t.Errorf("vector cache of 20 vectors of 64 dimensions is %d bytes", len(data))
+			}
+			name := int(binary.NativeEndian.Uint32(data[20:]))
+			slots := int(binary.NativeEndian.Uint64(data[32:]))
+			rowids := cacheHeader + pad8(name)
+			c.damage(data, rowids, rowids+8*slots)
+			os.WriteFile(cache, data, 0o644)
+
+			ro, err := Open(ctx, dir, Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ro.SearchVectors(ctx, qv, Filter{}, 3)
+			if err != nil || !slices.Equal(got, want) && c.name == "two rowids swapped" {
+				t.Errorf("search with the damaged cache: %v %v, want %v", got, err, want)
+			}
+			rep, err := ro.Check(ctx)
+			ro.Close()
+			if err != nil || rep.BadVectorCache == 0 || rep.OK() {
+				t.Fatalf("check: %v %+v, want the cache reported", err, rep)
+			}
+			st, err = Open(ctx, dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			did, err := st.Repair(ctx)
+			if err != nil || !slices.ContainsFunc(did, func(s string) bool { return strings.Contains(s, "vector cache") }) {
+				t.Fatalf("repair: %v %v", did, err)
+			}
+			if rep, err := st.Check(ctx); err != nil || !rep.OK() {
+				t.Fatalf("check after repair: %v %+v", err, rep)
+			}
+			if got, err := st.SearchVectors(ctx, qv, Filter{}, 3); err != nil || !slices.Equal(got, want) {
+				t.Errorf("search after repair: %v %v, want %v", got, err, want)
+			}
+		})
+	}
+}
+
+// TestVectorIndexMemory: the in-memory vectors take what they hold (the
+// last segment grows), and a segment at most segBytes, whatever the
+// dimension.
+func TestVectorIndexMemory(t *testing.T) {
+	for _, c := range []struct{ dim, n int }{{64, 1}, {64, 5000}, {2048, 3}, {2048, 2100}, {1 << 20, 3}} {
+		t.Run(fmt.Sprintf("%dx%d", c.n, c.dim), func(t *testing.T) {
+			x := newVectorIndex(c.dim)
+			v := make([]float32, c.dim)
+			for i := 1; i <= c.n; i++ {
+				clear(v)
+				v[i%c.dim] = 1
+				x.add(int64(i), v)
+			}
+			floats := 0
+			for _, s := range x.segs {
+				floats += len(s)
+				if 4*len(s) > max(segBytes, 4*c.dim) {
+					t.Errorf("a segment of %d bytes", 4*len(s))
+				}
+			}
+			if limit := (2*c.n + firstRows) * c.dim; floats > limit {
+				t.Errorf("%d vectors of %d dimensions take %d floats, want at most %d", c.n, c.dim, floats, limit)
+			}
+			q := make([]float32, c.dim)
+			q[c.n%c.dim] = 1
+			got, err := x.search(t.Context(), q, 1, nil)
+			if err != nil || len(got) != 1 || got[0].Chunk%int64(c.dim) != int64(c.n%c.dim) || got[0].Score != 1 {
+				t.Errorf("search: %v %v", got, err)
+			}
+		})
 	}
 }
 

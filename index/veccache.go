@@ -6,8 +6,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"unsafe"
 )
 
@@ -20,28 +22,42 @@ import (
 // source of truth. It is written to a temporary file and renamed, so a
 // crash leaves the old snapshot or the new one.
 //
+// A checksum covers the header, the embedder name and the rowids, which
+// say which chunk each vector is: a damaged one would make vector search
+// return wrong chunks. The vectors themselves are not summed at each open
+// (that would read them all); [Store.Check] compares them with the
+// database, and [Store.Repair] deletes a cache that differs.
+//
 // Layout, native byte order (a machine of the other order ignores it):
 //
-//	0   magic "CITEVEC1"
+//	0   magic "CITEVEC2"
 //	8   uint32 0x01020304 (byte order check)
 //	12  uint32 dim
-//	16  uint32 segRows
+//	16  uint32 rows: slots of a full segment
 //	20  uint32 length of the embedder name
 //	24  int64 generation
 //	32  int64 slots
 //	40  int64 vectors
-//	48  16 bytes of padding
+//	48  uint32 capacity of the last segment
+//	52  uint32 CRC-32C of bytes 0-51, the name and the rowids
+//	56  8 bytes of padding
 //	64  the embedder name, padded to a multiple of 8 bytes
 //	... slots int64 rowids (0 for a free slot)
-//	... the segments, each segRows*dim float32, column-major
+//	... the segments, each rows*dim float32 (the last capacity*dim),
+//	    column-major
 const (
 	cacheFile   = "vectors.cache"
-	cacheMagic  = "CITEVEC1"
+	cacheMagic  = "CITEVEC2"
 	cacheHeader = 64
 	cacheOrder  = 0x01020304
 )
 
-var errStaleCache = errors.New("stale vector cache")
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+var (
+	errStaleCache   = errors.New("stale vector cache")
+	errDamagedCache = errors.New("damaged vector cache")
+)
 
 // writeVectorCache writes x to the index folder. The caller holds x.mu for
 // reading at least.
@@ -63,17 +79,23 @@ func (s *Store) writeVectorCache(x *vectorIndex, embedder string) (err error) {
 	ne := binary.NativeEndian
 	ne.PutUint32(h[8:], cacheOrder)
 	ne.PutUint32(h[12:], uint32(x.dim))
-	ne.PutUint32(h[16:], segRows)
+	ne.PutUint32(h[16:], uint32(x.rows))
 	ne.PutUint32(h[20:], uint32(len(embedder)))
 	ne.PutUint64(h[24:], uint64(x.gen.Load()))
 	ne.PutUint64(h[32:], uint64(len(x.rowids)))
 	ne.PutUint64(h[40:], uint64(x.n))
+	if n := len(x.segs); n > 0 {
+		ne.PutUint32(h[48:], uint32(len(x.segs[n-1])/x.dim))
+	}
+	var rowids []byte
+	if len(x.rowids) > 0 {
+		rowids = unsafe.Slice((*byte)(unsafe.Pointer(&x.rowids[0])), 8*len(x.rowids))
+	}
+	ne.PutUint32(h[52:], cacheSum(h[:52], embedder, rowids))
 	w.Write(h[:])
 	w.WriteString(embedder)
 	w.Write(make([]byte, pad8(len(embedder))-len(embedder)))
-	if len(x.rowids) > 0 {
-		w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&x.rowids[0])), 8*len(x.rowids)))
-	}
+	w.Write(rowids)
 	for _, seg := range x.segs {
 		w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&seg[0])), 4*len(seg)))
 	}
@@ -87,6 +109,14 @@ func (s *Store) writeVectorCache(x *vectorIndex, embedder string) (err error) {
 }
 
 func pad8(n int) int { return (n + 7) &^ 7 }
+
+// cacheSum is the checksum of a vector cache's header, embedder name and
+// rowids.
+func cacheSum(header []byte, embedder string, rowids []byte) uint32 {
+	sum := crc32.Update(0, castagnoli, header)
+	sum = crc32.Update(sum, castagnoli, []byte(embedder))
+	return crc32.Update(sum, castagnoli, rowids)
+}
 
 // readVectorCache maps the cache and returns the vectors it holds, if it
 // reflects generation gen of embedder's vectors; errStaleCache otherwise.
@@ -104,15 +134,29 @@ func (s *Store) readVectorCache(gen int64, embedder string, dim int) (x *vectorI
 	}()
 	ne := binary.NativeEndian
 	if len(data) < cacheHeader || string(data[:8]) != cacheMagic || ne.Uint32(data[8:]) != cacheOrder ||
-		int(ne.Uint32(data[12:])) != dim || ne.Uint32(data[16:]) != segRows || int64(ne.Uint64(data[24:])) != gen {
+		int(ne.Uint32(data[12:])) != dim || int(ne.Uint32(data[16:])) != rowsPerSegment(dim) || int64(ne.Uint64(data[24:])) != gen {
 		return nil, nil, errStaleCache
 	}
+	// The cache claims to be current: from here on, a mismatch is damage.
+	rows := rowsPerSegment(dim)
 	nameLen := int(ne.Uint32(data[20:]))
 	slots, n := int(ne.Uint64(data[32:])), int(ne.Uint64(data[40:]))
+	last := int(ne.Uint32(data[48:]))
 	off := cacheHeader + pad8(nameLen)
-	nseg := (slots + segRows - 1) / segRows
-	if slots < 0 || n < 0 || n > slots || len(data) != off+8*slots+4*nseg*segRows*dim || string(data[cacheHeader:cacheHeader+nameLen]) != embedder {
-		return nil, nil, errStaleCache
+	nseg := (slots + rows - 1) / rows
+	if slots < 0 || n < 0 || n > slots || nameLen != len(embedder) || slots > (len(data)-off)/8 {
+		return nil, nil, errDamagedCache
+	}
+	if nseg > 0 && (last < slots-(nseg-1)*rows || last > rows) || nseg == 0 && last != 0 {
+		return nil, nil, errDamagedCache
+	}
+	size := off + 8*slots
+	if nseg > 0 {
+		size += 4 * ((nseg-1)*rows + last) * dim
+	}
+	if len(data) != size || string(data[cacheHeader:cacheHeader+nameLen]) != embedder ||
+		ne.Uint32(data[52:]) != cacheSum(data[:52], embedder, data[off:off+8*slots]) {
+		return nil, nil, errDamagedCache
 	}
 	x = newVectorIndex(dim)
 	x.gen.Store(gen)
@@ -131,11 +175,15 @@ func (s *Store) readVectorCache(gen int64, embedder string, dim int) (x *vectorI
 		}
 	}
 	if len(x.slots) != n {
-		return nil, nil, errStaleCache
+		return nil, nil, errDamagedCache
 	}
-	for range nseg {
-		x.segs = append(x.segs, unsafe.Slice((*float32)(unsafe.Pointer(&data[off])), segRows*dim))
-		off += 4 * segRows * dim
+	for s := range nseg {
+		c := rows
+		if s == nseg-1 {
+			c = last
+		}
+		x.segs = append(x.segs, unsafe.Slice((*float32)(unsafe.Pointer(&data[off])), c*dim))
+		off += 4 * c * dim
 	}
 	return x, unmap, nil
 }
@@ -168,5 +216,54 @@ func (s *Store) SaveVectorCache(ctx context.Context) error {
 		return fmt.Errorf("write vector cache: %w", err)
 	}
 	s.cachedGen = gen
+	return nil
+}
+
+// checkVectorCache compares the vector cache, if it claims to reflect the
+// database's vectors, with them: it returns how many vectors differ (or are
+// missing from one side), and whether the cache is damaged.
+func (s *Store) checkVectorCache(ctx context.Context, info EmbedderInfo) (differ int, damaged bool, err error) {
+	if _, err := os.Stat(filepath.Join(s.dir, cacheFile)); err != nil {
+		return 0, false, nil
+	}
+	db, err := s.loadVectors(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	if db.dim != info.Dim {
+		return 0, false, nil
+	}
+	cached, release, err := s.readVectorCache(db.gen.Load(), info.Name, info.Dim)
+	switch {
+	case errors.Is(err, errDamagedCache):
+		return 0, true, nil
+	case err != nil:
+		return 0, false, nil // stale or unreadable: not used
+	}
+	defer release()
+	a, b := make([]float32, db.dim), make([]float32, db.dim)
+	for r, slot := range cached.slots {
+		other, ok := db.slots[r]
+		if !ok || !slices.Equal(cached.vector(int(slot), a), db.vector(int(other), b)) {
+			differ++
+		}
+	}
+	for r := range db.slots {
+		if _, ok := cached.slots[r]; !ok {
+			differ++
+		}
+	}
+	return differ, false, nil
+}
+
+// deleteVectorCache removes the vector cache and forgets the vectors read
+// from it.
+func (s *Store) deleteVectorCache() error {
+	s.vmu.Lock()
+	defer s.vmu.Unlock()
+	s.vectors, s.cachedGen = nil, 0
+	if err := os.Remove(filepath.Join(s.dir, cacheFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
 	return nil
 }

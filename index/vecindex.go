@@ -12,8 +12,22 @@ import (
 	"github.com/cite-rag/cite/index/internal/topk"
 )
 
-// segRows is the number of vectors in one segment of the in-memory index.
-const segRows = 2048
+// segRows is the most vectors in one segment of the in-memory index, and
+// segBytes the most bytes: vectors of many dimensions get fewer per segment
+// (2,048 vectors of 1,048,576 dimensions would take 8 GiB at once).
+// firstRows is the capacity a new segment starts with: the last segment
+// grows, doubling, so an index of a few vectors holds a few vectors' worth.
+const (
+	segRows   = 2048
+	segBytes  = 16 << 20
+	firstRows = 16
+)
+
+// rowsPerSegment is the capacity of a full segment of vectors of dim
+// dimensions.
+func rowsPerSegment(dim int) int {
+	return max(1, min(segRows, segBytes/(4*max(dim, 1))))
+}
 
 // vectorRow is a chunk's vector under the chunk's rowid.
 type vectorRow struct {
@@ -23,8 +37,9 @@ type vectorRow struct {
 
 // vectorIndex holds an index's vectors in memory for exhaustive search.
 //
-// The vectors are stored column-major in segments of segRows slots: value j
-// of the vector in slot i lies at segs[i/segRows][j*segRows+i%segRows]. A
+// The vectors are stored column-major in segments of rows slots: value j
+// of the vector in slot i lies at segs[i/rows][j*c+i%rows], where c, the
+// segment's capacity, is rows but for the last segment, which grows. A
 // query then costs one pass over a contiguous column per non-zero query
 // value: the built-in hash embedder's queries have a few dozen non-zero
 // values among thousands, so a search reads a few percent of the vectors
@@ -36,6 +51,7 @@ type vectorIndex struct {
 
 	mu     sync.RWMutex
 	dim    int
+	rows   int             // slots of a full segment: rowsPerSegment(dim)
 	rowids []int64         // slot -> chunk rowid; 0 for a free slot
 	slots  map[int64]int32 // chunk rowid -> slot
 	free   []int32
@@ -44,7 +60,28 @@ type vectorIndex struct {
 }
 
 func newVectorIndex(dim int) *vectorIndex {
-	return &vectorIndex{dim: dim, slots: make(map[int64]int32)}
+	return &vectorIndex{dim: dim, rows: rowsPerSegment(dim), slots: make(map[int64]int32)}
+}
+
+// segment returns the segment of slot, made or grown to hold it, its
+// capacity and the slot's place in it.
+func (x *vectorIndex) segment(slot int) (seg []float32, capacity, i int) {
+	s, i := slot/x.rows, slot%x.rows
+	if s == len(x.segs) {
+		x.segs = append(x.segs, make([]float32, min(x.rows, firstRows)*x.dim))
+	}
+	seg = x.segs[s]
+	c := len(seg) / x.dim
+	if i >= c {
+		nc := min(x.rows, max(2*c, i+1))
+		grown := make([]float32, nc*x.dim)
+		for j := range x.dim {
+			copy(grown[j*nc:], seg[j*c:(j+1)*c])
+		}
+		seg, c = grown, nc
+		x.segs[s] = seg
+	}
+	return seg, c, i
 }
 
 // add stores v under rowid, replacing the vector it had. The caller holds
@@ -58,18 +95,26 @@ func (x *vectorIndex) add(rowid int64, v []float32) {
 		} else {
 			slot = int32(len(x.rowids))
 			x.rowids = append(x.rowids, 0)
-			if int(slot)/segRows >= len(x.segs) {
-				x.segs = append(x.segs, make([]float32, segRows*x.dim))
-			}
 		}
 		x.slots[rowid] = slot
 		x.rowids[slot] = rowid
 		x.n++
 	}
-	seg, i := x.segs[int(slot)/segRows], int(slot)%segRows
+	seg, c, i := x.segment(int(slot))
 	for j, f := range v {
-		seg[j*segRows+i] = f
+		seg[j*c+i] = f
 	}
+}
+
+// vector copies the vector in slot to dst (of x.dim values) and returns
+// it. The caller holds x.mu for reading.
+func (x *vectorIndex) vector(slot int, dst []float32) []float32 {
+	seg := x.segs[slot/x.rows]
+	c, i := len(seg)/x.dim, slot%x.rows
+	for j := range dst {
+		dst[j] = seg[j*c+i]
+	}
+	return dst
 }
 
 // remove drops the vector of rowid, if any. The caller holds x.mu for
@@ -81,9 +126,9 @@ func (x *vectorIndex) remove(rowid int64) {
 	}
 	delete(x.slots, rowid)
 	x.rowids[slot] = 0
-	seg, i := x.segs[int(slot)/segRows], int(slot)%segRows
+	seg, c, i := x.segment(int(slot))
 	for j := range x.dim {
-		seg[j*segRows+i] = 0
+		seg[j*c+i] = 0
 	}
 	x.free = append(x.free, slot)
 	x.n--
@@ -136,7 +181,7 @@ func (x *vectorIndex) search(ctx context.Context, q []float32, k int, allow bitm
 	for w := range workers {
 		tops[w] = topk.New(k, scored32First)
 		wg.Go(func() {
-			scores := make([]float32, segRows)
+			scores := make([]float32, x.rows)
 			top := tops[w]
 			floor := float32(math.Inf(-1)) // the worst score kept once full
 			for s := int(next.Add(1) - 1); s < nseg; s = int(next.Add(1) - 1) {
@@ -144,12 +189,14 @@ func (x *vectorIndex) search(ctx context.Context, q []float32, k int, allow bitm
 					return
 				}
 				seg := x.segs[s]
+				c := len(seg) / x.dim
+				scores := scores[:c]
 				clear(scores)
 				for _, t := range terms {
-					axpy(scores, t.w, seg[t.j*segRows:(t.j+1)*segRows])
+					axpy(scores, t.w, seg[t.j*c:(t.j+1)*c])
 				}
-				base := s * segRows
-				end := min(segRows, len(x.rowids)-base)
+				base := s * x.rows
+				end := min(c, len(x.rowids)-base)
 				for i, sc := range scores[:end] {
 					// Most scores lose to the worst kept: skip them
 					// before looking at their slot (Push settles ties).
@@ -277,14 +324,12 @@ func (s *Store) loadVectors(ctx context.Context) (*vectorIndex, error) {
 func (x *vectorIndex) appendBlock(rowids []int64, vs []float32) {
 	for len(rowids) > 0 {
 		first := len(x.rowids)
-		if first/segRows >= len(x.segs) {
-			x.segs = append(x.segs, make([]float32, segRows*x.dim))
-		}
 		// As many as fit in the current segment.
-		n := min(len(rowids), segRows-first%segRows)
-		seg, base := x.segs[first/segRows], first%segRows
+		n := min(len(rowids), x.rows-first%x.rows)
+		seg, c, base := x.segment(first + n - 1)
+		base -= n - 1
 		for j := range x.dim {
-			col := seg[j*segRows+base : j*segRows+base+n]
+			col := seg[j*c+base : j*c+base+n]
 			for i := range col {
 				col[i] = vs[i*x.dim+j]
 			}

@@ -440,7 +440,7 @@ run stops, cite index or cite check --repair finishes it.`, false)
 	}
 	emb, err := e.embedder(*spec)
 	if err != nil {
-		return f.usageError("%v", err)
+		return f.usageError("--embedder: %v", err)
 	}
 	unlock, err := lockIndex(ctx, e, f.index)
 	if err != nil {

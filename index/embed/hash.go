@@ -28,6 +28,11 @@ import (
 // 100,000 chunks; "hash:4096" is there for those who want it).
 const DefaultHashDim = 2048
 
+// MaxHashDim is the largest dimension of the hash embedder: a vector of
+// 65,536 dimensions takes 256 KB in the database for every chunk, and more
+// dimensions stop separating texts of a few hundred tokens.
+const MaxHashDim = 1 << 16
+
 // Defaults of the hash embedder's features, from the same measurements:
 // n-grams of 3 to 5 runes beat none by 0.02 Recall@5 and 0.02 MRR@10 at
 // every dimension; 3-4 and 3-6 and word shares of 0.3 to 0.7 land within
@@ -93,8 +98,8 @@ func NewHash(cfg HashConfig) (*Embedder, error) {
 		h.words = defaultWords
 	}
 	switch {
-	case h.dim < 8 || h.dim > 1<<20:
-		return nil, fmt.Errorf("hash embedder: dimension %d out of range [8, %d]", h.dim, 1<<20)
+	case h.dim < 8 || h.dim > MaxHashDim:
+		return nil, fmt.Errorf("hash embedder: dimension %d out of range [8, %d]", h.dim, MaxHashDim)
 	case h.maxN > 0 && (h.minN < 1 || h.minN > h.maxN || h.maxN > 16):
 		return nil, fmt.Errorf("hash embedder: n-gram lengths %d-%d: want 1 <= min <= max <= 16", h.minN, h.maxN)
 	case !(h.words > 0 && h.words <= 1):

@@ -82,7 +82,7 @@ func TestHashEmbedderSpecs(t *testing.T) {
 
 func TestNewEmbedderErrors(t *testing.T) {
 	for _, spec := range []string{
-		"", "bert", "hash:abc", "hash:0", "hash:-5", "hash:4", "hash:4096?ngrams=5-3",
+		"", "bert", "hash:abc", "hash:0", "hash:-5", "hash:4", "hash:131072", "hash:1048576", "hash:4096?ngrams=5-3",
 		"hash:4096?ngrams=x", "hash?words=0", "hash?words=1.5", "hash?color=red", "hash?ngrams=3-5&ngrams=3-4",
 		"ollama", "ollama:", "openai:", "openai:m?dimensions=-1", "ollama:m?foo=1", "hash:1024?%zz",
 	} {
