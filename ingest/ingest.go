@@ -95,16 +95,19 @@ type Event struct {
 
 // Stats are the totals of a run.
 type Stats struct {
-	Seen      int   `json:"seen"`
-	Added     int   `json:"added"`
-	Updated   int   `json:"updated"`
-	Unchanged int   `json:"unchanged"`
-	Skipped   int   `json:"skipped"`
-	Failed    int   `json:"failed"`
-	Pruned    int   `json:"pruned"`
-	Chunks    int   `json:"chunks"`  // chunks of added and updated documents
-	Tokens    int64 `json:"tokens"`  // tokens of added and updated documents
-	Vectors   int   `json:"vectors"` // chunks embedded
+	Seen      int `json:"seen"`
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Unchanged int `json:"unchanged"`
+	Skipped   int `json:"skipped"`
+	Failed    int `json:"failed"`
+	// Interrupted counts the files under way when the run was cancelled:
+	// not failed, and not reported as events; the next run does them.
+	Interrupted int   `json:"interrupted"`
+	Pruned      int   `json:"pruned"`
+	Chunks      int   `json:"chunks"`  // chunks of added and updated documents
+	Tokens      int64 `json:"tokens"`  // tokens of added and updated documents
+	Vectors     int   `json:"vectors"` // chunks embedded
 	// MissingVectors counts chunks left without a vector because embedding
 	// failed.
 	MissingVectors int           `json:"missing_vectors"`
@@ -271,6 +274,11 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 				var pe *PathError
 				if errors.As(err, &pe) {
 					pe.Path = ix.storedPath(pe.Path)
+					// A path that is gone, given to --prune, is what
+					// pruning is for when documents lie under it.
+					if ix.opts.Prune && errors.Is(err, fs.ErrNotExist) && ix.knownUnder(pe.Path, existing) {
+						continue
+					}
 				}
 				walkErrs = append(walkErrs, err)
 				if ctx.Err() != nil {
@@ -312,6 +320,12 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	// the batch is full or no finished file is waiting.
 	var batch []*job
 	finish := func(j *job) {
+		if j.out == Failed && ctx.Err() != nil {
+			// Cancelled under way (reading, embedding, writing): not a
+			// broken file.
+			stats.Interrupted++
+			return
+		}
 		stats.Seen++
 		switch j.out {
 		case Added:
@@ -661,6 +675,17 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.D
 		stats.Pruned++
 		emit(Event{Outcome: Pruned, Path: d.Path})
 	}
+}
+
+// knownUnder reports whether a document of existing lies at or under the
+// stored path p.
+func (ix *Indexer) knownUnder(p string, existing []index.Document) bool {
+	for _, d := range existing {
+		if d.Path == p || strings.HasPrefix(d.Path, strings.TrimSuffix(p, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // covers reports whether stored path p lies under one of the walked names.

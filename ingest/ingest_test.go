@@ -398,3 +398,72 @@ func TestContextCancel(t *testing.T) {
 	}
 	checkIndex(t, st)
 }
+
+// TestPruneGonePath: --prune of a folder or file that is gone prunes its
+// documents and is no failure; a gone path under which nothing was indexed
+// still is (a typo).
+func TestPruneGonePath(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		paths   []string
+		pruned  int
+		wantErr bool
+	}{
+		{"folder", []string{"b"}, 2, false},
+		{"file", []string{"a/one.md"}, 1, false},
+		{"folder and file", []string{"b", "a/one.md"}, 3, false},
+		{"never indexed", []string{"c"}, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newStore(t)
+			fsys := fstest.MapFS{"a/one.md": file("# One"), "a/keep.md": file("# Keep"), "b/two.md": file("# Two"), "b/sub/three.md": file("# Three")}
+			if _, _, err := run(t, st, fsys, Options{}, "a", "b"); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{"a/one.md", "b/two.md", "b/sub/three.md", "b/sub", "b"} {
+				delete(fsys, p)
+			}
+			s, events, err := run(t, st, fsys, Options{Prune: true}, tc.paths...)
+			if (err != nil) != tc.wantErr || s.Pruned != tc.pruned || s.Failed != 0 {
+				t.Fatalf("prune %v: %+v, %v; want %d pruned, error %v", tc.paths, s, err, tc.pruned, tc.wantErr)
+			}
+			for p, e := range events {
+				if e.Outcome == Failed {
+					t.Errorf("%s failed: %v", p, e.Err)
+				}
+			}
+		})
+	}
+}
+
+// TestIndexCancelled: files under way when the run is cancelled are counted
+// as interrupted, not failed, and not reported as events.
+func TestIndexCancelled(t *testing.T) {
+	st := newStore(t)
+	fsys := fstest.MapFS{}
+	for i := range 300 {
+		fsys[fmt.Sprintf("d/%03d.md", i)] = file(fmt.Sprintf("# Doc %d\n\nSome text about bees and hives, number %d.\n", i, i))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var failed []string
+	ix, err := New(ctx, st, Options{FS: fsys, Workers: 4, OnEvent: func(e Event) {
+		if e.Outcome == Failed {
+			failed = append(failed, fmt.Sprintf("%s: %v", e.Path, e.Err))
+		}
+		cancel()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ix.Index(ctx, "d")
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if len(failed) > 0 || s.Failed != 0 {
+		t.Errorf("%d failed: %v", s.Failed, failed)
+	}
+	if s.Interrupted == 0 || s.Seen+s.Interrupted > 300 {
+		t.Errorf("stats %+v: want some interrupted", s)
+	}
+}

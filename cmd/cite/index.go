@@ -142,6 +142,9 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 		if *prune {
 			fmt.Fprintf(e.stdout, ", %d pruned", stats.Pruned)
 		}
+		if ctx.Err() != nil {
+			fmt.Fprintf(e.stdout, ", interrupted (%d under way)", stats.Interrupted)
+		}
 		fmt.Fprintf(e.stdout, "\n%d chunks, %s tokens, %d vectors (%s) written", stats.Chunks, humanCount(stats.Tokens), stats.Vectors, emb.Name())
 		if stats.MissingVectors > 0 {
 			fmt.Fprintf(e.stdout, ", %d chunks without vectors", stats.MissingVectors)
@@ -149,8 +152,8 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 		fmt.Fprintf(e.stdout, "; %s read in %s (%.1f MB/s) -> %s (source %q)\n",
 			ingest.FormatSize(stats.Bytes), stats.Elapsed.Round(time.Millisecond), stats.MBPerSecond(), f.index, *source)
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("interrupted: %d files under way and those not reached are left for the next cite index: %w", stats.Interrupted, err)
 	}
 	var errs []error
 	if failed > 0 {

@@ -59,6 +59,9 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the command ran, but something failed
 	exitUsage   = 2 // bad command line
+	// exitInterrupted is the status of a command stopped by SIGINT or
+	// SIGTERM, as shells report a process killed by SIGINT (128 + 2).
+	exitInterrupted = 130
 )
 
 // errUsage marks command-line mistakes; the message has been printed.
@@ -120,6 +123,13 @@ func run(ctx context.Context, args []string, e *env) int {
 			return exitOK
 		case errors.Is(err, errUsage):
 			return exitUsage
+		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			if strings.HasPrefix(err.Error(), "interrupted") {
+				fmt.Fprintf(e.stderr, "cite %s: %v\n", name, err)
+			} else {
+				fmt.Fprintf(e.stderr, "cite %s: interrupted\n", name)
+			}
+			return exitInterrupted
 		}
 		fmt.Fprintf(e.stderr, "cite %s: %v\n", name, err)
 		return exitFailure
