@@ -43,10 +43,19 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	if err != nil {
 		return f.usageError("--max-size: %v", err)
 	}
-	if *overlap == 0 {
-		*overlap = -1 // chunk.Options: -1 means none, 0 the default
+	// chunk.Options reads 0 as the default and a negative overlap as none:
+	// on the command line the flags mean what they say.
+	if *size < chunk.MinSize {
+		return f.usageError("--chunk-size %d: want at least %d tokens", *size, chunk.MinSize)
 	}
-	sp, err := chunk.New(chunk.Options{Size: *size, Overlap: *overlap})
+	if *overlap < 0 || *overlap >= *size {
+		return f.usageError("--chunk-overlap %d: want 0 (none) up to --chunk-size - 1 (%d)", *overlap, *size-1)
+	}
+	chunkOverlap := *overlap
+	if chunkOverlap == 0 {
+		chunkOverlap = -1 // chunk.Options: -1 means none, 0 the default
+	}
+	sp, err := chunk.New(chunk.Options{Size: *size, Overlap: chunkOverlap})
 	if err != nil {
 		return f.usageError("%v", err)
 	}
@@ -65,6 +74,9 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 
 	emb, err := indexEmbedder(ctx, e, st, *embedder)
 	if err != nil {
+		if *embedder != "" {
+			return f.usageError("--embedder: %v", err)
+		}
 		return err
 	}
 	out := newProgress(e.stderr, *quiet || f.json)

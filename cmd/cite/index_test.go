@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -137,4 +138,65 @@ func TestIndexConcurrentRuns(t *testing.T) {
 		t.Fatalf("two runs did not share the work:\n%s\n%s", outs[0], outs[1])
 	}
 	t.Logf("second run waited visibly: %v", waited)
+}
+
+// TestIndexFlagErrors: chunk flags out of range are usage errors naming the
+// flag, not quietly read as a default.
+func TestIndexFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--chunk-size", "0"}, "--chunk-size 0"},
+		{[]string{"--chunk-size", "-5"}, "--chunk-size -5"},
+		{[]string{"--chunk-size", "8"}, "--chunk-size 8"},
+		{[]string{"--chunk-overlap", "-1"}, "--chunk-overlap -1"},
+		{[]string{"--chunk-size", "100", "--chunk-overlap", "100"}, "--chunk-overlap 100"},
+		{[]string{"--embedder", "hash:1048576"}, "--embedder: hash embedder: dimension 1048576 out of range"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			idx := filepath.Join(t.TempDir(), "idx")
+			code, _, errOut := cite(t, append(append([]string{"index", "--index", idx}, tc.args...), corpus)...)
+			if code != exitUsage || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, want %d and %q:\n%s", code, exitUsage, tc.want, errOut)
+			}
+		})
+	}
+	// Overlap 0 is none, and is stored as such.
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", "--chunk-size", "100", "--chunk-overlap", "0", corpus); code != 0 {
+		t.Fatalf("overlap 0: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestIndexPruneGoneFolder: cite index --prune on a folder that was deleted
+// prunes its documents and succeeds.
+func TestIndexPruneGoneFolder(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"a/one.md", "b/two.md", "b/three.md"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte("# Bees\n\nText about bees.\n"), 0o644)
+	}
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", dir); code != 0 {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	os.RemoveAll(filepath.Join(dir, "b"))
+	code, out, errOut := cite(t, "index", "--index", idx, "--prune", filepath.Join(dir, "b"))
+	if code != 0 || !strings.Contains(out, "0 failed, 2 pruned") || strings.Contains(errOut, "failed") {
+		t.Errorf("prune: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestInterruptedExit: a command whose context is cancelled (Ctrl-C) says
+// it was interrupted and exits 130.
+func TestInterruptedExit(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var stdout, stderr strings.Builder
+	idx := filepath.Join(t.TempDir(), "idx")
+	code := run(ctx, []string{"index", "--index", idx, corpus}, &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+	if code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") || strings.Contains(stdout.String()+stderr.String(), "failed ") {
+		t.Errorf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
 }
