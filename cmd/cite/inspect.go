@@ -168,15 +168,19 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	if f.json {
 		v := map[string]any{"document": d}
 		if *showChunks {
-			if chunks == nil {
-				chunks = []index.Chunk{}
-			}
-			for i := range chunks {
-				if chunks[i].Headings == nil {
-					chunks[i].Headings = []string{} // an array, as in every --json output
+			out := make([]chunkJSON, len(chunks))
+			for i, c := range chunks {
+				out[i] = chunkJSON{
+					ID: c.ID, DocumentID: c.DocumentID, Ordinal: c.Ordinal, Text: c.Text, Tokens: c.Tokens,
+					Span:       byteRange{c.Start, c.End},
+					SourceSpan: byteRange{c.SourceStart, c.SourceEnd},
+					Headings:   c.Headings,
+				}
+				if c.Headings == nil {
+					out[i].Headings = []string{} // an array, as in every --json output
 				}
 			}
-			v["chunks"] = chunks
+			v["chunks"] = out
 		} else {
 			v["text"] = index.Text(chunks)
 		}
@@ -232,4 +236,24 @@ func runRm(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "removed %s (%s, %d chunks)\n", displayPath(d.Path), d.Source, len(removed))
 	}
 	return errors.Join(errs...)
+}
+
+// chunkJSON is a chunk as cite show --chunks --json prints it: byte ranges
+// as {"start","end"} objects, as everywhere in cite's JSON (a search hit's
+// source_span).
+type chunkJSON struct {
+	ID         string    `json:"id"`
+	DocumentID string    `json:"document_id"`
+	Ordinal    int       `json:"ordinal"`
+	Text       string    `json:"text"`
+	Tokens     int       `json:"tokens"`
+	Span       byteRange `json:"span"`        // in the document's normalized text
+	SourceSpan byteRange `json:"source_span"` // in the document's file
+	Headings   []string  `json:"headings"`
+}
+
+// byteRange is a range of bytes, End exclusive.
+type byteRange struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
 }

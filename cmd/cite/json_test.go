@@ -156,3 +156,36 @@ func TestSearchMissingVectors(t *testing.T) {
 		t.Errorf("after repair: %s", stderr)
 	}
 }
+
+// TestShowChunksJSON: cite show --chunks --json gives each chunk's byte
+// ranges as {"start","end"} objects, span (normalized text) and
+// source_span (file), like a search hit's source_span.
+func TestShowChunksJSON(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, stderr := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+		t.Fatalf("index: %s", stderr)
+	}
+	code, stdout, stderr := cite(t, "show", "--index", idx, "--chunks", "--json", corpus+"/honeybees.md")
+	if code != 0 {
+		t.Fatalf("show: exit %d: %s", code, stderr)
+	}
+	var v struct {
+		Chunks []map[string]json.RawMessage `json:"chunks"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil || len(v.Chunks) == 0 {
+		t.Fatalf("show: %v\n%s", err, stdout)
+	}
+	for i, c := range v.Chunks {
+		for _, flat := range []string{"start", "end", "source_start", "source_end"} {
+			if _, ok := c[flat]; ok {
+				t.Errorf("chunk %d has a flat %q", i, flat)
+			}
+		}
+		for _, k := range []string{"span", "source_span"} {
+			var r struct{ Start, End *int }
+			if err := json.Unmarshal(c[k], &r); err != nil || r.Start == nil || r.End == nil || *r.End <= *r.Start {
+				t.Errorf("chunk %d %s = %s, want {\"start\",\"end\"}", i, k, c[k])
+			}
+		}
+	}
+}
