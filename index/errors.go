@@ -12,6 +12,10 @@ import (
 	"github.com/mattn/go-sqlite3"
 )
 
+// errEmptyFile is checkFile finding an empty database file where it wants a
+// database: damaged, unless a writer is creating it.
+var errEmptyFile = errors.New("empty database file")
+
 // repairHint names the way out of a damaged index.
 const repairHint = "cite check --repair rebuilds it, keeping the damaged file aside"
 
@@ -70,7 +74,7 @@ func readOnlyError(err error) error {
 // starts with SQLite's header and is as long as the header says, unless a
 // write-ahead log holds the rest. An empty file is a new database when
 // create is set, or when a write-ahead log holds its first pages; otherwise
-// it is damaged (an index never written, or emptied). It reads 100 bytes;
+// checkFile returns errEmptyFile. It reads 100 bytes;
 // [Store.Check] reads every page.
 func checkFile(file string, create bool) error {
 	f, err := os.Open(file)
@@ -93,7 +97,7 @@ func checkFile(file string, create bool) error {
 		if wal, err := os.Stat(file + "-wal"); create || err == nil && wal.Size() > 32 {
 			return nil
 		}
-		return corrupt("is empty (0 bytes): no index was ever written to it, or it was emptied")
+		return errEmptyFile
 	}
 	var h [100]byte
 	if _, err := io.ReadFull(f, h[:]); err != nil {

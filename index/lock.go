@@ -65,3 +65,22 @@ func LockWriter(ctx context.Context, dir string, waiting func()) (unlock func() 
 		}
 	}
 }
+
+// writerActive reports whether a process holds the writer lock of the index
+// in dir ([LockWriter]). It takes a shared lock for an instant, so a writer
+// starting at that instant waits one poll.
+func writerActive(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, lockFile))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	ok, err := tryLockShared(f)
+	if err != nil {
+		return false
+	}
+	if ok {
+		unlockFile(f)
+	}
+	return !ok
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -62,4 +63,31 @@ func TestLockWriterCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
+}
+
+// TestOpenEmptyFile: an empty index.db is damaged for every open but a
+// creating one, unless a writer holds the lock: then it is an index being
+// created, not there yet.
+func TestOpenEmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, dbFile), nil, 0o644)
+	for _, opts := range []Options{{ReadOnly: true}, {}} {
+		_, err := Open(t.Context(), dir, opts)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "empty (0 bytes)") || !strings.Contains(err.Error(), "cite check --repair") {
+			t.Errorf("open %+v: %v, want ErrCorrupt naming the repair", opts, err)
+		}
+	}
+	unlock, err := LockWriter(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(t.Context(), dir, Options{ReadOnly: true}); !errors.Is(err, ErrNoIndex) {
+		t.Errorf("open read-only while a writer holds the lock: %v, want ErrNoIndex", err)
+	}
+	unlock()
+	st, err := Open(t.Context(), dir, Options{Create: true})
+	if err != nil {
+		t.Fatalf("open to create: %v", err)
+	}
+	st.Close()
 }

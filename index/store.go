@@ -117,6 +117,13 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		}
 	}
 	if err := checkFile(file, opts.Create); err != nil {
+		if errors.Is(err, errEmptyFile) {
+			if opts.ReadOnly && writerActive(dir) {
+				// SQLite has made the file and not yet written to it.
+				return nil, fmt.Errorf("open index %s: %w (a cite index is creating it: try again when it is done)", dir, ErrNoIndex)
+			}
+			err = fmt.Errorf("%w (%s): %s is empty (0 bytes): no index was ever written to it, or it was emptied", ErrCorrupt, repairHint, file)
+		}
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
 	}
 	s, err := openFile(ctx, dir, file, opts)
