@@ -165,9 +165,9 @@ func testCommands(t *testing.T, vars map[string]string) {
 		{"show json", []string{"show", "--index", idx, "--json", "--chunks", corpus + "/tokenizers.txt"}, 0, nil, nil, func(t *testing.T, out []byte) {
 			var v struct {
 				Document index.Document
-				Chunks   []index.Chunk
+				Chunks   []chunkJSON
 			}
-			if err := json.Unmarshal(out, &v); err != nil || len(v.Chunks) == 0 || v.Chunks[0].SourceEnd == 0 {
+			if err := json.Unmarshal(out, &v); err != nil || len(v.Chunks) == 0 || v.Chunks[0].SourceSpan.End == 0 {
 				t.Fatalf("show --json: %v, %+v", err, v)
 			}
 		}},
