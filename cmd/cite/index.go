@@ -46,7 +46,7 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	// chunk.Options reads 0 as the default and a negative overlap as none:
 	// on the command line the flags mean what they say.
 	if *size < chunk.MinSize {
-		return f.usageError("--chunk-size %d: want at least %d tokens", *size, chunk.MinSize)
+		return f.usageError("--chunk-size %d is below the minimum of %d tokens", *size, chunk.MinSize)
 	}
 	if *overlap < 0 || *overlap >= *size {
 		return f.usageError("--chunk-overlap %d: want 0 (none) up to --chunk-size - 1 (%d)", *overlap, *size-1)
