@@ -410,8 +410,15 @@ func markdownCostly(md []byte) bool {
 		// end of the line.
 		runStart, opens := 0, 0
 		nodes += 2 // a line of text
+		escaped := false
 		for i, c := range line {
-			nodes += int(nodeWeight[c])
+			if escaped {
+				// "\*" is text, merged with the text around it.
+				escaped = false
+			} else {
+				nodes += int(nodeWeight[c])
+				escaped = c == '\\'
+			}
 			switch {
 			case c == ' ' || c == '\t' || c == '\n':
 				cost += opens * (i - runStart)
@@ -432,16 +439,18 @@ func markdownCostly(md []byte) bool {
 }
 
 // nodeWeight estimates, in halves, the nodes of goldmark's syntax tree a
-// byte can start: a table cell and its text at each "|", an emphasis or
-// code span delimiter and the text after it, a link, an inline tag or
-// autolink, an escape or an entity.
+// byte can start (measured on runs of each construct): a table cell and
+// its text at each "|"; an emphasis or code span delimiter and the text
+// after it; a link, its text and the text after it at "["; an inline tag or
+// autolink and the text around it at "<". Escapes and entities add none:
+// goldmark merges them with the text around them.
 var nodeWeight = func() (w [256]uint8) {
-	for _, c := range []byte("*_~`[<") {
+	for _, c := range []byte("*_~`") {
 		w[c] = 3
 	}
 	w['|'] = 4
-	for _, c := range []byte("\\&!") {
-		w[c] = 2
-	}
+	w['['] = 6
+	w['!'] = 4
+	w['<'] = 8
 	return w
 }()

@@ -402,6 +402,10 @@ func TestMarkdownCostly(t *testing.T) {
 		{"table", []byte("| name | kind | value |\n| --- | --- | --- |\n" + strings.Repeat("| `alpha` | *string* | the first value of three |\n", 2000)), false},
 		{"wide-table", []byte("|" + strings.Repeat("a|", 4000) + "\n|" + strings.Repeat("-|", 4000) + "\n" + strings.Repeat("|"+strings.Repeat("x|", 4000)+"\n", 100)), true},
 		{"emphasis", []byte(strings.Repeat("*a **b ", 200_000)), true},
+		// Escapes and entities are text goldmark merges: no nodes.
+		{"escapes", []byte(strings.Repeat(`\*`, 1<<20)), false},
+		{"entities", []byte(strings.Repeat("&amp;", 1<<19)), false},
+		{"inline-html", []byte(strings.Repeat("<b>a</b> ", 1<<17)), true},
 	} {
 		if got := markdownCostly(tc.md); got != tc.want {
 			t.Errorf("%s: markdownCostly = %v, want %v", tc.name, got, tc.want)
