@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -438,6 +439,23 @@ func TestPruneGonePath(t *testing.T) {
 
 // TestIndexCancelled: files under way when the run is cancelled are counted
 // as interrupted, not failed, and not reported as events.
+// heldFS lets the first file it opens be read and holds every later open
+// until ctx ends, which then fails as the read of a cancelled run does: the
+// files under way when the run is interrupted.
+type heldFS struct {
+	fstest.MapFS
+	ctx   context.Context
+	opens atomic.Int64
+}
+
+func (h *heldFS) Open(name string) (fs.File, error) {
+	if strings.HasSuffix(name, ".md") && h.opens.Add(1) > 1 {
+		<-h.ctx.Done()
+		return nil, h.ctx.Err()
+	}
+	return h.MapFS.Open(name)
+}
+
 func TestIndexCancelled(t *testing.T) {
 	st := newStore(t)
 	fsys := fstest.MapFS{}
@@ -447,7 +465,7 @@ func TestIndexCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var failed []string
-	ix, err := New(ctx, st, Options{FS: fsys, Workers: 4, OnEvent: func(e Event) {
+	ix, err := New(ctx, st, Options{FS: &heldFS{MapFS: fsys, ctx: ctx}, Workers: 4, OnEvent: func(e Event) {
 		if e.Outcome == Failed {
 			failed = append(failed, fmt.Sprintf("%s: %v", e.Path, e.Err))
 		}
