@@ -1774,9 +1774,6 @@ func fencedAfter(raw []byte, from int) (lines []string, end int, ok bool) {
 		ends = append(ends, i+len(l))
 		i = next
 	}
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-		lines = lines[:len(lines)-1]
-	}
 	k, more := clip(lines)
 	if k == 0 {
 		return nil, 0, false
@@ -2054,9 +2051,6 @@ func fencedBefore(raw []byte, at int, text string) (lines []string, start int, o
 		return nil, 0, false
 	}
 	lines = b.lines
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-		lines = lines[:len(lines)-1]
-	}
 	k, more := clip(lines)
 	if k == 0 {
 		return nil, 0, false
@@ -2182,9 +2176,6 @@ func fencedInSection(raw []byte, at, from int) (lines []string, end int, ok bool
 			continue
 		}
 		lines = b.lines
-		for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-			lines = lines[:len(lines)-1]
-		}
 		k, more := clip(lines)
 		if k == 0 {
 			return nil, 0, false
@@ -2310,6 +2301,9 @@ func isList(blk string) bool {
 // fit in maxBlockLines-1 lines and maxBlockBytes, followed by a line "…"
 // (clipped is true); none when not even the first fits.
 func clip(lines []string) (n int, clipped bool) {
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1] // trailing blank lines show nothing
+	}
 	size := 0
 	for _, l := range lines {
 		size += len(l) + 1
