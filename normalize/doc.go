@@ -133,6 +133,14 @@
 //     whose first line is not a mapping key is Markdown, not front matter.
 //     TOML front matter ("+++") is not recognized.
 //
+// # Extracted formats
+//
+// Readers of binary formats (PDF, Word, OpenDocument, EPUB, PowerPoint) live
+// in sub-packages and build their [Document] through [Extracted], block by
+// block in reading order, under the same whitespace rules. Their source is
+// the extracted text itself: [Document.SourceSpan] is the identity, and
+// [Document.Pages] says where each page or slide starts.
+//
 // # The offset map
 //
 // [Document.SourceSpan] maps a byte range of Text to the byte range of the

@@ -47,6 +47,9 @@ type Document struct {
 	Text string
 	// Headings are the section headings in document order, offsets ascending.
 	Headings []Heading
+	// Pages says where each page (or slide) starts, for formats that have
+	// them (see [Extracted]); nil for Markdown, HTML and text.
+	Pages []Page
 
 	m      offsetMap // see SourceSpan
 	srcLen int

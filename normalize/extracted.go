@@ -1,0 +1,228 @@
+package normalize
+
+// Page marks where a page (or a slide) of an extracted document starts.
+type Page struct {
+	Number int // 1-based, as the document numbers its pages
+	Offset int // byte offset in Document.Text where the page's text starts
+}
+
+// Extracted builds the [Document] of a format whose text a reader took out
+// of a binary file (PDF, Word, OpenDocument, EPUB, PowerPoint). Readers in
+// sub-packages (normalize/pdf, normalize/office) call its methods in reading
+// order; the text follows the same whitespace rules as every other format
+// (see the package documentation), with blocks separated as Markdown's are:
+// paragraphs, headings and tables by a blank line, list items and table
+// rows by a line break.
+//
+// An extracted document has no source bytes of its own to point into: its
+// source is its text, so [Document.SourceSpan] is the identity and a
+// citation's byte range is a range of the extracted text (which `cite show`
+// prints). Where the format has pages or slides, [Document.Pages] says where
+// each starts.
+//
+// The zero value is ready to use. An Extracted is not safe for concurrent use.
+type Extracted struct {
+	b     *builder
+	src   []byte
+	lists []listLevel
+	pages []Page
+	// pendingPage is a page started with no content yet: it begins at the
+	// next content written.
+	pendingPage int
+}
+
+func (x *Extracted) init() {
+	if x.b == nil {
+		x.b = newBuilder(nil, 0, 4096)
+	}
+}
+
+// write appends p to the source and writes it as content.
+func (x *Extracted) write(p string) {
+	x.init()
+	if len(x.src)+len(p) > maxSource {
+		return
+	}
+	s := len(x.src)
+	x.src = append(x.src, p...)
+	x.b.src = x.src
+	before := x.b.sb.Len()
+	if x.pendingPage > 0 {
+		x.b.mark = true
+	}
+	x.b.text(s, len(x.src))
+	if x.pendingPage > 0 && x.b.sb.Len() > before {
+		x.pages = append(x.pages, Page{Number: x.pendingPage, Offset: x.b.markPos})
+		x.pendingPage = 0
+	}
+}
+
+// Page starts page (or slide) n: the text written next is on it. A page
+// without text is not recorded; page numbers must not decrease.
+func (x *Extracted) Page(n int) {
+	x.init()
+	x.endList()
+	x.b.brk(2)
+	if x.pendingPage > 0 || n <= 0 {
+		// The previous page had no text; this one replaces it.
+		x.pendingPage = 0
+	}
+	if len(x.pages) > 0 && n <= x.pages[len(x.pages)-1].Number {
+		return
+	}
+	x.pendingPage = n
+}
+
+// Heading writes a heading of the given level (1..6; others are clamped).
+func (x *Extracted) Heading(level int, text string) {
+	x.init()
+	x.endList()
+	level = min(max(level, 1), 6)
+	x.b.brk(2)
+	x.b.beginHeading(level)
+	x.write(text)
+	x.b.endHeading()
+	x.b.brk(2)
+}
+
+// Paragraph writes a paragraph: its line breaks are spaces (it reflows).
+func (x *Extracted) Paragraph(text string) {
+	x.init()
+	x.endList()
+	x.b.brk(2)
+	x.b.pre = false
+	x.write(text)
+	x.b.brk(2)
+}
+
+// Lines writes a block whose line breaks are kept (code, verse, an address),
+// without its indentation.
+func (x *Extracted) Lines(text string) {
+	x.init()
+	x.endList()
+	x.b.brk(2)
+	x.b.pre = true
+	x.write(text)
+	x.b.pre = false
+	x.b.brk(2)
+}
+
+// ListItem writes an item of a list nested depth levels deep (1 for a list
+// that is not nested), with the markers HTML and Markdown lists get: "• ",
+// "◦ ", "▪ " for bullet lists by depth, "N. " for ordered lists, numbered
+// from 1 at each depth and prefixed by the numbers of enclosing ordered
+// items ("2.1. ").
+func (x *Extracted) ListItem(depth int, ordered bool, text string) {
+	x.init()
+	depth = min(max(depth, 1), 16)
+	for len(x.lists) > depth {
+		x.lists = x.lists[:len(x.lists)-1]
+	}
+	if len(x.lists) == depth && x.lists[depth-1].ordered != ordered {
+		x.lists = x.lists[:depth-1]
+	}
+	if len(x.lists) == 0 {
+		x.b.brk(2)
+	}
+	for len(x.lists) < depth {
+		x.lists = pushList(x.lists, listLevel{ordered: ordered})
+	}
+	x.lists[depth-1].num++
+	x.b.brk(1)
+	x.b.setMarker(x.lists)
+	x.b.pre = false
+	x.write(text)
+	x.b.clearPrefix()
+}
+
+// Row writes a table row: one line, cells separated by " | " (an empty cell
+// by an empty column), as HTML and Markdown tables are. Consecutive rows
+// form one table; a blank line separates it from other blocks.
+func (x *Extracted) Row(cells ...string) {
+	x.init()
+	x.endList()
+	x.b.brk(1)
+	x.b.pre = false
+	for i, c := range cells {
+		if i > 0 {
+			x.b.cellSep()
+		}
+		x.write(oneLine(c))
+	}
+	x.b.clearPrefix()
+}
+
+// EndTable ends a table started by [Extracted.Row]: the next block starts
+// after a blank line.
+func (x *Extracted) EndTable() {
+	x.init()
+	x.b.brk(2)
+}
+
+func (x *Extracted) endList() {
+	if len(x.lists) > 0 {
+		x.lists = x.lists[:0]
+		x.b.brk(2)
+	}
+}
+
+// Len returns the length of the text written so far.
+func (x *Extracted) Len() int {
+	if x.b == nil {
+		return 0
+	}
+	return x.b.sb.Len()
+}
+
+// Document returns the document built. title is normalized to one line; when
+// it is empty the first level-1 heading is the title. The Extracted must not
+// be used afterwards.
+func (x *Extracted) Document(title string) *Document {
+	x.init()
+	d := x.b.document(normalizeTitle([]byte(title), false))
+	// The source is the text itself.
+	d.m = offsetMap{}
+	if n := len(d.Text); n > 0 {
+		d.m.add(0, 0, n, false)
+		d.m.textLen = n
+		d.m.end = n
+	}
+	d.srcLen = len(d.Text)
+	d.Pages = x.pages
+	return d
+}
+
+// PageAt returns the page (or slide) holding byte offset off of d.Text, and
+// 0 when the document has no pages or off comes before the first.
+func (d *Document) PageAt(off int) int {
+	lo, hi := 0, len(d.Pages)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if d.Pages[m].Offset <= off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return 0
+	}
+	return d.Pages[lo-1].Number
+}
+
+// PageRange returns the first and last pages of the text in [start, end):
+// first == last when it lies on one page, both 0 when d has no pages.
+func (d *Document) PageRange(start, end int) (first, last int) {
+	if len(d.Pages) == 0 {
+		return 0, 0
+	}
+	first = d.PageAt(start)
+	if first == 0 {
+		first = d.Pages[0].Number
+	}
+	last = first
+	if end > start {
+		last = max(d.PageAt(end-1), first)
+	}
+	return first, last
+}
