@@ -20,8 +20,28 @@ const (
 	MinSize = 16
 )
 
+// Bounds of a chunk's heading path. A heading is text of the document, and
+// its whole text is stored once, in the chunks that hold it; the path that
+// every chunk under it carries is a label and costs a bounded size, however
+// long the heading (a heading of a megabyte would otherwise be copied into
+// every chunk of its section). A heading longer than MaxHeadingBytes is
+// clipped, after a word where one ends near the bound, and ends in "…"
+// ([Clip]); a path whose clipped headings add up to more than MaxPathBytes
+// (only paths deeper than the six levels of Markdown and HTML can) keeps
+// its outermost heading and as many of its innermost as fit, with one "…"
+// for those left out between.
+const (
+	MaxHeadingBytes = 200
+	MaxPathBytes    = 600
+)
+
+// Ellipsis ends a clipped heading and stands for the headings a bounded
+// path leaves out.
+const Ellipsis = "…"
+
 // Heading is a section heading of the text being split: the chunker gives
-// every chunk the path of headings it sits under.
+// every chunk the path of headings it sits under, bounded (see
+// [MaxHeadingBytes]).
 type Heading struct {
 	Offset int    // byte offset in the text where the heading starts
 	Level  int    // 1 for the outermost level
@@ -35,7 +55,7 @@ type Chunk struct {
 	Tokens   int      `json:"tokens"`   // o200k_base tokens in Text, encoded on its own
 	Start    int      `json:"start"`    // byte offset of the chunk in the text
 	End      int      `json:"end"`      // byte offset just past the chunk
-	Headings []string `json:"headings"` // heading path, outermost first; nil when none
+	Headings []string `json:"headings"` // heading path, outermost first, bounded; nil when none
 }
 
 // Options configure a [Splitter]. The zero value means the defaults.
@@ -537,7 +557,8 @@ func (sp *splitter) longPieceEndsAt(p int) bool {
 // headingPath tracks the headings in effect as Split moves forward.
 type headingPath struct {
 	next  int       // index of the next heading not yet applied
-	stack []Heading // open headings, outermost first
+	stack []Heading // open headings, outermost first, their text clipped
+	path  []string  // the bounded path of stack, shared by the chunks under it
 }
 
 // at returns the heading path at byte offset pos; pos never decreases
@@ -548,17 +569,60 @@ func (h *headingPath) at(headings []Heading, pos int) []string {
 		for len(h.stack) > 0 && h.stack[len(h.stack)-1].Level >= hd.Level {
 			h.stack = h.stack[:len(h.stack)-1]
 		}
+		hd.Text = Clip(hd.Text, MaxHeadingBytes)
 		h.stack = append(h.stack, hd)
+		h.path = nil
 		h.next++
 	}
 	if len(h.stack) == 0 {
 		return nil
 	}
-	path := make([]string, len(h.stack))
-	for i, hd := range h.stack {
-		path[i] = hd.Text
+	if h.path == nil {
+		path := make([]string, len(h.stack))
+		for i, hd := range h.stack {
+			path[i] = hd.Text
+		}
+		h.path = BoundPath(path)
 	}
-	return path
+	return h.path
+}
+
+// Clip returns s if it has at most n bytes, else its longest prefix that
+// ends at a character boundary and leaves room for [Ellipsis], backed off
+// to the end of a word when one ends in the last quarter of it, followed by
+// Ellipsis: at most n bytes in all. n must be at least len(Ellipsis).
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len(Ellipsis)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if i := strings.LastIndexAny(s[:cut+1], " \n\t"); i >= cut-cut/4 && i > 0 {
+		cut = i
+	}
+	return strings.TrimRight(s[:cut], " \n\t") + Ellipsis
+}
+
+// BoundPath returns a heading path of at most [MaxPathBytes] bytes of
+// headings: path itself if it fits, else its outermost heading, [Ellipsis]
+// and as many of its innermost headings as fit. Each heading must already
+// be at most [MaxHeadingBytes] (see [Clip]).
+func BoundPath(path []string) []string {
+	n := 0
+	for _, s := range path {
+		n += len(s)
+	}
+	if n <= MaxPathBytes {
+		return path
+	}
+	used, i := len(path[0])+len(Ellipsis), len(path)
+	for i > 2 && used+len(path[i-1]) <= MaxPathBytes {
+		i--
+		used += len(path[i])
+	}
+	return append([]string{path[0], Ellipsis}, path[i:]...)
 }
 
 // charBoundary reports whether cutting text at p keeps every UTF-8

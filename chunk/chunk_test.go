@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -214,6 +215,88 @@ func TestHeadingPath(t *testing.T) {
 }
 
 // TestSplitGolden splits the fixtures in testdata/*.txt (size 64, overlap
+// TestHeadingPathBounded checks that a chunk's heading path costs a bounded
+// size however long its headings: on today's main, before the bound, every
+// chunk under a heading of a megabyte carried the whole megabyte.
+func TestHeadingPathBounded(t *testing.T) {
+	s := newSplitter(t, 0, 0)
+	long := func(word string, n int) string { return strings.TrimSpace(strings.Repeat(word, n/len(word))) }
+	for _, tc := range []struct {
+		name     string
+		headings []string // one per level, outermost first
+	}{
+		{"short", []string{"Guide", "Install"}},
+		{"many words", []string{long("lorem ", 1<<20)}},
+		{"one word", []string{long("a", 800<<10)}},
+		{"multibyte", []string{long("é", 1000)}},
+		{"words just over", []string{long("abc ", MaxHeadingBytes+2)}},
+		{"six levels", []string{long("a ", 300), long("b ", 300), long("c ", 300), long("d ", 300), long("e ", 300), long("f ", 300)}},
+		{"ten levels", []string{"0", long("1 ", 300), long("2 ", 300), long("3 ", 300), long("4 ", 300), long("5 ", 300), long("6 ", 300), long("7 ", 300), long("8 ", 300), "9"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			var headings []Heading
+			for i, h := range tc.headings {
+				headings = append(headings, Heading{Offset: b.Len(), Level: i + 1, Text: h})
+				b.WriteString(h + "\n\n")
+			}
+			b.WriteString(strings.Repeat("Body text of the last section. ", 200))
+			text := b.String()
+			chunks := checkSplit(t, s, text, headings)
+			last := chunks[len(chunks)-1].Headings
+			if len(last) == 0 || last[0] != Clip(tc.headings[0], MaxHeadingBytes) || last[len(last)-1] != Clip(tc.headings[len(tc.headings)-1], MaxHeadingBytes) {
+				t.Errorf("last chunk's path %q does not run from the first heading to the last", last)
+			}
+			for _, c := range chunks {
+				n := 0
+				for _, h := range c.Headings {
+					n += len(h)
+					if len(h) > MaxHeadingBytes || !utf8.ValidString(h) {
+						t.Fatalf("chunk %d: heading of %d bytes (valid UTF-8: %t)", c.Ordinal, len(h), utf8.ValidString(h))
+					}
+				}
+				if n > MaxPathBytes {
+					t.Fatalf("chunk %d: path of %d bytes", c.Ordinal, n)
+				}
+			}
+			for i, h := range tc.headings {
+				got := Clip(h, MaxHeadingBytes)
+				if len(h) <= MaxHeadingBytes {
+					if got != h {
+						t.Errorf("heading %d of %d bytes clipped to %q", i, len(h), got)
+					}
+					continue
+				}
+				body, ok := strings.CutSuffix(got, Ellipsis)
+				if !ok || !strings.HasPrefix(h, body) || len(body) < MaxHeadingBytes*3/4-len(Ellipsis) {
+					t.Errorf("heading %d clipped to %q", i, got)
+				}
+			}
+		})
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly ten", 11, "exactly ten"},
+		{"one two three four", 12, "one two…"},
+		{"abcdefghijklmnop", 10, "abcdefg…"},
+		{"ééééé", 8, "éé…"},                                   // a cut inside a character backs off to its start
+		{"abcdefghij klmnopqrstuvwxyz", 16, "abcdefghij…"},    // the word ends in the last quarter
+		{"abcdefghijklm nopqrstuvwxyz", 16, "abcdefghijklm…"}, // the word ends at the cut
+		{"abcdefgh ijklmnopqrstuvwxyz", 16, "abcdefgh ijkl…"}, // no word ends near the bound
+	} {
+		if got := Clip(tc.s, tc.n); got != tc.want || len(got) > max(tc.n, len(tc.s)) {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
 // 8; lines starting with "#" are headings) and compares with the .golden
 // files; go test -update rewrites them.
 func TestSplitGolden(t *testing.T) {

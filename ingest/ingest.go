@@ -29,7 +29,8 @@ const DefaultMaxSize = 50_000_000
 
 // pipelineVersion changes whenever normalize or chunk would cut the same
 // file differently; documents indexed by another version are redone.
-const pipelineVersion = 1
+// Version 2 bounds heading paths and titles (chunk.MaxHeadingBytes).
+const pipelineVersion = 2
 
 // Options configure an [Indexer]. The zero value indexes the operating
 // system's files into the default source with default settings.
@@ -580,13 +581,15 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 
 // titleOf chooses a document's title: its own (HTML <title>, Markdown
 // front matter), else its first heading, else for plain text a short first
-// line standing alone as a paragraph, else the file name.
+// line standing alone as a paragraph, else the file name. A title is
+// clipped as a heading in a chunk's path is, to chunk.MaxHeadingBytes: it
+// goes with every search hit and citation of the document.
 func titleOf(nd *normalize.Document, format normalize.Format, name string) string {
 	if nd.Title != "" {
-		return nd.Title
+		return chunk.Clip(nd.Title, chunk.MaxHeadingBytes)
 	}
 	if len(nd.Headings) > 0 {
-		return nd.Headings[0].Text
+		return chunk.Clip(nd.Headings[0].Text, chunk.MaxHeadingBytes)
 	}
 	if format == normalize.PlainText {
 		if first, _, ok := strings.Cut(nd.Text, "\n\n"); ok && len(first) <= 100 && !strings.Contains(first, "\n") {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,7 +48,7 @@ func BenchmarkPathological(b *testing.B) {
 	}
 }
 
-var pathologicalNames = []string{"prose", "word", "random-word", "nested-list", "line", "entities", "brackets", "links", "escapes", "link-references", "table", "emphasis", "html-prose", "divs", "paragraphs"}
+var pathologicalNames = []string{"prose", "word", "random-word", "nested-list", "line", "entities", "brackets", "links", "escapes", "link-references", "table", "emphasis", "html-prose", "divs", "paragraphs", "heading", "heading-word", "html-heading", "deep-headings"}
 
 func pathologicalExt(name string) string {
 	if strings.HasPrefix(name, "html") || name == "divs" || name == "paragraphs" {
@@ -123,6 +124,31 @@ var pathological = map[string]func(n int) []byte{
 	},
 	"divs":       func(n int) []byte { return repeatTo("<div>a", n) },
 	"paragraphs": func(n int) []byte { return repeatTo("<p>a", n) },
+	// One heading of the whole file, over one word of body: every chunk
+	// of the heading sits under it (before heading paths were bounded,
+	// each carried all of it: 393 MB of index for 1 MB).
+	"heading": func(n int) []byte { return heading("# ", "lorem ", "\n\nbody\n", n) },
+	// The same with one word for a heading.
+	"heading-word": func(n int) []byte { return heading("# ", "x", "\n\nbody\n", n) },
+	"html-heading": func(n int) []byte {
+		return heading("<html><body><h1>", "lorem ", "</h1>\n<p>body</p>\n", n)
+	},
+	// Sections six levels deep, each heading a few hundred bytes, with a
+	// paragraph of prose under each: the deepest paths there are.
+	"deep-headings": func(n int) []byte {
+		var buf bytes.Buffer
+		para := proseOf(1500)
+		for i := 0; buf.Len() < n; i++ {
+			level := 1 + i%6
+			fmt.Fprintf(&buf, "%s %d %s\n\n%s\n\n", strings.Repeat("#", level), i, strings.Repeat("heading words ", 30), para)
+		}
+		return buf.Bytes()[:n]
+	},
+}
+
+// heading returns open, word repeated to about n bytes in all, and end.
+func heading(open, word, end string, n int) []byte {
+	return slices.Concat([]byte(open), repeatTo(word, n-len(open)-len(end)), []byte(end))
 }
 
 func repeatTo(s string, n int) []byte { return bytes.Repeat([]byte(s), n/len(s)) }
@@ -156,6 +182,14 @@ func proseOf(n int) []byte {
 // indexTime indexes one file holding src into a new index, without
 // vectors, and returns how long Index took.
 func indexTime(tb testing.TB, name string, src []byte) time.Duration {
+	d, _ := indexFile(tb, name, src)
+	return d
+}
+
+// indexFile indexes one file holding src into a new index, without
+// vectors, and returns how long Index took and the bytes of the index's
+// files once closed.
+func indexFile(tb testing.TB, name string, src []byte) (time.Duration, int64) {
 	dir := tb.TempDir()
 	file := filepath.Join(dir, "docs", name)
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
@@ -164,7 +198,8 @@ func indexTime(tb testing.TB, name string, src []byte) time.Duration {
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	st, err := index.Open(tb.Context(), filepath.Join(dir, "index"), index.Options{Create: true})
+	ixDir := filepath.Join(dir, "index")
+	st, err := index.Open(tb.Context(), ixDir, index.Options{Create: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -182,7 +217,29 @@ func indexTime(tb testing.TB, name string, src []byte) time.Duration {
 	if stats.Added != 1 {
 		tb.Fatalf("%s: %+v", name, stats)
 	}
-	return d
+	if err := st.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return d, dirSize(tb, ixDir)
+}
+
+// dirSize returns the bytes of the files in dir.
+func dirSize(tb testing.TB, dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var n int64
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if info.Mode().IsRegular() {
+			n += info.Size()
+		}
+	}
+	return n
 }
 
 // childPeakRSS indexes one input in a child process (this test binary
@@ -265,6 +322,28 @@ func TestPathologicalLinear(t *testing.T) {
 			}
 			if !raceEnabled && perByte[1] > 40 {
 				t.Errorf("%.1f bytes allocated per byte of input, want at most 40", perByte[1])
+			}
+		})
+	}
+}
+
+// TestPathologicalIndexSize indexes each pathological input of 1 MB and
+// checks that its index takes at most 3x the bytes of the index of 1 MB of
+// prose: what any input costs on disk is what its text costs (before heading
+// paths were bounded, a heading of 1 MB made an index 60 times that of
+// prose). In -short mode and under the race detector the inputs are 256 KB.
+func TestPathologicalIndexSize(t *testing.T) {
+	size := 1 << 20
+	if testing.Short() || raceEnabled {
+		size = 256 << 10
+	}
+	_, prose := indexFile(t, "prose.md", pathological["prose"](size))
+	for _, name := range pathologicalNames {
+		t.Run(name, func(t *testing.T) {
+			_, n := indexFile(t, name+pathologicalExt(name), pathological[name](size))
+			t.Logf("index of %d KB: %d KB, %.2fx that of prose (%d KB)", size>>10, n>>10, float64(n)/float64(prose), prose>>10)
+			if n > 3*prose {
+				t.Errorf("index of %d KB, over 3x that of prose (%d KB)", n>>10, prose>>10)
 			}
 		})
 	}
