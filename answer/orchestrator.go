@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/cite-rag/cite/answer/extractive"
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
@@ -599,10 +600,10 @@ func label(b *strings.Builder, refs []citations.Reference) {
 	}
 }
 
-// defang returns text with the brackets of marker-like text (markerLike)
-// made parentheses.
+// defang returns text with the brackets of marker-like text
+// ([extractive.CitationLike]) made parentheses.
 func defang(text string) string {
-	spans := citationLike(text)
+	spans := extractive.CitationLike(text)
 	if len(spans) == 0 {
 		return text
 	}

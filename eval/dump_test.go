@@ -14,8 +14,8 @@ import (
 // TestDumpSQuADHits writes, to the file CITE_SQUAD_DUMP names, every
 // question of the shared SQuAD half with its gold answers and its top
 // DefaultAnswerK hybrid hits, and the index's document frequencies of their
-// terms: what answer's TestFitWeights fits the extractive weights on,
-// without indexing again. It skips unless CITE_SQUAD_DUMP is set.
+// terms: what answer/extractive's TestFitWeights fits the extractive
+// weights on, without indexing again. It skips unless CITE_SQUAD_DUMP is set.
 func TestDumpSQuADHits(t *testing.T) {
 	out := os.Getenv("CITE_SQUAD_DUMP")
 	if out == "" {

@@ -1,4 +1,4 @@
-package answer
+package extractive
 
 import (
 	"encoding/json"
@@ -52,7 +52,7 @@ func (s fitStats) String() string {
 // needs the file of eval's TestDumpSQuADHits:
 //
 //	CITE_SQUAD_DUMP=/tmp/squad.json go test ./eval -run TestDumpSQuADHits
-//	CITE_SQUAD_DUMP=/tmp/squad.json go test ./answer -run TestFitWeights -v
+//	CITE_SQUAD_DUMP=/tmp/squad.json go test ./answer/extractive -run TestFitWeights -v
 func TestFitWeights(t *testing.T) {
 	path := os.Getenv("CITE_SQUAD_DUMP")
 	if path == "" {
@@ -67,7 +67,7 @@ func TestFitWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	global := func(term string) float64 { return analysis.IDF(set.Chunks, set.DF[term]) }
-	e := NewExtractive(ExtractiveOptions{})
+	e := New(Options{})
 	run := func() (sample, rest fitStats, qs []fitQuestion) {
 		for i, q := range set.Questions {
 			refs := make([]citations.Reference, min(len(q.Hits), 5))

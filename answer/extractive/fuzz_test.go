@@ -1,4 +1,4 @@
-package answer
+package extractive
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 	"github.com/cite-rag/cite/citations"
 )
 
-// The parsers of package answer read passages and source files, text the
+// The parsers of package extractive read passages and source files, text the
 // user's documents decide. Their interesting inputs are committed under
 // testdata/fuzz.
 

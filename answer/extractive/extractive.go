@@ -1,0 +1,205 @@
+package extractive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/cite-rag/cite/citations"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/analysis"
+)
+
+// Defaults of [Options].
+const (
+	DefaultMaxSentences = 3
+	DefaultMinCoverage  = 0.2
+)
+
+// Options configure [New]. The zero value means the defaults.
+type Options struct {
+	// MaxSentences caps the sentences of an answer (default
+	// [DefaultMaxSentences]).
+	MaxSentences int
+	// MinCoverage is the share of the question's weighted terms a sentence
+	// must contain for the question to count as answered (default
+	// [DefaultMinCoverage]); below it the answer has no sentence. The
+	// first cited sentence reaches it with its neighbours in the paragraph,
+	// the others alone.
+	MinCoverage float64
+	// ReadSpan returns the raw bytes of ref.Span in ref's source, so that
+	// each quote gets its byte range in the source. The default,
+	// [ReadFileSpan], reads local files; a nil result or an error leaves the
+	// quote without a span.
+	ReadSpan func(ctx context.Context, ref citations.Reference) ([]byte, error)
+	// TermStats, when set, gives the document frequencies of the question's
+	// terms in the whole index, (*index.Store).TermStats: a term rare in the
+	// index then weighs more than one that is merely rare among the
+	// retrieved sentences. Without it the weights come from the candidate
+	// sentences alone. An error from it is returned by Answer.
+	TermStats func(ctx context.Context, terms []string) (index.TermStats, error)
+}
+
+// An Answerer picks the sentences of passages that answer a question (see
+// the package documentation). It is safe for concurrent use.
+type Answerer struct {
+	opts Options
+	w    weights
+	// inspect, when set (by tests), sees the scored candidates and their
+	// order, best first.
+	inspect func(cands []scored, order []int)
+}
+
+// New returns an answerer with opts.
+func New(opts Options) *Answerer {
+	if opts.MaxSentences <= 0 {
+		opts.MaxSentences = DefaultMaxSentences
+	}
+	if opts.MinCoverage <= 0 {
+		opts.MinCoverage = DefaultMinCoverage
+	}
+	if opts.ReadSpan == nil {
+		opts.ReadSpan = ReadFileSpan
+	}
+	return &Answerer{opts: opts, w: defaultWeights}
+}
+
+// A Sentence is one sentence of an answer, as the answer gives it, with
+// what its passage's reference should quote.
+type Sentence struct {
+	// Ref is the passage the sentence is from.
+	Ref citations.Reference
+	// Text is the sentence as Markdown text, without a marker: without its
+	// list bullet, after its item's label, with the rest of its paragraph
+	// when it brings its example's code.
+	Text string
+	// Block is the Markdown code block or list the sentence brings (the
+	// lines it introduces, its example's code), or "".
+	Block string
+	// Quote is what the reference quotes: the bytes of the sentence (and
+	// of its heading and block) in the source, or the passage's text when
+	// they cannot be found there.
+	Quote string
+	// Span is Quote's byte range in the source, or nil.
+	Span *citations.Span
+}
+
+// Answer returns the sentences of passages that answer question, best
+// first; none when no passage answers it. passages are the candidates in
+// retrieval rank order (the first is the best hit), each with its text
+// (Passage), its source and the span of its source it is from; a
+// sentence's Quote and Span are for [citations.Invocation.SetQuote] on its
+// passage's reference. Answer fails only when ctx ends or
+// [Options.TermStats] fails.
+func (a *Answerer) Answer(ctx context.Context, question string, passages []citations.Reference) ([]Sentence, error) {
+	var global func(string) float64
+	if a.opts.TermStats != nil {
+		ts, err := a.opts.TermStats(ctx, analysis.QueryTerms(question))
+		if err != nil {
+			return nil, fmt.Errorf("extractive: term statistics: %w", err)
+		}
+		global = ts.IDF
+	}
+	srcs, code, err := a.sources(ctx, passages)
+	if err != nil {
+		return nil, err
+	}
+	picks := a.pick(ctx, question, passages, global, code)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Sentence, 0, len(picks))
+	for i, p := range picks {
+		out = append(out, a.quote(ctx, p, srcs[p.ref.Index], i == 0))
+	}
+	return out, nil
+}
+
+// source is a passage's source span, as [Options.ReadSpan] read it.
+type source struct {
+	raw []byte
+	err error
+}
+
+// sources reads the passages' sources: where quotes are found, and which
+// lines are code (code[i] for passages[i]), never cited as sentences. The
+// sources are keyed by reference index.
+func (a *Answerer) sources(ctx context.Context, refs []citations.Reference) (map[int]source, []map[string]bool, error) {
+	srcs := make(map[int]source, len(refs))
+	code := make([]map[string]bool, len(refs))
+	for i, ref := range refs {
+		raw, err := a.opts.ReadSpan(ctx, ref)
+		if err != nil && ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		srcs[ref.Index] = source{raw, err}
+		if err == nil && raw != nil {
+			code[i] = a.codeLines(ctx, ref, raw)
+		}
+	}
+	return srcs, code, nil
+}
+
+// quote returns how the answer gives pick p and what its reference quotes:
+// its presentation, found in src, its passage's source; the first
+// sentence, the answer proper, brings its example's code (a further one's
+// would mostly be metadata or output).
+func (a *Answerer) quote(ctx context.Context, p pick, src source, first bool) Sentence {
+	pr := present(p.ref.Passage, p.sent, p.head)
+	quote, span := p.ref.Passage[pr.start:pr.end], (*citations.Span)(nil)
+	if src.err == nil && src.raw != nil {
+		raw := src.raw
+		s, e, ok := locate(raw, p.ref.Passage, pr.start, pr.end)
+		if !ok && (pr.start != p.sent.start || pr.end != p.sent.end) {
+			pr = presentation{text: p.sent.text, start: p.sent.start, end: p.sent.end}
+			quote = p.sent.text
+			s, e, ok = locate(raw, p.ref.Passage, p.sent.start, p.sent.end)
+		}
+		if ok && first && len(pr.block) == 0 {
+			s, e, pr = a.bringCode(ctx, p, raw, s, e, pr)
+		}
+		if ok {
+			quote = string(raw[s:e])
+			span = &citations.Span{Start: p.ref.Span.Start + s, End: p.ref.Span.Start + e}
+		}
+	}
+	out := Sentence{Ref: p.ref, Text: pr.text, Quote: quote, Span: span}
+	if len(pr.block) > 0 {
+		out.Block = markdownBlock(pr.block)
+	}
+	return out
+}
+
+// ReadFileSpan returns the bytes of ref.Span in the local file ref.Source
+// (an absolute path or a file: URL), for [TypeFile] references; for other
+// references it returns nil. It reads at most 4 MiB.
+//
+// [TypeFile]: citations.TypeFile
+func ReadFileSpan(_ context.Context, ref citations.Reference) ([]byte, error) {
+	const maxSpan = 4 << 20
+	if ref.Type != citations.TypeFile || ref.Span.Start < 0 || ref.Span.End <= ref.Span.Start || ref.Span.Len() > maxSpan {
+		return nil, nil
+	}
+	p := ref.Source
+	if u, err := url.Parse(p); err == nil && u.Scheme == "file" {
+		p = filepath.FromSlash(u.Path)
+	}
+	if !filepath.IsAbs(p) {
+		return nil, nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, ref.Span.Len())
+	n, err := f.ReadAt(buf, int64(ref.Span.Start))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return buf[:n], nil
+}

@@ -1,0 +1,176 @@
+package extractive
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// locate finds the sentence passage[start:end] in raw, the source bytes of
+// the passage, and returns its range in raw. Text copied verbatim (plain
+// text, most Markdown) is found as is; otherwise the sentence's words are
+// matched in order, skipping markup between them (Markdown emphasis and
+// links, HTML tags), and the range runs from its first word to its last,
+// with closing punctuation when the source has it. ok is false when the
+// sentence cannot be placed with confidence.
+func locate(raw []byte, passage string, start, end int) (s, e int, ok bool) {
+	sent := passage[start:end]
+	src := string(raw)
+	// Exact: the occurrence nearest to where the passage has it.
+	want := 0
+	if len(passage) > 0 {
+		want = start * len(src) / len(passage)
+	}
+	bestDist := -1
+	for off := 0; ; {
+		i := strings.Index(src[off:], sent)
+		if i < 0 {
+			break
+		}
+		i += off
+		if d := abs(i - want); bestDist < 0 || d < bestDist {
+			s, e, bestDist = i, i+len(sent), d
+		}
+		off = i + 1
+	}
+	if bestDist >= 0 {
+		return s, e, true
+	}
+	// Aligned: the words in order with bounded gaps.
+	type span struct{ s, e int }
+	var ws []span
+	for i := 0; i < len(sent); {
+		r, n := utf8.DecodeRuneInString(sent[i:])
+		if isWordRune(r) {
+			j := i + n
+			for j < len(sent) {
+				r2, n2 := utf8.DecodeRuneInString(sent[j:])
+				if !isWordRune(r2) {
+					break
+				}
+				j += n2
+			}
+			ws = append(ws, span{i, j})
+			i = j
+			continue
+		}
+		i += n
+	}
+	if len(ws) == 0 {
+		return 0, 0, false
+	}
+	const maxGap = 300
+	firstWord := sent[ws[0].s:ws[0].e]
+	bestMiss := len(ws)
+	for off := 0; off < len(src); {
+		i := indexWord(src, firstWord, off, len(src))
+		if i < 0 {
+			break
+		}
+		pos, miss, last := i+len(firstWord), 0, i+len(firstWord)
+		lastFound := true
+		for k := 1; k < len(ws); k++ {
+			w := sent[ws[k].s:ws[k].e]
+			j := indexWord(src, w, pos, min(len(src), pos+maxGap))
+			if j < 0 {
+				miss++
+				lastFound = false
+				continue
+			}
+			pos, last, lastFound = j+len(w), j+len(w), true
+		}
+		// Fewest words missed, then the tightest: a sentence's words can
+		// also be found in order from an earlier occurrence of its first.
+		if lastFound && (miss < bestMiss || miss == bestMiss && last-i < e-s) {
+			s, e, bestMiss = i, last, miss
+		}
+		off = i + 1
+	}
+	if bestMiss > len(ws)/10 {
+		return 0, 0, false
+	}
+	// The markup that opens the first word ("`Remove-Item` deletes…",
+	// "**Warning** …") and that closes the last, and the closing
+	// punctuation the sentence and the source both have.
+	if ws[0].s == 0 {
+		for s > 0 && strings.IndexByte(markOpeners, src[s-1]) >= 0 {
+			s--
+		}
+	}
+	tail := sent[ws[len(ws)-1].e:]
+	for tail != "" && e < len(src) {
+		r, n := utf8.DecodeRuneInString(tail)
+		r2, n2 := utf8.DecodeRuneInString(src[e:])
+		if r != r2 {
+			if e2 := closingMarkup(src, e); e2 > e {
+				e = e2
+				continue
+			}
+			break
+		}
+		if unicode.IsSpace(r) {
+			break
+		}
+		tail, e = tail[n:], e+n2
+	}
+	if tail == "" {
+		e = closingMarkup(src, e)
+	}
+	return s, e, true
+}
+
+// markOpeners open inline Markdown markup: emphasis, code, a link's text.
+const markOpeners = "*_~`["
+
+// closingMarkup returns where the inline Markdown markup that closes at
+// src[e:] ends: emphasis and code marks, and a link's "](…)" or "][…]"
+// tail; e when there is none.
+func closingMarkup(src string, e int) int {
+	for e < len(src) {
+		switch c := src[e]; {
+		case c == '*' || c == '_' || c == '~' || c == '`':
+			e++
+		case c == ']':
+			e++
+			if e < len(src) && (src[e] == '(' || src[e] == '[') {
+				closer := map[byte]byte{'(': ')', '[': ']'}[src[e]]
+				j := strings.IndexByte(src[e:min(len(src), e+500)], closer)
+				if j < 0 || strings.ContainsAny(src[e:e+j], "\n") {
+					return e - 1
+				}
+				e += j + 1
+			}
+		default:
+			return e
+		}
+	}
+	return e
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
+
+// indexWord returns the first index ≥ from and < to of w in s as a whole
+// word, or -1.
+func indexWord(s, w string, from, to int) int {
+	for from < to {
+		i := strings.Index(s[from:to], w)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(w):])
+		if (i == 0 || !isWordRune(before)) && (i+len(w) == len(s) || !isWordRune(after)) {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,87 @@
+package extractive
+
+import (
+	"strings"
+
+	"github.com/cite-rag/cite/index/analysis"
+)
+
+// typeWords are the words that, after "how", say what kind of answer is
+// asked for rather than what it is about ("how old", "how long").
+var typeWords = map[string]bool{
+	"many": true, "much": true, "long": true, "old": true, "far": true, "large": true,
+	"big": true, "high": true, "often": true, "tall": true, "wide": true, "deep": true,
+}
+
+// dropTypeWords returns terms, the question's analysed terms, without the
+// stems of the words that follow "how" and only ask for a kind of answer.
+func dropTypeWords(question string, terms []string) []string {
+	ws := words(strings.ToLower(question))
+	drop := map[string]bool{}
+	for i := 1; i < len(ws); i++ {
+		if ws[i-1] == "how" && typeWords[ws[i]] {
+			for _, t := range analysis.Analyze(ws[i]) {
+				drop[t] = true
+			}
+		}
+	}
+	// "How do checkpoints work?": the verb asks how; it names nothing a
+	// sentence should match.
+	if n := len(ws); n >= 3 && ws[0] == "how" && (ws[1] == "do" || ws[1] == "does" || ws[1] == "did") && (ws[n-1] == "work" || ws[n-1] == "works") {
+		for _, t := range analysis.Analyze(ws[n-1]) {
+			drop[t] = true
+		}
+	}
+	if len(drop) == 0 {
+		return terms
+	}
+	out := terms[:0:0]
+	for _, t := range terms {
+		if !drop[t] {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return terms
+	}
+	return out
+}
+
+// query is what the scoring needs of a question.
+type query struct {
+	text    string
+	terms   map[string]struct{} // its content terms (stems), without type words
+	cue     cue                 // the kind of answer it asks for
+	words   map[string]bool     // its words, lower-cased
+	pairs   map[[2]string]bool  // adjacent content terms, in order
+	surface map[[2]string]bool  // adjacent terms, stopwords included
+}
+
+// newQuery analyses question.
+func newQuery(question string) *query {
+	qlist := dropTypeWords(question, analysis.AnalyzeQuery(question))
+	q := &query{
+		text:    question,
+		terms:   uniqueTerms(qlist),
+		cue:     questionCue(question),
+		words:   foldedWords(question),
+		pairs:   map[[2]string]bool{},
+		surface: map[[2]string]bool{},
+	}
+	for j := 1; j < len(qlist); j++ {
+		q.pairs[[2]string{qlist[j-1], qlist[j]}] = true
+	}
+	all := analysis.Analyze(question) // stopwords too
+	for j := 1; j < len(all); j++ {
+		q.surface[[2]string{all[j-1], all[j]}] = true
+	}
+	return q
+}
+
+func uniqueTerms(ts []string) map[string]struct{} {
+	m := make(map[string]struct{}, len(ts))
+	for _, t := range ts {
+		m[t] = struct{}{}
+	}
+	return m
+}

@@ -1,0 +1,145 @@
+package extractive
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/cite-rag/cite/citations"
+)
+
+// pick is one chosen sentence.
+type pick struct {
+	ref  citations.Reference
+	sent sentence
+	head *sentence // the heading sent stands for, when that scored best
+}
+
+// sectionStart returns the sentence that opens the section heading h
+// heads in passage: the first after it that is no heading, past at most
+// two more lines like headings (a subheading, a byline); ok is false when
+// the passage ends first or a line of code (in isCode) comes first. (It
+// may be no candidate: a sentence that an earlier passage holds too is a
+// candidate there.)
+func sectionStart(passage string, h sentence, isCode map[string]bool) (s sentence, ok bool) {
+	skipped := 0
+	for _, s := range splitSentences(passage) {
+		switch {
+		case s.start < h.end:
+		case isCode[lineOf(passage, s.start)]:
+			return sentence{}, false
+		case !s.heading:
+			return s, true
+		case skipped == 2:
+			return sentence{}, false
+		default:
+			skipped++
+		}
+	}
+	return sentence{}, false
+}
+
+// pick chooses the answer's sentences from refs, best first; none when
+// nothing is relevant. global, when set, gives a term's idf over the
+// whole index; code[i], when set, holds the lines of refs[i]'s source
+// that are code: none is a candidate.
+//
+// The steps: analyse the question, gather the candidate sentences, weigh
+// the question's terms among them, give up when no sentence covers enough
+// of the question, score the citable ones by their features, rank them,
+// and choose.
+func (a *Answerer) pick(ctx context.Context, question string, refs []citations.Reference, global func(string) float64, code []map[string]bool) []pick {
+	q := newQuery(question)
+	if len(q.terms) == 0 || len(refs) == 0 {
+		return nil
+	}
+	cands := candidates(q, refs, code)
+	if len(cands) == 0 {
+		return nil
+	}
+	w := a.weighTerms(q, cands, len(refs), global)
+	if cover(cands, w) < a.opts.MinCoverage {
+		return nil // no sentence covers enough of the question
+	}
+	citable, texts := a.citable(cands, w)
+	a.score(ctx, q, refs, cands, citable, texts, w)
+	order := rank(cands)
+	if a.inspect != nil {
+		a.inspect(cands, order)
+	}
+	first, covered := lead(refs, code, cands, cands[order[0]])
+	return a.follow(refs, cands, order, w, first, covered)
+}
+
+// rank returns the positions of cands, best score first.
+func rank(cands []scored) []int {
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cands[b].score, cands[a].score) })
+	return order
+}
+
+// lead returns the answer's first sentence, best the best candidate, and
+// the question's terms it covers: best itself or, when best is a heading,
+// its section's first sentence, which it stands for.
+func lead(refs []citations.Reference, code []map[string]bool, cands []scored, best scored) (pick, map[string]struct{}) {
+	first := pick{ref: refs[best.ref], sent: best.sentence}
+	covered := maps.Clone(best.matched)
+	// A heading is no answer: its section's first sentence is.
+	if best.heading {
+		var isCode map[string]bool
+		if best.ref < len(code) {
+			isCode = code[best.ref]
+		}
+		if s, ok := sectionStart(refs[best.ref].Passage, best.sentence, isCode); ok {
+			head := best.sentence
+			first = pick{ref: refs[best.ref], sent: s, head: &head}
+			for _, c := range cands {
+				if c.ref == best.ref && c.start == s.start {
+					maps.Copy(covered, c.matched)
+				}
+			}
+		}
+	}
+	return first, covered
+}
+
+// follow returns first and the further sentences of the answer, in order
+// (ranked by score): close to the best, or answering a part of the
+// question the chosen ones leave out (covered holds the terms they
+// cover), one per passage, up to MaxSentences in all.
+func (a *Answerer) follow(refs []citations.Reference, cands []scored, order []int, w *weighing, first pick, covered map[string]struct{}) []pick {
+	best := cands[order[0]]
+	qweight := w.total()
+	out := []pick{first}
+	used := map[int]bool{best.ref: true}
+	for _, i := range order[1:] {
+		if len(out) >= a.opts.MaxSentences {
+			break
+		}
+		c := cands[i]
+		if c.score < a.w.related*best.score {
+			break
+		}
+		// A reference carries one quote: one sentence per passage.
+		if used[c.ref] || c.cov < a.opts.MinCoverage || c.heading {
+			continue
+		}
+		var fresh float64
+		for t := range c.matched {
+			if _, ok := covered[t]; !ok {
+				fresh += w.idf[t]
+			}
+		}
+		if c.score < a.w.follow*best.score && fresh/qweight < a.opts.MinCoverage {
+			continue
+		}
+		used[c.ref] = true
+		maps.Copy(covered, c.matched)
+		out = append(out, pick{ref: refs[c.ref], sent: c.sentence})
+	}
+	return out
+}

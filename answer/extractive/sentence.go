@@ -1,0 +1,182 @@
+package extractive
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// sentence is one sentence of a passage.
+type sentence struct {
+	text       string // trimmed
+	start, end int    // byte range of text in the passage
+	line       int    // line of the passage the sentence is on
+	fragment   bool   // cut by the passage's start or end
+	heading    bool   // a short line without closing punctuation
+}
+
+// abbreviations end with a period that does not end a sentence.
+var abbreviations = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "dr": true, "st": true, "jr": true, "sr": true,
+	"prof": true, "rev": true, "gen": true, "col": true, "lt": true, "capt": true, "sgt": true,
+	"vs": true, "etc": true, "e.g": true, "i.e": true, "cf": true, "al": true, "approx": true,
+	"no": true, "nos": true, "vol": true, "fig": true, "co": true, "inc": true, "ltd": true, "corp": true,
+	"mt": true, "ft": true, "ca": true, "c": true, "u.s": true, "u.k": true, "a.d": true, "b.c": true,
+	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true,
+	"sep": true, "sept": true, "oct": true, "nov": true, "dec": true,
+}
+
+// splitSentences cuts a passage into sentences: at line breaks, and after
+// ".", "!", "?" or "…" (with any closing quotes or brackets) followed by
+// white space and a sentence start, except after an abbreviation or an
+// initial; after "。", "！" and "？" always.
+func splitSentences(text string) []sentence {
+	var out []sentence
+	line := 0
+	add := func(start, end int) {
+		for start < end {
+			r, n := utf8.DecodeRuneInString(text[start:])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			start += n
+		}
+		for end > start {
+			r, n := utf8.DecodeLastRuneInString(text[:end])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			end -= n
+		}
+		if start == end {
+			return
+		}
+		s := sentence{text: text[start:end], start: start, end: end, line: line}
+		first, _ := utf8.DecodeRuneInString(s.text)
+		last, _ := utf8.DecodeLastRuneInString(s.text)
+		closed := closes(s.text)
+		if (start == 0 && unicode.IsLower(first)) || (end == len(text) && !closed) {
+			s.fragment = true
+		}
+		// A line without closing punctuation is no sentence: a heading, a
+		// line of code. But a list item or a sentence cut by the passage's
+		// end of ten words or more is. Nor is a table row, or a line of
+		// fewer than four words ("PRAGMA journal_mode=WAL;"), unless it is
+		// CJK text, which has no spaces between words.
+		n := len(strings.Fields(s.text))
+		cjk := strings.ContainsRune("。！？", last)
+		if (n < 4 && !cjk) || (!closed && (n < 10 || (end < len(text) && marker(s.text) < 0))) || tableRow(text, start, end) {
+			s.heading = true
+		}
+		out = append(out, s)
+	}
+	start := 0
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\n':
+			add(start, i)
+			start = i + n
+			line++
+		case r == '。' || r == '！' || r == '？':
+			j := skipClosers(text, i+n)
+			add(start, j)
+			start = j
+			i = j
+			continue
+		case r == '.' || r == '!' || r == '?' || r == '…':
+			j := skipClosers(text, i+n)
+			if endsSentence(text, start, i, j, r) {
+				add(start, j)
+				start = j
+				i = j
+				continue
+			}
+		}
+		i += n
+	}
+	add(start, len(text))
+	return out
+}
+
+// closes reports whether text ends with closing punctuation, before a
+// footnote mark ("….[citation needed]", "….[1]").
+func closes(text string) bool {
+	if strings.HasSuffix(text, "]") {
+		if i := strings.LastIndexByte(text, '['); i > 0 {
+			text = strings.TrimSpace(text[:i])
+		}
+	}
+	last, _ := utf8.DecodeLastRuneInString(text)
+	return strings.ContainsRune(".!?…。！？:;\"'”’)", last)
+}
+
+// tableRow reports whether text[start:end] is on a line of a table, whose
+// cells normalized text separates with " | ".
+func tableRow(text string, start, end int) bool {
+	ls := strings.LastIndexByte(text[:start], '\n') + 1
+	le := len(text)
+	if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+		le = end + i
+	}
+	line := text[ls:le]
+	return strings.Contains(line, " | ") || strings.HasPrefix(line, "| ") || strings.HasSuffix(line, " |")
+}
+
+func skipClosers(text string, j int) int {
+	for j < len(text) {
+		r, n := utf8.DecodeRuneInString(text[j:])
+		if !strings.ContainsRune("\"')]”’»", r) {
+			break
+		}
+		j += n
+	}
+	return j
+}
+
+// endsSentence reports whether the punctuation r at text[i] (closers up to
+// j) ends the sentence that started at start.
+func endsSentence(text string, start, i, j int, r rune) bool {
+	if j == len(text) {
+		return true
+	}
+	next, n := utf8.DecodeRuneInString(text[j:])
+	if !unicode.IsSpace(next) {
+		return false
+	}
+	k := j + n
+	for k < len(text) {
+		c, m := utf8.DecodeRuneInString(text[k:])
+		if !unicode.IsSpace(c) || c == '\n' {
+			break
+		}
+		k += m
+	}
+	if k < len(text) {
+		c, _ := utf8.DecodeRuneInString(text[k:])
+		if unicode.IsLower(c) { // "e.g. the", "approx. five"
+			return false
+		}
+	}
+	if r != '.' || j != i+1 {
+		return true
+	}
+	// The word before the period: an abbreviation or an initial?
+	w := i
+	for w > start {
+		c, m := utf8.DecodeLastRuneInString(text[:w])
+		if !unicode.IsLetter(c) && c != '.' {
+			break
+		}
+		w -= m
+	}
+	word := text[w:i]
+	if word == "" {
+		return true
+	}
+	if utf8.RuneCountInString(word) == 1 {
+		c, _ := utf8.DecodeRuneInString(word)
+		return !unicode.IsUpper(c) // "J. Smith"
+	}
+	return !abbreviations[strings.ToLower(word)]
+}
