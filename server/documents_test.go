@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/server"
 )
@@ -386,4 +387,81 @@ func TestUploadRelativeIndex(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUploadLongHeading uploads a file of one heading of 1 MB (issue 20,
+// defect 1: every chunk carried all of it, and one search with k 100
+// answered 200 MB) and checks that the index grows by what a paragraph of
+// 1 MB costs, at most 3 times, and that the search's response is bounded by
+// its passages: each hit's heading and title at most their bounds.
+func TestUploadLongHeading(t *testing.T) {
+	dir := t.TempDir()
+	ts, _, _ := startAt(t, dir, false, nil, server.Config{})
+	upload := func(name, text string) int64 {
+		t.Helper()
+		ct, body := multipartBody(t, name, text)
+		if resp, out := do(t, "POST", ts.URL+"/v1/documents?source=up", ct, body); resp.StatusCode != 201 || !strings.Contains(out, `"added"`) {
+			t.Fatalf("upload %s: %d %s", name, resp.StatusCode, trim(out))
+		}
+		return indexBytes(t, dir)
+	}
+	words := func(w string) string { // 1 MB, no two chunks alike
+		var b strings.Builder
+		for i := 0; b.Len() < 1e6; i++ {
+			fmt.Fprintf(&b, "%s w%d ", w, i)
+		}
+		return b.String()
+	}
+	n0 := indexBytes(t, dir)
+	n1 := upload("prose.md", words("ipsum")+"\n\nbody\n")
+	n2 := upload("heading.md", "# "+words("lorem")+"\n\nbody\n")
+	t.Logf("index: %d KB, +%d KB with 1 MB of prose, +%d KB with a heading of 1 MB", n0>>10, (n1-n0)>>10, (n2-n1)>>10)
+	if n2-n1 > 3*(n1-n0) {
+		t.Errorf("the heading grew the index by %d KB, over 3x what the prose did (%d KB)", (n2-n1)>>10, (n1-n0)>>10)
+	}
+	resp, out := do(t, "POST", ts.URL+"/v1/search", "application/json", `{"query":"lorem","k":100}`)
+	var res struct {
+		Hits []struct {
+			Heading  string `json:"heading"`
+			Text     string `json:"text"`
+			Document struct {
+				Title string `json:"title"`
+				Path  string `json:"path"`
+			} `json:"document"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); resp.StatusCode != 200 || err != nil || len(res.Hits) != 100 {
+		t.Fatalf("search: %d, %d hits, %v", resp.StatusCode, len(res.Hits), err)
+	}
+	bound := 0
+	headings := 0
+	for _, h := range res.Hits {
+		bound += 2*len(h.Text) + 2048
+		if strings.HasSuffix(h.Document.Path, "heading.md") {
+			headings++
+			if len(h.Heading) > chunk.MaxPathBytes || len(h.Document.Title) > chunk.MaxHeadingBytes {
+				t.Fatalf("a hit's heading has %d bytes and its title %d", len(h.Heading), len(h.Document.Title))
+			}
+		}
+	}
+	t.Logf("search: %d KB for %d hits (%d under the heading), bound %d KB", len(out)>>10, len(res.Hits), headings, bound>>10)
+	if headings == 0 {
+		t.Errorf("no hit under the heading")
+	}
+	if len(out) > bound {
+		t.Errorf("search answered %d KB, over %d KB", len(out)>>10, bound>>10)
+	}
+}
+
+// indexBytes returns the bytes of the index's database in dir, with its
+// write-ahead log.
+func indexBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	for _, name := range []string{"index.db", "index.db-wal"} {
+		if info, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
 }
