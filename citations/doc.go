@@ -7,8 +7,10 @@
 // registers the passages it gives the model and renders the model's output;
 // the CLI and HTTP server show the result.
 //
-// Imports: the standard library only. The package does no I/O, calls no model
-// and reads no store, so it can be tested on its own and used by any layer.
+// Imports: the standard library, and cite's internal/escape for the one
+// escaping of file names in JSON ([Reference.MarshalJSON]). The package does
+// no I/O, calls no model and reads no store, so it can be tested on its own
+// and used by any layer.
 //
 // # Invocation scope
 //

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cite-rag/cite/internal/escape"
 )
 
 func TestEscapePath(t *testing.T) {
@@ -65,7 +67,7 @@ func FuzzEscapePath(f *testing.F) {
 		if err != nil || back != p {
 			t.Fatalf("UnescapePath(EscapePath(%q)) = %q, %v", p, back, err)
 		}
-		if utf8.ValidString(p) && !strings.ContainsAny(p, "\\") && e != p && !strings.ContainsFunc(p, func(r rune) bool { return mustEscape(r, utf8.RuneLen(r)) }) {
+		if utf8.ValidString(p) && !strings.ContainsAny(p, "\\") && e != p && !strings.ContainsFunc(p, func(r rune) bool { return escape.Hidden(r) }) {
 			t.Fatalf("EscapePath(%q) = %q: changed a clean path", p, e)
 		}
 	})
@@ -118,4 +120,21 @@ func ExampleEscapePath() {
 	// Output:
 	// /docs/caf\xe9\nmenu.md
 	// true
+}
+
+// TestProblemJSON: cite check --json names a problem's file escaped, as
+// every path in cite's JSON, and reads it back exact.
+func TestProblemJSON(t *testing.T) {
+	p := Problem{DocumentID: "d1", Path: "/docs/caf\xe9.md", Problem: "has 0 chunks, recorded 1"}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"document_id":"d1","path":"/docs/caf\\xe9.md","problem":"has 0 chunks, recorded 1"}`; string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
+	}
+	var back Problem
+	if err := json.Unmarshal(b, &back); err != nil || back != p {
+		t.Errorf("read back %+v, %v", back, err)
+	}
 }

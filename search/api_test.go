@@ -222,3 +222,27 @@ func TestChunk(t *testing.T) {
 		t.Errorf("missing chunk: %v", err)
 	}
 }
+
+// TestHitJSONPath: a hit's document path, and its copies', are written
+// escaped as every path in cite's JSON (caf\xe9, not caf\ufffd) and read
+// back exact.
+func TestHitJSONPath(t *testing.T) {
+	h := Hit{Rank: 1, Document: DocumentRef{ID: "d1", Path: "/docs/caf\xe9.md", Kind: index.KindFile},
+		Copies: []DocumentRef{{ID: "d2", Path: `/docs/back\slash.md`}}}
+	b, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"path":"/docs/caf\\xe9.md"`, `"path":"/docs/back\\\\slash.md"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s: %s", want, b)
+		}
+	}
+	var back Hit
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Document != h.Document || len(back.Copies) != 1 || back.Copies[0] != h.Copies[0] {
+		t.Errorf("read back %+v", back)
+	}
+}

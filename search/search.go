@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -101,6 +102,33 @@ type DocumentRef struct {
 	// [index.KindFile] or [index.KindWeb]. It is the [citations.Type] of a
 	// reference to it (citations.Type(Kind)).
 	Kind index.Kind `json:"kind"`
+}
+
+// documentRefJSON is DocumentRef without its methods, for encoding/json.
+type documentRefJSON DocumentRef
+
+// MarshalJSON writes the reference with its path escaped by
+// [index.EscapePath], as every path in cite's JSON: a file name that is not
+// UTF-8 survives (encoding/json would replace its bad bytes with U+FFFD).
+func (d DocumentRef) MarshalJSON() ([]byte, error) {
+	j := documentRefJSON(d)
+	j.Path = index.EscapePath(d.Path)
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, unescaping the path.
+func (d *DocumentRef) UnmarshalJSON(data []byte) error {
+	var j documentRefJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	p, err := index.UnescapePath(j.Path)
+	if err != nil {
+		return err
+	}
+	j.Path = p
+	*d = DocumentRef(j)
+	return nil
 }
 
 // Hit is one retrieved chunk. Its JSON form is cite search --json's, an

@@ -99,7 +99,7 @@ type docInfo struct {
 }
 
 func infoOf(d index.Document) docInfo {
-	return docInfo{ID: d.ID, Source: d.Source, Path: d.Path, Title: d.Title, Format: d.Type, Size: d.Size, Chunks: d.Chunks, Tokens: d.Tokens, IndexedAt: d.IndexedAt}
+	return docInfo{ID: d.ID, Source: d.Source, Path: index.EscapePath(d.Path), Title: d.Title, Format: d.Type, Size: d.Size, Chunks: d.Chunks, Tokens: d.Tokens, IndexedAt: d.IndexedAt}
 }
 
 // writable answers 403 when the server cannot change the index.

@@ -18,7 +18,7 @@ type Passage struct {
 	Title      string         `json:"title"`
 	Link       string         `json:"link" jsonschema:"where the passage is: file:///path#bytes=START-END or a URL"`
 	Passage    string         `json:"passage"`
-	Source     string         `json:"source" jsonschema:"the document's path or URL"`
+	Source     string         `json:"source" jsonschema:"the document's path, escaped as cite shows paths (a byte that is not UTF-8 as \\xNN), or URL"`
 	Span       citations.Span `json:"span" jsonschema:"the passage's byte range in the source file, end exclusive"`
 	DocumentID string         `json:"document_id"`
 	ChunkID    string         `json:"chunk_id"`
@@ -61,7 +61,7 @@ func MCP(deps Deps, version string) *mcp.Server {
 	resolve := citations.DefaultResolver()
 	fromHit := func(h search.Hit) Passage {
 		ref := citations.Reference{Type: refType(h.Document.Kind), Source: h.Document.Path, Span: h.SourceSpan}
-		return Passage{Title: h.Document.Title, Link: resolve.Resolve(ref), Passage: h.Text, Source: h.Document.Path, Span: h.SourceSpan,
+		return Passage{Title: h.Document.Title, Link: resolve.Resolve(ref), Passage: h.Text, Source: index.EscapePath(h.Document.Path), Span: h.SourceSpan,
 			DocumentID: h.Document.ID, ChunkID: h.ChunkID, DataSource: h.Document.DataSource, Score: h.Score}
 	}
 	run := func(ctx context.Context, q search.Query) ([]Passage, error) {
@@ -181,7 +181,7 @@ func MCP(deps Deps, version string) *mcp.Server {
 				c := chunks[i]
 				span := citations.Span{Start: c.SourceStart, End: c.SourceEnd}
 				out = append(out, Passage{Title: d.Title, Link: resolve.Resolve(citations.Reference{Type: refType(d.Kind), Source: d.Path, Span: span}),
-					Passage: c.Text, Source: d.Path, Span: span, DocumentID: d.ID, ChunkID: c.ID, DataSource: d.Source})
+					Passage: c.Text, Source: index.EscapePath(d.Path), Span: span, DocumentID: d.ID, ChunkID: c.ID, DataSource: d.Source})
 				size += len(c.Text)
 			}
 			return nil, mcpPassages{Passages: out}, nil
@@ -242,7 +242,7 @@ func publicDocument(ctx context.Context, st *index.Store, ref string) (index.Doc
 	}
 	var which []string
 	for _, d := range found {
-		which = append(which, d.ID+" ("+d.Source+": "+d.Path+")")
+		which = append(which, d.ID+" ("+d.Source+": "+index.EscapePath(d.Path)+")")
 	}
 	return index.Document{}, fmt.Errorf("document %q: %w: matches %s", trimRunes(ref, 64), index.ErrAmbiguous, strings.Join(which, ", "))
 }

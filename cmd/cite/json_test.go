@@ -2,13 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/cite-rag/cite/index/embed"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 )
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
@@ -187,5 +188,58 @@ func TestShowChunksJSON(t *testing.T) {
 				t.Errorf("chunk %d %s = %s, want {\"start\",\"end\"}", i, k, c[k])
 			}
 		}
+	}
+}
+
+// TestJSONPaths: a file whose name is not UTF-8 (café in Latin-1) shows in
+// every --json output that carries its path as the reversible caf\xe9,
+// never as caf\ufffd: one escaping everywhere, as the README says. (cite
+// check --json's problems are index.Problem, whose JSON TestProblemJSON
+// checks.)
+func TestJSONPaths(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "caf\xe9.md")
+	if err := os.WriteFile(name, []byte("# Cafe\n\nThe zzlatin cafe serves zzlatin coffee.\n"), 0o644); err != nil {
+		t.Skipf("this file system refuses a Latin-1 name: %v", err)
+	}
+	// A file skipped, so that cite index --json names it among its
+	// problems.
+	skipped := filepath.Join(dir, "caf\xe9.bin")
+	if err := os.WriteFile(skipped, []byte{0, 1, 2}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := index.EscapePath(name)
+	if !strings.HasSuffix(want, `caf\xe9.md`) {
+		t.Fatalf("EscapePath = %q", want)
+	}
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, stderr := cite(t, "index", "--index", idx, dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"index", []string{"index", "--index", idx, "--force", dir}, index.EscapePath(skipped)},
+		{"docs", []string{"docs", "--index", idx}, want},
+		{"show", []string{"show", "--index", idx, want}, want},
+		{"show chunks", []string{"show", "--index", idx, "--chunks", want}, want},
+		{"search", []string{"search", "--index", idx, "zzlatin"}, want},
+		{"ask", []string{"ask", "--index", idx, "what does the zzlatin cafe serve?"}, want},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stdout, stderr := cite(t, append(tc.args, "--json")...)
+			if !json.Valid([]byte(stdout)) {
+				t.Fatalf("not JSON: %s\n%s", stdout, stderr)
+			}
+			if strings.Contains(stdout, `\ufffd`) || strings.Contains(stdout, "\ufffd") {
+				t.Errorf("the name lost its byte:\n%s", stdout)
+			}
+			// As JSON text, the escape's backslash is itself escaped.
+			if !strings.Contains(stdout, strings.ReplaceAll(tc.want, `\`, `\\`)) {
+				t.Errorf("no %s in:\n%s", tc.want, stdout)
+			}
+		})
 	}
 }
