@@ -38,11 +38,19 @@ type Filter struct {
 // IsZero reports whether f admits every chunk.
 func (f Filter) IsZero() bool { return len(f.Sources) == 0 && f.Document == "" && f.Path == "" }
 
+// MaxPathPattern is the longest [Filter.Path] accepted, in bytes: a
+// store that matches paths itself (the Weaviate store) takes up to
+// len(pattern) × len(path) steps a path.
+const MaxPathPattern = 1024
+
 // Validate returns an error wrapping [ErrInvalidInput] when f's Path is not
-// a pattern: a "[" that no "]" closes. SQLite would accept such a pattern
-// and silently match nothing.
+// a pattern: a "[" that no "]" closes (SQLite would accept such a pattern
+// and silently match nothing), or more than [MaxPathPattern] bytes.
 func (f Filter) Validate() error {
 	p := f.Path
+	if len(p) > MaxPathPattern {
+		return fmt.Errorf("%w: path pattern of %d bytes: the limit is %d", ErrInvalidInput, len(p), MaxPathPattern)
+	}
 	for i := 0; i < len(p); i++ {
 		if p[i] != '[' {
 			continue

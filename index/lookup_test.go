@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -123,6 +124,8 @@ func TestFilterValidate(t *testing.T) {
 		{"/docs/[abc", false},
 		{"/docs/[]", false},
 		{"/ok/[a]/bad/[", false},
+		{"/" + strings.Repeat("*[a]", (MaxPathPattern-1)/4), true},
+		{"/" + strings.Repeat("*[a]", MaxPathPattern/4), false},
 	} {
 		err := Filter{Path: tc.path}.Validate()
 		if (err == nil) != tc.ok || err != nil && !errors.Is(err, ErrInvalidInput) {

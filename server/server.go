@@ -450,7 +450,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	q := search.Query{Text: req.Query, K: req.K, Mode: mode, PerDocument: req.PerDoc, Filter: index.Filter{Sources: sources, Path: req.Path}}
 	if err := q.Filter.Validate(); err != nil {
-		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+		writeError(w, http.StatusBadRequest, "bad_path", "path: "+strings.TrimPrefix(err.Error(), index.ErrInvalidInput.Error()+": "))
 		return
 	}
 	res, err := s.deps.Searcher.Search(r.Context(), q)

@@ -361,6 +361,8 @@ func TestSearchErrors(t *testing.T) {
 		{"mode", `{"query":"q","mode":"fuzzy"}`, "bad_mode", `mode \"fuzzy\"`},
 		{"per_doc", `{"query":"q","per_doc":-1}`, "bad_per_doc", "per_doc is 0 (no limit) or more, not -1"},
 		{"query", `{"query":" "}`, "bad_query", "query:"},
+		{"unclosed set", `{"query":"q","path":"/docs/[ab"}`, "bad_path", `path: path pattern \"/docs/[ab\": the \"[\" at byte 6 is never closed`},
+		{"long path", `{"query":"q","path":"` + strings.Repeat("*[a]", 300) + `b"}`, "bad_path", "path: path pattern of 1201 bytes: the limit is 1024"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, out := do(t, "POST", ts.URL+"/v1/search", "application/json", tc.body)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/internal/glob"
 	wv "github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
@@ -400,9 +401,18 @@ func likeOf(glob string) (string, bool) {
 	exact := true
 	for i := 0; i < len(glob); i++ {
 		if glob[i] == '[' {
-			if end := strings.IndexByte(glob[i+2:], ']'); end >= 0 {
+			// As SQLite reads a set: a "^" first negates it, and a "]"
+			// first (after any "^") is a member, not its end.
+			j := i + 1
+			if j < len(glob) && glob[j] == '^' {
+				j++
+			}
+			if j < len(glob) && glob[j] == ']' {
+				j++
+			}
+			if end := strings.IndexByte(glob[j:], ']'); end >= 0 {
 				b.WriteByte('?')
-				i += end + 2
+				i = j + end
 				exact = false
 				continue
 			}
@@ -410,60 +420,6 @@ func likeOf(glob string) (string, bool) {
 		b.WriteByte(glob[i])
 	}
 	return b.String(), exact
-}
-
-// globMatch reports whether name matches pattern in SQLite's GLOB syntax:
-// * any run of characters, ? one, [...] one of a set ([^...] none of it).
-func globMatch(pattern, name string) bool {
-	p, n := []rune(pattern), []rune(name)
-	var match func(i, j int) bool
-	match = func(i, j int) bool {
-		for i < len(p) {
-			switch p[i] {
-			case '*':
-				for k := j; k <= len(n); k++ {
-					if match(i+1, k) {
-						return true
-					}
-				}
-				return false
-			case '?':
-				if j >= len(n) {
-					return false
-				}
-			case '[':
-				if j >= len(n) {
-					return false
-				}
-				k, neg, ok := i+1, false, false
-				if k < len(p) && p[k] == '^' {
-					neg, k = true, k+1
-				}
-				start := k
-				for ; k < len(p) && (k == start || p[k] != ']'); k++ {
-					if k+2 < len(p) && p[k+1] == '-' && p[k+2] != ']' {
-						if p[k] <= n[j] && n[j] <= p[k+2] {
-							ok = true
-						}
-						k += 2
-					} else if p[k] == n[j] {
-						ok = true
-					}
-				}
-				if ok == neg {
-					return false
-				}
-				i = k
-			default:
-				if j >= len(n) || p[i] != n[j] {
-					return false
-				}
-			}
-			i, j = i+1, j+1
-		}
-		return j == len(n)
-	}
-	return match(0, 0)
 }
 
 // search runs one Get over the chunks with the given search argument and
@@ -486,9 +442,16 @@ func (s *Store) search(ctx context.Context, what, arg string, f index.Filter, k 
 	if err != nil {
 		return nil, err
 	}
+	var match *glob.Pattern
+	if post != "" {
+		match = glob.Compile(post)
+	}
 	var out []index.Scored
 	for _, o := range getList(data, s.chunk) {
-		if post != "" && !globMatch(post, str(o, "path")) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if match != nil && !match.Match(str(o, "path")) {
 			continue
 		}
 		key, _ := strconv.ParseInt(str(o, "key"), 10, 64)
