@@ -147,6 +147,7 @@ type flags struct {
 	json  bool
 
 	remote *weaviate.Store // the --store collection, once openIndex opened it
+	warned bool            // the collection's server warning was printed
 }
 
 func newFlags(e *env, name, args, about string, withJSON bool) *flags {
@@ -248,6 +249,10 @@ func (f *flags) openIndex(ctx context.Context, a access) (*index.Store, error) {
 	if err != nil {
 		st.Close()
 		return nil, err
+	}
+	if msg := w.Warning(); msg != "" && !f.warned {
+		f.warned = true // once, however often the command reopens
+		fmt.Fprintf(f.Output(), "cite: warning: %s\n", msg)
 	}
 	if err := st.SetReplica(ctx, w); err != nil {
 		st.Close()

@@ -124,6 +124,8 @@ type Store struct {
 	// collection is not replicated (Weaviate then does not take one).
 	cl string
 
+	version, warning string // the server's, and what to tell the user ([Store.Warning])
+
 	mu        sync.Mutex
 	embedder  index.EmbedderInfo // cached once known
 	termStats func(ctx context.Context, terms []string) (index.TermStats, error)
@@ -136,8 +138,10 @@ var (
 	_ index.Replica        = (*Store)(nil)
 )
 
-// Open connects to Weaviate and creates the collections on first use. A
-// node that does not answer is an error naming its address.
+// Open connects to Weaviate, reads its version and creates the
+// collections on first use. A node that does not answer is an error
+// naming its address, and so is a release older than [MinVersion]; a
+// release that misranks ([FixedVersion]) opens with a [Store.Warning].
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Collection == "" {
 		cfg.Collection = "Cite"
@@ -162,6 +166,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("weaviate at %s: %w", cfg.Addr, err)
 	}
 	s := &Store{cfg: cfg, c: c, hc: hc, chunk: cfg.Collection + "Chunk", doc: cfg.Collection + "Document", metaName: cfg.Collection + "Meta"}
+	if err := s.checkServer(ctx); err != nil {
+		return nil, err
+	}
 	if err := s.ensureSchema(ctx); err != nil {
 		return nil, err
 	}
