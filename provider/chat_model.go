@@ -64,7 +64,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -72,7 +71,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -105,19 +103,19 @@ func NewChatModel(spec string, opts Config) (ChatModel, error) {
 	}
 	switch prov {
 	case ProviderOpenAI:
-		base, err := endpoint(opts.OpenAIBaseURL, DefaultOpenAIBaseURL, "OpenAIBaseURL")
+		base, err := opts.openAIBaseURL()
 		if err != nil {
 			return nil, fmt.Errorf("model spec %q: %w", spec, err)
 		}
 		return newLangchainModel(spec, ProviderOpenAI, name, base, opts.OpenAIAPIKey, client)
 	case ProviderOllama:
-		host, err := endpoint(opts.OllamaHost, DefaultOllamaHost, "OllamaHost")
+		root, err := opts.ollamaRoot()
 		if err != nil {
 			return nil, fmt.Errorf("model spec %q: %w", spec, err)
 		}
-		return newLangchainModel(spec, ProviderOllama, name, strings.TrimSuffix(host, "/")+"/v1", "", client)
+		return newLangchainModel(spec, ProviderOllama, name, root+"/v1", "", client)
 	case ProviderOpenAIResponses:
-		base, err := endpoint(opts.OpenAIBaseURL, DefaultOpenAIBaseURL, "OpenAIBaseURL")
+		base, err := opts.openAIBaseURL()
 		if err != nil {
 			return nil, fmt.Errorf("model spec %q: %w", spec, err)
 		}
@@ -125,22 +123,6 @@ func NewChatModel(spec string, opts Config) (ChatModel, error) {
 	}
 	return nil, fmt.Errorf("model spec %q: unknown provider %q (want %s, %s or %s)",
 		spec, prov, ProviderOpenAI, ProviderOllama, ProviderOpenAIResponses)
-}
-
-// endpoint normalises a configured address: a bare host:port gets http://.
-func endpoint(raw, def, field string) (string, error) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		raw = def
-	}
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" && u.Scheme != "unix" {
-		return "", fmt.Errorf("%s %q is not a URL or host:port", field, raw)
-	}
-	return strings.TrimSuffix(raw, "/"), nil
 }
 
 // isLocal reports whether base names this machine: a loopback or
@@ -236,45 +218,14 @@ func httpError(provider string, resp *http.Response, key redactor) *Error {
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
-	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
+	e.RetryAfter, _ = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	return e
 }
 
-// serverMessage finds the message in an error body, without the key.
+// serverMessage finds the message in an error body, without the key
+// ([errorMessage]).
 func serverMessage(body []byte, key redactor) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-	}
-	if json.Unmarshal(body, &v) == nil {
-		var nested struct {
-			Message string `json:"message"`
-		}
-		var flat string
-		switch {
-		case json.Unmarshal(v.Error, &nested) == nil && nested.Message != "":
-			return key.String(nested.Message)
-		case json.Unmarshal(v.Error, &flat) == nil && flat != "":
-			return key.String(flat)
-		case v.Message != "":
-			return key.String(v.Message)
-		}
-	}
-	return key.excerpt(strings.TrimSpace(string(body)), 512)
-}
-
-// parseRetryAfter parses a Retry-After value in seconds or as an HTTP date.
-func parseRetryAfter(v string) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && secs > 0 {
-		return time.Duration(secs) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
+	return errorMessage(body, string(key))
 }
 
 // callIDs names the tool calls a server left without an id (some

@@ -616,11 +616,12 @@ func TestNewChatModel(t *testing.T) {
 		{spec: "ollama:llama3.1", local: true},
 		{spec: "ollama:llama3.1", opts: provider.Config{OllamaHost: "0.0.0.0:11434"}, local: true},
 		{spec: "ollama:llama3.1", opts: provider.Config{OllamaHost: "gpu-box.lan:11434"}, local: false},
-		{spec: "ollama:m", opts: provider.Config{OllamaHost: "unix:///run/ollama.sock"}, local: true},
+		// Nothing dials a Unix socket, for chat or embeddings.
+		{spec: "ollama:m", opts: provider.Config{OllamaHost: "unix:///run/ollama.sock"}, wantErr: `OLLAMA_HOST`},
 		{spec: "gpt-4o", wantErr: `want PROVIDER:NAME`},
 		{spec: "openai:", wantErr: `want PROVIDER:NAME`},
 		{spec: "anthropic:claude", wantErr: `unknown provider "anthropic"`},
-		{spec: "openai:m", opts: provider.Config{OpenAIBaseURL: "http://"}, wantErr: "OpenAIBaseURL"},
+		{spec: "openai:m", opts: provider.Config{OpenAIBaseURL: "http://"}, wantErr: "OPENAI_BASE_URL"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.spec+" "+tc.opts.OpenAIBaseURL+tc.opts.OllamaHost, func(t *testing.T) {

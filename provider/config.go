@@ -107,18 +107,44 @@ func redactURL(s string) string {
 	return u.Redacted()
 }
 
-// openAIBaseURL returns the checked OpenAI base URL, without a trailing
-// slash.
+// openAIBaseURL is the one reading of OpenAIBaseURL, for chat and
+// embeddings alike: an http or https URL (a bare host[:port][/path] gets
+// http://), returned without a trailing slash.
 func (c Config) openAIBaseURL() (string, error) {
-	base := strings.TrimSpace(c.OpenAIBaseURL)
+	base := unquote(c.OpenAIBaseURL)
 	if base == "" {
 		base = DefaultOpenAIBaseURL
 	}
+	if !strings.Contains(base, "://") {
+		base = "http://" + base
+	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("OpenAI base URL %q: want http(s)://host[/path]", redactURL(base))
+		return "", fmt.Errorf("OpenAI base URL (OPENAI_BASE_URL) %q: want http(s)://host[:port][/path]", redactURL(base))
 	}
 	return strings.TrimRight(base, "/"), nil
+}
+
+// unquote trims white space and the quotes a shell file may leave.
+func unquote(s string) string {
+	return strings.TrimSpace(strings.Trim(strings.TrimSpace(s), `"'`))
+}
+
+// ollamaRoot is the one reading of OllamaHost, for chat and embeddings
+// alike: [Config.OllamaURL] without a trailing slash, and without a
+// trailing /api or /v1 (the forms chromem-go and OpenAI clients are given),
+// so that chat appends /v1 and embeddings /api/embed to the same root.
+func (c Config) ollamaRoot() (string, error) {
+	u, err := c.OllamaURL()
+	if err != nil {
+		return "", err
+	}
+	p := strings.TrimRight(u.Path, "/")
+	for _, suffix := range []string{"/api", "/v1"} {
+		p = strings.TrimSuffix(p, suffix)
+	}
+	u.Path = p
+	return u.String(), nil
 }
 
 // OllamaURL parses OllamaHost the way Ollama reads OLLAMA_HOST: the scheme
@@ -126,7 +152,7 @@ func (c Config) openAIBaseURL() (string, error) {
 // with an explicit http or https scheme), and a path is kept (for a reverse
 // proxy).
 func (c Config) OllamaURL() (*url.URL, error) {
-	s := strings.TrimSpace(strings.Trim(strings.TrimSpace(c.OllamaHost), `"'`))
+	s := unquote(c.OllamaHost)
 	if s == "" {
 		s = DefaultOllamaHost
 	}
@@ -140,7 +166,7 @@ func (c Config) OllamaURL() (*url.URL, error) {
 	case scheme == "https":
 		defaultPort = "443"
 	default:
-		return nil, fmt.Errorf("Ollama host %q: unsupported scheme %q", redactURL(s), scheme)
+		return nil, fmt.Errorf("Ollama host (OLLAMA_HOST) %q: unsupported scheme %q (want http or https)", redactURL(s), scheme)
 	}
 	hostport, path, _ := strings.Cut(hostport, "/")
 	host, port, err := net.SplitHostPort(hostport)
@@ -156,7 +182,7 @@ func (c Config) OllamaURL() (*url.URL, error) {
 		host = "127.0.0.1"
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return nil, fmt.Errorf("Ollama host %q: invalid port %q", redactURL(s), port)
+		return nil, fmt.Errorf("Ollama host (OLLAMA_HOST) %q: invalid port %q", redactURL(s), port)
 	}
 	return &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port), Path: "/" + path}, nil
 }

@@ -119,7 +119,7 @@ func (e *Embedder) fail(ctx context.Context, ex *exchange, err error) error {
 	case terr != nil:
 		out.Err = e.redactErr(terr)
 	case status != 0 && status != http.StatusOK:
-		out.Message = bodyExcerpt(body, e.key)
+		out.Message = errorMessage(body, e.key)
 		out.Err = hint(e.provider, e.model, status, out.Message)
 	default:
 		out.Err = fmt.Errorf("invalid response: %w", e.redactErr(err))
@@ -146,10 +146,13 @@ func hint(provider, model string, status int, msg string) error {
 // maxExcerpt bounds the server's message in an error.
 const maxExcerpt = 300
 
-// bodyExcerpt returns the message of an error body: the "error" (or
-// "error.message", or "message") field of a JSON body, else the text, with
-// white space collapsed and the key redacted, cut to a few hundred bytes.
-func bodyExcerpt(raw []byte, key string) string {
+// errorMessage is the one reading of a provider's error body, for chat and
+// embeddings alike: the "error" field of a JSON body (Ollama's
+// {"error":"text"}), or its "error.message" (OpenAI's), or its "message",
+// else the body's text; with white space collapsed, invalid UTF-8
+// replaced, the key replaced by "[REDACTED]", and cut to [maxExcerpt]
+// bytes.
+func errorMessage(raw []byte, key string) string {
 	var msg struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
@@ -170,7 +173,7 @@ func bodyExcerpt(raw []byte, key string) string {
 		}
 	}
 	text = strings.Join(strings.Fields(strings.ToValidUTF8(text, "\uFFFD")), " ")
-	return excerpt(text, key, "[redacted]", maxExcerpt)
+	return excerpt(text, key, redacted, maxExcerpt)
 }
 
 // redact removes the API key from s.
@@ -178,7 +181,7 @@ func (e *Embedder) redact(s string) string {
 	if e.key == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, e.key, "[redacted]")
+	return strings.ReplaceAll(s, e.key, redacted)
 }
 
 // redactErr returns err, or an error with its text redacted if it contains

@@ -20,17 +20,15 @@ func NewOllamaEmbedder(cfg Config, model string, dimensions int) (*Embedder, err
 	if model == "" {
 		return nil, fmt.Errorf("ollama embedder: missing model name")
 	}
-	base, err := cfg.OllamaURL()
+	// langchaingo appends /api/embed to the root.
+	root, err := cfg.ollamaRoot()
 	if err != nil {
 		return nil, fmt.Errorf("ollama embedder: %w", err)
 	}
-	// langchaingo appends /api/embed; a base ending in /api (chromem-go's
-	// form) is not doubled.
-	base.Path = strings.TrimSuffix(strings.TrimSuffix(base.Path, "/"), "/api")
 	hc := cfg.Client()
 	hc.Transport = &ollamaEmbedOptions{base: hc.Transport, dimensions: dimensions}
 	client, err := ollama.New(
-		ollama.WithServerURL(base.String()),
+		ollama.WithServerURL(root),
 		ollama.WithModel(model),
 		ollama.WithHTTPClient(hc),
 	)

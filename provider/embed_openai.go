@@ -50,5 +50,5 @@ func redactKey(s, key string) string {
 	if key == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, key, "[redacted]")
+	return strings.ReplaceAll(s, key, redacted)
 }

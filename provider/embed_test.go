@@ -168,7 +168,7 @@ func TestEmbedderErrors(t *testing.T) {
 		{"persistent 503", 503, `{"error":"model is loading"}`, 3, []string{"HTTP 503", "model is loading", "3 attempts"}, nil},
 		{"400 not retried", 400, `{"error":{"message":"bad input","type":"invalid_request_error"}}`, 1, []string{"HTTP 400", "bad input"}, nil},
 		{"context length", 400, `{"error":"the input length exceeds the context length"}`, 1, []string{"longer than the model accepts"}, ErrInputTooLong},
-		{"401", 401, `{"error":{"message":"Incorrect API key provided: ` + key + `"}}`, 1, []string{"HTTP 401", "API key", "[redacted]"}, nil},
+		{"401", 401, `{"error":{"message":"Incorrect API key provided: ` + key + `"}}`, 1, []string{"HTTP 401", "API key", "[REDACTED]"}, nil},
 		{"echoed key", 500, "key was Bearer " + key, 3, []string{"HTTP 500"}, nil},
 		{"key at the cut", 500, strings.Repeat("x", 290) + " " + key + " more", 3, []string{"HTTP 500", "xxxx"}, nil},
 		{"invalid JSON", 200, `<html>` + key, 1, []string{"invalid response"}, nil},
@@ -189,7 +189,7 @@ func TestEmbedderErrors(t *testing.T) {
 				}
 				msg := err.Error()
 				for _, s := range append([]string{"embed with " + kind + " model m"}, tt.want...) {
-					if kind == "ollama" && s == "[redacted]" {
+					if kind == "ollama" && s == "[REDACTED]" {
 						continue // Ollama takes no key: nothing to redact
 					}
 					if !strings.Contains(msg, s) {
@@ -246,7 +246,7 @@ func TestEmbedderCancel(t *testing.T) {
 	}
 }
 
-func TestBodyExcerpt(t *testing.T) {
+func TestErrorMessage(t *testing.T) {
 	long := strings.Repeat("é", 400)
 	tests := []struct{ in, want string }{
 		{`{"error":"model \"x\" not found"}`, `model "x" not found`},
@@ -257,8 +257,8 @@ func TestBodyExcerpt(t *testing.T) {
 		{"\xff\xfe", "\uFFFD"},
 	}
 	for _, tt := range tests {
-		if got := bodyExcerpt([]byte(tt.in), ""); got != tt.want {
-			t.Errorf("bodyExcerpt(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := errorMessage([]byte(tt.in), ""); got != tt.want {
+			t.Errorf("errorMessage(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
