@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/weaviate"
 	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
@@ -484,4 +485,88 @@ func TestIndexCancelled(t *testing.T) {
 	if s.Interrupted == 0 || s.Seen+s.Interrupted > 300 {
 		t.Errorf("stats %+v: want some interrupted", s)
 	}
+}
+
+// TestLongHeadingBounded indexes a file whose heading is 120 KB, into the
+// index alone and with a Weaviate replica (skipped without weaviate-server):
+// every chunk, in each store, carries the heading clipped to
+// chunk.MaxHeadingBytes, and the title is clipped alike. Then it makes the
+// document what cite wrote before the bound (pipeline version 1, the whole
+// heading on every chunk) and checks that the next run redoes it, bounding
+// the paths of the chunks it keeps too.
+func TestLongHeadingBounded(t *testing.T) {
+	t.Run("index", func(t *testing.T) { testLongHeadingBounded(t, newStore(t), nil) })
+	t.Run("weaviate", func(t *testing.T) {
+		c := weaviatetest.Start(t, 1)
+		w, err := weaviate.Open(t.Context(), weaviate.Config{Addr: c.Addr(), Collection: "LongHeading"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := newStore(t)
+		if err := st.SetReplica(t.Context(), w); err != nil {
+			t.Fatal(err)
+		}
+		testLongHeadingBounded(t, st, w)
+	})
+}
+
+func testLongHeadingBounded(t *testing.T, st *index.Store, w *weaviate.Store) {
+	ctx := t.Context()
+	long := strings.TrimSpace(strings.Repeat("lorem ", 20000))
+	clipped := chunk.Clip(long, chunk.MaxHeadingBytes)
+	fsys := fstest.MapFS{"a.md": file("# " + long + "\n\nbody\n")}
+	check := func(when string) {
+		t.Helper()
+		d, err := st.Document(ctx, "", "a.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Title != clipped {
+			t.Errorf("%s: title of %d bytes, want %d", when, len(d.Title), len(clipped))
+		}
+		cs, err := st.Chunks(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) < 10 {
+			t.Fatalf("%s: %d chunks", when, len(cs))
+		}
+		for _, c := range cs {
+			if len(c.Headings) != 1 || c.Headings[0] != clipped {
+				t.Fatalf("%s: chunk %d has a path of %d headings, the first of %d bytes", when, c.Ordinal, len(c.Headings), len(c.Headings[0]))
+			}
+			if w == nil {
+				continue
+			}
+			r, err := w.ChunkByID(ctx, c.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Headings) != 1 || r.Headings[0] != clipped || r.Document.Title != clipped {
+				t.Fatalf("%s: in Weaviate, chunk %d has a path of %d headings and a title of %d bytes", when, c.Ordinal, len(r.Headings), len(r.Document.Title))
+			}
+		}
+	}
+	if s, _, err := run(t, st, fsys, Options{}, "a.md"); err != nil || s.Added != 1 {
+		t.Fatalf("first run: %+v, %v", s, err)
+	}
+	check("indexed")
+
+	d, _ := st.Document(ctx, "", "a.md")
+	cs, _ := st.Chunks(ctx, d.ID)
+	d.Pipeline = strings.Replace(d.Pipeline, fmt.Sprintf("v%d/", pipelineVersion), "v1/", 1)
+	d.Title = long
+	for i := range cs {
+		cs[i].Headings = []string{long}
+	}
+	if _, err := st.PutDocument(ctx, &d, cs); err != nil {
+		t.Fatal(err)
+	}
+	if cs, _ := st.Chunks(ctx, d.ID); len(cs) == 0 || cs[0].Headings[0] != long {
+		t.Fatal("the whole heading was not stored as version 1 stored it")
+	}
+	if s, _, err := run(t, st, fsys, Options{}, "a.md"); err != nil || s.Updated != 1 {
+		t.Fatalf("run after version 1: %+v, %v", s, err)
+	}
+	check("redone")
 }
