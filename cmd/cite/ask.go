@@ -9,11 +9,11 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/internal/escape"
 	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/search"
 )
@@ -168,13 +168,17 @@ answer the question, each cited. --json prints one object:
 }
 
 // ask runs the request, printing the answer as it streams unless the
-// output is JSON.
+// output is JSON. The answer and its reference list are [shown], through
+// one [escape.Writer], so that an escape sequence or a character split
+// between the stream's chunks is made visible too.
 func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result, error) {
 	var res *answer.Result
 	wroteText := false
+	out := escape.NewWriter(e.stdout)
 	for ev, err := range s.eng.Run(ctx, s.req) {
 		if err != nil {
 			if !s.json && wroteText {
+				out.Flush()
 				fmt.Fprintln(e.stdout)
 			}
 			return nil, err
@@ -182,26 +186,27 @@ func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result,
 		switch ev.Kind {
 		case answer.EventText:
 			if !s.json {
-				io.WriteString(e.stdout, ev.Text)
+				io.WriteString(out, ev.Text)
 				wroteText = true
 			}
 		case answer.EventReferenceList:
 			if !s.json && !noList {
-				io.WriteString(e.stdout, ev.Text)
+				io.WriteString(out, ev.Text)
 			}
 		case answer.EventToolStarted:
-			fmt.Fprintf(e.stderr, "… %s %s\n", terminalSafe(ev.Tool.Name), argsLine(ev.Tool.Arguments))
+			fmt.Fprintf(e.stderr, "… %s %s\n", cell(ev.Tool.Name), cell(argsLine(ev.Tool.Arguments)))
 		case answer.EventToolCompleted, answer.EventToolFailed, answer.EventToolBlocked, answer.EventToolCancelled:
 			line := fmt.Sprintf("%s %s: %s, %d ms, %d bytes", mark(ev.Tool.Status), ev.Tool.Name, ev.Tool.Status, ev.Tool.DurationMS, ev.Tool.ResultBytes)
 			if ev.Tool.Message != "" && ev.Tool.Status != answer.StatusOK {
 				line += ": " + ev.Tool.Message
 			}
-			fmt.Fprintln(e.stderr, terminalSafe(line))
+			fmt.Fprintln(e.stderr, cell(line))
 		case answer.EventAnswer:
 			res = ev.Answer
 		}
 	}
 	if !s.json {
+		out.Flush()
 		fmt.Fprintln(e.stdout)
 	}
 	if res != nil {
@@ -215,24 +220,6 @@ func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result,
 		}
 	}
 	return res, nil
-}
-
-// terminalSafe returns s with the characters that are not printable
-// (terminal escapes, bidirectional overrides), which a model's tool name
-// or a tool's message may hold, written as escapes.
-func terminalSafe(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsPrint(r) {
-			b.WriteRune(r)
-		} else {
-			fmt.Fprintf(&b, "\\u%04x", r)
-		}
-	}
-	return b.String()
 }
 
 func mark(status string) string {
@@ -306,7 +293,7 @@ An empty line or end of input ends it.`)
 			if ctx.Err() != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "cite chat: %v\n", err)
+			fmt.Fprintf(e.stderr, "cite chat: %s\n", shown(err.Error()))
 			continue
 		}
 		s.req.History = append(s.req.History,

@@ -154,7 +154,7 @@ func evalAnswers(ctx context.Context, e *env, f *flags, set *eval.Set, st *index
 		return err
 	}
 	for _, ex := range m.Examples {
-		fmt.Fprintln(e.stdout, "violation:", ex)
+		fmt.Fprintln(e.stdout, "violation:", shown(ex))
 	}
 	return nil
 }

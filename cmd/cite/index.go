@@ -250,9 +250,10 @@ func (p *progress) clear() {
 	}
 }
 
+// line prints a line about a file: a problem's reason may quote the file.
 func (p *progress) line(s string) {
 	p.clear()
-	fmt.Fprintln(p.w, s)
+	fmt.Fprintln(p.w, shown(s))
 }
 
 func (p *progress) update(s ingest.Stats, path string) {

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/internal/escape"
 )
 
 func writeJSON(w io.Writer, v any) error {
@@ -47,7 +47,7 @@ func runSources(ctx context.Context, e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tDOCUMENTS\tCHUNKS\tTOKENS\tSIZE")
 	for _, s := range srcs {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.1f MB\n", s.Name, s.Documents, s.Chunks, humanCount(s.Tokens), float64(s.Bytes)/1e6)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.1f MB\n", cell(s.Name), s.Documents, s.Chunks, humanCount(s.Tokens), float64(s.Bytes)/1e6)
 	}
 	return tw.Flush()
 }
@@ -79,7 +79,7 @@ func runDocs(ctx context.Context, e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSOURCE\tCHUNKS\tTOKENS\tTITLE\tPATH")
 	for _, d := range docs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", d.ID, d.Source, d.Chunks, d.Tokens, clip(cell(d.Title), 48), displayPath(d.Path))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", d.ID, cell(d.Source), d.Chunks, d.Tokens, cell(clip(d.Title, 48)), displayPath(d.Path))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -90,15 +90,26 @@ func runDocs(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// cell makes text fit a table cell: control characters (a newline would
-// start a new row) become spaces.
+// shown is text cite did not write (a document's text, a title, a
+// heading, a model's answer) as every printer of cite's human-readable
+// output writes it, terminal or not: the characters a terminal would act on
+// (escape sequences: the title, the screen, the clipboard) or that would
+// not show (bidirectional overrides, zero-width characters) made visible,
+// by [escape.Text]. Newlines and tabs are kept. --json output is exact.
+func shown(s string) string { return escape.Text(s) }
+
+// cell is [shown] on one line, to fit a table cell or a line of a list:
+// newlines and tabs (a newline would start a new row) become spaces.
 func cell(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, s)
+	if strings.ContainsAny(s, "\n\t") {
+		s = strings.Map(func(r rune) rune {
+			if r == '\n' || r == '\t' {
+				return ' '
+			}
+			return r
+		}, s)
+	}
+	return shown(s)
 }
 
 func clip(s string, n int) string {
@@ -187,17 +198,17 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		return writeJSON(e.stdout, v)
 	}
 	fmt.Fprintf(e.stdout, "%s\n%s (%s, source %s, id %s)\n%d chunks, %d tokens, %d bytes of text from %d bytes of %s\n\n",
-		d.Title, displayPath(d.Path), d.Type, d.Source, d.ID, d.Chunks, d.Tokens, d.TextBytes, d.Size, d.Type)
+		cell(d.Title), displayPath(d.Path), d.Type, cell(d.Source), d.ID, d.Chunks, d.Tokens, d.TextBytes, d.Size, d.Type)
 	if !*showChunks {
-		_, err := fmt.Fprintln(e.stdout, index.Text(chunks))
+		_, err := fmt.Fprintln(e.stdout, shown(index.Text(chunks)))
 		return err
 	}
 	for _, c := range chunks {
 		fmt.Fprintf(e.stdout, "--- chunk %d  %d tokens  text [%d,%d)  file bytes [%d,%d)  id %s\n", c.Ordinal, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, c.ID)
 		if len(c.Headings) > 0 {
-			fmt.Fprintf(e.stdout, "    under: %s\n", strings.Join(c.Headings, " > "))
+			fmt.Fprintf(e.stdout, "    under: %s\n", cell(strings.Join(c.Headings, " > ")))
 		}
-		fmt.Fprintln(e.stdout, c.Text)
+		fmt.Fprintln(e.stdout, shown(c.Text))
 	}
 	return nil
 }
@@ -233,7 +244,7 @@ func runRm(ctx context.Context, e *env, args []string) error {
 			errs = append(errs, err)
 			continue
 		}
-		fmt.Fprintf(e.stdout, "removed %s (%s, %d chunks)\n", displayPath(d.Path), d.Source, len(removed))
+		fmt.Fprintf(e.stdout, "removed %s (%s, %d chunks)\n", displayPath(d.Path), cell(d.Source), len(removed))
 	}
 	return errors.Join(errs...)
 }

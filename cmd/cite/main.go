@@ -125,13 +125,15 @@ func run(ctx context.Context, args []string, e *env) int {
 			return exitUsage
 		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 			if strings.HasPrefix(err.Error(), "interrupted") {
-				fmt.Fprintf(e.stderr, "cite %s: %v\n", name, err)
+				fmt.Fprintf(e.stderr, "cite %s: %s\n", name, shown(err.Error()))
 			} else {
 				fmt.Fprintf(e.stderr, "cite %s: interrupted\n", name)
 			}
 			return exitInterrupted
 		}
-		fmt.Fprintf(e.stderr, "cite %s: %v\n", name, err)
+		// An error may quote what cite did not write: a file, a model
+		// server's answer.
+		fmt.Fprintf(e.stderr, "cite %s: %s\n", name, shown(err.Error()))
 		return exitFailure
 	}
 	fmt.Fprintf(e.stderr, "cite: unknown command %q\n\n", name)

@@ -120,7 +120,7 @@ func printHits(w io.Writer, hits []search.Hit, terms []string, color bool) {
 		bold, dim, reset = "\x1b[1m", "\x1b[2m", "\x1b[0m"
 	}
 	for _, h := range hits {
-		fmt.Fprintf(w, "%s%d. %s%s  %s(%.3f", bold, h.Rank, h.Document.Title, reset, dim, h.Score)
+		fmt.Fprintf(w, "%s%d. %s%s  %s(%.3f", bold, h.Rank, cell(h.Document.Title), reset, dim, h.Score)
 		if h.Scores.BM25 != nil {
 			fmt.Fprintf(w, " bm25 %.2f", *h.Scores.BM25)
 		}
@@ -129,7 +129,7 @@ func printHits(w io.Writer, hits []search.Hit, terms []string, color bool) {
 		}
 		fmt.Fprintf(w, ")%s\n   %s bytes %d-%d", reset, displayPath(h.Document.Path), h.SourceSpan.Start, h.SourceSpan.End)
 		if h.Heading != "" {
-			fmt.Fprintf(w, "  § %s", h.Heading)
+			fmt.Fprintf(w, "  § %s", cell(h.Heading))
 		}
 		if len(h.Copies) > 0 {
 			fmt.Fprintf(w, "\n   %salso in %s", dim, displayPath(h.Copies[0].Path))
@@ -143,7 +143,8 @@ func printHits(w io.Writer, hits []search.Hit, terms []string, color bool) {
 }
 
 // snippet returns about n bytes of text around its first query term, on
-// one line, with the terms' words highlighted when color is set.
+// one line and [shown], with the terms' words highlighted when color is
+// set.
 func snippet(text string, terms []string, n int, color bool) string {
 	want := map[string]bool{}
 	for _, t := range terms {
@@ -177,15 +178,15 @@ func snippet(text string, terms []string, n int, color bool) string {
 		if m.Start < pos || m.End > end {
 			continue
 		}
-		b.WriteString(text[pos:m.Start])
+		b.WriteString(cell(text[pos:m.Start]))
 		if color {
-			b.WriteString("\x1b[1;33m" + text[m.Start:m.End] + "\x1b[0m")
+			b.WriteString("\x1b[1;33m" + cell(text[m.Start:m.End]) + "\x1b[0m")
 		} else {
-			b.WriteString(text[m.Start:m.End])
+			b.WriteString(cell(text[m.Start:m.End]))
 		}
 		pos = m.End
 	}
-	b.WriteString(text[pos:end])
+	b.WriteString(cell(text[pos:end]))
 	if end < len(text) {
 		b.WriteString("…")
 	}
@@ -316,7 +317,7 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 			if p.Path != "" {
 				where = displayPath(p.Path) + ": "
 			}
-			fmt.Fprintf(e.stdout, "problem: %s%s\n", where, p.Problem)
+			fmt.Fprintf(e.stdout, "problem: %s%s\n", where, cell(p.Problem))
 		}
 		if rep.OK() {
 			fmt.Fprintln(e.stdout, "ok")
