@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cite-rag/cite/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -349,7 +351,7 @@ func TestSplitGolden(t *testing.T) {
 // no broken UTF-8, none over the limit, none redundant, every byte covered.
 func TestSplitCorpus(t *testing.T) {
 	files := corpusFiles(t)
-	if raceEnabled || testing.Short() {
+	if testenv.Race || testing.Short() {
 		files = files[:len(files)/16]
 	}
 	s := newSplitter(t, DefaultSize, DefaultOverlap)

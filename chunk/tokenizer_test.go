@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-)
 
-// corpusDir is the shared Markdown corpus, beside the repository.
-const corpusDir = "../../shared/data/markdown"
+	"github.com/cite-rag/cite/internal/testenv"
+)
 
 func tokenizer(tb testing.TB) *Tokenizer {
 	tb.Helper()
@@ -101,7 +100,7 @@ func TestTokenizerCorpus(t *testing.T) {
 	files := corpusFiles(t)
 	tok := tokenizer(t)
 	step := 8
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testenv.Race {
 		step = 64
 	}
 	var bytes, tokens int
@@ -127,9 +126,7 @@ func TestTokenizerCorpus(t *testing.T) {
 
 func corpusFiles(tb testing.TB) []string {
 	tb.Helper()
-	if _, err := os.Stat(corpusDir); err != nil {
-		tb.Skipf("shared corpus not found at %s (it sits beside the repository in CI): %v", corpusDir, err)
-	}
+	corpusDir := testenv.SharedData(tb, "markdown")
 	var files []string
 	err := filepath.WalkDir(corpusDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/citations/citetest"
+	"github.com/cite-rag/cite/internal/testenv"
 )
 
 // fuzzRegistered is the index range registered in fuzzRegistry.
@@ -41,8 +42,9 @@ var fuzzSeeds = []string{
 }
 
 // addSeeds adds the hand-written seeds, the texts of the scenario fixtures
-// and, when ../../shared/data is present, real Markdown (the PowerShell docs
-// and Wikipedia articles) with markers inserted at the ends of paragraphs.
+// and, when the shared data is present ([testenv.FindSharedData]), real
+// Markdown (the PowerShell docs and Wikipedia articles) with markers
+// inserted at the ends of paragraphs.
 func addSeeds(f *testing.F, add func(string)) {
 	for _, s := range fuzzSeeds {
 		add(s)
@@ -53,11 +55,12 @@ func addSeeds(f *testing.F, add func(string)) {
 			add(s.Text())
 		}
 	}
-	data := filepath.Join("..", "..", "shared", "data")
 	var corpus []string
-	for _, pattern := range []string{"markdown/reference/*/*/*.md", "squad/articles/*.md"} {
-		m, _ := filepath.Glob(filepath.Join(data, pattern))
-		corpus = append(corpus, m...)
+	if data, ok := testenv.FindSharedData(""); ok {
+		for _, pattern := range []string{"markdown/reference/*/*/*.md", "squad/articles/*.md"} {
+			m, _ := filepath.Glob(filepath.Join(data, pattern))
+			corpus = append(corpus, m...)
+		}
 	}
 	slices.Sort(corpus)
 	for i, file := range corpus {

@@ -9,9 +9,9 @@ import (
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/citations"
-	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/internal/testenv"
 	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/search"
 )
@@ -90,10 +90,10 @@ func (liar) Chat(ctx context.Context, _ provider.ChatRequest, onDelta func(strin
 // 0.754 and 0.835). It skips when the data is absent, under -race (CI runs
 // it in the non-race step) and with -short.
 func TestExtractiveSQuAD(t *testing.T) {
-	if race || testing.Short() {
+	if testenv.Race || testing.Short() {
 		t.Skip("slow quality measurement")
 	}
-	dir := evaltest.SharedData(t, "squad")
+	dir := testenv.SharedData(t, "squad")
 	set, st, s := openSet(t, dir, nil)
 	var sample []Question
 	for i, q := range set.Questions {

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/internal/testenv"
 	"github.com/cite-rag/cite/search"
 )
 
@@ -21,7 +21,7 @@ func TestDumpSQuADHits(t *testing.T) {
 	if out == "" {
 		t.Skip("set CITE_SQUAD_DUMP to write the file")
 	}
-	set, st, s := openSet(t, evaltest.SharedData(t, "squad"), nil)
+	set, st, s := openSet(t, testenv.SharedData(t, "squad"), nil)
 	type hit struct {
 		Title string `json:"title"`
 		Text  string `json:"text"`

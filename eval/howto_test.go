@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cite-rag/cite/answer"
-	"github.com/cite-rag/cite/eval/evaltest"
+	"github.com/cite-rag/cite/internal/testenv"
 )
 
 // exampleHeading is a PowerShell reference page's example heading:
@@ -68,10 +68,10 @@ func howToSet(t *testing.T, dir string) *Set {
 // them and their section's first block, and long blocks were clipped). It enforces floors below those and no contract
 // violation, and skips as TestExtractiveSQuAD does.
 func TestExtractiveHowTo(t *testing.T) {
-	if race || testing.Short() {
+	if testenv.Race || testing.Short() {
 		t.Skip("slow quality measurement")
 	}
-	ref := filepath.Join(evaltest.SharedData(t, "markdown"), "reference")
+	ref := filepath.Join(testenv.SharedData(t, "markdown"), "reference")
 	for _, tc := range []struct {
 		name, articles     string
 		anyHit, pass, sent float64 // floors

@@ -13,6 +13,7 @@ import (
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/internal/testenv"
 	"github.com/cite-rag/cite/normalize"
 	"github.com/tmc/langchaingo/textsplitter"
 )
@@ -95,6 +96,7 @@ func BenchmarkIndex(b *testing.B) {
 func benchIndex(b *testing.B, e *embed.Embedder) {
 	_, total := loadCorpus(b)
 	b.SetBytes(total)
+	md := testenv.SharedData(b, "markdown")
 	var stats Stats
 	for b.Loop() {
 		b.StopTimer()
@@ -108,7 +110,7 @@ func benchIndex(b *testing.B, e *embed.Embedder) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		stats, err = ix.Index(b.Context(), sharedData+"/markdown")
+		stats, err = ix.Index(b.Context(), md)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -121,7 +123,7 @@ func benchIndex(b *testing.B, e *embed.Embedder) {
 	// the corpus's 3,112 files).
 	want := 0
 	for _, f := range corpusFiles(b, "markdown", ".md") {
-		if !strings.Contains(strings.TrimPrefix(f, sharedData), "/.") {
+		if !strings.Contains(strings.TrimPrefix(f, md), "/.") {
 			want++
 		}
 	}

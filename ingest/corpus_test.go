@@ -10,18 +10,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/cite-rag/cite/chunk"
+	"github.com/cite-rag/cite/internal/testenv"
 	"github.com/cite-rag/cite/normalize"
 )
 
-// sharedData is the shared data folder beside the repository (CI has it).
-const sharedData = "../../shared/data"
-
 func corpusFiles(tb testing.TB, sub, ext string) []string {
 	tb.Helper()
-	dir := filepath.Join(sharedData, sub)
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("shared corpus not found at %s (CI has it beside the repository): %v", dir, err)
-	}
+	dir := testenv.SharedData(tb, sub)
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ext) {
@@ -44,7 +39,7 @@ func corpusFiles(tb testing.TB, sub, ext string) []string {
 func TestCorpusChunks(t *testing.T) {
 	md := corpusFiles(t, "markdown", ".md")
 	html := corpusFiles(t, "html", ".html")
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testenv.Race {
 		md, html = md[:len(md)/20], html[:len(html)/10]
 	}
 	sp, err := chunk.New(chunk.Options{})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/internal/testenv"
 )
 
 // BenchmarkPathological indexes, into a new index, single files built to
@@ -290,7 +291,7 @@ func TestPathologicalChild(t *testing.T) {
 // TestPathologicalPeakRSS.
 func TestPathologicalLinear(t *testing.T) {
 	small, large := 512<<10, 2<<20
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testenv.Race {
 		small, large = 64<<10, 256<<10
 	}
 	// Load the tokenizer and its table for long pieces first.
@@ -303,7 +304,7 @@ func TestPathologicalLinear(t *testing.T) {
 			// the same 64 KB line): the least of three runs is the one
 			// that measures indexing alone.
 			runs := 1
-			if raceEnabled {
+			if testenv.Race {
 				runs = 3
 			}
 			for i, size := range []int{small, large} {
@@ -320,7 +321,7 @@ func TestPathologicalLinear(t *testing.T) {
 			if growth := perByte[1] * float64(large) / (perByte[0] * float64(small)); growth > 6 {
 				t.Errorf("4x the input allocates %.1fx as much: not linear", growth)
 			}
-			if !raceEnabled && perByte[1] > 40 {
+			if !testenv.Race && perByte[1] > 40 {
 				t.Errorf("%.1f bytes allocated per byte of input, want at most 40", perByte[1])
 			}
 		})
@@ -334,7 +335,7 @@ func TestPathologicalLinear(t *testing.T) {
 // prose). In -short mode and under the race detector the inputs are 256 KB.
 func TestPathologicalIndexSize(t *testing.T) {
 	size := 1 << 20
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testenv.Race {
 		size = 256 << 10
 	}
 	_, prose := indexFile(t, "prose.md", pathological["prose"](size))
@@ -363,7 +364,7 @@ func heapAllocBytes() uint64 {
 // the 132). It needs Linux (/proc) and skips in -short mode and under the
 // race detector.
 func TestPathologicalPeakRSS(t *testing.T) {
-	if testing.Short() || raceEnabled || peakRSSMB() == 0 {
+	if testing.Short() || testenv.Race || peakRSSMB() == 0 {
 		t.Skip("needs Linux, no -short, no -race")
 	}
 	const size = 4 << 20

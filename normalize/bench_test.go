@@ -3,13 +3,13 @@ package normalize
 import (
 	"testing"
 
-	"github.com/cite-rag/cite/eval/evaltest"
+	"github.com/cite-rag/cite/internal/testenv"
 
 	"github.com/yuin/goldmark/text"
 )
 
 func benchmarkCorpus(b *testing.B, sub, ext string, f Format) {
-	files := loadCorpus(b, evaltest.SharedData(b, sub), ext)
+	files := loadCorpus(b, testenv.SharedData(b, sub), ext)
 	total := 0
 	for _, f := range files {
 		total += len(f.src)
@@ -34,7 +34,7 @@ func BenchmarkHTMLCorpus(b *testing.B) { benchmarkCorpus(b, "html", ".html", HTM
 // BenchmarkMarkdownCorpusParseOnly is the baseline for BenchmarkMarkdownCorpus:
 // goldmark's parse alone (same extensions), without extracting any text.
 func BenchmarkMarkdownCorpusParseOnly(b *testing.B) {
-	files := loadCorpus(b, evaltest.SharedData(b, "markdown"), ".md")
+	files := loadCorpus(b, testenv.SharedData(b, "markdown"), ".md")
 	total := 0
 	for _, f := range files {
 		total += len(f.src)

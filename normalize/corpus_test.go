@@ -13,7 +13,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/cite-rag/cite/eval/evaltest"
+	"github.com/cite-rag/cite/internal/testenv"
 
 	"golang.org/x/net/html"
 )
@@ -63,7 +63,7 @@ var (
 // checks that no markup, script, style or undecoded entity is left, and that
 // the article fragments of html-fragments.jsonl are all found.
 func TestHTMLCorpus(t *testing.T) {
-	dir := evaltest.SharedData(t, "html")
+	dir := testenv.SharedData(t, "html")
 	files := loadCorpus(t, dir, ".html")
 	if len(files) != 129 {
 		t.Errorf("%d pages in %s, want 129", len(files), dir)
@@ -187,7 +187,7 @@ var fenceOpen = regexp.MustCompile("^[ \t>]*(```+|~~~+)")
 // line of every fenced block is in the text), and every heading maps back to
 // source bytes that hold its words.
 func TestMarkdownCorpus(t *testing.T) {
-	dir := evaltest.SharedData(t, "markdown")
+	dir := testenv.SharedData(t, "markdown")
 	files := loadCorpus(t, dir, ".md")
 	if len(files) != 3112 {
 		t.Errorf("%d files in %s, want 3112", len(files), dir)

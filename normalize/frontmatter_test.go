@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/cite-rag/cite/eval/evaltest"
+	"github.com/cite-rag/cite/internal/testenv"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -80,7 +80,7 @@ func TestFrontMatter(t *testing.T) {
 // TestSimpleTitleAgreesWithParser checks the shortcut against the YAML parser
 // on the front matter of the Markdown corpus.
 func TestSimpleTitleAgreesWithParser(t *testing.T) {
-	files := loadCorpus(t, evaltest.SharedData(t, "markdown"), ".md")
+	files := loadCorpus(t, testenv.SharedData(t, "markdown"), ".md")
 	simple := 0
 	for _, f := range files {
 		src := bytes.TrimPrefix(f.src, utf8BOM)

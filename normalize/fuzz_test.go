@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cite-rag/cite/internal/testenv"
 )
 
 // addSeeds adds the fixtures with the given extensions and, when the shared
@@ -22,7 +24,10 @@ func addSeeds(f *testing.F, exts []string, corpus string, corpusExt string) {
 	if corpus == "" {
 		return
 	}
-	dir := filepath.Join("..", "..", "shared", "data", corpus)
+	dir, ok := testenv.FindSharedData(corpus)
+	if !ok {
+		return
+	}
 	var picked int
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Ext(p) != corpusExt || picked >= 12 {

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/internal/testenv"
 	chromem "github.com/philippgille/chromem-go"
 )
 
@@ -49,7 +49,7 @@ func openBenchIndex(b *testing.B, n int) *benchIndex {
 	if bi, ok := benchIndexes.Load(n); ok {
 		return bi.(*benchIndex)
 	}
-	corpus := evaltest.SharedData(b, "markdown")
+	corpus := testenv.SharedData(b, "markdown")
 	ctx := context.Background()
 	emb, err := embed.New("hash", embed.Config{})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/internal/testenv"
 	"github.com/cite-rag/cite/server"
 )
 
@@ -300,7 +301,7 @@ func TestReadOnlyUploads(t *testing.T) {
 func TestManySessions(t *testing.T) {
 	ts, _ := start(t, nil, server.Config{})
 	n := 1000
-	if raceEnabled {
+	if testenv.Race {
 		n = 200
 	}
 	ids := make([]string, n)

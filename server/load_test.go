@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/answer/modeltest"
+	"github.com/cite-rag/cite/internal/testenv"
 	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/server"
 )
@@ -26,7 +27,7 @@ import (
 // of the stream (p50, p99), the peak heap, and the errors (want 0).
 func TestLoad(t *testing.T) {
 	n := 200
-	if raceEnabled || testing.Short() {
+	if testenv.Race || testing.Short() {
 		n = 20
 	}
 	turns := make([]modeltest.Turn, n)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cite-rag/cite/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/analyze.golden")
@@ -170,7 +172,7 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	}
 	// Real text: the start of a few corpus files, when the data is there.
-	if dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data", "markdown", "reference")); err == nil {
+	if dir, ok := testenv.FindSharedData(filepath.Join("markdown", "reference")); ok {
 		paths, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.md"))
 		for i, p := range paths {
 			if i%200 != 0 {

@@ -8,14 +8,14 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/cite-rag/cite/eval/evaltest"
+	"github.com/cite-rag/cite/internal/testenv"
 )
 
 // embedCorpusSample returns up to maxBytes of the shared Markdown corpus
 // (files in lexical order), or skips.
 func embedCorpusSample(tb testing.TB, maxBytes int) string {
 	tb.Helper()
-	dir := evaltest.SharedData(tb, "markdown")
+	dir := testenv.SharedData(tb, "markdown")
 	var b strings.Builder
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/internal/testenv"
 )
 
 type squadPassage struct {
@@ -89,7 +89,7 @@ func packSQuAD(s *squadSet, maxBytes int) *squadSet {
 }
 
 func loadSQuAD(tb testing.TB) *squadSet {
-	dir := evaltest.SharedData(tb, "squad")
+	dir := testenv.SharedData(tb, "squad")
 	s := &squadSet{
 		passages:  embedReadJSONL[squadPassage](tb, filepath.Join(dir, "passages.jsonl")),
 		questions: embedReadJSONL[squadQuestion](tb, filepath.Join(dir, "questions.jsonl")),
@@ -266,7 +266,7 @@ func runSQuADCase(t *testing.T, s, chunks *squadSet, c squadCase) {
 // embedder on SQuAD (passages as documents, questions as queries, idf from
 // the passages, brute-force ranking by cosine).
 func TestHashEmbedderSQuAD(t *testing.T) {
-	if embedRace {
+	if testenv.Race {
 		t.Skip("a quality measurement (90 s under the race detector): run without -race")
 	}
 	s := loadSQuAD(t)
@@ -276,7 +276,7 @@ func TestHashEmbedderSQuAD(t *testing.T) {
 // TestHashEmbedderSQuADMatrix measures dimensions and n-gram settings (11 s
 // on 2 cores; skipped with -short and under the race detector).
 func TestHashEmbedderSQuADMatrix(t *testing.T) {
-	if testing.Short() || embedRace {
+	if testing.Short() || testenv.Race {
 		t.Skip("measures 14 configurations: skipped with -short and -race")
 	}
 	s := loadSQuAD(t)

@@ -1,5 +1,0 @@
-//go:build !race
-
-package chunk
-
-const raceEnabled = false
