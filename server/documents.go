@@ -40,7 +40,7 @@ const DefaultUploadSource = "uploads"
 var sourceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // uploadExts are the extensions an upload may have: what cite index reads.
-var uploadExts = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".html": true, ".htm": true, ".txt": true, ".text": true, "": true}
+var uploadExts = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".html": true, ".htm": true, ".txt": true, ".text": true}
 
 // uploadName checks the file name of an upload and returns its base name.
 func uploadName(name string) (string, error) {
@@ -64,7 +64,11 @@ func uploadName(name string) (string, error) {
 		return "", fmt.Errorf("file name %q: a plain file name is required (no folders, no leading dot)", trimRunes(name, 64))
 	}
 	if ext := strings.ToLower(filepath.Ext(name)); !uploadExts[ext] {
-		return "", fmt.Errorf("file name %q: cite reads Markdown (.md), HTML (.html) and text (.txt)", trimRunes(name, 64))
+		what := "an extension cite reads"
+		if ext == "" {
+			what = "an extension"
+		}
+		return "", fmt.Errorf("file name %q of the file part: %s is required: Markdown (.md), HTML (.html) or text (.txt)", trimRunes(name, 64), what)
 	}
 	return name, nil
 }

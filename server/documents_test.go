@@ -229,6 +229,8 @@ func TestUploadHostile(t *testing.T) {
 		{"no filename", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nnotes\r\n--xyz--\r\n", 400, "bad_file_name"},
 		{"hidden", "", ".hidden.md", 400, "bad_file_name"},
 		{"binary extension", "", "tool.exe", 400, "bad_file_name"},
+		{"no extension", "", "README", 400, `bad_file_name","message":"file name \"README\" of the file part: an extension is required: Markdown (.md), HTML (.html) or text (.txt)`},
+		{"trailing dot", "", "notes.", 400, "bad_file_name"},
 		{"too long a name", "", strings.Repeat("n", 300) + ".md", 400, "bad_file_name"},
 		{"too large", "", "big.md", 413, "file_too_large"},
 		{"JSON instead", "application/json", `{"file":"x"}`, 415, "bad_content_type"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/cite-rag/cite/citations"
@@ -28,14 +29,14 @@ type Passage struct {
 
 type mcpSearchIn struct {
 	Query   string   `json:"query" jsonschema:"what to look for, in a few words or a question"`
-	K       int      `json:"k,omitempty" jsonschema:"how many passages, 1 to 20 (default 5)"`
+	K       *int     `json:"k,omitempty" jsonschema:"how many passages, 1 to 20 (default 5)"`
 	Sources []string `json:"sources,omitempty" jsonschema:"data sources to search; all when omitted"`
 }
 
 type mcpDocSearchIn struct {
 	Query       string   `json:"query" jsonschema:"what to look for"`
 	DocumentIDs []string `json:"document_ids" jsonschema:"the documents to search, by id"`
-	K           int      `json:"k,omitempty" jsonschema:"how many passages, 1 to 20 (default 5)"`
+	K           *int     `json:"k,omitempty" jsonschema:"how many passages, 1 to 20 (default 5)"`
 }
 
 type mcpReadIn struct {
@@ -75,12 +76,16 @@ func MCP(deps Deps, version string) *mcp.Server {
 		}
 		return out, nil
 	}
-	// checkK checks a tool's k: omitted (0) is the default, 5.
-	checkK := func(k int) (int, error) {
-		if k < 0 || k > 20 {
-			return 0, fmt.Errorf("k: 1 to 20 passages (default 5), not %d", k)
+	// checkK checks a tool's k: omitted (or null) is the default, 5; 0
+	// is out of range like any other number outside 1 to 20.
+	checkK := func(k *int) (int, error) {
+		if k == nil {
+			return 5, nil
 		}
-		return cmpInt(k, 5), nil
+		if *k < 1 || *k > 20 {
+			return 0, fmt.Errorf("k: 1 to 20 passages (default 5), not %d", *k)
+		}
+		return *k, nil
 	}
 
 	mcp.AddTool(srv, &mcp.Tool{Name: "search_data_sources", Description: "Search the indexed data sources and return the most relevant passages, each with its title, exact link (byte span) and text, to cite precisely."},
@@ -202,8 +207,33 @@ func MCP(deps Deps, version string) *mcp.Server {
 
 // publicDocument finds a document by id, id prefix or path in the data
 // sources, never in a session's: a session's documents are seen only by
-// its own questions.
+// its own questions. A path may be relative to the working directory (of
+// cite mcp, or of cite serve), and escaped as cite shows it
+// ([index.EscapePath]), as cite show takes it.
 func publicDocument(ctx context.Context, st *index.Store, ref string) (index.Document, error) {
+	d, err := publicDocumentAt(ctx, st, ref)
+	if !errors.Is(err, index.ErrNotFound) {
+		return d, err
+	}
+	raw, uerr := index.UnescapePath(ref)
+	if uerr != nil {
+		raw = ref
+	}
+	if raw == "" || strings.Contains(raw, "://") {
+		return d, err
+	}
+	abs, aerr := filepath.Abs(raw)
+	if aerr != nil || abs == ref {
+		return d, err
+	}
+	if d, err2 := publicDocumentAt(ctx, st, abs); !errors.Is(err2, index.ErrNotFound) {
+		return d, err2
+	}
+	return d, err
+}
+
+// publicDocumentAt is [publicDocument] for ref as it is stored.
+func publicDocumentAt(ctx context.Context, st *index.Store, ref string) (index.Document, error) {
 	notFound := fmt.Errorf("no document %q: %w", trimRunes(ref, 64), index.ErrNotFound)
 	d, err := st.Document(ctx, "", ref)
 	switch {

@@ -283,11 +283,14 @@ func TestMCPArguments(t *testing.T) {
 	}{
 		{"negative k", "search_data_sources", map[string]any{"query": "bees", "k": -5}, "k: 1 to 20 passages (default 5), not -5"},
 		{"large k", "search_data_sources", map[string]any{"query": "bees", "k": 21}, "not 21"},
+		{"zero k", "search_data_sources", map[string]any{"query": "bees", "k": 0}, "k: 1 to 20 passages (default 5), not 0"},
+		{"document zero k", "search_documents", map[string]any{"query": "bees", "document_ids": []string{doc.DocumentID}, "k": 0}, "k: 1 to 20 passages (default 5), not 0"},
 		{"document k", "search_documents", map[string]any{"query": "bees", "document_ids": []string{doc.DocumentID}, "k": 100}, "k: 1 to 20"},
 		{"negative start", "read_document", map[string]any{"document_id": doc.DocumentID, "start": -5}, "start: the first passage to read, 0 or more, not -5"},
 		{"start past the end", "read_document", map[string]any{"document_id": doc.DocumentID, "start": 999}, "999 is past its end"},
 		{"negative max_chars", "read_document", map[string]any{"document_id": doc.DocumentID, "max_chars": -1}, "max_chars: 100 to 20000 (default 8000), not -1"},
 		{"small max_chars", "read_document", map[string]any{"document_id": doc.DocumentID, "max_chars": 50}, "not 50"},
+		{"relative path outside the index", "read_document", map[string]any{"document_id": "../testdata/nosuch.md"}, `document_id: no document \"../testdata/nosuch.md\"`},
 		{"unknown document", "search_documents", map[string]any{"query": "bees", "document_ids": []string{"nosuchdocument"}}, `document_ids: no document \"nosuchdocument\"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -296,6 +299,16 @@ func TestMCPArguments(t *testing.T) {
 			}
 		})
 	}
+	// A path relative to the working directory, as cite show takes it.
+	t.Run("relative path", func(t *testing.T) {
+		res, out := call("read_document", map[string]any{"document_id": "../testdata/corpus/honeybees.md", "max_chars": 100})
+		var got struct{ Passages []server.Passage }
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &got)
+		if res.IsError || len(got.Passages) == 0 || !strings.HasSuffix(got.Passages[0].Source, "/testdata/corpus/honeybees.md") {
+			t.Errorf("%s", out)
+		}
+	})
 	t.Run("duplicate document ids", func(t *testing.T) {
 		res, out := call("search_documents", map[string]any{"query": "waggle dance", "document_ids": []string{doc.DocumentID, doc.DocumentID, doc.Source}})
 		var got struct{ Passages []server.Passage }

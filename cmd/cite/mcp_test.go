@@ -31,6 +31,10 @@ func TestMCPStdio(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatal(err, res)
 	}
+	// k 0 is out of the schema's 1 to 20, not the default.
+	if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_data_sources", Arguments: map[string]any{"query": "checkpoint", "k": 0}}); err != nil || !res.IsError {
+		t.Errorf("k 0: %v %+v, want a tool error", err, res)
+	}
 	b, _ := json.Marshal(res.StructuredContent)
 	if !strings.Contains(string(b), "sqlite-wal.html#bytes=") || !strings.Contains(string(b), `"title":"Write-Ahead Logging in SQLite"`) {
 		t.Errorf("%s", b)
