@@ -23,7 +23,10 @@
 //     which the next one starts;
 //   - end, when such a point lies near the size limit, before a heading, at
 //     a paragraph break, a line break, the end of a sentence or between
-//     words, and start their overlap at a paragraph, line, sentence or word.
+//     words, and start their overlap at a paragraph, line, sentence or word;
+//   - carry a heading path of at most [MaxPathBytes] bytes, each heading in
+//     it at most [MaxHeadingBytes] ([Clip]): a heading's whole text is in
+//     the chunks that hold it, and the path under it costs a bounded size.
 //
 // # Tokenization
 //
