@@ -150,7 +150,7 @@ func readDocument(ctx context.Context, c *Call, args map[string]any) (string, er
 	for ; next < len(chunks) && (size == 0 || size+len(chunks[next].Text) <= limit); next++ {
 		ch := chunks[next]
 		ref, err := r.inv.Register(citations.Reference{
-			Title: cleanTitle(d.Title, d.Path), Passage: ch.Text, ID: ch.ID, Type: typ, Source: d.Path,
+			Title: cleanTitle(d.Title, d.Path), Passage: ch.Text, ID: ch.ID, DocumentID: d.ID, Type: typ, Source: d.Path,
 			Span: citations.Span{Start: ch.SourceStart, End: ch.SourceEnd},
 		})
 		if err != nil {

@@ -562,12 +562,13 @@ func (r *run) register(h search.Hit) (citations.Reference, error) {
 		typ = citations.TypeWeb
 	}
 	return r.inv.Register(citations.Reference{
-		Title:   cleanTitle(h.Document.Title, h.Document.Path),
-		Passage: h.Text,
-		ID:      h.ChunkID,
-		Type:    typ,
-		Source:  h.Document.Path,
-		Span:    h.SourceSpan,
+		Title:      cleanTitle(h.Document.Title, h.Document.Path),
+		Passage:    h.Text,
+		ID:         h.ChunkID,
+		DocumentID: h.Document.ID,
+		Type:       typ,
+		Source:     h.Document.Path,
+		Span:       h.SourceSpan,
 	})
 }
 

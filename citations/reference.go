@@ -48,6 +48,10 @@ type Reference struct {
 	Passage string `json:"passage"`
 	// ID identifies the passage in its store, for example a chunk id.
 	ID string `json:"reference_id"`
+	// DocumentID identifies the passage's document in its store, when it
+	// has one: cite serve serves the document at
+	// /v1/documents/{DocumentID}/source.
+	DocumentID string `json:"document_id,omitempty"`
 	// Type selects the resolver that builds Link.
 	Type Type `json:"reference_type"`
 	// Source locates the document: an absolute file path for [TypeFile], a

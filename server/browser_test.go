@@ -2,13 +2,16 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/cite-rag/cite/answer/modeltest"
 	"github.com/cite-rag/cite/provider"
@@ -32,12 +35,18 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// TestBrowser drives the chat page in real headless Chromium: it asks a
-// question, waits for the streamed answer, and checks the tool status,
-// the superscript citations and the reference list in the DOM, and that a
-// citation opens its passage with the sentence highlighted; then it
+// TestBrowser drives the chat page in real headless Chromium, on a server
+// with a token: without a login the page is the login form; the login URL
+// logs in (and leaves the address without the token); it asks a question,
+// waits for the streamed answer, and checks the tool status, the
+// superscript citations and the reference list in the DOM, that a
+// citation opens its passage with the sentence highlighted, and that
+// "Open the source" shows the document with the passage marked; then it
 // uploads a file into the conversation and asks about it, and the answer
-// cites the uploaded document (its passages follow the corpus's).
+// cites the uploaded document (its passages follow the corpus's); then it
+// reloads the page: both turns come back with live citations and their
+// reference lists, and the uploaded document's source opens. No request
+// of the page fails but the first, the login form's 401.
 func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
@@ -56,7 +65,11 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
-	ts, _ := start(t, m, server.Config{})
+	token, err := server.NewToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := start(t, m, server.Config{Token: token})
 
 	// A fresh profile, removed at the end without failing the test:
 	// Chromium may still be writing to it as it exits.
@@ -81,15 +94,40 @@ func TestBrowser(t *testing.T) {
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
+	// Every response the page gets, but the first.
+	var mu sync.Mutex
+	var failed []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventResponseReceived); ok && e.Response.Status >= 400 {
+			mu.Lock()
+			failed = append(failed, fmt.Sprintf("%d %s", e.Response.Status, e.Response.URL))
+			mu.Unlock()
+		}
+	})
 
-	var answerText, status, refs, passage, uploads, answer2, refs2 string
-	var sups, sups2 int
+	var login, address, answerText, status, refs, passage, source, sourceNote, uploads, answer2, refs2 string
+	var reloaded1, reloaded2, refsAfter1, refsAfter2, uploadSource string
+	var sups, sups2, supsAfter1, supsAfter2 int
 	var shot []byte
 	err = chromedp.Run(ctx,
+		network.Enable(),
 		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible("#token", chromedp.ByID),
+		chromedp.Text("#login", &login, chromedp.ByID),
+		chromedp.ActionFunc(func(context.Context) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(failed) != 1 || !strings.HasPrefix(failed[0], "401 ") {
+				return fmt.Errorf("the login form's responses: %q", failed)
+			}
+			failed = nil
+			return nil
+		}),
+		chromedp.Navigate(ts.URL+"/?token="+token),
 		chromedp.WaitVisible("#question", chromedp.ByID),
+		chromedp.Location(&address),
 		chromedp.SendKeys("#question", "how do checkpoints work", chromedp.ByID),
 		chromedp.Click("#send", chromedp.ByID),
 		chromedp.WaitVisible(`article[data-done="true"]`, chromedp.ByQuery),
@@ -100,7 +138,11 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(".a sup a.cite", chromedp.ByQuery),
 		chromedp.WaitVisible("#passage", chromedp.ByID),
 		chromedp.Text("#passage-text", &passage, chromedp.ByID),
-		chromedp.Click("#passage button", chromedp.ByQuery),
+		chromedp.Click("#passage-open", chromedp.ByID),
+		chromedp.WaitVisible("#source-cited", chromedp.ByID),
+		chromedp.Text("#source-cited", &source, chromedp.ByID),
+		chromedp.Text("#passage-note", &sourceNote, chromedp.ByID, chromedp.AtLeast(0)),
+		chromedp.Click("#passage form button", chromedp.ByQuery),
 		chromedp.SetUploadFiles("#file", []string{upload}, chromedp.ByID),
 		chromedp.Click("#upload-send", chromedp.ByID),
 		chromedp.WaitVisible(`#uploads li[data-outcome="added"]`, chromedp.ByQuery),
@@ -112,9 +154,27 @@ func TestBrowser(t *testing.T) {
 		chromedp.Text("#t2 ol.refs", &refs2, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll("#t2 .a sup a.cite").length`, &sups2),
 		chromedp.FullScreenshot(&shot, 100), // quality 100 makes a PNG
+		// The conversation survives a reload, citations and all.
+		chromedp.Reload(),
+		chromedp.WaitVisible(`#t2[data-done="true"] ol.refs li`, chromedp.ByQuery),
+		chromedp.Text("#t1 .a", &reloaded1, chromedp.ByQuery),
+		chromedp.Text("#t2 .a", &reloaded2, chromedp.ByQuery),
+		chromedp.Text("#t1 ol.refs", &refsAfter1, chromedp.ByQuery),
+		chromedp.Text("#t2 ol.refs", &refsAfter2, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll("#t1 .a sup a.cite").length`, &supsAfter1),
+		chromedp.Evaluate(`document.querySelectorAll("#t2 .a sup a.cite").length`, &supsAfter2),
+		// The uploaded document's citation opens its source.
+		chromedp.Evaluate(`[...document.querySelectorAll("#t2 ol.refs a")].find((a) => a.textContent === "Zorbulator notes").click()`, nil),
+		chromedp.WaitVisible("#passage", chromedp.ByID),
+		chromedp.Click("#passage-open", chromedp.ByID),
+		chromedp.WaitVisible("#source-cited", chromedp.ByID),
+		chromedp.Text("#source-view", &uploadSource, chromedp.ByID),
 	)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(login, "Token") || strings.Contains(address, "token") {
+		t.Errorf("login form %q; address after the login %q", login, address)
 	}
 	if !strings.Contains(answerText, "database file [1].") || strings.Contains(answerText, "[doc:") || sups != 1 {
 		t.Errorf("answer %q, %d superscripts", answerText, sups)
@@ -128,12 +188,26 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(passage, "checkpoint") {
 		t.Errorf("passage %q", passage)
 	}
+	if !strings.Contains(source, "checkpoint") || sourceNote != "" {
+		t.Errorf("the source's cited passage %q, note %q", source, sourceNote)
+	}
 	if !strings.Contains(uploads, "zorbulator.md: ready") {
 		t.Errorf("uploads %q", uploads)
 	}
 	if !strings.Contains(answer2, "forty-two hertz, `$hz[1]` [1]") || !strings.Contains(refs2, "Zorbulator notes") || sups2 != strings.Count(answer2, "[")-1 {
 		t.Errorf("answer about the upload %q, %d superscripts, references %q", answer2, sups2, refs2)
 	}
+	if reloaded1 != answerText || reloaded2 != answer2 || supsAfter1 != sups || supsAfter2 != sups2 || refsAfter1 != refs || refsAfter2 != refs2 {
+		t.Errorf("after a reload: answers %q and %q, %d and %d superscripts, references %q and %q", reloaded1, reloaded2, supsAfter1, supsAfter2, refsAfter1, refsAfter2)
+	}
+	if !strings.Contains(uploadSource, "# Zorbulator notes") {
+		t.Errorf("the uploaded document's source %q", uploadSource)
+	}
+	mu.Lock()
+	if len(failed) > 0 {
+		t.Errorf("failed requests: %q", failed)
+	}
+	mu.Unlock()
 	out := filepath.Join(t.TempDir(), "chat.png")
 	if dir := os.Getenv("CITE_SCREENSHOT_DIR"); dir != "" {
 		out = filepath.Join(dir, "chat.png")

@@ -16,7 +16,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -143,6 +142,7 @@ func New(cfg Config, deps Deps) *Server {
 	s.mux.HandleFunc("GET /v1/documents", s.getDocuments)
 	s.mux.HandleFunc("POST /v1/documents", s.postDocuments)
 	s.mux.HandleFunc("DELETE /v1/documents/{id}", s.deleteDocument)
+	s.mux.HandleFunc("GET /v1/documents/{id}/source", s.documentSource)
 	s.mux.HandleFunc("POST /v1/sessions", s.postSession)
 	s.mux.HandleFunc("GET /v1/sessions/{id}", s.getSession)
 	s.mux.HandleFunc("POST /v1/sessions/{id}/documents", s.postSessionDocuments)
@@ -160,8 +160,12 @@ func New(cfg Config, deps Deps) *Server {
 	static, _ := fs.Sub(webFiles, "web")
 	files := http.FileServerFS(static)
 	s.mux.Handle("GET /static/", page(http.StripPrefix("/static/", files)))
-	s.mux.Handle("GET /{$}", page(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.mux.Handle("GET /{$}", page(s.home(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, static, "index.html")
+	}))))
+	s.mux.Handle("POST /login", page(http.HandlerFunc(s.postLogin)))
+	s.mux.Handle("GET /favicon.ico", page(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFileFS(w, r, static, "favicon.svg")
 	})))
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if allow := s.methods(r); len(allow) > 0 {
@@ -259,11 +263,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			writeError(w, http.StatusForbidden, "bad_origin", "cross-origin requests from "+origin+" are not allowed (see --allow-origin)")
 			return
 		}
-		if s.cfg.Token != "" && r.URL.Path != "/healthz" {
-			got, ok := bearerToken(r.Header.Get("Authorization"))
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="cite"`)
-				writeError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required")
+		if s.cfg.Token != "" && !public(r) {
+			if status, code, msg := s.authorize(r); status != 0 {
+				if status == http.StatusUnauthorized {
+					w.Header().Set("WWW-Authenticate", `Bearer realm="cite"`)
+				}
+				writeError(w, status, code, msg)
 				return
 			}
 		}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os/signal"
 	"path/filepath"
 	"syscall"
@@ -21,12 +24,16 @@ POST /v1/search, GET /v1/sources, DELETE /v1/sources/NAME, GET and POST
 /v1/documents (multipart uploads, kept under the index folder's uploads/),
 DELETE /v1/documents/ID, POST /v1/sessions, GET /v1/sessions/ID, POST
 /v1/sessions/ID/documents, GET /v1/models, POST /v1/chat/completions
-(OpenAI-compatible, streaming or not) and GET /healthz. On an index it may
-not write, uploads, deletions and sessions are off. Binding anything but
-loopback requires --token, then required as a bearer token on every
-endpoint but /healthz. SIGINT or SIGTERM stops it gracefully.`)
+(OpenAI-compatible, streaming or not), GET /v1/documents/ID/source, the chat
+page at / and GET /healthz. On an index it may not write, uploads, deletions
+and sessions are off. Every endpoint but /healthz and the page's files
+requires a token: --token, else CITE_TOKEN, else a random one; programs
+send it as "Authorization: Bearer TOKEN", and the login URL printed at
+start (/?token=TOKEN) logs a browser in with a cookie. --no-token turns
+it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 	addr := f.String("addr", "127.0.0.1:8080", "address to listen on")
-	token := f.String("token", "", "bearer token required on every endpoint but /healthz (default CITE_TOKEN)")
+	token := f.String("token", "", "the token required on every endpoint but /healthz: printable ASCII, at least 16 characters off loopback (default CITE_TOKEN, else a random one)")
+	noToken := f.Bool("no-token", false, "require no token (only with a loopback --addr): anyone on this machine can ask, upload and delete")
 	var origins, hosts listFlag
 	f.Var(&origins, "allow-origin", "an origin (scheme://host:port) allowed to call the API from a browser (repeatable)")
 	f.Var(&hosts, "host", "a host name the server answers to besides localhost (repeatable)")
@@ -38,15 +45,22 @@ endpoint but /healthz. SIGINT or SIGTERM stops it gracefully.`)
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	if *token == "" {
-		*token = e.getenv("CITE_TOKEN")
-	}
 	host, _, err := net.SplitHostPort(*addr)
 	if err != nil {
 		return f.usageError("--addr %s: %v", *addr, err)
 	}
-	if ip := net.ParseIP(host); !(host == "localhost" || ip != nil && ip.IsLoopback()) && *token == "" {
-		return f.usageError("--addr %s is not loopback: set --token (or CITE_TOKEN) so that the API is not open to the network", *addr)
+	given := ""
+	f.Visit(func(fl *flag.Flag) {
+		if fl.Name == "token" {
+			given = "--token"
+		}
+	})
+	if given == "" && e.getenv("CITE_TOKEN") != "" {
+		given, *token = "CITE_TOKEN", e.getenv("CITE_TOKEN")
+	}
+	tok, err := serveToken(*token, given, *noToken, *addr)
+	if err != nil {
+		return f.usageError("%v", err)
 	}
 	if ip := net.ParseIP(host); host != "" && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		hosts = append(hosts, host)
@@ -66,14 +80,56 @@ endpoint but /healthz. SIGINT or SIGTERM stops it gracefully.`)
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	srv := server.New(server.Config{Token: *token, Hosts: hosts, AllowOrigins: origins, MaxAnswers: *maxAnswers,
+	srv := server.New(server.Config{Token: tok, Hosts: hosts, AllowOrigins: origins, MaxAnswers: *maxAnswers,
 		RequestTimeout: *timeout, MaxBodyBytes: *maxBody, MaxQuestionBytes: *maxQuestion, MaxUploadBytes: *maxUpload, Logger: log},
 		server.Deps{Store: s.st, Searcher: s.searcher, Engine: s.eng, ModelName: modelID(s.eng),
 			Embedder: s.embedder, UploadDir: filepath.Join(dir, "uploads")})
 	fmt.Fprintf(e.stderr, "cite serve: listening on http://%s (model %s)\n", ln.Addr(), modelID(s.eng))
+	if tok == "" {
+		fmt.Fprintf(e.stderr, "cite serve: no token (--no-token): anyone on this machine can use it; the page is at %s\n", loginURL(host, ln.Addr(), ""))
+	} else {
+		// The one place the token is written: the login URL.
+		fmt.Fprintf(e.stderr, "cite serve: open the page at %s\n", loginURL(host, ln.Addr(), tok))
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	return server.Serve(ctx, ln, srv.Handler(), server.Timeouts{Grace: 10 * time.Second})
+}
+
+// serveToken returns the server's token: the one given (by given, the
+// flag or variable that set it, "" for none), checked, or a random one;
+// "" with noToken, which only a loopback addr may have.
+func serveToken(token, given string, noToken bool, addr string) (string, error) {
+	loopback := server.IsLoopback(addr)
+	switch {
+	case noToken && given != "" && given != "CITE_TOKEN":
+		return "", errors.New("--token and --no-token contradict each other")
+	case noToken && !loopback:
+		return "", fmt.Errorf("--no-token: --addr %s is not loopback; a server open to the network needs a token", addr)
+	case noToken:
+		return "", nil
+	case given != "":
+		if err := server.CheckToken(token, loopback); err != nil {
+			return "", fmt.Errorf("%s: %v", given, err)
+		}
+		return token, nil
+	}
+	return server.NewToken()
+}
+
+// loginURL is the address of the page on ln for a browser, with the token
+// that logs it in: the --addr host, or 127.0.0.1 for an unspecified one
+// (0.0.0.0, ::), which the server answers on too.
+func loginURL(host string, ln net.Addr, token string) string {
+	_, port, _ := net.SplitHostPort(ln.String())
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	u := "http://" + net.JoinHostPort(host, port) + "/"
+	if token != "" {
+		u += "?token=" + url.QueryEscape(token)
+	}
+	return u
 }
 
 // modelID is the model id the server lists: "cite-" and the model's name.

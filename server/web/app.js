@@ -5,13 +5,22 @@
 const $ = (id) => document.getElementById(id);
 const history = [];
 
+// api is fetch for the API. The login cookie goes along by itself; a 401
+// means it is gone (the server restarted with another token): the page
+// reloads, and the server shows its login form.
+async function api(url, opts) {
+  const r = await fetch(url, opts);
+  if (r.status === 401) { location.assign("/"); throw new Error("not logged in"); }
+  return r;
+}
+
 // The conversation is a server session: its history and its uploaded
 // documents outlive a reload (the id is kept for this tab).
 let sessionId = sessionStorage.getItem("cite-session") || "";
 
 async function ensureSession() {
   if (sessionId) return sessionId;
-  const r = await fetch("/v1/sessions", { method: "POST" });
+  const r = await api("/v1/sessions", { method: "POST" });
   if (!r.ok) return "";
   sessionId = (await r.json()).id;
   sessionStorage.setItem("cite-session", sessionId);
@@ -20,16 +29,15 @@ async function ensureSession() {
 
 async function restoreSession() {
   if (!sessionId) return;
-  const r = await fetch(`/v1/sessions/${sessionId}`);
+  const r = await api(`/v1/sessions/${sessionId}`);
   if (!r.ok) { sessionId = ""; sessionStorage.removeItem("cite-session"); return; }
   const s = await r.json();
+  // Each turn as it was answered: live citations and its reference list.
   for (const t of s.turns) {
-    const turn = document.createElement("article");
-    turn.className = "turn"; turn.dataset.done = "true";
-    turn.innerHTML = `<p class="q"></p><p class="a"></p>`;
-    turn.querySelector(".q").textContent = t.question;
-    turn.querySelector(".a").textContent = t.answer;
-    $("history").append(turn);
+    const turn = newTurn(t.question);
+    turn.refs.add(t.references || []);
+    turn.text(t.answer);
+    turn.el.dataset.done = "true";
     history.push({ question: t.question, answer: t.answer });
   }
   for (const d of s.documents) listUpload({ name: d.title, outcome: "added" });
@@ -52,7 +60,7 @@ $("upload").addEventListener("submit", async (e) => {
     const id = await ensureSession();
     const body = new FormData();
     for (const f of files) body.append("file", f, f.name);
-    const r = await fetch(`/v1/sessions/${id}/documents`, { method: "POST", body });
+    const r = await api(`/v1/sessions/${id}/documents`, { method: "POST", body });
     const out = await r.json().catch(() => ({}));
     if (out.files) out.files.forEach(listUpload);
     else listUpload({ name: [...files].map((f) => f.name).join(", "), outcome: "failed", reason: out.error ? out.error.message : r.statusText });
@@ -67,7 +75,7 @@ $("new-session").addEventListener("click", () => {
 });
 
 async function loadSources() {
-  const r = await fetch("/v1/sources");
+  const r = await api("/v1/sources");
   if (!r.ok) return;
   const { sources } = await r.json();
   for (const s of sources) {
@@ -98,10 +106,30 @@ function renderText(el, text, refs, turnId) {
   }
 }
 
+// The passage view shows the passage given to the model, with the cited
+// sentence highlighted; "Open the source" shows the whole document from
+// the server, scrolled to the cited place.
+let openRef = null;
+
+function sourceURL(ref) {
+  if (!ref.document_id) return "";
+  const q = sessionId ? `?session=${encodeURIComponent(sessionId)}` : "";
+  // Formats with pages (PDF) open at the cited page.
+  return `/v1/documents/${encodeURIComponent(ref.document_id)}/source${q}${ref.page ? "#page=" + ref.page : ""}`;
+}
+
 function openPassage(ref) {
+  openRef = ref;
   $("passage-title").textContent = `${ref.number}. ${ref.title}`;
-  $("passage-link").href = ref.link || "#";
+  const url = sourceURL(ref);
+  $("passage-open").hidden = !url;
+  $("passage-link").hidden = !url;
+  $("passage-link").href = url || "#";
+  $("passage-note").textContent = "";
+  $("source-view").hidden = true;
+  $("source-view").textContent = "";
   const box = $("passage-text");
+  box.hidden = false;
   box.textContent = "";
   const quote = ref.quote || "";
   const at = quote ? ref.passage.indexOf(quote) : -1;
@@ -115,26 +143,99 @@ function openPassage(ref) {
   $("passage").showModal();
 }
 
-async function ask(question) {
+// showSource shows ref's document with the cited passage marked: by its
+// byte span in the original file, or by its text in the indexed text the
+// server sends when the file changed since it was indexed.
+async function showSource() {
+  const ref = openRef;
+  if (!ref) return;
+  const note = $("passage-note"), view = $("source-view");
+  note.textContent = "Loading the source…";
+  const r = await api(sourceURL(ref));
+  if (!r.ok) {
+    const e = await r.json().catch(() => ({ error: { message: r.statusText } }));
+    note.textContent = `The source cannot be shown: ${e.error.message}`;
+    return;
+  }
+  const bytes = new Uint8Array(await r.arrayBuffer());
+  const dec = (b) => new TextDecoder().decode(b);
+  let before, cited, after;
+  if (r.headers.get("X-Cite-Source") === "original") {
+    const s = Math.max(0, Math.min(ref.span.start, bytes.length)), e = Math.max(s, Math.min(ref.span.end, bytes.length));
+    before = dec(bytes.subarray(0, s)); cited = dec(bytes.subarray(s, e)); after = dec(bytes.subarray(e));
+    note.textContent = "";
+  } else {
+    const text = dec(bytes), at = text.indexOf(ref.passage);
+    [before, cited, after] = at >= 0 ? [text.slice(0, at), ref.passage, text.slice(at + ref.passage.length)] : [text, "", ""];
+    note.textContent = "The file changed or is gone since it was indexed: this is the text that was indexed.";
+  }
+  view.textContent = "";
+  view.append(before);
+  const mk = document.createElement("mark");
+  mk.id = "source-cited";
+  const quote = ref.quote || "", q = quote ? cited.indexOf(quote) : -1;
+  if (q >= 0) {
+    // The cited sentence stands out within the passage.
+    mk.append(cited.slice(0, q));
+    const strong = document.createElement("strong"); strong.textContent = quote; mk.append(strong);
+    mk.append(cited.slice(q + quote.length));
+  } else {
+    mk.textContent = cited;
+  }
+  view.append(mk, after);
+  $("passage-text").hidden = true;
+  view.hidden = false;
+  mk.scrollIntoView({ block: "center" });
+}
+$("passage-open").addEventListener("click", () => { showSource().catch((e) => { $("passage-note").textContent = `The source cannot be shown: ${e.message}`; }); });
+
+// newTurn adds a turn to the conversation: its question, tool status,
+// answer and reference list; text renders the answer, refs.add its
+// references.
+function newTurn(question) {
   const turnId = `t${history.length + 1}`;
-  const turn = document.createElement("article");
-  turn.className = "turn"; turn.id = turnId;
-  turn.innerHTML = `<p class="q"></p><ul class="status" aria-label="Tool calls"></ul><p class="a"></p><ol class="refs" aria-label="References"></ol>`;
-  turn.querySelector(".q").textContent = question;
-  $("history").append(turn);
-  const answerEl = turn.querySelector(".a"), statusEl = turn.querySelector(".status"), refsEl = turn.querySelector(".refs");
+  const el = document.createElement("article");
+  el.className = "turn"; el.id = turnId;
+  el.innerHTML = `<p class="q"></p><ul class="status" aria-label="Tool calls"></ul><p class="a"></p><ol class="refs" aria-label="References"></ol>`;
+  el.querySelector(".q").textContent = question;
+  $("history").append(el);
+  const answerEl = el.querySelector(".a"), refsEl = el.querySelector(".refs");
   const refs = new Map();
+  let text = "";
+  const turn = {
+    el, status: el.querySelector(".status"), answerEl,
+    text(t) { text = t; renderText(answerEl, text, refs, turnId); },
+    refs: {
+      add(list) {
+        for (const r of list) {
+          refs.set(r.number, r);
+          const li = document.createElement("li");
+          li.id = `${turnId}-ref-${r.number}`; li.value = r.number;
+          const a = document.createElement("a");
+          a.href = `#${turnId}-ref-${r.number}`; a.textContent = r.title;
+          a.addEventListener("click", (e) => { e.preventDefault(); openPassage(r); });
+          li.append(a); refsEl.append(li);
+        }
+        renderText(answerEl, text, refs, turnId);
+      },
+    },
+  };
+  return turn;
+}
+
+async function ask(question) {
+  const turn = newTurn(question);
   let text = "";
   const sources = [...$("sources").selectedOptions].map((o) => o.value);
   const session_id = await ensureSession();
-  const resp = await fetch("/v1/ask", {
+  const resp = await api("/v1/ask", {
     method: "POST",
     headers: { "Content-Type": "application/json", "Accept": "text/event-stream" },
     body: JSON.stringify(session_id ? { question, sources, session_id } : { question, sources }),
   });
   if (!resp.ok) {
     const e = await resp.json().catch(() => ({ error: { message: resp.statusText } }));
-    answerEl.textContent = `Error: ${e.error.message}`;
+    turn.answerEl.textContent = `Error: ${e.error.message}`;
     return;
   }
   const reader = resp.body.getReader();
@@ -154,27 +255,17 @@ async function ask(question) {
       }
       if (!data) continue;
       const msg = JSON.parse(data);
-      if (ev === "text") { text += msg.text; renderText(answerEl, text, refs, turnId); }
-      else if (ev === "references") {
-        for (const r of msg.references) {
-          refs.set(r.number, r);
-          const li = document.createElement("li");
-          li.id = `${turnId}-ref-${r.number}`; li.value = r.number;
-          const a = document.createElement("a");
-          a.href = r.link || "#"; a.textContent = r.title;
-          a.addEventListener("click", (e) => { e.preventDefault(); openPassage(r); });
-          li.append(a); refsEl.append(li);
-        }
-        renderText(answerEl, text, refs, turnId);
-      } else if (ev.startsWith("tool_")) {
+      if (ev === "text") { text += msg.text; turn.text(text); }
+      else if (ev === "references") turn.refs.add(msg.references);
+      else if (ev.startsWith("tool_")) {
         const li = document.createElement("li");
         li.textContent = `${msg.tool.name}: ${ev === "tool_started" ? "running…" : msg.tool.status}`;
         li.dataset.status = msg.tool.status;
-        statusEl.append(li);
+        turn.status.append(li);
       } else if (ev === "error") {
-        answerEl.textContent += `\nError: ${msg.error.message}`;
+        turn.answerEl.textContent += `\nError: ${msg.error.message}`;
       } else if (ev === "answer") {
-        turn.dataset.done = "true";
+        turn.el.dataset.done = "true";
       }
     }
   }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+)
+
+// TestServeToken: cite serve's token is the one given, checked, or a
+// random one; --no-token only on loopback.
+func TestServeToken(t *testing.T) {
+	long := "0123456789abcdef"
+	tests := []struct {
+		name, token, given string
+		noToken            bool
+		addr               string
+		want               string // "random", "" for none, else the token
+		err                string
+	}{
+		{"default: random on loopback", "", "", false, "127.0.0.1:8080", "random", ""},
+		{"default: random off loopback", "", "", false, "0.0.0.0:8080", "random", ""},
+		{"--token", long, "--token", false, "0.0.0.0:8080", long, ""},
+		{"CITE_TOKEN", long, "CITE_TOKEN", false, "192.168.1.2:80", long, ""},
+		{"short token on loopback", "tok", "--token", false, "localhost:8080", "tok", ""},
+		{"short token off loopback", "tok", "--token", false, "0.0.0.0:8080", "", "--token: the token is 3 characters"},
+		{"short CITE_TOKEN off loopback", "tok", "CITE_TOKEN", false, "[::]:8080", "", "CITE_TOKEN: the token is 3 characters"},
+		{"empty --token", "", "--token", false, "127.0.0.1:8080", "", "--token: the token is empty"},
+		{"whitespace CITE_TOKEN", "   ", "CITE_TOKEN", false, "127.0.0.1:8080", "", "CITE_TOKEN: the token is empty"},
+		{"space inside", "0123456789 abcdef", "--token", false, "127.0.0.1:8080", "", "a space"},
+		{"--no-token on loopback", "", "", true, "127.0.0.1:8080", "", ""},
+		{"--no-token beats CITE_TOKEN", long, "CITE_TOKEN", true, "[::1]:8080", "", ""},
+		{"--no-token off loopback", "", "", true, "0.0.0.0:8080", "", "not loopback"},
+		{"--no-token with --token", long, "--token", true, "127.0.0.1:8080", "", "contradict"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := serveToken(tt.token, tt.given, tt.noToken, tt.addr)
+			switch {
+			case tt.err != "":
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("error %v, want %q", err, tt.err)
+				}
+			case err != nil:
+				t.Errorf("error %v", err)
+			case tt.want == "random":
+				if len(got) != 48 {
+					t.Errorf("token %q", got)
+				}
+			case got != tt.want:
+				t.Errorf("token %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoginURL(t *testing.T) {
+	addr := func(s string) net.Addr { a, _ := net.ResolveTCPAddr("tcp", s); return a }
+	tests := []struct {
+		host, ln, token, want string
+	}{
+		{"127.0.0.1", "127.0.0.1:8080", "abc", "http://127.0.0.1:8080/?token=abc"},
+		{"localhost", "127.0.0.1:41234", "a+b/c", "http://localhost:41234/?token=a%2Bb%2Fc"},
+		{"0.0.0.0", "0.0.0.0:8080", "abc", "http://127.0.0.1:8080/?token=abc"},
+		{"", "[::]:8080", "abc", "http://127.0.0.1:8080/?token=abc"},
+		{"::1", "[::1]:8080", "", "http://[::1]:8080/"},
+		{"192.168.1.2", "192.168.1.2:80", "abc", "http://192.168.1.2:80/?token=abc"},
+	}
+	for _, tt := range tests {
+		if got := loginURL(tt.host, addr(tt.ln), tt.token); got != tt.want {
+			t.Errorf("loginURL(%q, %s) = %q, want %q", tt.host, tt.ln, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/cite-rag/cite/index"
+)
+
+// Document sources.
+//
+// GET /v1/documents/{id}/source serves an indexed document so that a
+// citation can be opened where it points. The file is found by the
+// document's id in the index, never by a path from the request, and is
+// served only while it is the version that was indexed (same size, same
+// SHA-256): then the citations' byte spans point into exactly these bytes
+// (X-Cite-Source: original). A file changed, removed or not a regular
+// file since, and a web page (no file), are served as the document's
+// indexed text instead (X-Cite-Source: indexed-text), in which the
+// citations' passages appear verbatim. Nothing is ever served as active
+// content: HTML goes out as text/plain, and every answer carries
+// X-Content-Type-Options: nosniff and a Content-Security-Policy sandbox.
+// A session's documents are served only with that session's id
+// (?session=ID), as only its questions see them.
+
+// documentIDPattern is the shape of a document id: 16 hex digits.
+var documentIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
+// sourceTypes are the content types of the formats served as they are.
+var sourceTypes = map[string]string{
+	"markdown": "text/markdown",
+	"text":     "text/plain",
+	"html":     "text/plain", // its source, never rendered on cite's origin
+}
+
+// documentSource is GET /v1/documents/{id}/source[?session=ID].
+func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	notFound := func() {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no document with id %q", trimRunes(id, 64)))
+	}
+	if !documentIDPattern.MatchString(id) {
+		notFound()
+		return
+	}
+	d, err := s.deps.Store.Document(r.Context(), "", id)
+	if errors.Is(err, index.ErrNotFound) || err == nil && d.ID != id {
+		notFound()
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		return
+	}
+	if index.IsSessionSource(d.Source) && d.Source != index.SessionSource(r.URL.Query().Get("session")) {
+		notFound() // another session's: as if it did not exist
+		return
+	}
+	name := filepath.Base(d.Path)
+	if d.Kind == index.KindWeb {
+		name = "page"
+	}
+	data, original := s.originalBytes(d)
+	ctype := sourceTypes[d.Type]
+	if !original || ctype == "" {
+		chunks, err := s.deps.Store.Chunks(r.Context(), d.ID)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "index", err.Error())
+			return
+		}
+		data, original, ctype = []byte(index.Text(chunks)), false, "text/plain"
+		name += ".txt"
+	}
+	if utf8.Valid(data) {
+		ctype += "; charset=utf-8"
+	}
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
+	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": name}))
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	if original {
+		h.Set("X-Cite-Source", "original")
+	} else {
+		h.Set("X-Cite-Source", "indexed-text")
+	}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(data)
+	}
+}
+
+// originalBytes returns d's file when it is still the version indexed: a
+// regular file of d's size and hash.
+func (s *Server) originalBytes(d index.Document) ([]byte, bool) {
+	if d.Kind != index.KindFile || !filepath.IsAbs(d.Path) {
+		return nil, false
+	}
+	if info, err := os.Stat(d.Path); err != nil || !info.Mode().IsRegular() || info.Size() != d.Size {
+		return nil, false
+	}
+	f, err := os.Open(d.Path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, false
+	}
+	var b bytes.Buffer
+	if _, err := io.Copy(&b, io.LimitReader(f, d.Size+1)); err != nil || int64(b.Len()) != d.Size {
+		return nil, false
+	}
+	sum := sha256.Sum256(b.Bytes())
+	if hex.EncodeToString(sum[:]) != d.Hash {
+		return nil, false
+	}
+	return b.Bytes(), true
+}
