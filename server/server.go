@@ -3,8 +3,10 @@
 // server-sent events and an OpenAI-compatible chat endpoint. cmd/cite
 // wires it (cite serve); nothing else imports it.
 //
-// Security: it is meant to listen on loopback. A bearer token, when set,
-// guards every endpoint but /healthz. Because a browser on the same machine
+// Security: it is meant to listen on loopback. A token, when set, guards
+// every endpoint but /healthz, the page's static files and the login: a
+// bearer token for programs, a login cookie for the page (see auth.go).
+// Because a browser on the same machine
 // can be steered at a loopback server, the Host header must name the
 // server (DNS rebinding), and a state-changing request from another origin
 // is refused unless that origin is allowed; no CORS header is sent to other
@@ -52,8 +54,10 @@ const (
 
 // Config configures a [Server]. Zero fields take the defaults.
 type Config struct {
-	// Token, when set, is required as "Authorization: Bearer TOKEN" on every
-	// endpoint but /healthz.
+	// Token, when set, is required on every endpoint but /healthz, the
+	// page's static files and the login: as "Authorization: Bearer TOKEN",
+	// or as the login cookie the page gets for it. [CheckToken] says which
+	// tokens are fit; "" requires none.
 	Token string
 	// Hosts are the host names the server answers to (the Host header, port
 	// ignored), besides localhost, 127.0.0.1 and ::1.
