@@ -110,12 +110,13 @@ func TestBrowser(t *testing.T) {
 	var login, address, answerText, status, refs, passage, source, sourceNote, uploads, answer2, refs2 string
 	var reloaded1, reloaded2, refsAfter1, refsAfter2, uploadSource string
 	var sups, sups2, supsAfter1, supsAfter2 int
-	var shot []byte
+	var shot, loginShot, sourceShot []byte
 	err = chromedp.Run(ctx,
 		network.Enable(),
 		chromedp.Navigate(ts.URL+"/"),
 		chromedp.WaitVisible("#token", chromedp.ByID),
 		chromedp.Text("#login", &login, chromedp.ByID),
+		chromedp.CaptureScreenshot(&loginShot),
 		chromedp.ActionFunc(func(context.Context) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -142,6 +143,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible("#source-cited", chromedp.ByID),
 		chromedp.Text("#source-cited", &source, chromedp.ByID),
 		chromedp.Text("#passage-note", &sourceNote, chromedp.ByID, chromedp.AtLeast(0)),
+		chromedp.CaptureScreenshot(&sourceShot),
 		chromedp.Click("#passage form button", chromedp.ByQuery),
 		chromedp.SetUploadFiles("#file", []string{upload}, chromedp.ByID),
 		chromedp.Click("#upload-send", chromedp.ByID),
@@ -208,12 +210,15 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("failed requests: %q", failed)
 	}
 	mu.Unlock()
-	out := filepath.Join(t.TempDir(), "chat.png")
-	if dir := os.Getenv("CITE_SCREENSHOT_DIR"); dir != "" {
-		out = filepath.Join(dir, "chat.png")
+	dir := os.Getenv("CITE_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = t.TempDir()
 	}
-	if err := os.WriteFile(out, shot, 0o644); err != nil {
-		t.Fatal(err)
+	for name, png := range map[string][]byte{"chat.png": shot, "login.png": loginShot, "source.png": sourceShot} {
+		out := filepath.Join(dir, name)
+		if err := os.WriteFile(out, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", out)
 	}
-	t.Logf("screenshot: %s", out)
 }

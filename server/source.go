@@ -89,7 +89,13 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", ctype)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
-	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": name}))
+	// Any name, control characters and invalid UTF-8 included, comes out
+	// escaped (filename*=utf-8''…); "" would mean it could not be.
+	disp := mime.FormatMediaType("inline", map[string]string{"filename": name})
+	if disp == "" {
+		disp = "inline"
+	}
+	h.Set("Content-Disposition", disp)
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(data)))
 	if original {
