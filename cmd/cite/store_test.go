@@ -37,7 +37,7 @@ func fakeWeaviate(t *testing.T, v string) string {
 // fails saying what to install.
 func TestStoreVersion(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	install := "go install github.com/weaviate/weaviate/cmd/weaviate-server@" + weaviate.FixedVersion
+	install := "go install github.com/weaviate/weaviate/cmd/weaviate-server@" + weaviate.TestedVersion
 	none := filepath.Join(t.TempDir(), "no-index-here")
 	for _, tc := range []struct {
 		version string

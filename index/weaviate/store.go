@@ -141,7 +141,8 @@ var (
 // Open connects to Weaviate, reads its version and creates the
 // collections on first use. A node that does not answer is an error
 // naming its address, and so is a release older than [MinVersion]; a
-// release that misranks ([FixedVersion]) opens with a [Store.Warning].
+// release that misranks (before [FixedVersion]) opens with a
+// [Store.Warning].
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Collection == "" {
 		cfg.Collection = "Cite"

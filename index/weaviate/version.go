@@ -12,17 +12,21 @@ const (
 	// MinVersion is the oldest release cite supports: the oldest its
 	// tests have run against. Open refuses an older server.
 	MinVersion = "v1.35.2"
-	// FixedVersion is the release cite's tests are written against, and
-	// the first measured to rank objects still in its memtables right:
-	// before it (measured on v1.35.2), BM25 (BlockMax WAND) misranks
-	// what was written in the last minute (upstream fixes
-	// weaviate/weaviate#11780, #12018 and #12022, in v1.38.5). Open
-	// warns about an older server.
-	FixedVersion = "v1.38.5"
+	// FixedVersion is the first release that ranks objects still in its
+	// memtables right. Before it, BM25 (BlockMax WAND) misranks what was
+	// written in the last minute (measured on v1.35.2): a memtable's
+	// terms had no block impact, so WAND pruned their objects (fixed by
+	// weaviate/weaviate#11780, in v1.38.2), and a flush baked block
+	// impacts with k1 and b swapped (#12022, in v1.38.3), as their
+	// sources show. Open warns about an older server.
+	FixedVersion = "v1.38.3"
+	// TestedVersion is the release cite's tests run against, and the one
+	// it tells users to install.
+	TestedVersion = "v1.38.5"
 )
 
-// install is the command that installs FixedVersion.
-const install = "go install github.com/weaviate/weaviate/cmd/weaviate-server@" + FixedVersion
+// install is the command that installs TestedVersion.
+const install = "go install github.com/weaviate/weaviate/cmd/weaviate-server@" + TestedVersion
 
 // checkServer reads the server's version (GET /v1/meta) and judges it
 // ([judgeVersion]).
@@ -49,13 +53,13 @@ func (s *Store) checkServer(ctx context.Context) error {
 func judgeVersion(v string) (warning string, err error) {
 	got, ok := parseVersion(v)
 	if !ok {
-		return fmt.Sprintf("cannot read its version %q; cite is tested with %s", v, FixedVersion), nil
+		return fmt.Sprintf("cannot read its version %q; cite is tested with %s", v, TestedVersion), nil
 	}
 	if min, _ := parseVersion(MinVersion); less(got, min) {
-		return "", fmt.Errorf("version %s is older than %s, the oldest cite supports: install %s (%s)", v, MinVersion, FixedVersion, install)
+		return "", fmt.Errorf("version %s is older than %s, the oldest cite supports: install %s (%s)", v, MinVersion, TestedVersion, install)
 	}
 	if fixed, _ := parseVersion(FixedVersion); less(got, fixed) {
-		return fmt.Sprintf("version %s misranks BM25 and hybrid results on what was written in the last minute (until it flushes its memtables, 60 s after the last write; with steady ingestion, always); %s fixes it: %s", v, FixedVersion, install), nil
+		return fmt.Sprintf("version %s misranks BM25 and hybrid results on what was written in the last minute (until it flushes its memtables, 60 s after the last write; with steady ingestion, always); %s fixes it, and cite is tested with %s: %s", v, FixedVersion, TestedVersion, install), nil
 	}
 	return "", nil
 }
@@ -105,6 +109,6 @@ func less(a, b version) bool {
 func (s *Store) Version() string { return s.version }
 
 // Warning is what cite should tell the user about the server, once, or
-// "": set when the server's version is known to misrank ([FixedVersion])
-// or cannot be read.
+// "": set when the server's version is known to misrank (older than
+// [FixedVersion]) or cannot be read.
 func (s *Store) Warning() string { return s.warning }

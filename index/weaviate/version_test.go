@@ -41,10 +41,10 @@ func fakeMeta(t *testing.T, v string, status int) (addr string, schemaReqs *atom
 // TestServerVersion opens the store on a fake server of each version:
 // releases older than MinVersion are refused before anything else is
 // asked, naming what to install; releases that misrank unflushed objects
-// open with one warning naming the fixed release; the fixed release and
-// later open without one.
+// (before v1.38.3) open with one warning naming the fixed release and the
+// tested one; v1.38.3 and later open without one.
 func TestServerVersion(t *testing.T) {
-	const install = "go install github.com/weaviate/weaviate/cmd/weaviate-server@" + weaviate.FixedVersion
+	const install = "go install github.com/weaviate/weaviate/cmd/weaviate-server@" + weaviate.TestedVersion
 	for _, tc := range []struct {
 		version string
 		status  int      // of /v1/meta, when not 200
@@ -56,11 +56,14 @@ func TestServerVersion(t *testing.T) {
 		{version: "1.39.0"},
 		{version: "2.0.0"},
 		{version: "1.38.5+build.7"},
-		{version: "1.38.4", warning: []string{"version 1.38.4 misranks", "memtables", weaviate.FixedVersion + " fixes it", install}},
+		{version: "1.38.4"},
+		{version: "1.38.3"},
+		{version: "1.38.2", warning: []string{"version 1.38.2 misranks", "memtables", weaviate.FixedVersion + " fixes it", "tested with " + weaviate.TestedVersion, install}},
 		{version: "1.37.9", warning: []string{"version 1.37.9 misranks", install}},
 		{version: "1.35.2", warning: []string{"version 1.35.2 misranks", install}},
-		{version: "1.38.5-rc.1", warning: []string{"version 1.38.5-rc.1 misranks"}},
-		{version: "", warning: []string{`cannot read its version ""`, weaviate.FixedVersion}},
+		{version: "1.38.3-rc.1", warning: []string{"version 1.38.3-rc.1 misranks"}},
+		{version: "1.38.5-rc.1"},
+		{version: "", warning: []string{`cannot read its version ""`, weaviate.TestedVersion}},
 		{version: "1.38", warning: []string{`cannot read its version "1.38"`}},
 		{version: "1.35.1", err: []string{"version 1.35.1 is older than " + weaviate.MinVersion, "the oldest cite supports", install}},
 		{version: "1.30.0", err: []string{"version 1.30.0 is older than", install}},
