@@ -69,7 +69,7 @@ func searchDataSources(ctx context.Context, c *Call, args map[string]any) (strin
 	if len(sources) == 0 {
 		return r.passages(nil)
 	}
-	res, err := r.e.cfg.Retriever.Search(ctx, search.Query{Text: q, K: k, Filter: index.Filter{Sources: slices.Compact(slices.Sorted(slices.Values(sources)))}})
+	res, err := r.e.cfg.Retriever.Search(ctx, search.Query{Text: q, K: k, Filter: index.Filter{Sources: slices.Compact(slices.Sorted(slices.Values(sources)))}, Scope: r.req.Scope})
 	if err != nil {
 		return "", err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/search"
 )
@@ -33,6 +34,10 @@ type Request struct {
 	// Documents are the ids of the documents attached to the session:
 	// they are searched too, and turn on the document tools.
 	Documents []string
+	// Scope is what the request's searches see: the zero Scope
+	// ([session.Public]) sees the data sources only; a question of a cite
+	// serve session sees that session's documents too.
+	Scope session.Scope
 	// Tools selects selectable tools by name (current_datetime, ...).
 	Tools []string
 	// K is the number of passages retrieved before the model call (0:
@@ -480,7 +485,7 @@ func (r *run) preemptive(ctx context.Context) ([]citations.Reference, error) {
 	if len(sources) > 0 {
 		// One search over all of them: its scores rank passages across
 		// sources, which scores of separate searches would not.
-		res, err := ret.Search(ctx, search.Query{Text: r.searchText(), K: r.req.K, Filter: index.Filter{Sources: sources}})
+		res, err := ret.Search(ctx, search.Query{Text: r.searchText(), K: r.req.K, Filter: index.Filter{Sources: sources}, Scope: r.req.Scope})
 		if err != nil {
 			return nil, fmt.Errorf("search data sources %s: %w", strings.Join(sources, ", "), err)
 		}
@@ -524,7 +529,7 @@ func (r *run) searchText() string {
 func (r *run) searchDocuments(ctx context.Context, q string, ids []string, k int) ([]search.Hit, error) {
 	var hits []search.Hit
 	for _, id := range ids {
-		res, err := r.e.cfg.Retriever.Search(ctx, search.Query{Text: q, K: k, Filter: index.Filter{Document: id}})
+		res, err := r.e.cfg.Retriever.Search(ctx, search.Query{Text: q, K: k, Filter: index.Filter{Document: id}, Scope: r.req.Scope})
 		if err != nil {
 			return nil, fmt.Errorf("search document %s: %w", id, err)
 		}

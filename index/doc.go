@@ -29,6 +29,11 @@
 // The index records its embedder ([Store.UseEmbedder]); vectors of another
 // are refused ([ErrEmbedderMismatch]).
 //
+// cite serve's sessions are package index/session's: it keeps them in
+// tables of this database (schema 4), reached through [Store.Tables], which
+// only packages under index can call; this package copies those tables in
+// [Recover] and knows nothing else of them.
+//
 // Usage:
 //
 //	st, err := index.Open(ctx, ".cite", index.Options{Create: true})

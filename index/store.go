@@ -22,6 +22,7 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/internal/tables"
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver; this package is its only user
 )
 
@@ -393,6 +394,16 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return dbError(err)
 	}
 	return dbError(tx.Commit())
+}
+
+// Tables hands the index's database to a package under index that keeps
+// tables of its own in it (package index/session keeps cite serve's
+// sessions in the tables schema 4 made): the database, for reads, and a
+// function that runs a write transaction as the store's own writes do
+// (ErrReadOnly in a read-only store, SQLite's errors mapped to ErrCorrupt
+// and ErrReadOnly). Only packages under index can name the key.
+func (s *Store) Tables(tables.Key) (*sql.DB, func(context.Context, func(*sql.Tx) error) error) {
+	return s.db, s.inTx
 }
 
 // Source is a named collection of documents.

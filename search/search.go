@@ -12,6 +12,7 @@ import (
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/index/session"
 )
 
 // Mode chooses the retrievers a search uses.
@@ -52,6 +53,12 @@ type Query struct {
 	// PerDocument caps the hits taken from one document (0: no cap), so
 	// that one long document cannot fill the whole list.
 	PerDocument int
+	// Scope is what the search may see: the zero Scope
+	// ([session.Public]) sees the data sources and no session's documents.
+	// A chunk outside it is never a hit nor a hit's copy, and a filter by
+	// a data source or document outside it finds nothing, as one the
+	// index does not have.
+	Scope session.Scope
 }
 
 // ErrInvalidQuery: a [Query] field out of range, named in the error.
@@ -283,11 +290,15 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	res := &Result{Hits: []Hit{}, Warnings: []Warning{}}
 	if len(analysis.QueryTerms(q.Text)) == 0 {
-		return res, s.checkFilter(ctx, q.Filter)
+		return res, s.checkFilter(ctx, q.Scope, q.Filter)
 	}
-	filter, err := s.narrow(ctx, q.Filter)
+	filter, err := s.narrow(ctx, q.Scope, q.Filter)
 	if err != nil {
 		return nil, err
+	}
+	if filter.Sources != nil && len(filter.Sources) == 0 {
+		// The scope sees none of the sources asked, or none at all.
+		return res, s.checkFilter(ctx, q.Scope, q.Filter)
 	}
 	depth := s.depth(k)
 	if q.PerDocument > 0 {
@@ -346,11 +357,11 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 // document the index does not have is an error.
 func (s *Searcher) finish(ctx context.Context, res *Result, ranked []candidate, k int, q Query) (*Result, error) {
 	var err error
-	if res.Hits, err = s.hits(ctx, ranked, k, q.PerDocument, q.Filter.Sources); err != nil {
+	if res.Hits, err = s.hits(ctx, ranked, k, q.PerDocument, q.Scope, q.Filter.Sources); err != nil {
 		return nil, err
 	}
 	if len(res.Hits) == 0 {
-		if err := s.checkFilter(ctx, q.Filter); err != nil {
+		if err := s.checkFilter(ctx, q.Scope, q.Filter); err != nil {
 			return nil, err
 		}
 	}
@@ -402,20 +413,37 @@ func (s *Searcher) queryVector(ctx context.Context, text string) ([]float32, ind
 	return qv, ts, err
 }
 
-// narrow returns f without its data sources when they are all the index
-// has: a filter that admits every chunk costs nothing, while one by source
-// reads the rowids of the sources' chunks. A source added after the check
-// cannot leak into the results: hits keeps only chunks of f's sources.
-func (s *Searcher) narrow(ctx context.Context, f index.Filter) (index.Filter, error) {
-	if len(f.Sources) == 0 {
-		return f, nil
-	}
+// narrow returns the filter a search runs with: f without its data
+// sources when they are all the index has (a filter that admits every
+// chunk costs nothing, while one by source reads the rowids of the
+// sources' chunks), and, when f names none, the sources sc sees if there
+// are others (an empty list when it sees none). A source added after the
+// check cannot leak into the results: hits keeps only chunks of f's
+// sources, and of sc.
+func (s *Searcher) narrow(ctx context.Context, sc session.Scope, f index.Filter) (index.Filter, error) {
 	names, err := s.store.SourceNames(ctx)
 	if err != nil {
 		return f, err
 	}
+	want := f.Sources
+	if len(want) == 0 {
+		want = nil
+		for _, n := range names {
+			if sc.Sees(n) {
+				want = append(want, n)
+			}
+		}
+		if len(want) == 0 {
+			want = []string{}
+		}
+	} else {
+		// A source the scope does not see finds nothing, as one the
+		// index does not have.
+		want = slices.DeleteFunc(slices.Clone(want), func(n string) bool { return !sc.Sees(n) })
+	}
 	for _, n := range names {
-		if !slices.Contains(f.Sources, n) {
+		if !slices.Contains(want, n) {
+			f.Sources = want
 			return f, nil
 		}
 	}
@@ -424,11 +452,11 @@ func (s *Searcher) narrow(ctx context.Context, f index.Filter) (index.Filter, er
 }
 
 // checkFilter returns an error if f names a data source or a document the
-// index does not have. Search calls it only when it found nothing, so a
-// search that finds something costs no look-up.
-func (s *Searcher) checkFilter(ctx context.Context, f index.Filter) error {
+// index does not have, or sc does not see. Search calls it only when it
+// found nothing, so a search that finds something costs no look-up.
+func (s *Searcher) checkFilter(ctx context.Context, sc session.Scope, f index.Filter) error {
 	if len(f.Sources) > 0 {
-		names, err := s.store.SourceNames(ctx)
+		names, err := sc.SourceNames(ctx, s.store)
 		if err != nil {
 			return err
 		}
@@ -447,7 +475,7 @@ func (s *Searcher) checkFilter(ctx context.Context, f index.Filter) error {
 		if len(f.Sources) == 1 {
 			source = f.Sources[0]
 		}
-		if _, err := s.store.Document(ctx, source, f.Document); err != nil {
+		if _, err := sc.Document(ctx, s.store, source, f.Document); err != nil {
 			return err
 		}
 	}
@@ -468,13 +496,17 @@ func (s *Searcher) depth(k int) int {
 // Vector, the vector ranking unless it is BM25. cite eval uses it to
 // measure several fusions on the same rankings.
 func (s *Searcher) Candidates(ctx context.Context, q Query, depth int) (bm, vec []index.Scored, err error) {
+	f, err := s.narrow(ctx, q.Scope, q.Filter)
+	if err != nil || f.Sources != nil && len(f.Sources) == 0 {
+		return nil, nil, err
+	}
 	if q.Mode != Vector {
-		if bm, err = s.store.SearchText(ctx, q.Text, q.Filter, depth); err != nil {
+		if bm, err = s.store.SearchText(ctx, q.Text, f, depth); err != nil {
 			return nil, nil, err
 		}
 	}
 	if q.Mode != BM25 {
-		if vec, _, err = s.searchVectors(ctx, q.Text, q.Filter, depth); err != nil {
+		if vec, _, err = s.searchVectors(ctx, q.Text, f, depth); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -556,10 +588,10 @@ func single(rs []index.Scored, isBM25 bool) []candidate {
 }
 
 // hits reads the chunks of the best candidates and makes hits of them,
-// taking at most perDoc per document, and only chunks of sources when
-// that is not empty. A chunk whose text an earlier hit has is no hit of its
-// own: its document joins that hit's Copies.
-func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int, sources []string) ([]Hit, error) {
+// taking at most perDoc per document, only chunks sc sees, and only
+// chunks of sources when that is not empty. A chunk whose text an earlier
+// hit has is no hit of its own: its document joins that hit's Copies.
+func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int, sc session.Scope, sources []string) ([]Hit, error) {
 	out := []Hit{}
 	perDocCount := map[string]int{}
 	byText := map[string]int{} // hit text -> position in out
@@ -586,8 +618,8 @@ func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int, 
 			if !ok {
 				continue // deleted since it was ranked
 			}
-			if len(sources) > 0 && !slices.Contains(sources, r.Document.Source) {
-				continue // a source added after narrow
+			if !sc.Sees(r.Document.Source) || len(sources) > 0 && !slices.Contains(sources, r.Document.Source) {
+				continue // outside the scope, or a source added after narrow
 			}
 			h := hitOf(r)
 			if i, ok := byText[h.Text]; ok {
@@ -633,11 +665,15 @@ func hitOf(r index.ChunkRecord) Hit {
 // Chunk returns the chunk with the given id (a hit's ChunkID, a citation's
 // reference id) as a Hit with Rank 0 and no scores: to show the passage a
 // citation names, or to give a model a chunk it asks for by id. A chunk the
-// index does not have (any more) is an error wrapping [index.ErrNotFound].
+// index does not have (any more), or of a session's document (outside
+// [session.Public]), is an error wrapping [index.ErrNotFound].
 func (s *Searcher) Chunk(ctx context.Context, id string) (Hit, error) {
 	r, err := s.store.ChunkByID(ctx, id)
 	if err != nil {
 		return Hit{}, err
+	}
+	if !session.Public.Sees(r.Document.Source) {
+		return Hit{}, fmt.Errorf("chunk %s: %w", id, index.ErrNotFound)
 	}
 	return hitOf(r), nil
 }

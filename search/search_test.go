@@ -18,6 +18,7 @@ import (
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/index/weaviate"
 	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 	"github.com/cite-rag/cite/ingest"
@@ -450,11 +451,11 @@ func mustHash(t *testing.T) *embed.Embedder {
 func TestSourcesKeptAfterNarrow(t *testing.T) {
 	st := newIndex(t, nil)
 	s := newSearcher(t, st)
-	f, err := s.narrow(t.Context(), index.Filter{Sources: []string{"docs", "notes"}})
+	f, err := s.narrow(t.Context(), session.Public, index.Filter{Sources: []string{"docs", "notes"}})
 	if err != nil || !f.IsZero() {
 		t.Fatalf("narrow over every source: %+v, %v; want the zero filter", f, err)
 	}
-	if f, _ := s.narrow(t.Context(), index.Filter{Sources: []string{"docs"}}); !slices.Equal(f.Sources, []string{"docs"}) {
+	if f, _ := s.narrow(t.Context(), session.Public, index.Filter{Sources: []string{"docs"}}); !slices.Equal(f.Sources, []string{"docs"}) {
 		t.Fatalf("narrow over one of two sources: %+v", f)
 	}
 	// Rank everything, as the unfiltered search does, then keep docs only:
@@ -463,7 +464,7 @@ func TestSourcesKeptAfterNarrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits, err := s.hits(t.Context(), s.Fusion.fuse(bm, vec), 10, 0, []string{"docs"})
+	hits, err := s.hits(t.Context(), s.Fusion.fuse(bm, vec), 10, 0, session.Public, []string{"docs"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/citations"
-	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/provider"
 )
 
@@ -330,15 +330,8 @@ func nonNil(refs []citations.Cited) []citations.Cited {
 	return refs
 }
 
-// publicSources returns the names of the index's data sources, sessions'
-// left out: what a question searches unless it names sources.
+// publicSources returns the names of the data sources outside sessions:
+// what a question searches unless it names sources.
 func (s *Server) publicSources(r *http.Request) ([]string, error) {
-	all, err := s.deps.Store.SourceNames(r.Context())
-	names := []string{}
-	for _, n := range all {
-		if !index.IsSessionSource(n) {
-			names = append(names, n)
-		}
-	}
-	return names, err
+	return session.Public.SourceNames(r.Context(), s.deps.Store)
 }

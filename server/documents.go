@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/ingest"
 )
 
@@ -115,28 +117,31 @@ func (s *Server) writable(w http.ResponseWriter) bool {
 	return true
 }
 
-// upload reads a multipart request's files into source, in folder dir
-// under the upload folder, and indexes each. It answers the outcomes.
-func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, dir string) ([]uploaded, bool) {
+// uploadCheck, when an upload has one, is called under the index's writer
+// lock with the files about to be indexed; an error is answered with its
+// status and code, and nothing is indexed.
+type uploadCheck func([]session.Upload) (status int, code string, err error)
+
+// upload reads a multipart request's files into source, in folder (under
+// the upload folder), and indexes each. It answers the outcomes.
+func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder string, check uploadCheck) ([]uploaded, bool) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
 		writeError(w, http.StatusUnsupportedMediaType, "bad_content_type", "send the files as multipart/form-data, in parts named \"file\"")
 		return nil, false
 	}
 	mr := multipart.NewReader(r.Body, params["boundary"])
-	type file struct{ name, tmp string }
+	type file struct {
+		name, tmp string
+		size      int64
+	}
 	var files []file
 	defer func() {
 		for _, f := range files {
 			os.Remove(f.tmp)
 		}
+		s.prune(folder) // an upload that kept nothing leaves no folder
 	}()
-	folder := filepath.Join(s.deps.UploadDir, dir)
-	if err := os.MkdirAll(folder, 0o755); err != nil {
-		writeError(w, http.StatusInternalServerError, "upload", "cannot create the upload folder")
-		s.log.Error("upload folder", "err", err)
-		return nil, false
-	}
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -173,15 +178,15 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, dir stri
 			writeError(w, http.StatusBadRequest, "bad_file_name", err.Error())
 			return nil, false
 		}
-		tmp, err := os.CreateTemp(folder, ".upload-*")
+		tmp, err := s.createTemp(folder)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, "upload", "cannot store the upload")
 			s.log.Error("upload temp file", "err", err)
 			return nil, false
 		}
-		files = append(files, file{name, tmp.Name()})
 		n, err := io.Copy(tmp, io.LimitReader(part, s.cfg.MaxUploadBytes+1))
 		tmp.Close()
+		files = append(files, file{name, tmp.Name(), n})
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
@@ -210,6 +215,16 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, dir stri
 		return nil, false
 	}
 	defer unlock()
+	if check != nil {
+		ups := make([]session.Upload, len(files))
+		for i, f := range files {
+			ups[i] = session.Upload{Name: f.name, Size: f.size}
+		}
+		if status, code, err := check(ups); err != nil {
+			writeError(w, status, code, err.Error())
+			return nil, false
+		}
+	}
 	out := make([]uploaded, 0, len(files))
 	for _, f := range files {
 		dst := filepath.Join(folder, f.name)
@@ -277,7 +292,7 @@ func (s *Server) postDocuments(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad_source", fmt.Sprintf("source %q: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", trimRunes(source, 64)))
 		return
 	}
-	us, ok := s.upload(w, r, source, filepath.Join("sources", source))
+	us, ok := s.upload(w, r, source, filepath.Join(s.deps.UploadDir, "sources", source), nil)
 	if !ok {
 		return
 	}
@@ -287,21 +302,14 @@ func (s *Server) postDocuments(w http.ResponseWriter, r *http.Request) {
 // getDocuments is GET /v1/documents[?source=NAME]: the documents of the
 // data sources (not of sessions).
 func (s *Server) getDocuments(w http.ResponseWriter, r *http.Request) {
-	source := r.URL.Query().Get("source")
-	if index.IsSessionSource(source) {
-		writeError(w, http.StatusBadRequest, "bad_source", "a session's documents are listed by GET /v1/sessions/{id}")
-		return
-	}
-	docs, err := s.deps.Store.Documents(r.Context(), source)
+	docs, err := session.Public.Documents(r.Context(), s.deps.Store, r.URL.Query().Get("source"))
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "index", err.Error())
 		return
 	}
 	out := []docInfo{}
 	for _, d := range docs {
-		if !index.IsSessionSource(d.Source) {
-			out = append(out, infoOf(d))
-		}
+		out = append(out, infoOf(d))
 	}
 	writeJSON(w, 200, map[string]any{"documents": out})
 }
@@ -315,8 +323,8 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	// A session's documents are the session's: not found here.
-	d, err := s.deps.Store.Document(r.Context(), "", id)
-	if err != nil || d.ID != id || index.IsSessionSource(d.Source) {
+	d, err := session.Public.Document(r.Context(), s.deps.Store, "", id)
+	if err != nil || d.ID != id {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no document with id %q", trimRunes(id, 64)))
 		return
 	}
@@ -335,13 +343,10 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("name")
-	if index.IsSessionSource(name) {
-		writeError(w, http.StatusBadRequest, "bad_source", "a session's documents belong to the session")
-		return
-	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	docs, err := s.deps.Store.Documents(r.Context(), name)
+	// A session's documents are the session's: not found here.
+	docs, err := session.Public.Documents(r.Context(), s.deps.Store, name)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "index", err.Error())
 		return
@@ -360,14 +365,48 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, map[string]any{"deleted": name, "documents": len(docs)})
 }
 
-// removeUpload removes the uploaded copy at p, if p is one.
+// removeUpload removes the uploaded copy at p, if p is one, and its
+// folder if that is left empty.
 func (s *Server) removeUpload(p string) {
-	if s.deps.UploadDir == "" {
-		return
-	}
-	rel, err := filepath.Rel(s.deps.UploadDir, p)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+	if !s.inUploads(p) {
 		return
 	}
 	os.Remove(p)
+	s.prune(filepath.Dir(p))
+}
+
+// inUploads reports whether p lies inside the upload folder (not the
+// folder itself).
+func (s *Server) inUploads(p string) bool {
+	if s.deps.UploadDir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(s.deps.UploadDir, p)
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel)
+}
+
+// prune removes dir and then its parents while they are empty, up to the
+// upload folder (kept). An upload racing it makes its folder again
+// ([Server.createTemp]).
+func (s *Server) prune(dir string) {
+	for s.inUploads(dir) && os.Remove(dir) == nil {
+		dir = filepath.Dir(dir)
+	}
+}
+
+// createTemp makes a temporary file for an upload in folder, making the
+// folder first; a few times if [Server.prune] removes the folder between
+// the two.
+func (s *Server) createTemp(folder string) (*os.File, error) {
+	var err error
+	for range 3 {
+		if err = os.MkdirAll(folder, 0o755); err != nil {
+			return nil, err
+		}
+		var f *os.File
+		if f, err = os.CreateTemp(folder, ".upload-*"); !errors.Is(err, fs.ErrNotExist) {
+			return f, err
+		}
+	}
+	return nil, err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/search"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -100,30 +101,10 @@ func MCP(deps Deps, version string) *mcp.Server {
 			if len(in.Sources) > 50 {
 				return nil, mcpPassages{}, fmt.Errorf("sources: at most 50, got %d", len(in.Sources))
 			}
-			// One search over the sources named (all when none is, those
-			// of cite serve's sessions left out): its passages are ranked
-			// across them.
-			sources := in.Sources
-			all, err := deps.Store.SourceNames(ctx)
-			if err != nil {
-				return nil, mcpPassages{}, err
-			}
-			for _, src := range sources {
-				if index.IsSessionSource(src) {
-					return nil, mcpPassages{}, fmt.Errorf("source %q: a session's documents are not a data source", src)
-				}
-			}
-			if len(sources) == 0 {
-				for _, n := range all {
-					if !index.IsSessionSource(n) {
-						sources = append(sources, n)
-					}
-				}
-				if len(sources) == 0 {
-					return nil, mcpPassages{Passages: []Passage{}}, nil
-				}
-			}
-			ps, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Sources: sources}})
+			// One search over the sources named (all when none is, never
+			// a session's: session.Public, the zero Scope): its passages
+			// are ranked across them.
+			ps, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Sources: in.Sources}})
 			if err != nil {
 				return nil, mcpPassages{}, err
 			}
@@ -193,14 +174,8 @@ func MCP(deps Deps, version string) *mcp.Server {
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "list_sources", Description: "List the indexed data sources with their document counts."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, mcpSources, error) {
-			srcs, err := deps.Store.Sources(ctx)
-			out := []index.Source{}
-			for _, src := range srcs {
-				if !index.IsSessionSource(src.Name) {
-					out = append(out, src)
-				}
-			}
-			return nil, mcpSources{Sources: out}, err
+			srcs, err := session.Public.Sources(ctx, deps.Store)
+			return nil, mcpSources{Sources: srcs}, err
 		})
 	return srv
 }
@@ -234,47 +209,11 @@ func publicDocument(ctx context.Context, st *index.Store, ref string) (index.Doc
 
 // publicDocumentAt is [publicDocument] for ref as it is stored.
 func publicDocumentAt(ctx context.Context, st *index.Store, ref string) (index.Document, error) {
-	notFound := fmt.Errorf("no document %q: %w", trimRunes(ref, 64), index.ErrNotFound)
-	d, err := st.Document(ctx, "", ref)
-	switch {
-	case err == nil && !index.IsSessionSource(d.Source):
-		return d, nil
-	case err == nil || errors.Is(err, index.ErrNotFound):
-		return index.Document{}, notFound
-	case !errors.Is(err, index.ErrAmbiguous):
-		return index.Document{}, err
+	d, err := session.Public.Document(ctx, st, "", ref)
+	if errors.Is(err, index.ErrNotFound) {
+		return d, fmt.Errorf("no document %q: %w", trimRunes(ref, 64), index.ErrNotFound)
 	}
-	// Several documents match: look again in the data sources only, so
-	// that neither the answer nor the error names a session's document.
-	names, err := st.SourceNames(ctx)
-	if err != nil {
-		return index.Document{}, err
-	}
-	var found []index.Document
-	for _, n := range names {
-		if index.IsSessionSource(n) {
-			continue
-		}
-		d, err := st.Document(ctx, n, ref)
-		if errors.Is(err, index.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return index.Document{}, err
-		}
-		found = append(found, d)
-	}
-	switch len(found) {
-	case 0:
-		return index.Document{}, notFound
-	case 1:
-		return found[0], nil
-	}
-	var which []string
-	for _, d := range found {
-		which = append(which, d.ID+" ("+d.Source+": "+index.EscapePath(d.Path)+")")
-	}
-	return index.Document{}, fmt.Errorf("document %q: %w: matches %s", trimRunes(ref, 64), index.ErrAmbiguous, strings.Join(which, ", "))
+	return d, err
 }
 
 func refType(k index.Kind) citations.Type {

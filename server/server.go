@@ -40,6 +40,7 @@ import (
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
 	indexembed "github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/search"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -90,15 +91,21 @@ type Deps struct {
 	// UploadDir is where uploaded files are kept; "" turns uploads and
 	// deletions off, as does a read-only Store.
 	UploadDir string
+	// Sessions keeps the sessions, their limits and their expiry; its
+	// Dir should be UploadDir's "sessions" folder. Nil: a
+	// [session.Store] with the defaults over Store, without a sweeper
+	// (expired sessions are not found, but stay on disk).
+	Sessions *session.Store
 }
 
 // Server is the HTTP API.
 type Server struct {
-	cfg  Config
-	deps Deps
-	mux  *http.ServeMux
-	sem  chan struct{}
-	log  *slog.Logger
+	cfg      Config
+	deps     Deps
+	sessions *session.Store
+	mux      *http.ServeMux
+	sem      chan struct{}
+	log      *slog.Logger
 	// writeMu orders this server's writes to the index (uploads,
 	// deletions); index.LockWriter orders them with other processes'.
 	writeMu sync.Mutex
@@ -137,7 +144,14 @@ func New(cfg Config, deps Deps) *Server {
 			deps.UploadDir = ""
 		}
 	}
-	s := &Server{cfg: cfg, deps: deps, mux: http.NewServeMux(), sem: make(chan struct{}, cfg.MaxAnswers), log: cfg.Logger.With("component", "server")}
+	s := &Server{cfg: cfg, deps: deps, sessions: deps.Sessions, mux: http.NewServeMux(), sem: make(chan struct{}, cfg.MaxAnswers), log: cfg.Logger.With("component", "server")}
+	if s.sessions == nil && deps.Store != nil {
+		dir := ""
+		if deps.UploadDir != "" {
+			dir = filepath.Join(deps.UploadDir, "sessions")
+		}
+		s.sessions = session.New(deps.Store, session.Config{Dir: dir, Logger: cfg.Logger})
+	}
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
 	s.mux.HandleFunc("POST /v1/ask", s.ask)
 	s.mux.HandleFunc("POST /v1/search", s.search)
@@ -149,6 +163,7 @@ func New(cfg Config, deps Deps) *Server {
 	s.mux.HandleFunc("GET /v1/documents/{id}/source", s.documentSource)
 	s.mux.HandleFunc("POST /v1/sessions", s.postSession)
 	s.mux.HandleFunc("GET /v1/sessions/{id}", s.getSession)
+	s.mux.HandleFunc("DELETE /v1/sessions/{id}", s.deleteSession)
 	s.mux.HandleFunc("POST /v1/sessions/{id}/documents", s.postSessionDocuments)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chat)
@@ -395,18 +410,12 @@ func (s *Server) acquire(w http.ResponseWriter) bool {
 func (s *Server) release() { <-s.sem }
 
 func (s *Server) sources(w http.ResponseWriter, r *http.Request) {
-	srcs, err := s.deps.Store.Sources(r.Context())
+	srcs, err := session.Public.Sources(r.Context(), s.deps.Store)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "index", err.Error())
 		return
 	}
-	out := []index.Source{}
-	for _, src := range srcs {
-		if !index.IsSessionSource(src.Name) {
-			out = append(out, src)
-		}
-	}
-	writeJSON(w, 200, map[string]any{"sources": out})
+	writeJSON(w, 200, map[string]any{"sources": srcs})
 }
 
 type searchRequest struct {
@@ -439,25 +448,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad_per_doc", fmt.Sprintf("per_doc is 0 (no limit) or more, not %d", req.PerDoc))
 		return
 	}
-	if index.IsSessionSource(req.Source) {
-		writeError(w, http.StatusBadRequest, "bad_source", "a session's documents are searched by asking in the session")
-		return
-	}
-	sources := nonEmpty(req.Source)
-	if sources == nil {
-		// Every data source, sessions' left out.
-		names, err := s.publicSources(r)
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, "index", err.Error())
-			return
-		}
-		if len(names) == 0 {
-			writeJSON(w, 200, &search.Result{Hits: []search.Hit{}, Warnings: []search.Warning{}})
-			return
-		}
-		sources = names
-	}
-	q := search.Query{Text: req.Query, K: req.K, Mode: mode, PerDocument: req.PerDoc, Filter: index.Filter{Sources: sources, Path: req.Path}}
+	// Every data source unless one is named; never a session's
+	// (session.Public, the zero Scope).
+	q := search.Query{Text: req.Query, K: req.K, Mode: mode, PerDocument: req.PerDoc, Filter: index.Filter{Sources: nonEmpty(req.Source), Path: req.Path}}
 	if err := q.Filter.Validate(); err != nil {
 		writeError(w, http.StatusBadRequest, "bad_path", "path: "+strings.TrimPrefix(err.Error(), index.ErrInvalidInput.Error()+": "))
 		return

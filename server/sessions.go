@@ -5,32 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
-	"regexp"
 
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/session"
 )
 
-// Sessions: a conversation and the documents uploaded into it. They are
-// kept in the index's database (index.Session), so they survive a
-// restart. A session's documents are in the data source "session:ID":
-// only that session's questions search them (through the session document
-// tools and the preemptive search), and the data-source endpoints never
-// list them.
-
-// sessionID is the shape of a session id: 32 hex digits.
-var sessionID = regexp.MustCompile(`^[0-9a-f]{32}$`)
+// Sessions: a conversation and the documents uploaded into it, kept by
+// package index/session (Deps.Sessions) in the index's database, so they
+// survive a restart. A session's documents are seen by that session's
+// questions only (session.Scope): through the session document tools and
+// the preemptive search; no listing, search or tool of the server sees
+// them. A session unused for its TTL expires; DELETE /v1/sessions/{id}
+// removes one at once, with its documents and files.
 
 // session returns the session named by the path, or answers 404.
-func (s *Server) session(w http.ResponseWriter, r *http.Request, id string) (index.Session, bool) {
-	if !sessionID.MatchString(id) {
+func (s *Server) session(w http.ResponseWriter, r *http.Request, id string) (session.Session, bool) {
+	if !session.ValidID(id) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no session %q", trimRunes(id, 64)))
-		return index.Session{}, false
+		return session.Session{}, false
 	}
-	sess, err := s.deps.Store.Session(r.Context(), id)
+	sess, err := s.sessions.Get(r.Context(), id)
 	if errors.Is(err, index.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no session %q", id))
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no session %q (it may have expired)", id))
 		return sess, false
 	}
 	if err != nil {
@@ -45,7 +42,12 @@ func (s *Server) postSession(w http.ResponseWriter, r *http.Request) {
 	if !s.writable(w) {
 		return
 	}
-	sess, err := s.deps.Store.CreateSession(r.Context())
+	sess, err := s.sessions.Create(r.Context())
+	var limit *session.LimitError
+	if errors.As(err, &limit) {
+		writeError(w, http.StatusTooManyRequests, "too_many_sessions", limit.Msg)
+		return
+	}
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, "index", err.Error())
 		return
@@ -60,25 +62,45 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	docs, err := s.sessionDocuments(r, sess.ID)
+	docs, err := s.sessions.Documents(r.Context(), sess.ID)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "index", err.Error())
 		return
 	}
-	writeJSON(w, 200, map[string]any{"id": sess.ID, "created_at": sess.CreatedAt, "turns": sess.Turns, "documents": docs})
-}
-
-func (s *Server) sessionDocuments(r *http.Request, id string) ([]docInfo, error) {
-	docs, err := s.deps.Store.Documents(r.Context(), index.SessionSource(id))
 	out := []docInfo{}
 	for _, d := range docs {
 		out = append(out, infoOf(d))
 	}
-	return out, err
+	writeJSON(w, 200, map[string]any{"id": sess.ID, "created_at": sess.CreatedAt, "turns": sess.Turns, "documents": out})
+}
+
+// deleteSession is DELETE /v1/sessions/{id}: the session, its documents
+// and its uploaded files.
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	if !s.writable(w) {
+		return
+	}
+	id := r.PathValue("id")
+	if !session.ValidID(id) {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no session %q", trimRunes(id, 64)))
+		return
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	n, err := s.sessions.Delete(r.Context(), id)
+	if errors.Is(err, index.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no session %q", id))
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		return
+	}
+	writeJSON(w, 200, map[string]any{"deleted": id, "documents": n})
 }
 
 // postSessionDocuments is POST /v1/sessions/{id}/documents: files uploaded
-// into the session.
+// into the session, within its limits of files and bytes.
 func (s *Server) postSessionDocuments(w http.ResponseWriter, r *http.Request) {
 	if !s.writable(w) {
 		return
@@ -87,23 +109,43 @@ func (s *Server) postSessionDocuments(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	us, ok := s.upload(w, r, index.SessionSource(sess.ID), filepath.Join("sessions", sess.ID))
+	folder := s.sessions.Folder(sess.ID)
+	if folder == "" {
+		writeError(w, http.StatusForbidden, "read_only", "this server keeps no uploads")
+		return
+	}
+	check := func(files []session.Upload) (int, string, error) {
+		// Under the writer lock: the session may have gone meanwhile, and
+		// two uploads cannot both pass the limits.
+		if _, err := s.sessions.Get(r.Context(), sess.ID); err != nil {
+			return http.StatusNotFound, "not_found", fmt.Errorf("no session %q (it may have expired)", sess.ID)
+		}
+		err := s.sessions.CheckUpload(r.Context(), sess.ID, files)
+		var limit *session.LimitError
+		if errors.As(err, &limit) {
+			return http.StatusRequestEntityTooLarge, "session_" + limit.Limit + "_limit", err
+		}
+		return http.StatusInternalServerError, "index", err
+	}
+	us, ok := s.upload(w, r, session.Source(sess.ID), folder, check)
 	if !ok {
 		return
 	}
 	writeJSON(w, uploadStatus(us), map[string]any{"session_id": sess.ID, "files": us})
 }
 
-// withSession attaches session id's documents to req, or answers 404.
+// withSession puts req in session id's scope, with its documents
+// attached, or answers 404.
 func (s *Server) withSession(w http.ResponseWriter, r *http.Request, id string, req *answer.Request) bool {
 	if _, ok := s.session(w, r, id); !ok {
 		return false
 	}
-	docs, err := s.deps.Store.Documents(r.Context(), index.SessionSource(id))
+	docs, err := s.sessions.Documents(r.Context(), id)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "index", err.Error())
 		return false
 	}
+	req.Scope = session.Scope{Session: id}
 	for _, d := range docs {
 		req.Documents = append(req.Documents, d.ID)
 	}
@@ -114,7 +156,7 @@ func (s *Server) withSession(w http.ResponseWriter, r *http.Request, id string, 
 // the answer was given.
 func (s *Server) record(r *http.Request, id, question string, res *answer.Result) {
 	refs, _ := json.Marshal(nonNil(res.References))
-	if err := s.deps.Store.AppendTurn(r.Context(), id, index.Turn{Question: question, Answer: res.Text, References: refs}); err != nil {
+	if err := s.sessions.AppendTurn(r.Context(), id, session.Turn{Question: question, Answer: res.Text, References: refs}); err != nil {
 		s.log.Error("session turn not recorded", "session", id, "err", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/session"
 )
 
 // Document sources.
@@ -54,17 +55,21 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 		notFound()
 		return
 	}
-	d, err := s.deps.Store.Document(r.Context(), "", id)
+	// Another session's document, or one of an expired session, is as if
+	// it did not exist.
+	sc := session.Public
+	if sid := r.URL.Query().Get("session"); sid != "" && session.ValidID(sid) {
+		if _, err := s.sessions.Get(r.Context(), sid); err == nil {
+			sc = session.Scope{Session: sid}
+		}
+	}
+	d, err := sc.Document(r.Context(), s.deps.Store, "", id)
 	if errors.Is(err, index.ErrNotFound) || err == nil && d.ID != id {
 		notFound()
 		return
 	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "index", err.Error())
-		return
-	}
-	if index.IsSessionSource(d.Source) && d.Source != index.SessionSource(r.URL.Query().Get("session")) {
-		notFound() // another session's: as if it did not exist
 		return
 	}
 	name := filepath.Base(d.Path)

@@ -13,6 +13,7 @@ import (
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
+	sessions "github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/internal/escape"
 	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/search"
@@ -101,18 +102,15 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		req.MaxToolCalls = answer.NoToolCalls
 	}
 	// The data sources are those searches read: the --store collection's
-	// when there is one (a query node may have no index folder).
-	names, err := f.reader(st).SourceNames(ctx)
+	// when there is one (a query node may have no index folder); never
+	// cite serve's sessions'.
+	names, err := sessions.Public.SourceNames(ctx, f.reader(st))
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
 	if len(req.Sources) == 0 {
-		for _, name := range names {
-			if !index.IsSessionSource(name) { // cite serve's sessions' uploads
-				req.Sources = append(req.Sources, name)
-			}
-		}
+		req.Sources = names
 	} else {
 		for _, name := range req.Sources {
 			if !slices.Contains(names, name) {

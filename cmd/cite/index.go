@@ -14,6 +14,7 @@ import (
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
+	sessions "github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/ingest"
 	"golang.org/x/term"
 )
@@ -38,6 +39,9 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	}
 	if f.NArg() == 0 && !*prune {
 		return f.usageError("index: no PATH given")
+	}
+	if !sessions.Public.Sees(*source) {
+		return f.usageError("--source %s: the names that start with %q are cite serve's sessions'", *source, sessions.Source(""))
 	}
 	limit, err := ingest.ParseSize(*maxSize)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cite-rag/cite/index"
+	sessions "github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/internal/escape"
 )
 
@@ -34,14 +35,11 @@ func runSources(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	srcs, err := st.Sources(ctx)
+	srcs, err := sessions.Public.Sources(ctx, st) // never cite serve's sessions'
 	if err != nil {
 		return err
 	}
 	if f.json {
-		if srcs == nil {
-			srcs = []index.Source{}
-		}
 		return writeJSON(e.stdout, map[string]any{"sources": srcs})
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -66,14 +64,11 @@ func runDocs(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	docs, err := st.Documents(ctx, *source)
+	docs, err := sessions.Public.Documents(ctx, st, *source) // never cite serve's sessions'
 	if err != nil {
 		return err
 	}
 	if f.json {
-		if docs == nil {
-			docs = []index.Document{}
-		}
 		return writeJSON(e.stdout, map[string]any{"documents": docs})
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -120,32 +115,27 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// documentFinder finds a document by id or path: an *index.Store, or what
-// searches read (flags.reader).
-type documentFinder interface {
-	Document(ctx context.Context, source, ref string) (index.Document, error)
-}
-
 // findDocument resolves a PATH or ID argument: an existing file is looked
 // up by its absolute path, anything else as given (a stored path, an id or
 // an id prefix), and then as a path escaped the way cite shows it
 // (index.EscapePath), absolute or relative to the working directory.
-func findDocument(ctx context.Context, st documentFinder, source, ref string) (index.Document, error) {
+// cite serve's sessions' documents are never found (sessions.Public).
+func findDocument(ctx context.Context, st sessions.DocumentFinder, source, ref string) (index.Document, error) {
 	if _, err := os.Stat(ref); err == nil {
 		if abs, err := filepath.Abs(ref); err == nil {
-			d, err := st.Document(ctx, source, abs)
+			d, err := sessions.Public.Document(ctx, st, source, abs)
 			if !errors.Is(err, index.ErrNotFound) {
 				return d, err
 			}
 		}
 	}
-	d, err := st.Document(ctx, source, ref)
+	d, err := sessions.Public.Document(ctx, st, source, ref)
 	if !errors.Is(err, index.ErrNotFound) {
 		return d, err
 	}
 	if raw, uerr := index.UnescapePath(ref); uerr == nil && raw != ref {
 		if abs, aerr := filepath.Abs(raw); aerr == nil {
-			if d, err2 := st.Document(ctx, source, abs); !errors.Is(err2, index.ErrNotFound) {
+			if d, err2 := sessions.Public.Document(ctx, st, source, abs); !errors.Is(err2, index.ErrNotFound) {
 				return d, err2
 			}
 		}

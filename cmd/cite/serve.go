@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/answer"
+	sessions "github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/server"
 )
 
@@ -22,8 +23,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 POST /v1/ask (JSON, or server-sent events with Accept: text/event-stream),
 POST /v1/search, GET /v1/sources, DELETE /v1/sources/NAME, GET and POST
 /v1/documents (multipart uploads, kept under the index folder's uploads/),
-DELETE /v1/documents/ID, POST /v1/sessions, GET /v1/sessions/ID, POST
-/v1/sessions/ID/documents, GET /v1/models, POST /v1/chat/completions
+DELETE /v1/documents/ID, POST /v1/sessions, GET and DELETE /v1/sessions/ID,
+POST /v1/sessions/ID/documents, GET /v1/models, POST /v1/chat/completions
 (OpenAI-compatible, streaming or not), GET /v1/documents/ID/source, the chat
 page at / and GET /healthz. On an index it may not write, uploads, deletions
 and sessions are off. Every endpoint but /healthz and the page's files
@@ -42,8 +43,26 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 	maxBody := f.Int64("max-body", server.DefaultMaxBodyBytes, "largest request body, in bytes")
 	maxQuestion := f.Int("max-question", server.DefaultMaxQuestionBytes, "longest question, in bytes")
 	maxUpload := f.Int64("max-upload", server.DefaultMaxUploadBytes, "largest uploaded file, in bytes")
+	sessionTTL := f.Duration("session-ttl", sessions.DefaultTTL, "a session unused this long expires, with its documents and files (0: never)")
+	maxSessions := f.Int("max-sessions", sessions.DefaultMaxSessions, "sessions kept at once; more get 429")
+	maxSessionFiles := f.Int("max-session-files", sessions.DefaultMaxFiles, "files uploaded into one session")
+	maxSessionBytes := f.Int64("max-session-bytes", sessions.DefaultMaxBytes, "bytes of files uploaded into one session")
 	if err := f.parse(args); err != nil {
 		return err
+	}
+	switch {
+	case *sessionTTL < 0:
+		return f.usageError("--session-ttl %s: want 0 (never) or more", *sessionTTL)
+	case *maxSessions < 1:
+		return f.usageError("--max-sessions %d: want 1 or more", *maxSessions)
+	case *maxSessionFiles < 1:
+		return f.usageError("--max-session-files %d: want 1 or more", *maxSessionFiles)
+	case *maxSessionBytes < 1:
+		return f.usageError("--max-session-bytes %d: want 1 or more", *maxSessionBytes)
+	}
+	ttl := *sessionTTL
+	if ttl == 0 {
+		ttl = -1 // sessions.Config: negative is never, 0 the default
 	}
 	host, _, err := net.SplitHostPort(*addr)
 	if err != nil {
@@ -80,10 +99,19 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	uploads := filepath.Join(dir, "uploads")
+	// The sweeper of expired sessions runs until the server stops.
+	sess, err := sessions.Open(ctx, s.st, sessions.Config{Dir: filepath.Join(uploads, "sessions"), TTL: ttl,
+		MaxSessions: *maxSessions, MaxFiles: *maxSessionFiles, MaxBytes: *maxSessionBytes, Logger: log})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer sess.Close()
 	srv := server.New(server.Config{Token: tok, Hosts: hosts, AllowOrigins: origins, MaxAnswers: *maxAnswers,
 		RequestTimeout: *timeout, MaxBodyBytes: *maxBody, MaxQuestionBytes: *maxQuestion, MaxUploadBytes: *maxUpload, Logger: log},
 		server.Deps{Store: s.st, Searcher: s.searcher, Engine: s.eng, ModelName: modelID(s.eng),
-			Embedder: s.embedder, UploadDir: filepath.Join(dir, "uploads")})
+			Embedder: s.embedder, UploadDir: uploads, Sessions: sess})
 	fmt.Fprintf(e.stderr, "cite serve: listening on http://%s (model %s)\n", ln.Addr(), modelID(s.eng))
 	if tok == "" {
 		fmt.Fprintf(e.stderr, "cite serve: no token (--no-token): anyone on this machine can use it; the page is at %s\n", loginURL(host, ln.Addr(), ""))

@@ -1,0 +1,159 @@
+package server_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/server"
+)
+
+const testToken = "T0ken-for-tests"
+
+// startToken serves an empty index in dir (the server's defaults, the
+// token testToken).
+func startToken(t *testing.T, dir string) string {
+	t.Helper()
+	ts, _, _ := startAt(t, dir, false, nil, server.Config{Token: testToken})
+	return ts.URL
+}
+
+// doAuth is do with the bearer token.
+func doAuth(t *testing.T, method, url, ctype, body string) (int, string) {
+	t.Helper()
+	resp, out := do(t, method, url, ctype, body, "Authorization", "Bearer "+testToken)
+	return resp.StatusCode, out
+}
+
+func newSession(t *testing.T, url string) string {
+	t.Helper()
+	code, out := doAuth(t, "POST", url+"/v1/sessions", "", "")
+	var s struct{ ID string }
+	json.Unmarshal([]byte(out), &s)
+	if code != 201 || s.ID == "" {
+		t.Fatalf("new session: %d %s", code, out)
+	}
+	return s.ID
+}
+
+// TestDeleteSession: DELETE /v1/sessions/{id} removes the session, its
+// documents from the index and its uploaded files (their folders too),
+// behind the same token as the other endpoints, and nothing of another
+// session's.
+func TestDeleteSession(t *testing.T) {
+	dir := t.TempDir()
+	url := startToken(t, dir)
+	a, b := newSession(t, url), newSession(t, url)
+	for _, id := range []string{a, b} {
+		ct, body := multipartBody(t, "plan.md", "# Plan\n\nThe quarterly plan of "+id+" moves the apiary.\n", "notes.txt", "notes of "+id)
+		if code, out := doAuth(t, "POST", url+"/v1/sessions/"+id+"/documents", ct, body); code != 201 {
+			t.Fatalf("upload: %d %s", code, out)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		auth   bool
+		id     string
+		status int
+	}{
+		{"without the token", false, a, 401},
+		{"not an id", true, "../../etc", 404},
+		{"unknown", true, "0123456789abcdef0123456789abcdef", 404},
+		{"a session", true, a, 200},
+		{"twice", true, a, 404},
+	} {
+		var code int
+		var out string
+		if tc.auth {
+			code, out = doAuth(t, "DELETE", url+"/v1/sessions/"+tc.id, "", "")
+		} else {
+			resp, o := do(t, "DELETE", url+"/v1/sessions/"+tc.id, "", "")
+			code, out = resp.StatusCode, o
+		}
+		if code != tc.status {
+			t.Errorf("%s: %d %s, want %d", tc.name, code, out, tc.status)
+		}
+		if tc.status == 200 && !strings.Contains(out, `"documents":2`) {
+			t.Errorf("%s: %s", tc.name, out)
+		}
+	}
+	if code, _ := doAuth(t, "GET", url+"/v1/sessions/"+a, "", ""); code != 404 {
+		t.Errorf("a deleted session answers %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "uploads", "sessions", a)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the deleted session's files are left: %v", err)
+	}
+	st, err := index.Open(t.Context(), dir, index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if docs, _ := st.Documents(t.Context(), "session:"+a); len(docs) != 0 {
+		t.Errorf("the deleted session's documents are left: %d", len(docs))
+	}
+	code, out := doAuth(t, "GET", url+"/v1/sessions/"+b, "", "")
+	var got struct{ Documents []struct{ Path string } }
+	json.Unmarshal([]byte(out), &got)
+	if code != 200 || len(got.Documents) != 2 {
+		t.Errorf("the other session: %d %s", code, out)
+	}
+	for _, d := range got.Documents {
+		if _, err := os.Stat(d.Path); err != nil {
+			t.Errorf("the other session lost a file: %v", err)
+		}
+	}
+	// The last session goes with its folder, and the folder of sessions.
+	doAuth(t, "DELETE", url+"/v1/sessions/"+b, "", "")
+	if _, err := os.Stat(filepath.Join(dir, "uploads", "sessions")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the empty folder of sessions is left: %v", err)
+	}
+}
+
+// TestUploadFoldersRemoved: removing what was uploaded removes the
+// folders it leaves empty; an upload that keeps nothing leaves none.
+func TestUploadFoldersRemoved(t *testing.T) {
+	dir := t.TempDir()
+	url := startToken(t, dir)
+	uploads := filepath.Join(dir, "uploads")
+	exists := func(p string) bool { _, err := os.Stat(filepath.Join(uploads, p)); return err == nil }
+
+	ct, body := multipartBody(t, "notes.md", "# Notes\n\nSome notes.\n")
+	code, out := doAuth(t, "POST", url+"/v1/documents?source=notes", ct, body)
+	var up uploadResult
+	json.Unmarshal([]byte(out), &up)
+	if code != 201 || !exists("sources/notes/notes.md") {
+		t.Fatalf("upload: %d %s", code, out)
+	}
+	if code, out := doAuth(t, "DELETE", url+"/v1/documents/"+up.Files[0].Document.ID, "", ""); code != 200 {
+		t.Fatalf("delete: %d %s", code, out)
+	}
+	if exists("sources/notes") || exists("sources") {
+		t.Error("deleting the last document of a source leaves its folder")
+	}
+	doAuth(t, "POST", url+"/v1/documents?source=more", ct, body)
+	if code, out := doAuth(t, "DELETE", url+"/v1/sources/more", "", ""); code != 200 || exists("sources/more") {
+		t.Errorf("deleting a source leaves its folder: %d %s", code, out)
+	}
+	// Skipped (empty) and refused uploads keep nothing.
+	ct, body = multipartBody(t, "empty.md", "")
+	if code, out := doAuth(t, "POST", url+"/v1/documents?source=empty", ct, body); code != 422 || exists("sources/empty") {
+		t.Errorf("a skipped upload: %d %s; folder kept: %v", code, out, exists("sources/empty"))
+	}
+	ct, body = multipartBody(t, ".hidden.md", "# x")
+	if code, _ := doAuth(t, "POST", url+"/v1/documents?source=bad", ct, body); code != 400 || exists("sources/bad") {
+		t.Errorf("a refused upload: %d; folder kept: %v", code, exists("sources/bad"))
+	}
+	id := newSession(t, url)
+	ct, body = multipartBody(t, "empty.md", "")
+	doAuth(t, "POST", url+"/v1/sessions/"+id+"/documents", ct, body)
+	if exists("sessions/" + id) {
+		t.Error("a skipped upload into a session leaves its folder")
+	}
+	if !exists("") {
+		t.Error("the upload folder itself is removed")
+	}
+}
