@@ -211,6 +211,11 @@ type Config struct {
 	// Scoping narrows the tools offered when many are registered
 	// (progressive tool scoping); the zero value has seed 004's defaults.
 	Scoping Scoping
+	// KeepLinks keeps every image and link the model writes. By default
+	// those to a host that is not a web source of the answer's passages
+	// are neutralized ([citations.Render]): a prompt-injected document
+	// cannot make the answer fetch or link to another host.
+	KeepLinks bool
 	// Now is the clock (time.Now by default).
 	Now func() time.Time
 }
@@ -291,7 +296,7 @@ func (e *Engine) Run(ctx context.Context, req Request) iter.Seq2[Event, error] {
 		defer cancel()
 		inv, _ := citations.FromContext(ctx)
 		inv.SetResolver(citations.DefaultResolver())
-		r := &run{e: e, req: req, inv: inv, stream: citations.NewStream(inv), start: e.cfg.Now(), yield: yield}
+		r := &run{e: e, req: req, inv: inv, stream: citations.NewStreamWith(inv, citations.Options{KeepLinks: e.cfg.KeepLinks}), start: e.cfg.Now(), yield: yield}
 		if r.req.K <= 0 {
 			r.req.K = DefaultK
 		}

@@ -127,7 +127,14 @@
 // in about a tenth of a millisecond with about 150 allocations; a Stream
 // costs well under a microsecond per token-sized delta, most of it the
 // string it returns. Stream holds back at most one marker group (256 bytes)
-// plus, inside an unclosed inline code span, the rest of that paragraph.
+// or one undecided link or image (4 KB), plus, inside an unclosed inline
+// code span, the rest of that paragraph.
+//
+// # Links and images
+//
+// Outside code, images and links to hosts that are not a registered web
+// source are neutralized so that an answer cannot leak what it read; see
+// [Render] and [Options.KeepLinks].
 // Nothing in the package panics on any input; [Stream.Feed] after
 // [Stream.Close] panics as a programming error.
 package citations

@@ -100,6 +100,12 @@ func FuzzRender(f *testing.F) {
 // non-streamed rendering by appearance, byte for byte.
 func FuzzStream(f *testing.F) {
 	addSeeds(f, func(s string) { f.Add(s, []byte{1, 7, 2, 30, 3}) })
+	for _, s := range []string{
+		"![a](https://x.example/?q=1 \"t\") [b [doc:1]](<c d>) `![](y)` <https://y.example/> <b>",
+		"[r]: //z.example\n\n[x `]` ![i](\nhttps://w.example\n)](u) \\[no](https://v.example)",
+	} {
+		f.Add(s, []byte{0, 3, 1})
+	}
 	reg := fuzzRegistry()
 	f.Fuzz(func(t *testing.T, text string, cuts []byte) {
 		want := citations.Render(text, reg, citations.Options{Order: citations.ByAppearance})

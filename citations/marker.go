@@ -486,7 +486,7 @@ func Parse(text string) []Marker {
 
 type markerSink struct{ markers []Marker }
 
-func (*markerSink) text([]byte) {}
+func (*markerSink) text([]byte, bool) {}
 
 func (p *markerSink) run(r *run) bool {
 	for _, g := range r.groups {

@@ -22,6 +22,10 @@ const (
 // Options configure [Render]. The zero value numbers by index.
 type Options struct {
 	Order Order
+	// KeepLinks keeps every image and link in the text as written. By
+	// default those that point to a host other than a web source
+	// registered in the registry are neutralized (see [Render]).
+	KeepLinks bool
 }
 
 // Rendered is an answer with its citations resolved, for display and for the
@@ -99,11 +103,20 @@ func (r Rendered) Markdown() string {
 // inside code spans and code blocks are left alone. reg may be nil, in which
 // case every marker is dropped.
 //
+// Outside code, images and links whose destination is neither relative
+// nor on the host of a registered web source (a Reference of [TypeWeb])
+// are neutralized unless opts.KeepLinks is set, so that an answer cannot
+// leak what it read to another host: an image shows as "[image: HOST]",
+// a link as its text and "[link: HOST]", an autolink as "[link: HOST]";
+// a link reference definition loses its destination; raw HTML tags are
+// escaped to show as text. file: links are kept (not images); bare URLs
+// are text and left alone.
+//
 // Render is a pure function of text, the registry's contents and opts. With
 // Options{Order: ByAppearance} its Markdown is byte for byte what a [Stream]
 // emits for the same text split into any deltas.
 func Render(text string, reg Registry, opts Options) Rendered {
-	c := collector{led: ledger{reg: reg}}
+	c := collector{led: ledger{reg: reg}, links: linkFilter{reg: reg, keep: opts.KeepLinks}}
 	sc := newScanner(&c, []byte(text))
 	sc.final = true
 	sc.scan()
@@ -181,13 +194,46 @@ func (l *ledger) droppedList() []Drop {
 type collector struct {
 	led   ledger
 	body  []byte
+	code  [][2]int // ranges of body in code, in order
 	slots []slot
 	nums  []int // indices of the slots' citations
+	links linkFilter
 }
 
 type slot struct{ at, first, last int }
 
-func (c *collector) text(p []byte) { c.body = append(c.body, p...) }
+func (c *collector) text(p []byte, code bool) {
+	if code && len(p) > 0 {
+		if k := len(c.code); k > 0 && c.code[k-1][1] == len(c.body) {
+			c.code[k-1][1] += len(p)
+		} else {
+			c.code = append(c.code, [2]int{len(c.body), len(c.body) + len(p)})
+		}
+	}
+	c.body = append(c.body, p...)
+}
+
+// filterBody passes body[from:to] through the link filter, piece by piece
+// as code or not; code ranges before from are dropped.
+func (c *collector) filterBody(from, to int, out func([]byte)) {
+	for from < to {
+		for len(c.code) > 0 && c.code[0][1] <= from {
+			c.code = c.code[1:]
+		}
+		if len(c.code) > 0 && c.code[0][0] <= from {
+			end := min(c.code[0][1], to)
+			c.links.feed(c.body[from:end], true, out)
+			from = end
+			continue
+		}
+		end := to
+		if len(c.code) > 0 {
+			end = min(c.code[0][0], to)
+		}
+		c.links.feed(c.body[from:end], false, out)
+		from = end
+	}
+}
 
 func (c *collector) run(r *run) bool {
 	idx := c.led.resolve(r)
@@ -217,17 +263,21 @@ func (c *collector) finish(st *state, order Order) Rendered {
 		number = func(n int) int { return rank[n] }
 	}
 	out := make([]byte, 0, len(c.body)+4*len(c.nums)+16)
+	put := func(p []byte) { out = append(out, p...) }
 	prev := 0
+	var buf []byte
 	for _, s := range c.slots {
-		out = append(out, c.body[prev:s.at]...)
+		c.filterBody(prev, s.at, put)
 		nums := c.nums[s.first:s.last]
 		for i, n := range nums {
 			nums[i] = number(n)
 		}
-		out = appendCitations(out, nums)
+		buf = appendCitations(buf[:0], nums)
+		c.links.feed(buf, false, put)
 		prev = s.at
 	}
-	out = append(out, c.body[prev:]...)
+	c.filterBody(prev, len(c.body), put)
+	c.links.close(put)
 	if len(refs) > 0 {
 		out = finishBody(out, st)
 	}

@@ -295,11 +295,14 @@ func TestRenderBareNumbers(t *testing.T) {
 		{name: "cjk text", text: "东京是首都[1]。", want: "东京是首都。", drops: []string{"[1]:bare"}},
 
 		{name: "index after a word", text: "arr[2] and Logs[2006] and x_[1] and v2[0]", want: "arr[2] and Logs[2006] and x_[1] and v2[0]"},
-		{name: "link text", text: "see [1](http://x) and [2](<a b>)", want: "see [1](http://x) and [2](<a b>)"},
+		{name: "link text", text: "see [1](./x) and [2](<a b>)", want: "see [1](./x) and [2](<a b>)"},
+		// The same to another host, neutralized (TestLinks).
+		{name: "external link text", text: "see [1](http://x)", want: `see 1 \[link: x\]`},
 		{name: "no link without a closing parenthesis", text: "see [1](x and\ny)", want: "see(x and\ny)", drops: []string{"[1]:bare"}},
 		{name: "before a reference label", text: "see [2][ref] and [3][]", want: "see[ref] and[]", drops: []string{"[2]:bare", "[3]:bare"}},
 		{name: "reference link label", text: "see [the docs][1]", want: "see [the docs][1]"},
-		{name: "link reference definition", text: "[1]: http://example.com", want: "[1]: http://example.com"},
+		{name: "link reference definition", text: "[1]: /docs/1.md", want: "[1]: /docs/1.md"},
+		{name: "external link reference definition", text: "[1]: http://example.com", want: `[1]\: \[link: example.com\]`},
 		{name: "colon mid-line is no definition", text: "see [1]: x", want: "see: x", drops: []string{"[1]:bare"}},
 		{name: "footnote", text: "a[^1] b [^2]\n\n[^1]: note", want: "a[^1] b [^2]\n\n[^1]: note"},
 		{name: "not numbers", text: "[a] [1.5] [-1] [1,] [x1] [1 2] [1234567890]", want: "[a] [1.5] [-1] [1,] [x1] [1 2] [1234567890]"},

@@ -129,9 +129,9 @@ type checkpoint struct {
 
 // sink receives the scanner's final output in order.
 type sink interface {
-	// text receives text to copy to the output. p is only valid during the
-	// call.
-	text(p []byte)
+	// text receives text to copy to the output; code says it is in a code
+	// span or block. p is only valid during the call.
+	text(p []byte, code bool)
 	// run renders or drops a run of adjacent marker groups and reports
 	// whether anything of it was kept. The byte slices in r are only valid
 	// during the call.
@@ -229,11 +229,16 @@ func (sc *scanner) scan() {
 // emit outputs input bytes [from, to), skipping what was output before a
 // rollback and holding everything back while a hold is in place.
 func (sc *scanner) emit(from, to int) {
+	sc.emitAs(from, to, sc.st.kind == lineVerbatim && !sc.st.atLineStart || sc.st.span > 0)
+}
+
+// emitAs is emit with the output said to be code or not.
+func (sc *scanner) emitAs(from, to int, code bool) {
 	if sc.hold >= 0 || to <= sc.emitted {
 		return
 	}
 	from = max(from, sc.emitted)
-	sc.sink.text(sc.buf[from-sc.base : to-sc.base])
+	sc.sink.text(sc.buf[from-sc.base:to-sc.base], code)
 	sc.emitted = to
 }
 
@@ -355,12 +360,16 @@ func (sc *scanner) inline() bool {
 			sc.ck = checkpoint{st: *st, pos: sc.pos}
 			sc.hasCk = true
 			st.span = m
+			// Its content is held back until it is known to be code: text
+			// after a backtick run never closed is not, and the link
+			// filter must see it as text.
+			sc.hold = sc.pos
 		case m: // the span is closed: it was code
 			st.span = 0
 			sc.hasCk = false
 			if h := sc.hold; h >= 0 {
 				sc.hold = -1
-				sc.emit(h, sc.pos)
+				sc.emitAs(h, sc.pos, true)
 			}
 		}
 		return true

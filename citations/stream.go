@@ -14,8 +14,9 @@ package citations
 // Output is held back only while it is undecided: a marker group that may
 // still be forming (at most 256 bytes on one line), white space that would
 // be removed together with a dropped marker, the start of a line until its
-// block structure is known, and any marker inside a code span that has not
-// been closed yet (such a span may turn out not to be one).
+// block structure is known, the content of a code span that has not been
+// closed yet (such a span may turn out not to be one), and a link or image
+// until it is complete (see [Render]; at most 4 KB).
 //
 // References may be registered while the stream runs, as tool calls do. A
 // marker is resolved against the registry when the stream reaches the byte
@@ -37,11 +38,22 @@ type Stream struct {
 	taken  int // cited references returned by NewCitations
 	closed bool
 	res    Rendered
+	links  linkFilter
+	put    func([]byte)
 }
 
-// NewStream returns a stream that resolves markers against reg.
+// NewStream returns a stream that resolves markers against reg and
+// neutralizes external images and links as [Render] does.
 func NewStream(reg Registry) *Stream {
-	s := &Stream{led: ledger{reg: reg}}
+	return NewStreamWith(reg, Options{})
+}
+
+// NewStreamWith is [NewStream] with options: opts.KeepLinks keeps images
+// and links as written; opts.Order is ignored (a Stream numbers by
+// appearance).
+func NewStreamWith(reg Registry, opts Options) *Stream {
+	s := &Stream{led: ledger{reg: reg}, links: linkFilter{reg: reg, keep: opts.KeepLinks}}
+	s.put = s.output
 	s.sc.init(s, nil)
 	return s
 }
@@ -67,6 +79,7 @@ func (s *Stream) Close() string {
 	s.closed = true
 	s.sc.final = true
 	s.sc.scan()
+	s.links.close(s.put)
 	refs := cited(s.led.order, 1)
 	if len(refs) > 0 {
 		s.ws = s.ws[:0]
@@ -105,8 +118,11 @@ func (s *Stream) flush() string {
 	return out
 }
 
-// write outputs p, holding back trailing white space.
-func (s *Stream) write(p []byte) {
+// write outputs p, text that is not code, through the link filter.
+func (s *Stream) write(p []byte) { s.links.feed(p, false, s.put) }
+
+// output outputs p, holding back trailing white space.
+func (s *Stream) output(p []byte) {
 	k := len(p) - 1
 	for k >= 0 && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r' || p[k] == '\n') {
 		k--
@@ -123,7 +139,7 @@ func (s *Stream) write(p []byte) {
 	s.ws = append(s.ws, p[k+1:]...)
 }
 
-func (s *Stream) text(p []byte) { s.write(p) }
+func (s *Stream) text(p []byte, code bool) { s.links.feed(p, code, s.put) }
 
 func (s *Stream) run(r *run) bool {
 	idx := s.led.resolve(r)

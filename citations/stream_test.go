@@ -110,14 +110,14 @@ func TestStreamHoldsBackOnlyUndecidedText(t *testing.T) {
 			want:   []string{"```", "\nx [doc:1] y", "\n```", "\n"}, // trailing newlines wait for text
 		},
 		{
-			name:   "open code span holds from a possible marker to its end",
+			name:   "open code span holds to its end",
 			deltas: []string{"a `b", " [doc:1] c", "` d"},
-			want:   []string{"a `b", "", " [doc:1] c` d", ""},
+			want:   []string{"a `", "", "b [doc:1] c` d", ""},
 		},
 		{
 			name:   "unclosed code span is text at the paragraph end",
 			deltas: []string{"a `b", " [doc:1] c", "\n\nd"},
-			want:   []string{"a `b", "", " [1] c\n\nd", "\n\nReferences:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
+			want:   []string{"a `", "", "b [1] c\n\nd", "\n\nReferences:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
 		},
 		{
 			name:   "line start waits for its classification",

