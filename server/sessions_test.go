@@ -157,3 +157,65 @@ func TestUploadFoldersRemoved(t *testing.T) {
 		t.Error("the upload folder itself is removed")
 	}
 }
+
+// TestSessionsApart: two sessions upload the same file (and one a file of
+// its own); each question cites its own session's copy only, and neither
+// the other's documents nor their sources are reachable from the other
+// session or from outside.
+func TestSessionsApart(t *testing.T) {
+	dir := t.TempDir()
+	url := startToken(t, dir)
+	a, b := newSession(t, url), newSession(t, url)
+	page := "# Plan\n\nThe quarterly plan moves the apiary to the orchard in May.\n"
+	docs := map[string][]string{} // session -> document ids
+	for _, id := range []string{a, b} {
+		files := []string{"plan.md", page}
+		if id == b {
+			files = append(files, "own.md", "# Own\n\nThe quarterly plan of b alone moves the apiary to the orchard.\n")
+		}
+		ct, body := multipartBody(t, files...)
+		code, out := doAuth(t, "POST", url+"/v1/sessions/"+id+"/documents", ct, body)
+		var up uploadResult
+		json.Unmarshal([]byte(out), &up)
+		if code != 201 {
+			t.Fatalf("upload: %d %s", code, out)
+		}
+		for _, f := range up.Files {
+			docs[id] = append(docs[id], f.Document.ID)
+		}
+	}
+	for _, tc := range []struct{ own, other string }{{a, b}, {b, a}} {
+		code, out := doAuth(t, "POST", url+"/v1/ask", "application/json", `{"question":"where does the quarterly plan move the apiary","k":10,"session_id":"`+tc.own+`"}`)
+		var res askResult
+		json.Unmarshal([]byte(out), &res)
+		if code != 200 || len(res.References) == 0 {
+			t.Fatalf("ask in %s: %d %s", tc.own, code, out)
+		}
+		if strings.Contains(out, tc.other) {
+			t.Errorf("session %s sees session %s: %s", tc.own, tc.other, out)
+		}
+		for _, r := range res.References {
+			if !strings.Contains(r.Source, tc.own) {
+				t.Errorf("session %s cites %s", tc.own, r.Source)
+			}
+		}
+		for _, doc := range docs[tc.other] {
+			for _, q := range []string{"?session=" + tc.own, ""} {
+				if code, out := doAuth(t, "GET", url+"/v1/documents/"+doc+"/source"+q, "", ""); code != 404 {
+					t.Errorf("session %s's document served with %q: %d %s", tc.other, q, code, out)
+				}
+			}
+		}
+		if code, _ := doAuth(t, "GET", url+"/v1/documents/"+docs[tc.own][0]+"/source?session="+tc.own, "", ""); code != 200 {
+			t.Errorf("session %s's own document: %d", tc.own, code)
+		}
+	}
+	for _, u := range []string{"/v1/sources", "/v1/documents"} {
+		if _, out := doAuth(t, "GET", url+u, "", ""); strings.Contains(out, a) || strings.Contains(out, b) {
+			t.Errorf("%s lists a session's documents: %s", u, out)
+		}
+	}
+	if _, out := doAuth(t, "POST", url+"/v1/search", "application/json", `{"query":"quarterly plan apiary orchard"}`); strings.Contains(out, a) || strings.Contains(out, b) {
+		t.Errorf("search finds a session's document: %s", out)
+	}
+}

@@ -93,3 +93,22 @@ func TestSessionDocumentsHidden(t *testing.T) {
 		})
 	}
 }
+
+// TestServeSessionFlags: the session limits of cite serve out of range are
+// usage errors naming the flag.
+func TestServeSessionFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--session-ttl", "-1h"}, "--session-ttl -1h0m0s: want 0 (never) or more"},
+		{[]string{"--max-sessions", "0"}, "--max-sessions 0: want 1 or more"},
+		{[]string{"--max-session-files", "-1"}, "--max-session-files -1: want 1 or more"},
+		{[]string{"--max-session-bytes", "0"}, "--max-session-bytes 0: want 1 or more"},
+	} {
+		code, _, stderr := cite(t, append([]string{"serve", "--index", t.TempDir()}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %s; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
