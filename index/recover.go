@@ -32,6 +32,10 @@ type Recovery struct {
 	// their chunks, whose paths are gone with them.
 	LostRows      int `json:"lost_rows"`
 	LostDocuments int `json:"lost_documents"`
+	// Restored counts the documents whose rows were lost but whose data
+	// source and path were read from SQLite's index of them: they are
+	// among Reindex, to be read again from their files.
+	Restored int `json:"restored"`
 	// Damaged ranges of rows skipped.
 	Skipped int `json:"skipped"`
 	// Reindex are the documents whose chunks were not all readable: they
@@ -77,6 +81,9 @@ func Recover(ctx context.Context, dir string) (*Recovery, error) {
 func recoverFile(ctx context.Context, dir, file string) (*Recovery, error) {
 	// Read a copy, made readable: the original is kept as it is.
 	scratch := file + ".recovering"
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(scratch + suffix) // a killed repair's
+	}
 	defer func() {
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			os.Remove(scratch + suffix)
@@ -138,7 +145,10 @@ func recoverFile(ctx context.Context, dir, file string) (*Recovery, error) {
 	}
 	if err == nil {
 		// What is left after the incomplete documents' chunks went.
-		err = st.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors)`).Scan(&rec.Chunks, &rec.Vectors)
+		// Documents whose rows could not be read at all are gone too.
+		docs := rec.Documents + rec.Restored
+		err = st.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors)`).Scan(&rec.Documents, &rec.Chunks, &rec.Vectors)
+		rec.LostRows += max(docs-rec.Documents, 0)
 	}
 	if cerr := st.Close(); err == nil {
 		err = cerr
@@ -286,6 +296,9 @@ func copyReadable(ctx context.Context, old *sql.Conn, tx *sql.Tx, rec *Recovery)
 		return err
 	}
 	rec.Documents, rec.LostRows, rec.Skipped = n, rec.LostRows+lost, rec.Skipped+skipped
+	if err := restoreFromIndexes(ctx, old, tx, rec, docs, sources); err != nil {
+		return fmt.Errorf("read the documents' paths from their index: %w", err)
+	}
 
 	chunks := map[int64]bool{}
 	orphans := map[string]bool{}
@@ -302,6 +315,19 @@ func copyReadable(ctx context.Context, old *sql.Conn, tx *sql.Tx, rec *Recovery)
 		return err
 	}
 	rec.Chunks, rec.LostRows, rec.Skipped = n, rec.LostRows+lost, rec.Skipped+skipped
+	// Documents known by their id alone (from the index of ids, or from
+	// their chunks) are lost: their paths went with their rows.
+	for _, id := range indexedValues(ctx, old, "documents", []string{"id"}) {
+		if s, ok := id[0].(string); ok && !docs[s] {
+			orphans[s] = true
+		}
+	}
+	for _, id := range indexedValues(ctx, old, "chunks", []string{"document_id"}) {
+		if s, ok := id[0].(string); ok && !docs[s] {
+			orphans[s] = true
+		}
+	}
+	delete(orphans, "")
 	rec.LostDocuments = len(orphans)
 
 	if keepVectors {
@@ -341,6 +367,151 @@ func copyReadable(ctx context.Context, old *sql.Conn, tx *sql.Tx, rec *Recovery)
 	// A generation the damaged index never had: no process holding its
 	// vectors in memory, and no vector cache, takes them for these.
 	return setMeta(ctx, tx, metaVectorsGen, strconv.FormatInt(max(oldGen, time.Now().UnixNano())+1, 10))
+}
+
+// restoreFromIndexes adds, for re-reading, the documents whose rows were
+// lost but whose data source and path can be read from the index SQLite
+// keeps of them (the unique index on source_id and path): it is a copy of
+// those columns in other pages of the file, often readable where the
+// table's are not (a truncation takes the last pages written, which hold
+// a table's newest rows more often than the index's). They are added as
+// [Recover] leaves documents to re-index: a blank hash, no chunks, a size
+// of -1.
+func restoreFromIndexes(ctx context.Context, old *sql.Conn, tx *sql.Tx, rec *Recovery, docs map[string]bool, sources map[int64]bool) error {
+	names := map[int64]string{}
+	rows, err := tx.QueryContext(ctx, `SELECT id, name FROM sources`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			rows.Close()
+			return err
+		}
+		names[id] = name
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, v := range indexedValues(ctx, old, "sources", []string{"name"}) {
+		id, ok1 := v[1].(int64)
+		name, ok2 := v[0].(string)
+		if _, known := names[id]; ok1 && ok2 && name != "" && !known {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO sources (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, id, name, time.Now().UnixNano()); err != nil {
+				return err
+			}
+			names[id], sources[id] = name, true
+			rec.Sources++
+		}
+	}
+	now := time.Now().UnixNano()
+	for _, v := range indexedValues(ctx, old, "documents", []string{"source_id", "path"}) {
+		src, ok1 := v[0].(int64)
+		path, ok2 := v[1].(string)
+		if !ok1 || !ok2 || path == "" {
+			continue
+		}
+		name, ok := names[src]
+		if !ok {
+			name = fmt.Sprintf("recovered-%d", src)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO sources (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, src, name, now); err != nil {
+				return err
+			}
+			names[src], sources[src] = name, true
+			rec.Sources++
+		}
+		id := DocumentID(name, path)
+		if docs[id] {
+			continue
+		}
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO documents (id, source_id, path, title, type, kind, size, mtime, hash, pipeline, text_bytes, chunks, tokens, indexed_at)
+			VALUES (?, ?, ?, '', '', 'file', -1, 0, '', '', 0, 0, 0, 0) ON CONFLICT DO NOTHING`, id, src, path)
+		if err != nil {
+			return err
+		}
+		docs[id] = true
+		rec.Restored++
+	}
+	return nil
+}
+
+// indexedValues reads the values of cols, and the rowid, of table from an
+// index of old that holds those columns first, without the table's own
+// pages: from both ends, as far as it can read, so that damage in the
+// middle of the index leaves what is before and after it. It returns nil
+// if there is no such index or nothing can be read.
+func indexedValues(ctx context.Context, old *sql.Conn, table string, cols []string) [][]any {
+	name := indexOf(ctx, old, table, cols)
+	if name == "" {
+		return nil
+	}
+	list := `"` + strings.Join(cols, `", "`) + `"`
+	var out [][]any
+	seen := map[string]bool{}
+	for _, order := range []string{"ASC", "DESC"} {
+		var keys []string
+		for _, c := range cols {
+			keys = append(keys, `"`+c+`" `+order)
+		}
+		rows, err := old.QueryContext(ctx, `SELECT `+list+`, rowid FROM "`+table+`" INDEXED BY "`+name+`" ORDER BY `+strings.Join(keys, ", "))
+		if err != nil {
+			continue
+		}
+		for rows.Next() {
+			v := make([]any, len(cols)+1)
+			ptrs := make([]any, len(v))
+			for i := range v {
+				ptrs[i] = &v[i]
+			}
+			if rows.Scan(ptrs...) != nil {
+				break
+			}
+			if k := fmt.Sprint(v...); !seen[k] {
+				seen[k] = true
+				out = append(out, v)
+			}
+		}
+		rows.Close()
+	}
+	return out
+}
+
+// indexOf returns the name of an index of table whose first columns are
+// cols, in order, or "".
+func indexOf(ctx context.Context, old *sql.Conn, table string, cols []string) string {
+	rows, err := old.QueryContext(ctx, `SELECT name FROM pragma_index_list(?)`, table)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			names = append(names, n)
+		}
+	}
+	rows.Close()
+	for _, n := range names {
+		rows, err := old.QueryContext(ctx, `SELECT coalesce(name, '') FROM pragma_index_info(?) ORDER BY seqno`, n)
+		if err != nil {
+			continue
+		}
+		var have []string
+		for rows.Next() {
+			var c string
+			if rows.Scan(&c) == nil {
+				have = append(have, c)
+			}
+		}
+		rows.Close()
+		if len(have) >= len(cols) && slices.Equal(have[:len(cols)], cols) {
+			return n
+		}
+	}
+	return ""
 }
 
 // scanMeta reads the settings of the damaged database.
@@ -511,56 +682,22 @@ func commonColumns(ctx context.Context, old *sql.Conn, tx *sql.Tx, table string)
 	return out, nil
 }
 
-// markIncomplete finds the documents of a rebuilt index whose chunks are
-// not all there, or not consistent, removes their chunks and marks them
-// for re-indexing.
+// markIncomplete repairs a rebuilt index ([Store.repair]): the rows
+// copied that cannot be read go, and the documents whose chunks are not all
+// there, or not consistent, lose their chunks and are marked for
+// re-reading; it lists those in rec.Reindex.
 func (s *Store) markIncomplete(ctx context.Context, rec *Recovery) error {
-	rep, err := s.Check(ctx)
+	if _, err := s.repair(ctx, false); err != nil {
+		return err
+	}
+	docs, err := s.Documents(ctx, "")
 	if err != nil {
 		return err
 	}
-	ids := map[string]bool{}
-	for _, p := range rep.Problems {
-		if p.DocumentID != "" {
-			ids[p.DocumentID] = true
+	for _, d := range docs {
+		if d.Hash == "" && d.Chunks == 0 && d.Size == -1 {
+			rec.Reindex = append(rec.Reindex, d)
 		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		for id := range ids {
-			// The trigger chunks_fts_delete removes the chunks' terms, the
-			// foreign key their vectors.
-			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE document_id = ?`, id); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE documents SET hash = '', size = -1, chunks = 0, tokens = 0 WHERE id = ?`, id); err != nil {
-				return err
-			}
-		}
-		df, err := recountTermDF(ctx, tx)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM term_df`); err != nil {
-			return err
-		}
-		if err := addTermDF(ctx, tx, df); err != nil {
-			return err
-		}
-		_, err = bumpVectorsGen(ctx, tx)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	for id := range ids {
-		d, err := s.Document(ctx, "", id)
-		if err != nil {
-			return err
-		}
-		rec.Reindex = append(rec.Reindex, d)
 	}
 	slices.SortFunc(rec.Reindex, func(a, b Document) int { return strings.Compare(a.Path, b.Path) })
 	return nil

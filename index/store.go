@@ -117,7 +117,16 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("open index %s: %w", dir, err)
 		}
 	}
-	if err := checkFile(file, opts.Create); err != nil {
+	err := checkFile(file, opts.Create)
+	for wait := time.Millisecond; errors.Is(err, errEmptyFile) && wait < time.Second && ctx.Err() == nil; wait *= 2 {
+		// An empty file and no log: SQLite has just made the file of a
+		// new index, or a writer closing one has just moved its log into
+		// it, between checkFile's looks at the two. Either is done in
+		// moments: look again a while.
+		time.Sleep(wait)
+		err = checkFile(file, opts.Create)
+	}
+	if err != nil {
 		if errors.Is(err, errEmptyFile) {
 			if opts.ReadOnly && writerActive(dir) {
 				// SQLite has made the file and not yet written to it.
@@ -130,6 +139,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	s, err := openFile(ctx, dir, file, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	if !opts.ReadOnly {
+		removeStaleTemps(dir)
 	}
 	return s, nil
 }
@@ -154,15 +166,20 @@ func openFile(ctx context.Context, dir, file string, opts Options) (*Store, erro
 	}
 	// A new database turning to WAL mode, or a log being recovered, is
 	// busy without SQLite waiting on busy_timeout: try again a while.
+	// A reader opening an index another process is creating waits for
+	// its schema likewise.
 	for start, wait := time.Now(), time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		err = s.migrate(ctx)
-		if !isBusy(err) || time.Since(start) > 10*time.Second {
+		if !isBusy(err) && !errors.Is(err, errCreating) || time.Since(start) > 10*time.Second {
 			break
 		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(wait):
 		}
+	}
+	if errors.Is(err, errCreating) {
+		err = fmt.Errorf("%w (%s holds no tables yet: a cite index may be creating it; run cite index PATH to create one)", ErrNoIndex, file)
 	}
 	if err != nil {
 		s.db.Close()
@@ -325,6 +342,19 @@ func (s *Store) migrate(ctx context.Context) error {
 		return nil
 	}
 	if s.readOnly {
+		// Look again, at the version and the tables in one snapshot: a
+		// creator may have committed the schema since.
+		var tables int
+		if err := s.db.QueryRowContext(ctx, `SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)`).Scan(&version, &tables); err != nil {
+			return err
+		}
+		switch {
+		case version == len(names):
+			return nil
+		case version == 0 && tables == 0:
+			// A new database: its creator has not committed its schema yet.
+			return errCreating
+		}
 		return fmt.Errorf("%w: its schema %d needs an upgrade to %d, which writes; open it once where it is writable (cite index)", ErrReadOnly, version, len(names))
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
@@ -350,6 +380,10 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	})
 }
+
+// errCreating is migrate, for a reader, finding a database with no schema
+// at all: one another process is creating.
+var errCreating = errors.New("database without a schema")
 
 // afterMigration holds the steps of a migration that SQL cannot do, run in
 // its transaction after its statements.
@@ -600,6 +634,10 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 	for _, c := range chunks {
 		if c.Vector != nil && len(c.Vector) != dim {
 			return fmt.Errorf("%w: chunk %d has a vector of %d dimensions, the index's embedder makes %d", ErrInvalidInput, c.Ordinal, len(c.Vector), dim)
+		}
+		if i := nonFinite(c.Vector); i >= 0 {
+			name, _ := getMeta(ctx, tx, metaEmbedder)
+			return fmt.Errorf("%w: the vector of chunk %d from embedder %s has value %d %v, not a number", ErrInvalidInput, c.Ordinal, name, i, c.Vector[i])
 		}
 	}
 	if doc.Kind == "" {

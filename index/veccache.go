@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 	"unsafe"
 )
 
@@ -63,10 +64,13 @@ var (
 // reading at least.
 func (s *Store) writeVectorCache(x *vectorIndex, embedder string) (err error) {
 	final := filepath.Join(s.dir, cacheFile)
-	f, err := os.CreateTemp(s.dir, cacheFile+".tmp*")
+	f, err := os.CreateTemp(s.dir, cacheFile+cacheTemp+"*")
 	if err != nil {
 		return err
 	}
+	// Held while the file is written, so that removeStaleTemps, in another
+	// process, leaves it alone; released however this process ends.
+	tryLock(f)
 	defer func() {
 		if err != nil {
 			f.Close()
@@ -106,6 +110,40 @@ func (s *Store) writeVectorCache(x *vectorIndex, embedder string) (err error) {
 		return err
 	}
 	return os.Rename(f.Name(), final)
+}
+
+// cacheTemp ends the name of a vector cache being written, before the
+// suffix os.CreateTemp adds.
+const cacheTemp = ".tmp"
+
+// staleAge is how long a temporary vector cache has not been written before
+// removeStaleTemps takes it for a killed process's.
+const staleAge = time.Minute
+
+// removeStaleTemps removes the temporary vector caches that processes
+// killed while writing them left in the index folder dir: those no process
+// holds locked (a writer holds its file's lock until it renames it into
+// place, and the system releases it when the process ends) and that have
+// not been written for a minute (on systems without locks, the age alone
+// decides). It returns how many it removed.
+func removeStaleTemps(dir string) int {
+	names, _ := filepath.Glob(filepath.Join(dir, cacheFile+cacheTemp+"*"))
+	n := 0
+	for _, name := range names {
+		fi, err := os.Lstat(name)
+		if err != nil || !fi.Mode().IsRegular() || time.Since(fi.ModTime()) < staleAge {
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			continue
+		}
+		if ok, err := tryLock(f); ok && err == nil && os.Remove(name) == nil {
+			n++
+		}
+		f.Close()
+	}
+	return n
 }
 
 func pad8(n int) int { return (n + 7) &^ 7 }

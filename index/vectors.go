@@ -292,6 +292,12 @@ func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (i
 			if err != nil {
 				return err
 			}
+			if i := nonFinite(v); i >= 0 {
+				var path string
+				tx.QueryRowContext(ctx, `SELECT path FROM documents WHERE id = ?`, doc).Scan(&path)
+				name, _ := getMeta(ctx, tx, metaEmbedder)
+				return fmt.Errorf("%w: document %s: the vector of chunk %s from embedder %s has value %d %v, not a number", ErrInvalidInput, path, id, name, i, v[i])
+			}
 			if _, err := put.ExecContext(ctx, rowid, encodeVector(v)); err != nil {
 				return err
 			}
@@ -321,6 +327,18 @@ func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (i
 	return len(rows), nil
 }
 
+// nonFinite returns the index of the first NaN or infinite value of v, -1
+// if there is none. Such a value makes every score it enters NaN or
+// infinite: the store refuses it.
+func nonFinite(v []float32) int {
+	for i, x := range v {
+		if x-x != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
 // encodeVector encodes v as little-endian float32 values.
 func encodeVector(v []float32) []byte {
 	b := make([]byte, 4*len(v))
@@ -331,7 +349,8 @@ func encodeVector(v []float32) []byte {
 }
 
 // decodeVector decodes a vector of dim values from b into dst (allocated
-// when nil).
+// when nil). A NaN or infinite value is an error: it would make every
+// score it enters NaN or infinite.
 func decodeVector(b []byte, dim int, dst []float32) ([]float32, error) {
 	if len(b) != 4*dim {
 		return nil, fmt.Errorf("vector of %d bytes, want %d (%d dimensions)", len(b), 4*dim, dim)
@@ -340,7 +359,11 @@ func decodeVector(b []byte, dim int, dst []float32) ([]float32, error) {
 		dst = make([]float32, dim)
 	}
 	for i := range dst {
-		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		x := math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		if x-x != 0 { // NaN or ±Inf
+			return nil, fmt.Errorf("vector value %d is %v, not a number", i, x)
+		}
+		dst[i] = x
 	}
 	return dst, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/search"
 	"golang.org/x/term"
@@ -259,18 +260,18 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 	}
 	defer st.Close()
 	if *repair {
-		if len(did) > 0 {
-			reread, err := rereadDocuments(ctx, e, st)
-			did = append(did, reread...)
-			if err != nil {
-				return err
-			}
-		}
 		more, err := st.Repair(ctx)
 		if err != nil {
 			return err
 		}
 		did = append(did, more...)
+		// Documents whose chunks were damaged, or lost with the rows of a
+		// damaged file, are read again from their files.
+		reread, err := rereadDocuments(ctx, e, st)
+		did = append(did, reread...)
+		if err != nil {
+			return err
+		}
 		info, err := st.Embedder(ctx)
 		if err != nil {
 			return err
@@ -344,10 +345,13 @@ func recoverIndex(ctx context.Context, f *flags) ([]string, error) {
 	}
 	did := []string{
 		fmt.Sprintf("the database file was damaged: kept it as %s and rebuilt the index from what was readable", displayPath(rec.Damaged)),
-		fmt.Sprintf("recovered %d documents, %d chunks, %d vectors", rec.Documents, rec.Chunks, rec.Vectors),
+		fmt.Sprintf("recovered %d documents whole, %d chunks, %d vectors", rec.Documents-len(rec.Reindex), rec.Chunks, rec.Vectors),
 	}
 	if rec.LostRows > 0 || rec.Skipped > 0 {
 		did = append(did, fmt.Sprintf("lost %d unreadable rows and %d damaged ranges of rows", rec.LostRows, rec.Skipped))
+	}
+	if rec.Restored > 0 {
+		did = append(did, fmt.Sprintf("found the paths of %d more documents whose records were unreadable in the index of paths: they are read again from their files", rec.Restored))
 	}
 	if rec.LostDocuments > 0 {
 		did = append(did, fmt.Sprintf("lost %d documents whose records were unreadable (cite index their folders again to add them back)", rec.LostDocuments))
@@ -363,18 +367,6 @@ func recoverIndex(ctx context.Context, f *flags) ([]string, error) {
 // settings they were indexed with; those whose files are gone are removed.
 func rereadDocuments(ctx context.Context, e *env, st *index.Store) ([]string, error) {
 	docs, err := st.Documents(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	info, err := st.Embedder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	spec := info.Name
-	if spec == "" {
-		spec = "hash"
-	}
-	emb, err := e.embedder(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +390,22 @@ func rereadDocuments(ctx context.Context, e *env, st *index.Store) ([]string, er
 		paths[g] = append(paths[g], d.Path)
 	}
 	if gone > 0 {
-		did = append(did, fmt.Sprintf("removed %d documents whose chunks were lost and whose files are gone", gone))
+		did = append(did, fmt.Sprintf("could not restore %d documents whose chunks were lost: their files are gone (removed them)", gone))
+	}
+	if len(paths) == 0 {
+		return did, errors.Join(errs...)
+	}
+	info, err := st.Embedder(ctx)
+	if err != nil {
+		return did, err
+	}
+	var emb *embed.Embedder
+	if info.Name != "" {
+		// Without one (its settings were lost), the next cite index
+		// makes the vectors with the embedder it is given.
+		if emb, err = e.embedder(info.Name); err != nil {
+			return did, err
+		}
 	}
 	for g, ps := range paths {
 		opts := chunk.Options{}
