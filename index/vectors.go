@@ -198,6 +198,36 @@ func (s *Store) ResetVectors(ctx context.Context, e Embedder) error {
 	return nil
 }
 
+// ForgetEmbedder removes the index's embedder and all its vectors: what
+// cite check --repair does when the embedder recorded is damaged (a name
+// no embedder has). The next [Store.UseEmbedder] records a new one.
+func (s *Store) ForgetEmbedder(ctx context.Context) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors`); err != nil {
+			return err
+		}
+		if cur, err := getMeta(ctx, tx, metaReplica); err != nil {
+			return err
+		} else if cur != "" {
+			if err := markAllPending(ctx, tx); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN (?, ?)`, metaEmbedder, metaDim); err != nil {
+			return err
+		}
+		_, err := bumpVectorsGen(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("forget embedder: %w", err)
+	}
+	s.vmu.Lock()
+	s.vectors = nil
+	s.vmu.Unlock()
+	return nil
+}
+
 // VectorIDs returns the ids of the chunks of a document that have a
 // vector.
 func (s *Store) VectorIDs(ctx context.Context, documentID string) (map[string]bool, error) {

@@ -234,38 +234,58 @@ func damageRow(rng *rand.Rand, file string) error {
 	return err
 }
 
-// TestRepairDamagedRow is the reproduction of issue 20's defect 2: a row
-// whose headings are not JSON stopped cite check and cite check --repair
-// ("headings of chunk 0: invalid character 'x'"), and the index was stuck.
-// Now check names the document, and the repair reads its file again.
+// TestRepairDamagedRow: issue 20's defect 2 was a row whose headings are
+// not JSON stopping cite check and cite check --repair ("headings of chunk
+// 0: invalid character 'x'"), and the index was stuck. Now check names the
+// damage and the repair mends it: the document is read again from its
+// file; an embedder name no cite makes goes with the vectors, which cite
+// index makes again.
 func TestRepairDamagedRow(t *testing.T) {
-	idx := filepath.Join(t.TempDir(), "idx")
-	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
-		t.Fatalf("index: %d %s %s", code, out, errOut)
-	}
-	db, err := sql.Open("sqlite3", filepath.Join(idx, "index.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.Exec(`UPDATE chunks SET headings = 'xx' WHERE rowid = (SELECT min(rowid) FROM chunks)`)
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, out, errOut := cite(t, "check", "--index", idx)
-	if code != 1 || !strings.Contains(out, "its chunks cannot be read") || !strings.Contains(out, "invalid character 'x'") {
-		t.Fatalf("check: exit %d, want 1 and the damaged document named\n%s%s", code, out, errOut)
-	}
-	code, out, errOut = cite(t, "check", "--index", idx, "--repair")
-	if code != 0 || !strings.Contains(out, "re-read 1 of 1 documents") || !strings.HasSuffix(out, "ok\n") {
-		t.Fatalf("check --repair: exit %d\n%s%s", code, out, errOut)
-	}
-	if code, out, errOut := cite(t, "check", "--index", idx, "--json"); code != 0 || !strings.Contains(out, `"documents": 5`) {
-		t.Fatalf("check after repair: exit %d\n%s%s", code, out, errOut)
-	}
-	for _, mode := range []string{"bm25", "vector"} {
-		if code, out, errOut := cite(t, "search", "--index", idx, "--mode", mode, "goroutine channel"); code != 0 || !strings.Contains(out, "go-concurrency.md") {
-			t.Errorf("search --mode %s after repair: exit %d\n%s%s", mode, code, out, errOut)
-		}
+	for _, c := range []struct {
+		name, sql        string
+		check, repair    string
+		vectorsAfterward bool
+	}{
+		{"headings not JSON", `UPDATE chunks SET headings = 'xx' WHERE rowid = (SELECT min(rowid) FROM chunks)`,
+			"its chunks cannot be read: read chunks of", "re-read 1 of 1 documents", true},
+		{"embedder unknown", `UPDATE meta SET value = 'xx' WHERE key = 'embedder'`,
+			`the index's embedder is damaged: embedder "xx": unknown provider`, "removed the damaged embedder settings and all vectors", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			idx := filepath.Join(t.TempDir(), "idx")
+			if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+				t.Fatalf("index: %d %s %s", code, out, errOut)
+			}
+			db, err := sql.Open("sqlite3", filepath.Join(idx, "index.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = db.Exec(c.sql)
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := cite(t, "check", "--index", idx)
+			if code != 1 || !strings.Contains(out, c.check) {
+				t.Fatalf("check: exit %d, want 1 and %q\n%s%s", code, c.check, out, errOut)
+			}
+			code, out, errOut = cite(t, "check", "--index", idx, "--repair")
+			if code != 0 || !strings.Contains(out, c.repair) || !strings.HasSuffix(out, "ok\n") {
+				t.Fatalf("check --repair: exit %d, want 0 and %q\n%s%s", code, c.repair, out, errOut)
+			}
+			if code, out, errOut := cite(t, "check", "--index", idx, "--json"); code != 0 || !strings.Contains(out, `"documents": 5`) {
+				t.Fatalf("check after repair: exit %d\n%s%s", code, out, errOut)
+			}
+			if !c.vectorsAfterward {
+				if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+					t.Fatalf("index after repair: exit %d\n%s%s", code, out, errOut)
+				}
+			}
+			for _, mode := range []string{"bm25", "vector"} {
+				if code, out, errOut := cite(t, "search", "--index", idx, "--mode", mode, "goroutine channel"); code != 0 || !strings.Contains(out, "go-concurrency.md") {
+					t.Errorf("search --mode %s after repair: exit %d\n%s%s", mode, code, out, errOut)
+				}
+			}
+		})
 	}
 }

@@ -276,6 +276,13 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 		if err != nil {
 			return err
 		}
+		if err := badEmbedderName(info); err != nil {
+			if err := st.ForgetEmbedder(ctx); err != nil {
+				return err
+			}
+			did = append(did, fmt.Sprintf("removed the damaged embedder settings and all vectors: %v (cite index makes them again with the embedder it is given)", err))
+			info = index.EmbedderInfo{}
+		}
 		if info.Name != "" {
 			emb, err := e.embedder(info.Name)
 			if err != nil {
@@ -293,6 +300,9 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 	rep, err := st.Check(ctx)
 	if err != nil {
 		return err
+	}
+	if err := badEmbedderName(rep.Embedder); err != nil {
+		rep.Problems = append(rep.Problems, index.Problem{Problem: fmt.Sprintf("the index's embedder is damaged: %v (cite check --repair removes it and the vectors; cite index makes them again)", err)})
 	}
 	if f.json {
 		if rep.Problems == nil {
@@ -328,6 +338,18 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 		return fmt.Errorf("%d problems", len(rep.Problems))
 	}
 	return nil
+}
+
+// badEmbedderName returns an error if the embedder an index records is
+// one no cite makes: the name was an embedder's when it was recorded, so
+// it is damaged. It makes the embedder without configuration, which
+// depends on the name alone.
+func badEmbedderName(info index.EmbedderInfo) error {
+	if info.Name == "" {
+		return nil
+	}
+	_, err := embed.New(info.Name, embed.Config{})
+	return err
 }
 
 // recoverIndex rebuilds a damaged index ([index.Recover]) and returns what
