@@ -77,9 +77,14 @@ const (
 	Skipped                  // not indexable (binary, empty, too large, ...), with a reason
 	Failed                   // an error: unreadable, or the store failed
 	Pruned                   // document removed because its file is gone
+	// Gone: the file was deleted after the walk found it, before it was
+	// read. Not a failure: there is nothing left to index. A version
+	// indexed before is kept, as for any file that is gone, unless
+	// Options.Prune is set.
+	Gone
 )
 
-var outcomeNames = [...]string{"added", "updated", "unchanged", "skipped", "failed", "pruned"}
+var outcomeNames = [...]string{"added", "updated", "unchanged", "skipped", "failed", "pruned", "gone"}
 
 func (o Outcome) String() string { return outcomeNames[o] }
 
@@ -87,7 +92,7 @@ func (o Outcome) String() string { return outcomeNames[o] }
 type Event struct {
 	Outcome Outcome
 	Path    string // as stored: absolute for the operating system's files
-	Reason  string // for Skipped: why
+	Reason  string // for Skipped and Gone: why
 	Err     error  // for Failed: a *PathError
 	Chunks  int    // chunks written (Added, Updated)
 	Warning error  // for Added and Updated: stored, but without vectors
@@ -102,6 +107,8 @@ type Stats struct {
 	Unchanged int `json:"unchanged"`
 	Skipped   int `json:"skipped"`
 	Failed    int `json:"failed"`
+	// Gone counts the files deleted after the walk found them.
+	Gone int `json:"gone"`
 	// Interrupted counts the files under way when the run was cancelled:
 	// not failed, and not reported as events; the next run does them.
 	Interrupted int   `json:"interrupted"`
@@ -337,6 +344,8 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			stats.Unchanged++
 		case Skipped:
 			stats.Skipped++
+		case Gone:
+			stats.Gone++
 		case Failed:
 			stats.Failed++
 			var pe *PathError
@@ -498,6 +507,10 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	}
 	f := j.file
 	skip := func(why string) { j.out, j.why = Skipped, why }
+	if f.Gone {
+		j.out, j.why = Gone, goneReason
+		return
+	}
 	if f.Skip != "" {
 		if strings.HasPrefix(f.Skip, "unreadable") {
 			j.out, j.err = Failed, &PathError{j.path, errors.New(f.Skip)}
@@ -529,6 +542,10 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 			j.why += " (the version indexed before is kept)"
 			j.keep = true
 		}
+		return
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		j.out, j.why = Gone, goneReason
 		return
 	}
 	if err != nil {
@@ -657,6 +674,12 @@ func (ix *Indexer) write(ctx context.Context, j *job) {
 			return
 		}
 		j.why += "; removed its old version from the index"
+	case j.out == Gone && j.prev != nil && ix.opts.Prune:
+		if _, err := ix.store.DeleteDocument(ctx, j.prev.ID); err != nil {
+			j.out, j.err = Failed, err
+			return
+		}
+		j.why += "; pruned its old version from the index"
 	}
 }
 

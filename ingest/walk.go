@@ -8,6 +8,7 @@ import (
 	"iter"
 	"path"
 	"strings"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/cite-rag/cite/index"
@@ -18,7 +19,21 @@ type File struct {
 	Name string      // slash-separated path in the walked file system
 	Info fs.FileInfo // from the walk; Stat for symbolic links
 	Skip string      // why the file is not indexed, when it is not
+	// Gone says the file (or folder) was deleted between its folder's
+	// listing and its reading.
+	Gone bool
 }
+
+// goneReason is the reason given for a file that is gone ([Gone]).
+const goneReason = "deleted during the run"
+
+// errSymlinkLoop is the error of a path whose symbolic links lead back
+// to themselves.
+var errSymlinkLoop = errors.New("symlink loop: its symbolic links lead back to themselves")
+
+// isLoop reports whether err says a path's symbolic links form a loop
+// (the operating system's "too many levels of symbolic links").
+func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
 
 // PathError reports a path argument or file that could not be used.
 type PathError struct {
@@ -35,8 +50,9 @@ func (e *PathError) Unwrap() error { return e.Err }
 // starts with a dot, such as .git and .cite, unless named directly), or
 // the matches of a glob pattern (with ** for any depth). A pattern that
 // matches nothing yields a *PathError. Files that are not regular files
-// (devices, sockets, pipes, links to folders) are yielded with a Skip
-// reason.
+// (devices, sockets, pipes, links to folders, symlink loops) are yielded
+// with a Skip reason, and files and folders deleted while they are walked
+// as Gone.
 func Walk(ctx context.Context, fsys fs.FS, patterns []string) iter.Seq2[File, error] {
 	return func(yield func(File, error) bool) {
 		seen := make(map[string]bool)
@@ -75,6 +91,9 @@ func Walk(ctx context.Context, fsys fs.FS, patterns []string) iter.Seq2[File, er
 				}
 				continue
 			}
+			if isLoop(err) {
+				err = errSymlinkLoop
+			}
 			if err != nil {
 				if !yield(File{}, &PathError{p, unwrapPathErr(err)}) {
 					return
@@ -96,7 +115,11 @@ func walkOne(ctx context.Context, fsys fs.FS, name string, emit func(File) bool)
 			if p == name && d == nil {
 				return err
 			}
-			keepGoing = emit(File{Name: p, Skip: "unreadable: " + unwrapPathErr(err).Error()})
+			f := File{Name: p, Skip: "unreadable: " + unwrapPathErr(err).Error()}
+			if errors.Is(err, fs.ErrNotExist) { // a folder deleted since its parent was listed
+				f = File{Name: p, Gone: true}
+			}
+			keepGoing = emit(f)
 			if !keepGoing {
 				return fs.SkipAll
 			}
@@ -121,7 +144,13 @@ func walkOne(ctx context.Context, fsys fs.FS, name string, emit func(File) bool)
 		if d.Type()&fs.ModeSymlink != 0 {
 			info, err := fs.Stat(fsys, p) // follow the link
 			switch {
+			case isLoop(err):
+				f.Skip = errSymlinkLoop.Error()
 			case err != nil:
+				if _, lerr := d.Info(); errors.Is(lerr, fs.ErrNotExist) {
+					f.Gone = true // the link itself
+					break
+				}
 				f.Skip = "broken symbolic link"
 			case info.IsDir():
 				f.Skip = "symbolic link to a folder (not followed)"
@@ -130,12 +159,15 @@ func walkOne(ctx context.Context, fsys fs.FS, name string, emit func(File) bool)
 			}
 		} else {
 			info, err := d.Info()
-			if err != nil {
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				f.Gone = true
+			case err != nil:
 				f.Skip = "unreadable: " + unwrapPathErr(err).Error()
 			}
 			f.Info = info
 		}
-		if f.Skip == "" && !f.Info.Mode().IsRegular() {
+		if f.Skip == "" && !f.Gone && !f.Info.Mode().IsRegular() {
 			f.Skip = "not a regular file"
 		}
 		if !emit(f) {
@@ -145,6 +177,9 @@ func walkOne(ctx context.Context, fsys fs.FS, name string, emit func(File) bool)
 		return nil
 	})
 	if err != nil && !errors.Is(err, fs.SkipAll) {
+		if errors.Is(err, fs.ErrNotExist) { // deleted since the walk began
+			return emit(File{Name: name, Gone: true})
+		}
 		return emit(File{Name: name, Skip: "unreadable: " + unwrapPathErr(err).Error()})
 	}
 	return keepGoing

@@ -86,7 +86,7 @@ func trimRunes(s string, n int) string {
 // uploaded is one file of an upload request and what became of it.
 type uploaded struct {
 	Name     string   `json:"name"`
-	Outcome  string   `json:"outcome"` // added, updated, unchanged, skipped, failed
+	Outcome  string   `json:"outcome"` // added, updated, unchanged, skipped, failed (gone: deleted meanwhile)
 	Reason   string   `json:"reason,omitempty"`
 	Document *docInfo `json:"document,omitempty"`
 }
@@ -245,7 +245,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 		}
 		u.Outcome = strings.ToLower(ev.Outcome.String())
 		switch ev.Outcome {
-		case ingest.Skipped:
+		case ingest.Skipped, ingest.Gone:
 			u.Reason = ev.Reason
 			os.Remove(dst) // not indexed: not kept
 		case ingest.Failed:

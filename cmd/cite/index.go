@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +25,9 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 Markdown, HTML and text files are normalized, cut into chunks of at most
 --chunk-size o200k_base tokens and stored. Unchanged files are skipped; changed
 files have their chunks replaced. Binary, empty, non-UTF-8 and oversized files
-are skipped with a reason. Exit status 1 if any file or path failed.`, true)
+are skipped with a reason. Exit status 1 if any file or path failed, or if
+no document could be indexed from the PATHs (every file skipped, or none
+found); files unchanged since the last run count as indexed.`, true)
 	source := f.String("source", index.DefaultSource, "data source (named collection) to index into")
 	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone")
 	force := f.Bool("force", false, "re-index files even if unchanged")
@@ -101,6 +104,8 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), reason))
 			case ingest.Pruned:
 				out.line("pruned  " + displayPath(ev.Path))
+			case ingest.Gone:
+				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), ev.Reason))
 			}
 			out.update(ev.Stats, ev.Path)
 		},
@@ -155,6 +160,9 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 		}
 	} else {
 		fmt.Fprintf(e.stdout, "%d files: %d added, %d updated, %d unchanged, %d skipped, %d failed", stats.Seen, stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, failed)
+		if stats.Gone > 0 {
+			fmt.Fprintf(e.stdout, ", %d gone (deleted during the run)", stats.Gone)
+		}
 		if *prune {
 			fmt.Fprintf(e.stdout, ", %d pruned", stats.Pruned)
 		}
@@ -175,7 +183,51 @@ are skipped with a reason. Exit status 1 if any file or path failed.`, true)
 	if failed > 0 {
 		errs = append(errs, fmt.Errorf("%d failed", failed))
 	}
+	if err := nothingIndexed(f.NArg(), stats, failed, problems); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(append(errs, runErrs...)...)
+}
+
+// nothingIndexed returns the error of a run given paths that indexed no
+// document from them, saying why: no file was found, or every file found
+// was skipped (the first reasons are named). A file unchanged since the
+// last run counts as indexed (a re-run that finds nothing new succeeds), and
+// so does a run that pruned documents; a run where files failed already
+// says so.
+func nothingIndexed(paths int, stats ingest.Stats, failed int, problems []problem) error {
+	if paths == 0 || failed > 0 || stats.Added+stats.Updated+stats.Unchanged+stats.Pruned > 0 {
+		return nil
+	}
+	switch {
+	case stats.Seen == 0:
+		return errors.New("nothing indexed: no files found (folders and files whose name starts with a dot are left out unless named)")
+	case stats.Skipped == 0:
+		return fmt.Errorf("nothing indexed: the %d files found were deleted during the run", stats.Seen)
+	}
+	// The reasons by kind ("binary file" for "binary file (binary); cite
+	// reads ..."), in alphabetical order.
+	var kinds []string
+	count := map[string]int{}
+	for _, p := range problems {
+		if p.Outcome != ingest.Skipped.String() {
+			continue
+		}
+		kind := p.Reason
+		if i := strings.IndexAny(kind, ":;("); i > 0 {
+			kind = strings.TrimSpace(kind[:i])
+		}
+		if count[kind] == 0 {
+			kinds = append(kinds, kind)
+		}
+		count[kind]++
+	}
+	slices.Sort(kinds)
+	var why []string
+	for _, k := range kinds {
+		why = append(why, fmt.Sprintf("%d %s", count[k], k))
+	}
+	return fmt.Errorf("nothing indexed: every file found was skipped (%s)", strings.Join(why, ", "))
 }
 
 // lockIndex takes the index's writer lock, saying so on stderr if it has to

@@ -91,6 +91,7 @@ func TestIndexEmbedderDown(t *testing.T) {
 func TestIndexMaxSize(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat("word ", 2000)), 0o644) // 10,000 bytes
+	os.WriteFile(filepath.Join(dir, "small.txt"), []byte("A few words."), 0o644)              // indexed: the run succeeds
 	idx := filepath.Join(t.TempDir(), "idx")
 	code, _, errOut := cite(t, "index", "--index", idx, "--max-size", "5kB", dir)
 	if code != 0 || !strings.Contains(errOut, "too large (10.0 kB, limit 5.0 kB)") {
@@ -99,6 +100,51 @@ func TestIndexMaxSize(t *testing.T) {
 	code, _, errOut = cite(t, "index", "--help")
 	if code != 0 || !strings.Contains(errOut, "1MB = 1,000,000 bytes") {
 		t.Fatalf("help: %s", errOut)
+	}
+}
+
+// TestIndexNothingIndexed: cite index exits 1 when no document could be
+// indexed from its paths, and says why (every file skipped, and for which
+// reasons; no files found); a run that finds its files unchanged succeeds
+// (issue 20, item 12).
+func TestIndexNothingIndexed(t *testing.T) {
+	skipped, empty, good := t.TempDir(), t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(skipped, "a.bin"), []byte{0, 1, 2, 3}, 0o644)
+	os.WriteFile(filepath.Join(skipped, "b.md"), nil, 0o644)
+	os.WriteFile(filepath.Join(skipped, "c.md"), nil, 0o644)
+	os.WriteFile(filepath.Join(empty, ".hidden.md"), []byte("# Hidden\n\nText."), 0o644)
+	os.WriteFile(filepath.Join(good, "a.md"), []byte("# A\n\nText."), 0o644)
+	idx := filepath.Join(t.TempDir(), "idx")
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"every file skipped", []string{skipped}, 1, []string{"nothing indexed: every file found was skipped (1 binary file, 2 empty file)"}},
+		{"every file skipped, json", []string{"--json", skipped}, 1, []string{"nothing indexed"}},
+		{"no files found", []string{empty}, 1, []string{"nothing indexed: no files found", "starts with a dot"}},
+		{"indexed", []string{good}, 0, nil},
+		{"unchanged", []string{good}, 0, nil},
+		{"indexed and skipped", []string{good, skipped}, 0, []string{"empty file"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cite(t, append([]string{"index", "--index", idx}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if tc.code == 0 && strings.Contains(stderr, "nothing indexed") {
+				t.Errorf("stderr: %s", stderr)
+			}
+			if tc.args[0] == "--json" && !json.Valid([]byte(stdout)) {
+				t.Errorf("not JSON: %s", stdout)
+			}
+		})
 	}
 }
 
