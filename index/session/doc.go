@@ -8,8 +8,9 @@
 // the CLI's (search, docs, sources, show, ask --doc, chat), the server's
 // and the MCP tools', goes through a [Scope]. [Public], the zero Scope,
 // sees the data sources and no session's documents; Scope{Session: ID}
-// sees the data sources and session ID's. Package search applies the
-// scope of each query ([search.Query]'s Scope) to every hit before it
+// sees the data sources and session ID's. (Maintenance sees everything:
+// cite check and its repair, cite index --prune.) Package search applies
+// the scope of each query (search.Query's Scope) to every chunk before it
 // folds copies, so a copy of a document in another scope is neither a hit
 // nor named among a hit's copies.
 //

@@ -89,10 +89,9 @@ type Store struct {
 	cfg  Config
 	log  *slog.Logger
 
-	mu     sync.Mutex // guards stop
-	stop   context.CancelFunc
-	done   chan struct{}
-	closed bool
+	mu   sync.Mutex // guards stop
+	stop context.CancelFunc
+	done chan struct{}
 }
 
 // New returns the sessions of idx, without a sweeper: expired sessions
@@ -144,7 +143,7 @@ func Open(ctx context.Context, idx *index.Store, cfg Config) (*Store, error) {
 func (s *Store) Close() error {
 	s.mu.Lock()
 	stop, done := s.stop, s.done
-	s.stop, s.closed = nil, true
+	s.stop = nil
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
