@@ -43,7 +43,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, q string, sourc
 	}
 	names, err := s.publicSources(r)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return answer.Request{}, false
 	}
 	for _, src := range sources {
@@ -105,17 +105,26 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func errorCode(err error) string {
+// errorCode is the stable code and message of an answer's error, chosen
+// with errors.Is and errors.As: a client never reads the error's own text,
+// which may name files, hosts or a model server's internals.
+func errorCode(err error) (code, msg string) {
+	var pe *provider.Error
 	switch {
-	case err == context.DeadlineExceeded || strings.Contains(err.Error(), "deadline exceeded"):
-		return "timeout"
-	case err == context.Canceled:
-		return "cancelled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout", "the answer took too long"
+	case errors.Is(err, context.Canceled):
+		return "cancelled", "the request was cancelled before the answer was done"
+	case errors.As(err, &pe) && pe.StatusCode != 0:
+		msg := fmt.Sprintf("the model server answered HTTP %d %s", pe.StatusCode, http.StatusText(pe.StatusCode))
+		if pe.RetryAfter > 0 {
+			msg += fmt.Sprintf("; retry after %v", (pe.RetryAfter + time.Second - 1).Truncate(time.Second))
+		}
+		return fmt.Sprintf("model_%d", pe.StatusCode), msg
+	case errors.As(err, &pe):
+		return "model_unreachable", "the model server could not be reached or gave an invalid answer"
 	}
-	if pe, ok := err.(*provider.Error); ok {
-		return fmt.Sprintf("model_%d", pe.StatusCode)
-	}
-	return "answer_failed"
+	return "answer_failed", internalMessage
 }
 
 // StatusClientClosedRequest is the status logged for an answer whose
@@ -126,7 +135,7 @@ const StatusClientClosedRequest = 499
 // answer's context, under the server's time limit.
 func (s *Server) failure(ctx context.Context, err error) (int, apiError) {
 	var e apiError
-	e.Error.Code, e.Error.Message = errorCode(err), err.Error()
+	e.Error.Code, e.Error.Message = errorCode(err)
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		e.Error.Code = "timeout"
@@ -137,6 +146,7 @@ func (s *Server) failure(ctx context.Context, err error) (int, apiError) {
 		e.Error.Code, e.Error.Message = "cancelled", "the request was cancelled before the answer was done"
 		return StatusClientClosedRequest, e
 	}
+	s.log.Error("answer failed", "code", e.Error.Code, "err", err)
 	status := http.StatusBadGateway
 	if e.Error.Code == "timeout" {
 		status = http.StatusGatewayTimeout

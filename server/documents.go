@@ -211,7 +211,11 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 	defer s.writeMu.Unlock()
 	unlock, err := index.LockWriter(r.Context(), s.deps.Store.Dir(), nil)
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "index_busy", "the index is being written: "+err.Error())
+		if r.Context().Err() == nil {
+			s.internalError(w, r, http.StatusInternalServerError, "index", err)
+		} else {
+			writeError(w, http.StatusServiceUnavailable, "index_busy", "the index is being written; try again")
+		}
 		return nil, false
 	}
 	defer unlock()
@@ -304,7 +308,7 @@ func (s *Server) postDocuments(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getDocuments(w http.ResponseWriter, r *http.Request) {
 	docs, err := session.Public.Documents(r.Context(), s.deps.Store, r.URL.Query().Get("source"))
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return
 	}
 	out := []docInfo{}
@@ -329,7 +333,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := s.deps.Store.DeleteDocument(r.Context(), id); err != nil {
-		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return
 	}
 	s.removeUpload(d.Path)
@@ -348,7 +352,7 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
 	// A session's documents are the session's: not found here.
 	docs, err := session.Public.Documents(r.Context(), s.deps.Store, name)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return
 	}
 	if len(docs) == 0 {
@@ -357,7 +361,7 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, d := range docs {
 		if _, err := s.deps.Store.DeleteDocument(r.Context(), d.ID); err != nil && !errors.Is(err, index.ErrNotFound) {
-			writeError(w, http.StatusInternalServerError, "index", err.Error())
+			s.internalError(w, r, http.StatusInternalServerError, "index", err)
 			return
 		}
 		s.removeUpload(d.Path)

@@ -246,6 +246,18 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 	writeJSON(w, status, e)
 }
 
+// internalMessage is what a client reads of a failure inside the server:
+// the error's own text may name files, databases or hosts, so it goes to
+// the server's log only.
+const internalMessage = "the server failed to do this; its log has the details"
+
+// internalError logs err and answers status with code and
+// [internalMessage], never err's text.
+func (s *Server) internalError(w http.ResponseWriter, r *http.Request, status int, code string, err error) {
+	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
+	writeError(w, status, code, internalMessage)
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -412,7 +424,7 @@ func (s *Server) release() { <-s.sem }
 func (s *Server) sources(w http.ResponseWriter, r *http.Request) {
 	srcs, err := session.Public.Sources(r.Context(), s.deps.Store)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return
 	}
 	writeJSON(w, 200, map[string]any{"sources": srcs})
@@ -456,8 +468,18 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.deps.Searcher.Search(r.Context(), q)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "search", err.Error())
+	switch {
+	case errors.Is(err, search.ErrInvalidQuery):
+		writeError(w, http.StatusBadRequest, "bad_query", err.Error()) // names the field
+		return
+	case errors.Is(err, search.ErrUnknownSource):
+		writeError(w, http.StatusBadRequest, "unknown_source", err.Error()) // lists the public sources
+		return
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusServiceUnavailable, "cancelled", "the search was cancelled")
+		return
+	case err != nil:
+		s.internalError(w, r, http.StatusInternalServerError, "search", err)
 		return
 	}
 	writeJSON(w, 200, res)

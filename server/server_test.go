@@ -500,3 +500,48 @@ func TestExfiltrationNeutralized(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsHidden: a failure inside the server or of the model reaches
+// the client as a stable code and message, never as the error's own text
+// (which names files and the model server's internals); the log has it.
+func TestErrorsHidden(t *testing.T) {
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		{Error: &modeltest.HTTPError{Status: 500, Message: "stack trace at /srv/model/secret.py"}},
+		{Error: &modeltest.HTTPError{Status: 429, Message: "tenant 42 over quota", Header: http.Header{"Retry-After": {"7"}}}},
+	}})
+	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) }), nil))
+	dir := t.TempDir()
+	ts, _, st := startAt(t, dir, true, m, server.Config{Logger: logger})
+	for _, tc := range []struct {
+		status     int
+		code, says string
+	}{
+		{502, "model_500", "the model server answered HTTP 500 Internal Server Error"},
+		{502, "model_429", "the model server answered HTTP 429 Too Many Requests; retry after 7s"},
+	} {
+		resp, body := do(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"what is WAL mode"}`)
+		if resp.StatusCode != tc.status || !strings.Contains(body, `"code":"`+tc.code+`"`) || !strings.Contains(body, tc.says) ||
+			strings.Contains(body, "secret.py") || strings.Contains(body, "tenant 42") {
+			t.Errorf("%d %s, want %d %s saying %s", resp.StatusCode, body, tc.status, tc.code, tc.says)
+		}
+	}
+	st.Close() // every query now fails inside the server
+	for _, path := range []string{"/v1/sources", "/v1/documents"} {
+		resp, body := do(t, "GET", ts.URL+path, "", "")
+		if resp.StatusCode != 500 || !strings.Contains(body, `"code":"index"`) || strings.Contains(body, "sql") || strings.Contains(body, dir) {
+			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logs.String(), "secret.py") || !strings.Contains(logs.String(), "closed") {
+		t.Errorf("the log lacks the errors:\n%s", logs.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -31,7 +31,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request, id string) (ses
 		return sess, false
 	}
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return sess, false
 	}
 	return sess, true
@@ -49,7 +49,7 @@ func (s *Server) postSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "index", err.Error())
+		s.internalError(w, r, http.StatusServiceUnavailable, "index", err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"id": sess.ID, "created_at": sess.CreatedAt})
@@ -64,7 +64,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 	}
 	docs, err := s.sessions.Documents(r.Context(), sess.ID)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return
 	}
 	out := []docInfo{}
@@ -93,7 +93,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return
 	}
 	writeJSON(w, 200, map[string]any{"deleted": id, "documents": n})
@@ -142,7 +142,7 @@ func (s *Server) withSession(w http.ResponseWriter, r *http.Request, id string, 
 	}
 	docs, err := s.sessions.Documents(r.Context(), id)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return false
 	}
 	req.Scope = session.Scope{Session: id}

@@ -69,7 +69,7 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "index", err.Error())
+		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return
 	}
 	name := filepath.Base(d.Path)
@@ -81,7 +81,7 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 	if !original || ctype == "" {
 		chunks, err := s.deps.Store.Chunks(r.Context(), d.ID)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, "index", err.Error())
+			s.internalError(w, r, http.StatusInternalServerError, "index", err)
 			return
 		}
 		data, original, ctype = []byte(index.Text(chunks)), false, "text/plain"
