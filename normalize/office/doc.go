@@ -1,0 +1,61 @@
+// Package office reads word-processing documents, slide decks and e-books
+// into the same [normalize.Document] as every other format: Word (DOCX),
+// with PowerPoint (PPTX), OpenDocument text (ODT) and EPUB to follow.
+//
+// Stage and imports: a reader beneath normalize; it imports
+// [github.com/cite-rag/cite/normalize] only, and knows nothing of ingest.
+// It reads the zip and its XML with the standard library (archive/zip,
+// encoding/xml): the formats need a few dozen elements each, which is less
+// code than adapting a general library, and no well-kept free Go library
+// covers all four (unidoc/unioffice is paid; the free DOCX ones are
+// unmaintained or write documents rather than read them).
+//
+// # Usage
+//
+//	kind, ok := office.Detect(data) // from the content, never the file name
+//	if !ok {
+//		// not an office document: try PDF (magic bytes), then text
+//	}
+//	doc, err := office.Read(ctx, kind, data)
+//	switch {
+//	case errors.Is(err, office.ErrTooLarge): // a zip bomb, or past the Limits
+//	case errors.Is(err, office.ErrDamaged): // not a zip, a part missing, bad XML
+//	}
+//
+// The caller adds the file name to errors. [Reader] sets other [Limits].
+//
+// # What is text
+//
+// DOCX: paragraphs, headings, lists and tables of the main document in
+// order. A paragraph is a heading when its style, followed through its
+// basedOn chain in styles.xml, is named "heading N" (any style id, so
+// localized ids work) or has an outline level (w:outlineLvl), or when it
+// has an outline level of its own; the Title style is a level-1 heading and
+// the document's title. A paragraph with numbering (its own w:numPr or its
+// style's) is a list item at depth ilvl+1, ordered unless numbering.xml
+// gives its level a bullet format. Table rows become rows (cells' paragraphs
+// joined by spaces; nested tables flattened into their cell). Text boxes
+// follow the paragraph they are anchored in (mc:AlternateContent is read
+// once, from its first Choice). Tracked insertions (w:ins, w:moveTo) are
+// text; tracked deletions (w:del, w:moveFrom), comments, field codes and a
+// table of contents (a content control of the "Table of Contents" gallery,
+// which repeats the headings) are not.
+//
+// Footnotes and endnotes: the reference becomes a marker "[n]" in the text,
+// numbered in order of first reference, and the notes follow at the end of
+// the document under a level-1 heading "Notes", each a paragraph starting
+// "[n] " (as pandoc's plain-text output does). A note stays one retrievable
+// passage with its marker, and the body's paragraphs are not cut by it.
+//
+// # Limits and hygiene
+//
+// Names inside the zip are keys, never file paths: relationship targets are
+// resolved with path.Clean inside the zip and only looked up. The zip's
+// entry count ([Limits].MaxEntries) and the bytes decompressed
+// ([Limits].MaxTotal) are capped: the bytes are counted while decompressing
+// (a header's size only refuses early, and archive/zip refuses an entry
+// that outgrows its header), so a zip bomb costs at most MaxTotal and is
+// refused with [ErrTooLarge]. XML nesting is capped at [Limits].MaxDepth;
+// encoding/xml reads no DTD and resolves no external entity (an undeclared
+// entity is an error: [ErrDamaged]).
+package office
