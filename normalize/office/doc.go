@@ -1,6 +1,6 @@
 // Package office reads word-processing documents, slide decks and e-books
-// into the same [normalize.Document] as every other format: Word (DOCX),
-// with PowerPoint (PPTX), OpenDocument text (ODT) and EPUB to follow.
+// into the same [normalize.Document] as every other format: Word (DOCX) and
+// PowerPoint (PPTX), with OpenDocument text (ODT) and EPUB to follow.
 //
 // Stage and imports: a reader beneath normalize; it imports
 // [github.com/cite-rag/cite/normalize] only, and knows nothing of ingest.
@@ -46,6 +46,21 @@
 // the document under a level-1 heading "Notes", each a paragraph starting
 // "[n] " (as pandoc's plain-text output does). A note stays one retrievable
 // passage with its marker, and the body's paragraphs are not cut by it.
+//
+// PPTX: slides in presentation order (presentation.xml's sldIdLst through
+// its relationships, not file names), each starting a page:
+// [normalize.Document.Pages] numbers slides from 1 as the presentation
+// shows them, so a span's page is its slide (link #slide=N). A slide's title
+// (title or ctrTitle placeholder) is a level-1 heading; the first title
+// slide's centered title is the document's title. The other shapes follow:
+// top to bottom, then left to right, when every shape has its own position;
+// else in the slide's drawing order (placeholders inherit their positions
+// from the layout, which is not read). Groups are flattened; tables are
+// rows; in a content placeholder a paragraph is a bullet (depth lvl+1)
+// unless it says a:buNone, elsewhere only with a:buChar or a:buAutoNum
+// (numbered). Slide numbers, dates and footers are left out (they repeat on
+// every slide). Speaker notes follow the slide's text after a paragraph
+// "Speaker notes:", on the same slide.
 //
 // # Limits and hygiene
 //

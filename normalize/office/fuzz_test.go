@@ -1,8 +1,10 @@
 package office
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -46,4 +48,61 @@ func FuzzReadDOCX(f *testing.F) {
 		docxOf(f, p("Kop1", r("a"))+`<w:tbl><w:tr><w:tc>`+p("", r("x"))+`</w:tc></w:tr></w:tbl>`+p("", r("b")+`<w:r><w:footnoteReference w:id="1"/></w:r>`),
 			`<w:style w:styleId="Kop1"><w:name w:val="heading 1"/><w:basedOn w:val="Kop1"/></w:style>`),
 	)
+}
+
+func FuzzReadPPTX(f *testing.F) {
+	fuzzRead(f, PPTX, fixture(f, "slides.pptx"))
+}
+
+// fuzzSeeds are the interesting inputs committed under testdata/fuzz
+// (go test -run TestFuzzSeeds -update rewrites them).
+func fuzzSeeds(t testing.TB) map[string]map[string][]byte {
+	return map[string]map[string][]byte{
+		"FuzzReadDOCX": {
+			"truncated":    readTB(t, "report.docx")[:3000],
+			"bomb":         bomb(t, 5<<20, false),
+			"lying-bomb":   bomb(t, 5<<20, true),
+			"xxe":          zipOf(t, "[Content_Types].xml", docxTypes, "word/document.xml", `<!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]><w:document `+wNS+`><w:body>`+p("", r("&x;"))+`</w:body></w:document>`),
+			"style-loop":   docxOf(t, p("A", r("x")), `<w:style w:styleId="A"><w:basedOn w:val="B"/></w:style><w:style w:styleId="B"><w:basedOn w:val="A"/></w:style>`),
+			"textbox":      docxOf(t, p("", `<w:r><mc:AlternateContent><mc:Choice><w:txbxContent>`+p("", r("box"))+`</w:txbxContent></mc:Choice><mc:Fallback>`+p("", r("fb"))+`</mc:Fallback></mc:AlternateContent></w:r>`), ""),
+			"note-in-note": docxOf(t, p("", `<w:r><w:footnoteReference w:id="1"/></w:r><w:r><w:endnoteReference w:id="1"/></w:r>`), ""),
+		},
+		"FuzzReadPPTX": {
+			"truncated":     readTB(t, "slides.pptx")[:5000],
+			"order-missing": pptxOf(t, []int{3, 1, 9}, map[int]string{1: "n"}, sp("title", "", "a"), sp("idx", "", "b\n*c"), sp("", "1,2", "d")),
+			"groups":        pptxOf(t, []int{1}, nil, `<p:grpSp><p:grpSp>`+sp("", "", "deep")+`</p:grpSp></p:grpSp><p:graphicFrame><a:graphic><a:graphicData><a:tbl><a:tr><a:tc/></a:tr></a:tbl></a:graphicData></a:graphic></p:graphicFrame>`),
+		},
+	}
+}
+
+func readTB(t testing.TB, name string) []byte {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestFuzzSeeds checks that the committed fuzz inputs are the ones
+// fuzzSeeds makes (by name), and rewrites them with -update.
+func TestFuzzSeeds(t *testing.T) {
+	for target, seeds := range fuzzSeeds(t) {
+		dir := filepath.Join("testdata", "fuzz", target)
+		for name, b := range seeds {
+			file := filepath.Join(dir, name)
+			if *update {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				s := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(b)))
+				if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if _, err := os.Stat(file); err != nil {
+				t.Errorf("%s: %v (go test -run TestFuzzSeeds -update writes it)", file, err)
+			}
+		}
+	}
 }

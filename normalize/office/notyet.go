@@ -6,10 +6,6 @@ import (
 	"github.com/cite-rag/cite/normalize"
 )
 
-func readPPTX(*zipDoc) (*normalize.Document, error) {
-	return nil, fmt.Errorf("%w: PPTX is not read yet", ErrNotOffice)
-}
-
 func readODT(*zipDoc) (*normalize.Document, error) {
 	return nil, fmt.Errorf("%w: ODT is not read yet", ErrNotOffice)
 }

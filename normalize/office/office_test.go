@@ -41,6 +41,7 @@ var fixtures = []struct {
 	kind      Kind
 }{
 	{"report.md", "report.docx", DOCX},
+	{"slides.md", "slides.pptx", PPTX},
 }
 
 func readFixture(t *testing.T, data []byte, want Kind) *normalize.Document {
