@@ -1,6 +1,6 @@
 // Package office reads word-processing documents, slide decks and e-books
-// into the same [normalize.Document] as every other format: Word (DOCX) and
-// PowerPoint (PPTX), with OpenDocument text (ODT) and EPUB to follow.
+// into the same [normalize.Document] as every other format: Word (DOCX),
+// PowerPoint (PPTX) and OpenDocument text (ODT), with EPUB to follow.
 //
 // Stage and imports: a reader beneath normalize; it imports
 // [github.com/cite-rag/cite/normalize] only, and knows nothing of ingest.
@@ -61,6 +61,20 @@
 // (numbered). Slide numbers, dates and footers are left out (they repeat on
 // every slide). Speaker notes follow the slide's text after a paragraph
 // "Speaker notes:", on the same slide.
+//
+// ODT: content.xml's office:text in order. text:h is a heading of its
+// text:outline-level (1 when unset); a paragraph whose style is, or derives
+// from, "Title" is a level-1 heading and the title. text:list items are list
+// items at their nesting depth, numbered when their list style (the
+// innermost list's text:style-name, else the enclosing list's, looked up
+// in content.xml's and styles.xml's styles) gives their level a
+// list-level-style-number; an item's paragraphs are joined. Tables are
+// rows (repeated columns repeated at most 64 times, trailing empty cells and
+// empty rows dropped). Notes (text:note) are numbered and collected under
+// "Notes" as in DOCX; text boxes (draw:text-box) follow their paragraph.
+// Tracked changes: insertions are in the body and read; deletions live in
+// text:tracked-changes, which is not read. Comments (office:annotation) and
+// indexes (a table of contents repeats the headings) are not text.
 //
 // # Limits and hygiene
 //

@@ -67,6 +67,11 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]byte {
 			"textbox":      docxOf(t, p("", `<w:r><mc:AlternateContent><mc:Choice><w:txbxContent>`+p("", r("box"))+`</w:txbxContent></mc:Choice><mc:Fallback>`+p("", r("fb"))+`</mc:Fallback></mc:AlternateContent></w:r>`), ""),
 			"note-in-note": docxOf(t, p("", `<w:r><w:footnoteReference w:id="1"/></w:r><w:r><w:endnoteReference w:id="1"/></w:r>`), ""),
 		},
+		"FuzzReadODT": {
+			"truncated": readTB(t, "report.odt")[:4000],
+			"changes":   odtOf(t, `<style:style style:name="P" style:family="paragraph" style:parent-style-name="P"/>`, `<text:tracked-changes><text:changed-region><text:deletion><text:p>x</text:p></text:deletion></text:changed-region></text:tracked-changes><text:p text:style-name="P">a<text:note><text:note-body><text:p>n<text:note><text:note-body><text:p>m</text:p></text:note-body></text:note></text:p></text:note-body></text:note><draw:frame><draw:text-box><text:list><text:list-item><text:h>h</text:h></text:list-item></text:list></draw:text-box></draw:frame></text:p>`),
+			"table":     odtOf(t, "", `<table:table><table:table-row><table:table-cell table:number-columns-repeated="99999"><text:p>x</text:p></table:table-cell></table:table-row></table:table>`),
+		},
 		"FuzzReadPPTX": {
 			"truncated":     readTB(t, "slides.pptx")[:5000],
 			"order-missing": pptxOf(t, []int{3, 1, 9}, map[int]string{1: "n"}, sp("title", "", "a"), sp("idx", "", "b\n*c"), sp("", "1,2", "d")),
@@ -105,4 +110,8 @@ func TestFuzzSeeds(t *testing.T) {
 			}
 		}
 	}
+}
+
+func FuzzReadODT(f *testing.F) {
+	fuzzRead(f, ODT, fixture(f, "report.odt"))
 }

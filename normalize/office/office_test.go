@@ -41,6 +41,7 @@ var fixtures = []struct {
 	kind      Kind
 }{
 	{"report.md", "report.docx", DOCX},
+	{"report.md", "report.odt", ODT},
 	{"slides.md", "slides.pptx", PPTX},
 }
 
