@@ -36,6 +36,10 @@ type Recovery struct {
 	// source and path were read from SQLite's index of them: they are
 	// among Reindex, to be read again from their files.
 	Restored int `json:"restored"`
+	// DocumentsDamaged says some pages of the documents table could not be
+	// read: documents whose records were there, and that neither the index
+	// of paths nor their chunks name, are lost without a count.
+	DocumentsDamaged bool `json:"documents_damaged"`
 	// Damaged ranges of rows skipped.
 	Skipped int `json:"skipped"`
 	// Reindex are the documents whose chunks were not all readable: they
@@ -296,6 +300,7 @@ func copyReadable(ctx context.Context, old *sql.Conn, tx *sql.Tx, rec *Recovery)
 		return err
 	}
 	rec.Documents, rec.LostRows, rec.Skipped = n, rec.LostRows+lost, rec.Skipped+skipped
+	rec.DocumentsDamaged = skipped > 0
 	if err := restoreFromIndexes(ctx, old, tx, rec, docs, sources); err != nil {
 		return fmt.Errorf("read the documents' paths from their index: %w", err)
 	}

@@ -378,6 +378,9 @@ func recoverIndex(ctx context.Context, f *flags) ([]string, error) {
 	if rec.LostDocuments > 0 {
 		did = append(did, fmt.Sprintf("lost %d documents whose records were unreadable (cite index their folders again to add them back)", rec.LostDocuments))
 	}
+	if rec.DocumentsDamaged {
+		did = append(did, "some pages of document records were unreadable: documents found nowhere else may be lost, how many is unknown (cite index their folders again to add them back)")
+	}
 	if rec.MetaLost {
 		did = append(did, "lost the index's settings: its vectors were dropped (cite index makes them with the embedder it is given)")
 	}
