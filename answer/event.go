@@ -25,7 +25,7 @@ const (
 	// yielded so far, numbered as in the text.
 	EventReferences EventKind = "references"
 	// EventReferenceList: the rendered reference list that ends the
-	// answer ("\n\nReferences:\n\n1. ..."), when anything was cited.
+	// answer ("\n\n---\nSources cited in this answer:\n\n1. ..."), when anything was cited.
 	EventReferenceList EventKind = "reference_list"
 	// EventAnswer: the last event: the whole answer (Answer is set).
 	EventAnswer EventKind = "answer"

@@ -392,7 +392,8 @@ func ExampleExtractive() {
 	// Output:
 	// A checkpoint copies pages from the write-ahead log back into the database file. [1]
 	//
-	// References:
+	// ---
+	// Sources cited in this answer:
 	//
 	// 1. SQLite notes
 }

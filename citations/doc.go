@@ -107,7 +107,10 @@
 // numbers.
 //
 // When anything is cited, [Rendered.Markdown] appends, after a blank line,
-// "References:", a blank line and one list item per display number:
+// [ListHeading] (a thematic break, "---", and "Sources cited in this
+// answer:", so that a document's own "References:" quoted in the answer is
+// not taken for the answer's list), a blank line and one list item per
+// display number:
 // "1. [Title](link)", or "1. Title" for a reference without a link, with the
 // title's Markdown syntax escaped. A fenced code block left open at the end
 // is closed first unless it is in a block quote, which the blank line before

@@ -73,7 +73,8 @@ func ExampleRender() {
 	// Output:
 	// Install first [2]. Then index [1][2], see `[doc:2]`. Made up.
 	//
-	// References:
+	// ---
+	// Sources cited in this answer:
 	//
 	// 1. [Install](file:///docs/install.md#bytes=0-120)
 	// 2. Meeting notes
@@ -100,7 +101,7 @@ func ExampleStream() {
 	//   new citation [1] Index
 	// " installing [2]."
 	//   new citation [2] Install
-	// "\n\nReferences:\n\n1. Index\n2. Install\n"
+	// "\n\n---\nSources cited in this answer:\n\n1. Index\n2. Install\n"
 }
 
 func ExampleParse() {
@@ -157,7 +158,8 @@ func ExampleInvocation_Register_samePassage() {
 	// [doc:1] [doc:1] 1
 	// Readers do not block [1].
 	//
-	// References:
+	// ---
+	// Sources cited in this answer:
 	//
 	// 1. [WAL](file:///docs/wal.md#bytes=120-840)
 }

@@ -211,7 +211,7 @@ func checkRendered(t *testing.T, text string, r citations.Rendered, order citati
 		t.Fatalf("Markdown does not start with the text")
 	}
 	if list := md[len(r.Text):]; len(r.References) > 0 {
-		if !strings.HasPrefix(list, "\n\nReferences:\n\n") || strings.Count(list, "\n") != len(r.References)+4 {
+		if !strings.HasPrefix(list, "\n\n---\nSources cited in this answer:\n\n") || strings.Count(list, "\n") != len(r.References)+5 {
 			t.Fatalf("bad reference list %q", list)
 		}
 	} else if list != "" {

@@ -85,7 +85,9 @@ type Drop struct {
 }
 
 // Markdown returns the answer as Markdown: Text, then, if anything was cited,
-// a blank line, "References:", a blank line and a numbered list of the
+// a blank line, the [ListHeading] (a thematic break and a label that names
+// the list as this answer's, so that a "References:" quoted from a
+// document is not taken for it), a blank line and a numbered list of the
 // references, one per display number, with linked titles where a reference
 // has a link.
 func (r Rendered) Markdown() string {
@@ -306,7 +308,8 @@ func finishBody(dst []byte, st *state) []byte {
 	if st.fence != 0 && !st.inQuote() {
 		// A fence in a block quote is closed by the blank line before the
 		// list, which ends the quote; one in list items by the unindented
-		// "References:", but closing it where it was opened is tidier.
+		// thematic break of the list heading, but closing it where it was
+		// opened is tidier.
 		dst = append(dst, '\n')
 		for range st.fenceCol {
 			dst = append(dst, ' ')
@@ -327,12 +330,16 @@ func listSize(refs []Cited) int {
 	return n
 }
 
+// ListHeading heads the reference list after an answer's text: a thematic
+// break and a label no document's own "References:" looks like.
+const ListHeading = "---\nSources cited in this answer:"
+
 // appendList writes the reference list that follows the text.
 func appendList(dst []byte, refs []Cited) []byte {
 	if len(refs) == 0 {
 		return dst
 	}
-	dst = append(dst, "\n\nReferences:\n\n"...)
+	dst = append(dst, "\n\n"+ListHeading+"\n\n"...)
 	for _, c := range refs {
 		dst = strconv.AppendInt(dst, int64(c.Number), 10)
 		dst = append(dst, ". "...)

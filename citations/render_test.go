@@ -155,7 +155,7 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 	r := Render("One [doc:1], two [doc:2], three [doc:3].\n", inv, Options{})
-	want := "One [1], two [2], three [3].\n\nReferences:\n\n" +
+	want := "One [1], two [2], three [3].\n\n---\nSources cited in this answer:\n\n" +
 		"1. [Guide](file:///d/guide.md#bytes=0-40)\n" +
 		"2. Notes\n" +
 		"3. [Site (beta)](https://example.com/a%20b/%28x%29)\n"
@@ -360,5 +360,19 @@ func TestRenderLookalikes(t *testing.T) {
 				t.Errorf("dropped %q, want %q", got, tt.drops)
 			}
 		})
+	}
+}
+
+// TestListHeading: an answer that quotes a document's own "References:"
+// block still has one list that is unmistakably the answer's.
+func TestListHeading(t *testing.T) {
+	text := "The paper says [doc:1]:\n\n> References:\n>\n> 1. Smith, 2019\n> 2. Jones, 2020\n"
+	md := Render(text, testRegistry(t, 1), Options{}).Markdown()
+	want := "The paper says [1]:\n\n> References:\n>\n> 1. Smith, 2019\n> 2. Jones, 2020\n\n---\nSources cited in this answer:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"
+	if md != want {
+		t.Fatalf("got %q\nwant %q", md, want)
+	}
+	if strings.Count(md, ListHeading) != 1 || strings.Count(md, "References:") != 1 {
+		t.Errorf("the lists are not told apart: %q", md)
 	}
 }

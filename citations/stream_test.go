@@ -82,7 +82,7 @@ func TestStreamHoldsBackOnlyUndecidedText(t *testing.T) {
 		{
 			name:   "partial marker is held",
 			deltas: []string{"Paris [", "doc", ":1", "]", " is big."},
-			want:   []string{"Paris", "", "", "", " [1] is big.", "\n\nReferences:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
+			want:   []string{"Paris", "", "", "", " [1] is big.", "\n\n---\nSources cited in this answer:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
 		},
 		{
 			name:   "bracket that is not a marker is released",
@@ -92,7 +92,7 @@ func TestStreamHoldsBackOnlyUndecidedText(t *testing.T) {
 		{
 			name:   "run waits for the next byte",
 			deltas: []string{"a [doc:1]", "[doc:2]", "."},
-			want:   []string{"a", "", " [1][2].", "\n\nReferences:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n2. [Doc 2](file:///docs/2.md#bytes=20-30)\n"},
+			want:   []string{"a", "", " [1][2].", "\n\n---\nSources cited in this answer:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n2. [Doc 2](file:///docs/2.md#bytes=20-30)\n"},
 		},
 		{
 			name:   "partial bare number is held",
@@ -102,7 +102,7 @@ func TestStreamHoldsBackOnlyUndecidedText(t *testing.T) {
 		{
 			name:   "partial look-alike is held",
 			deltas: []string{"a &#9", "1;doc:1&#93", "; b"},
-			want:   []string{"a", "", " [1] b", "\n\nReferences:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
+			want:   []string{"a", "", " [1] b", "\n\n---\nSources cited in this answer:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
 		},
 		{
 			name:   "fenced code flows",
@@ -117,7 +117,7 @@ func TestStreamHoldsBackOnlyUndecidedText(t *testing.T) {
 		{
 			name:   "unclosed code span is text at the paragraph end",
 			deltas: []string{"a `b", " [doc:1] c", "\n\nd"},
-			want:   []string{"a `", "", "b [1] c\n\nd", "\n\nReferences:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
+			want:   []string{"a `", "", "b [1] c\n\nd", "\n\n---\nSources cited in this answer:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
 		},
 		{
 			name:   "line start waits for its classification",
@@ -161,7 +161,7 @@ func TestStreamMidStreamRegistration(t *testing.T) {
 	if len(news) != 2 || news[0].Key != "[doc:3]" || news[0].Number != 2 || news[1].Key != "[doc:1]" || news[1].Number != 3 {
 		t.Fatalf("NewCitations after tool call = %+v", news)
 	}
-	want := "Early guess. Known [1]. From the tool [2][3].\n\nReferences:\n\n" +
+	want := "Early guess. Known [1]. From the tool [2][3].\n\n---\nSources cited in this answer:\n\n" +
 		"1. [Doc 2](file:///docs/2.md#bytes=20-30)\n2. Tool result\n3. [Doc 1](file:///docs/1.md#bytes=10-20)\n"
 	if out.String() != want {
 		t.Errorf("output\n got %q\nwant %q", out.String(), want)
@@ -218,7 +218,7 @@ func TestStreamCloseTwice(t *testing.T) {
 	if got := s.Result(); got.Text != want.Text || len(got.References) != len(want.References) || len(want.References) != 1 {
 		t.Errorf("Result after a second Close = %+v, want %+v", got, want)
 	}
-	if !strings.Contains(out, "References:") {
+	if !strings.Contains(out, "Sources cited in this answer:") {
 		t.Errorf("output %q", out)
 	}
 }

@@ -124,7 +124,7 @@ func checkCitationCode(t *testing.T, src string) {
 		}
 	}
 	if len(r.References) > 0 {
-		const list = "<p>References:</p>\n<ol>\n"
+		const list = "<p>Sources cited in this answer:</p>\n<ol>\n"
 		k := strings.LastIndex(page, list)
 		rest := page[k+len(list):]
 		if k < 0 || strings.Count(rest, "<li>") != len(r.References) || strings.TrimSuffix(rest, "</ol>\n") == rest ||

@@ -182,7 +182,7 @@ func TestChatCompletions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(resp.Content, "[1]") || !strings.Contains(resp.Content, "References:\n\n1. [Write-Ahead Logging in SQLite](file://") {
+		if !strings.Contains(resp.Content, "[1]") || !strings.Contains(resp.Content, "Sources cited in this answer:\n\n1. [Write-Ahead Logging in SQLite](file://") {
 			t.Errorf("stream %v: %q", stream, resp.Content)
 		}
 		if stream && deltas.String() != resp.Content {

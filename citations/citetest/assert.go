@@ -10,7 +10,7 @@ import (
 
 // listHeader separates an answer's text from its reference list in the
 // Markdown that citations renders.
-const listHeader = "\n\nReferences:\n\n"
+const listHeader = "\n\n" + citations.ListHeading + "\n\n"
 
 // AssertValid reports an error on t for each way r breaks the citation
 // contract:

@@ -153,7 +153,7 @@ func TestRunUpdatesAndChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "See [1] and [2], not.\n\nReferences:\n\n1. [A](file:///a.md#bytes=1-6)\n2. B\n"
+	want := "See [1] and [2], not.\n\n---\nSources cited in this answer:\n\n1. [A](file:///a.md#bytes=1-6)\n2. B\n"
 	if s.Want.Markdown != want || s.WantStream.Markdown != want {
 		t.Errorf("goldens written:\n%q\n%q\nwant %q", s.Want.Markdown, s.WantStream.Markdown, want)
 	}

@@ -36,7 +36,7 @@ func testAskOffline(t *testing.T, vars map[string]string) {
 	}
 	code, out, errOut := cite(t, "ask", "--index", idx, "what is WAL mode in SQLite")
 	// The README's first command shows this answer.
-	if code != 0 || !strings.HasPrefix(out, "In WAL mode the original database is left untouched during a transaction. [1]") || !strings.Contains(out, "\n\nReferences:\n\n1. [Write-Ahead Logging in SQLite](file://") || strings.Contains(out, "[doc:") {
+	if code != 0 || !strings.HasPrefix(out, "In WAL mode the original database is left untouched during a transaction. [1]") || !strings.Contains(out, "\n\n---\nSources cited in this answer:\n\n1. [Write-Ahead Logging in SQLite](file://") || strings.Contains(out, "[doc:") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = cite(t, "ask", "--index", idx, "--json", "what is WAL mode in SQLite")
@@ -75,7 +75,7 @@ func testAskModel(t *testing.T, store map[string]string) {
 		vars[k] = v
 	}
 	code, out, errOut := citeEnv(t, vars, "ask", "--index", idx, "--no-reference-list", "how do checkpoints work")
-	if code != 0 || !strings.HasPrefix(out, "Checkpoints copy the WAL back [1].") || strings.Contains(out, "References:") {
+	if code != 0 || !strings.HasPrefix(out, "Checkpoints copy the WAL back [1].") || strings.Contains(out, "Sources cited in this answer:") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	if !strings.Contains(errOut, "search_data_sources") || !strings.Contains(errOut, "OK") || strings.Contains(out+errOut, "sk-do-not-print") {
