@@ -1,6 +1,6 @@
 // Package office reads word-processing documents, slide decks and e-books
 // into the same [normalize.Document] as every other format: Word (DOCX),
-// PowerPoint (PPTX) and OpenDocument text (ODT), with EPUB to follow.
+// PowerPoint (PPTX), OpenDocument text (ODT) and EPUB.
 //
 // Stage and imports: a reader beneath normalize; it imports
 // [github.com/cite-rag/cite/normalize] only, and knows nothing of ingest.
@@ -75,6 +75,16 @@
 // Tracked changes: insertions are in the body and read; deletions live in
 // text:tracked-changes, which is not read. Comments (office:annotation) and
 // indexes (a table of contents repeats the headings) are not text.
+//
+// EPUB: the spine's XHTML items in spine order (the navigation document
+// and items of other media types skipped), each read by [normalize.FromHTML]
+// and appended: its headings as headings, the blocks between them with
+// their line breaks. A chapter that does not start with a heading gets a
+// level-1 heading from the navigation: EPUB 3's nav document (its toc nav),
+// else EPUB 2's NCX, the first entry naming the chapter's file. So a
+// chapter is cited by its heading path. Notes are where the book puts them
+// (EPUB producers write them as text, usually at the chapter's end). The
+// title is the package's dc:title.
 //
 // # Limits and hygiene
 //

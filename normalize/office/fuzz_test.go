@@ -72,6 +72,10 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]byte {
 			"changes":   odtOf(t, `<style:style style:name="P" style:family="paragraph" style:parent-style-name="P"/>`, `<text:tracked-changes><text:changed-region><text:deletion><text:p>x</text:p></text:deletion></text:changed-region></text:tracked-changes><text:p text:style-name="P">a<text:note><text:note-body><text:p>n<text:note><text:note-body><text:p>m</text:p></text:note-body></text:note></text:p></text:note-body></text:note><draw:frame><draw:text-box><text:list><text:list-item><text:h>h</text:h></text:list-item></text:list></draw:text-box></draw:frame></text:p>`),
 			"table":     odtOf(t, "", `<table:table><table:table-row><table:table-cell table:number-columns-repeated="99999"><text:p>x</text:p></table:table-cell></table:table-row></table:table>`),
 		},
+		"FuzzReadEPUB": {
+			"truncated": readTB(t, "book.epub")[:3000],
+			"nav-loop":  epubOf(t, `<manifest><item id="n" href="../../n.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="c" href="c.xhtml" media-type="text/html"/></manifest><spine toc="n"><itemref idref="n"/><itemref idref="c"/><itemref idref="c"/></spine>`, "n.xhtml", `<nav><a href="OEBPS/c.xhtml">T</a>`, "OEBPS/c.xhtml", `<h3>x</h3><p>y`),
+		},
 		"FuzzReadPPTX": {
 			"truncated":     readTB(t, "slides.pptx")[:5000],
 			"order-missing": pptxOf(t, []int{3, 1, 9}, map[int]string{1: "n"}, sp("title", "", "a"), sp("idx", "", "b\n*c"), sp("", "1,2", "d")),
@@ -114,4 +118,8 @@ func TestFuzzSeeds(t *testing.T) {
 
 func FuzzReadODT(f *testing.F) {
 	fuzzRead(f, ODT, fixture(f, "report.odt"))
+}
+
+func FuzzReadEPUB(f *testing.F) {
+	fuzzRead(f, EPUB, fixture(f, "book.epub"))
 }

@@ -325,8 +325,18 @@ type node struct {
 // encoding/xml never reads a DTD or external entities: an entity other than
 // the five predefined ones is an error.
 func parseXML(b []byte, maxDepth int) (*node, error) {
+	return parseXMLMode(b, maxDepth, false)
+}
+
+// parseXMLMode parses XML, or with lenient XHTML as browsers forgive it:
+// HTML's named entities, unclosed void elements. Either way no DTD is read.
+func parseXMLMode(b []byte, maxDepth int, lenient bool) (*node, error) {
 	d := xml.NewDecoder(bytes.NewReader(b))
-	d.Strict = true
+	d.Strict = !lenient
+	if lenient {
+		d.AutoClose = xml.HTMLAutoClose
+		d.Entity = xml.HTMLEntity
+	}
 	root := &node{}
 	stack := []*node{root}
 	for {

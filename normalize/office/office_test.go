@@ -43,6 +43,7 @@ var fixtures = []struct {
 	{"report.md", "report.docx", DOCX},
 	{"report.md", "report.odt", ODT},
 	{"slides.md", "slides.pptx", PPTX},
+	{"book.md", "book.epub", EPUB},
 }
 
 func readFixture(t *testing.T, data []byte, want Kind) *normalize.Document {
