@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 
@@ -58,8 +59,29 @@ type mcpSources struct {
 // tools search_data_sources, search_documents, read_document and
 // list_sources. cite mcp runs it over stdio; cite serve at /mcp over
 // streamable HTTP.
+//
+// A tool's failure inside the server (the index, not the arguments) is a
+// tool error with a stable message; its text goes to slog's default logger.
 func MCP(deps Deps, version string) *mcp.Server {
+	return newMCP(deps, version, slog.Default())
+}
+
+// newMCP is [MCP] logging failures inside the server to log.
+func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cite", Version: version}, nil)
+	// hide keeps the text of errors the caller caused (arguments, unknown
+	// sources and documents) and replaces any other, which may name files
+	// or the database, with a stable message, logging it.
+	hide := func(tool string, err error) error {
+		switch {
+		case err == nil, errors.Is(err, search.ErrInvalidQuery), errors.Is(err, search.ErrUnknownSource),
+			errors.Is(err, index.ErrNotFound), errors.Is(err, index.ErrAmbiguous),
+			errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			return err
+		}
+		log.Error("mcp tool failed", "tool", tool, "err", err)
+		return errors.New(internalMessage)
+	}
 	resolve := citations.DefaultResolver()
 	fromHit := func(h search.Hit) Passage {
 		ref := citations.Reference{Type: refType(h.Document.Kind), Source: h.Document.Path, Span: h.SourceSpan}
@@ -106,7 +128,7 @@ func MCP(deps Deps, version string) *mcp.Server {
 			// are ranked across them.
 			ps, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Sources: in.Sources}})
 			if err != nil {
-				return nil, mcpPassages{}, err
+				return nil, mcpPassages{}, hide("search_data_sources", err)
 			}
 			return nil, mcpPassages{Passages: nonNilP(ps)}, nil
 		})
@@ -124,7 +146,7 @@ func MCP(deps Deps, version string) *mcp.Server {
 			for _, ref := range in.DocumentIDs {
 				d, err := publicDocument(ctx, deps.Store, ref)
 				if err != nil {
-					return nil, mcpPassages{}, fmt.Errorf("document_ids: %w", err)
+					return nil, mcpPassages{}, hide("search_documents", fmt.Errorf("document_ids: %w", err))
 				}
 				if searched[d.ID] {
 					continue
@@ -132,7 +154,7 @@ func MCP(deps Deps, version string) *mcp.Server {
 				searched[d.ID] = true
 				ps, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Document: d.ID}})
 				if err != nil {
-					return nil, mcpPassages{}, err
+					return nil, mcpPassages{}, hide("search_documents", err)
 				}
 				all = append(all, ps...)
 			}
@@ -148,11 +170,11 @@ func MCP(deps Deps, version string) *mcp.Server {
 			}
 			d, err := publicDocument(ctx, deps.Store, in.DocumentID)
 			if err != nil {
-				return nil, mcpPassages{}, fmt.Errorf("document_id: %w", err)
+				return nil, mcpPassages{}, hide("read_document", fmt.Errorf("document_id: %w", err))
 			}
 			chunks, err := deps.Store.Chunks(ctx, d.ID)
 			if err != nil {
-				return nil, mcpPassages{}, err
+				return nil, mcpPassages{}, hide("read_document", err)
 			}
 			if in.Start > 0 && len(chunks) == 0 {
 				return nil, mcpPassages{}, fmt.Errorf("start: document %s has no passages", d.ID)
@@ -175,7 +197,7 @@ func MCP(deps Deps, version string) *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{Name: "list_sources", Description: "List the indexed data sources with their document counts."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, mcpSources, error) {
 			srcs, err := session.Public.Sources(ctx, deps.Store)
-			return nil, mcpSources{Sources: srcs}, err
+			return nil, mcpSources{Sources: srcs}, hide("list_sources", err)
 		})
 	return srv
 }

@@ -326,3 +326,26 @@ func TestMCPArguments(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPErrorsHidden: a tool that fails inside the server (here, the
+// index closed under it) says so with a stable message, not the error's
+// text, which names the database.
+func TestMCPErrorsHidden(t *testing.T) {
+	ts, _, st := startAt(t, t.TempDir(), true, nil, server.Config{})
+	cs := connectMCP(t, ts.URL)
+	st.Close()
+	for _, call := range []*mcp.CallToolParams{
+		{Name: "search_data_sources", Arguments: map[string]any{"query": "waggle dance"}},
+		{Name: "read_document", Arguments: map[string]any{"document_id": "abc"}},
+		{Name: "list_sources", Arguments: map[string]any{}},
+	} {
+		res, err := cs.CallTool(t.Context(), call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res)
+		if !res.IsError || strings.Contains(string(b), "sql") || !strings.Contains(string(b), "its log has the details") {
+			t.Errorf("%s: %s", call.Name, b)
+		}
+	}
+}

@@ -167,7 +167,7 @@ func New(cfg Config, deps Deps) *Server {
 	s.mux.HandleFunc("POST /v1/sessions/{id}/documents", s.postSessionDocuments)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chat)
-	mcpSrv := MCP(deps, "dev")
+	mcpSrv := newMCP(deps, "dev", s.log)
 	// Stateless: each request is served by a session of its own, gone when
 	// it is answered. The tools need no session, and a server that kept
 	// one per initialize would grow with every client that never ends its
