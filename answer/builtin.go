@@ -151,7 +151,8 @@ func readDocument(ctx context.Context, c *Call, args map[string]any) (string, er
 		ch := chunks[next]
 		ref, err := r.inv.Register(citations.Reference{
 			Title: cleanTitle(d.Title, d.Path), Passage: ch.Text, ID: ch.ID, DocumentID: d.ID, Type: typ, Source: d.Path,
-			Span: citations.Span{Start: ch.SourceStart, End: ch.SourceEnd},
+			Span:     citations.Span{Start: ch.SourceStart, End: ch.SourceEnd},
+			Location: citations.PagesOf(ch.Page, ch.PageEnd, search.HasSlides(d.Type)),
 		})
 		if err != nil {
 			return "", err

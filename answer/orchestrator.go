@@ -579,6 +579,7 @@ func (r *run) register(h search.Hit) (citations.Reference, error) {
 		Type:       typ,
 		Source:     h.Document.Path,
 		Span:       h.SourceSpan,
+		Location:   h.Location,
 	})
 }
 

@@ -57,8 +57,11 @@ type Reference struct {
 	// Source locates the document: an absolute file path for [TypeFile], a
 	// URL for [TypeWeb], empty or a display name for [TypeUpload].
 	Source string `json:"source,omitempty"`
-	// Span is the passage's byte range in the source document's raw bytes.
+	// Span is the passage's byte range in the source document's raw bytes;
+	// for a format whose text is extracted (PDF, Word, ...), in that text.
 	Span Span `json:"span"`
+	// Location is the passage's page or slide, for documents that have them.
+	Location
 	// Link is where a reader can open the passage. Registration fills it from
 	// the invocation's resolver when it is empty.
 	Link string `json:"link,omitempty"`

@@ -54,6 +54,10 @@ var (
 // (End <= Start) links to the file alone. A reference with a QuoteSpan
 // links to the quote's range instead of the passage's.
 //
+// A reference with a Location (a PDF's page, a presentation's slide) links
+// to it instead: file:///abs/report.pdf#page=3, which PDF viewers open at
+// that page.
+//
 // FileResolver does no I/O. Relative paths are joined to Root; a path that is
 // still relative gets no link.
 type FileResolver struct {
@@ -87,7 +91,11 @@ func (r FileResolver) Resolve(ref Reference) string {
 	if q := ref.QuoteSpan; q != nil && q.Start >= 0 && q.End > q.Start {
 		sp = *q
 	}
-	if sp.Start >= 0 && sp.End > sp.Start {
+	if f := ref.Location.Fragment(); f != "" {
+		// The span is of the extracted text, which a viewer does not
+		// show: open the page.
+		u.Fragment = f
+	} else if sp.Start >= 0 && sp.End > sp.Start {
 		u.Fragment = "bytes=" + strconv.Itoa(sp.Start) + "-" + strconv.Itoa(sp.End)
 	}
 	return u.String()

@@ -1,6 +1,7 @@
 package citations
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -48,5 +49,44 @@ func TestResolvers(t *testing.T) {
 				t.Errorf("Resolve(%+v) = %q, want %q", tt.ref, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestFileResolverLocation(t *testing.T) {
+	tests := []struct {
+		loc  Location
+		want string
+	}{
+		{Location{}, "file:///d/r.pdf#bytes=10-20"},
+		{PagesOf(3, 3, false), "file:///d/r.pdf#page=3"},
+		{PagesOf(3, 5, false), "file:///d/r.pdf#page=3"},
+		{PagesOf(2, 2, true), "file:///d/r.pdf#slide=2"},
+	}
+	for _, tt := range tests {
+		ref := Reference{Type: TypeFile, Source: "/d/r.pdf", Span: Span{10, 20}, Location: tt.loc}
+		if got := (FileResolver{}).Resolve(ref); got != tt.want {
+			t.Errorf("%+v: %s, want %s", tt.loc, got, tt.want)
+		}
+	}
+}
+
+func TestLocation(t *testing.T) {
+	tests := []struct {
+		loc       Location
+		str, frag string
+		json      string
+	}{
+		{Location{}, "", "", `{}`},
+		{PagesOf(4, 4, false), "p. 4", "page=4", `{"page":4}`},
+		{PagesOf(4, 6, false), "pp. 4–6", "page=4", `{"page":4,"page_end":6}`},
+		{PagesOf(1, 1, true), "slide 1", "slide=1", `{"slide":1}`},
+		{PagesOf(1, 2, true), "slides 1–2", "slide=1", `{"slide":1,"slide_end":2}`},
+		{PagesOf(0, 3, false), "", "", `{}`},
+	}
+	for _, tt := range tests {
+		b, _ := json.Marshal(tt.loc)
+		if tt.loc.String() != tt.str || tt.loc.Fragment() != tt.frag || string(b) != tt.json {
+			t.Errorf("%+v: %q %q %s", tt.loc, tt.loc.String(), tt.loc.Fragment(), b)
+		}
 	}
 }

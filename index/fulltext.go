@@ -628,7 +628,7 @@ func (s *Store) ChunkByID(ctx context.Context, id string) (ChunkRecord, error) {
 // documents and calls fn with each.
 func (s *Store) chunkRecords(ctx context.Context, where string, args []any, fn func(ChunkRecord)) error {
 	rows, err := s.db.QueryContext(ctx, `
-		SELECT c.rowid, c.id, c.document_id, c.ordinal, c.text, c.tokens, c.start_byte, c.end_byte, c.src_start, c.src_end, c.headings, `+documentColumns+`
+		SELECT c.rowid, c.id, c.document_id, c.ordinal, c.text, c.tokens, c.start_byte, c.end_byte, c.src_start, c.src_end, c.headings, c.page, c.page_end, `+documentColumns+`
 		FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
 		WHERE `+where, args...)
 	if err != nil {
@@ -640,7 +640,7 @@ func (s *Store) chunkRecords(ctx context.Context, where string, args []any, fn f
 		var headings string
 		var d Document
 		var mtime, indexed int64
-		err := rows.Scan(&r.Rowid, &r.ID, &r.DocumentID, &r.Ordinal, &r.Text, &r.Tokens, &r.Start, &r.End, &r.SourceStart, &r.SourceEnd, &headings,
+		err := rows.Scan(&r.Rowid, &r.ID, &r.DocumentID, &r.Ordinal, &r.Text, &r.Tokens, &r.Start, &r.End, &r.SourceStart, &r.SourceEnd, &headings, &r.Page, &r.PageEnd,
 			&d.ID, &d.Source, &d.Path, &d.Title, &d.Type, &d.Kind, &d.Size, &mtime, &d.Hash, &d.Pipeline, &d.TextBytes, &d.Chunks, &d.Tokens, &indexed)
 		if err != nil {
 			return fmt.Errorf("read chunks: %w", err)

@@ -326,7 +326,7 @@ func (s *Store) replicaDocument(ctx context.Context, id string) (ReplicaDocument
 		return ReplicaDocument{}, err
 	}
 	rows, err := tx.QueryContext(ctx, `
-		SELECT c.id, c.ordinal, c.text, c.tokens, c.start_byte, c.end_byte, c.src_start, c.src_end, c.headings, f.terms, v.vec
+		SELECT c.id, c.ordinal, c.text, c.tokens, c.start_byte, c.end_byte, c.src_start, c.src_end, c.headings, c.page, c.page_end, f.terms, v.vec
 		FROM chunks c LEFT JOIN chunks_fts f ON f.docid = c.rowid LEFT JOIN vectors v ON v.chunk = c.rowid
 		WHERE c.document_id = ? ORDER BY c.ordinal`, id)
 	if err != nil {
@@ -339,7 +339,7 @@ func (s *Store) replicaDocument(ctx context.Context, id string) (ReplicaDocument
 		var headings string
 		var terms sql.NullString
 		var vec []byte
-		if err := rows.Scan(&c.ID, &c.Ordinal, &c.Text, &c.Tokens, &c.Start, &c.End, &c.SourceStart, &c.SourceEnd, &headings, &terms, &vec); err != nil {
+		if err := rows.Scan(&c.ID, &c.Ordinal, &c.Text, &c.Tokens, &c.Start, &c.End, &c.SourceStart, &c.SourceEnd, &headings, &c.Page, &c.PageEnd, &terms, &vec); err != nil {
 			return ReplicaDocument{}, fmt.Errorf("read chunks of %s: %w", id, err)
 		}
 		c.DocumentID = id

@@ -379,7 +379,7 @@ func TestMigrationAddsFullText(t *testing.T) {
 	}
 	textDoc(t, st, nil, "s", "/old", "written before full-text search")
 	// Make it look like schema 1.
-	for _, q := range []string{`DROP TABLE session_turns`, `DROP TABLE sessions`, `ALTER TABLE documents DROP COLUMN kind`, `DROP TRIGGER chunks_fts_delete`, `DROP TABLE term_df`, `DROP TABLE chunks_fts`, `DROP TABLE vectors`, `DROP TABLE meta`, `PRAGMA user_version = 1`} {
+	for _, q := range []string{`ALTER TABLE chunks DROP COLUMN page`, `ALTER TABLE chunks DROP COLUMN page_end`, `ALTER TABLE documents DROP COLUMN layout`, `DROP TABLE session_turns`, `DROP TABLE sessions`, `ALTER TABLE documents DROP COLUMN kind`, `DROP TRIGGER chunks_fts_delete`, `DROP TABLE term_df`, `DROP TABLE chunks_fts`, `DROP TABLE vectors`, `DROP TABLE meta`, `PRAGMA user_version = 1`} {
 		if _, err := st.db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

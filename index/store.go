@@ -466,6 +466,25 @@ type Document struct {
 	Chunks    int       `json:"chunks"`
 	Tokens    int       `json:"tokens"`
 	IndexedAt time.Time `json:"indexed_at"`
+
+	// Layout is what a document whose text was extracted (PDF, Word, ...)
+	// adds to it; nil for others. [Store.PutDocument] writes it;
+	// [Store.Layout] reads it back (listings do not).
+	Layout *Layout `json:"-"`
+}
+
+// Layout is what an extracted document's text does not say by itself:
+// where its pages (or slides) start, and what its reader noted (running
+// headers and footers it left out of the text, pages it could not read).
+type Layout struct {
+	Pages []Page   `json:"pages,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Page is where a page (or slide) starts in a document's text.
+type Page struct {
+	Number int `json:"number"`
+	Offset int `json:"offset"`
 }
 
 // Chunk is a stored chunk: the chunker's window plus its identity and its
@@ -476,6 +495,11 @@ type Chunk struct {
 	DocumentID  string `json:"document_id"`
 	SourceStart int    `json:"source_start"` // byte span in the source file
 	SourceEnd   int    `json:"source_end"`
+	// Page and PageEnd are the first and last pages (slides, for a
+	// presentation) the chunk's text is on, for documents that have pages;
+	// 0 otherwise.
+	Page    int `json:"page,omitempty"`
+	PageEnd int `json:"page_end,omitempty"`
 
 	// Terms are the chunk's full-text terms, [analysis.Analyze] of its text joined
 	// by spaces. [Store.PutDocument] computes them when empty; callers that
@@ -647,14 +671,14 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `
-		INSERT INTO documents (id, source_id, path, title, type, kind, size, mtime, hash, pipeline, text_bytes, chunks, tokens, indexed_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		INSERT INTO documents (id, source_id, path, title, type, kind, size, mtime, hash, pipeline, text_bytes, chunks, tokens, indexed_at, layout)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
 			title = excluded.title, type = excluded.type, kind = excluded.kind, size = excluded.size, mtime = excluded.mtime,
 			hash = excluded.hash, pipeline = excluded.pipeline, text_bytes = excluded.text_bytes,
-			chunks = excluded.chunks, tokens = excluded.tokens, indexed_at = excluded.indexed_at`,
+			chunks = excluded.chunks, tokens = excluded.tokens, indexed_at = excluded.indexed_at, layout = excluded.layout`,
 		doc.ID, sourceID, doc.Path, doc.Title, doc.Type, doc.Kind, doc.Size, doc.ModTime.UnixNano(), doc.Hash,
-		doc.Pipeline, doc.TextBytes, doc.Chunks, doc.Tokens, doc.IndexedAt.UnixNano())
+		doc.Pipeline, doc.TextBytes, doc.Chunks, doc.Tokens, doc.IndexedAt.UnixNano(), layoutJSON(doc.Layout))
 	if err != nil {
 		return fmt.Errorf("write document: %w", err)
 	}
@@ -686,14 +710,14 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 	}
 	defer insertVector.Close()
 	insert, err := tx.PrepareContext(ctx, `
-		INSERT INTO chunks (id, document_id, ordinal, text, tokens, start_byte, end_byte, src_start, src_end, headings)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		INSERT INTO chunks (id, document_id, ordinal, text, tokens, start_byte, end_byte, src_start, src_end, headings, page, page_end)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer insert.Close()
 	update, err := tx.PrepareContext(ctx, `
-		UPDATE chunks SET ordinal = ?, tokens = ?, start_byte = ?, end_byte = ?, src_start = ?, src_end = ?, headings = ?
+		UPDATE chunks SET ordinal = ?, tokens = ?, start_byte = ?, end_byte = ?, src_start = ?, src_end = ?, headings = ?, page = ?, page_end = ?
 		WHERE id = ?`)
 	if err != nil {
 		return err
@@ -711,11 +735,11 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 		if kept {
 			delete(old, c.ID)
 			ch.Kept++
-			_, err = update.ExecContext(ctx, c.Ordinal, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings), c.ID)
+			_, err = update.ExecContext(ctx, c.Ordinal, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings), c.Page, c.PageEnd, c.ID)
 		} else {
 			ch.Added = append(ch.Added, c.ID)
 			var res sql.Result
-			res, err = insert.ExecContext(ctx, c.ID, c.DocumentID, c.Ordinal, c.Text, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings))
+			res, err = insert.ExecContext(ctx, c.ID, c.DocumentID, c.Ordinal, c.Text, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings), c.Page, c.PageEnd)
 			if err == nil {
 				rowid, err = res.LastInsertId()
 			}
@@ -928,10 +952,43 @@ func (s *Store) Document(ctx context.Context, source, ref string) (Document, err
 	return Document{}, fmt.Errorf("document %s: %w: matches %s", ref, ErrAmbiguous, strings.Join(which, ", "))
 }
 
+// layoutJSON is the layout column's value for l: '' when l is empty.
+func layoutJSON(l *Layout) string {
+	if l == nil || (len(l.Pages) == 0 && len(l.Notes) == 0) {
+		return ""
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// Layout returns the layout of a document (see [Document.Layout]): empty for
+// a document without one. A document the index does not have is an error
+// wrapping [ErrNotFound].
+func (s *Store) Layout(ctx context.Context, documentID string) (Layout, error) {
+	var raw string
+	err := s.db.QueryRowContext(ctx, `SELECT layout FROM documents WHERE id = ?`, documentID).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Layout{}, fmt.Errorf("layout of %s: %w", documentID, ErrNotFound)
+	}
+	if err != nil {
+		return Layout{}, fmt.Errorf("layout of %s: %w", documentID, dbError(err))
+	}
+	var l Layout
+	if raw != "" {
+		if err := json.Unmarshal([]byte(raw), &l); err != nil {
+			return Layout{}, fmt.Errorf("layout of %s: %w", documentID, err)
+		}
+	}
+	return l, nil
+}
+
 // Chunks returns the chunks of a document in order.
 func (s *Store) Chunks(ctx context.Context, documentID string) ([]Chunk, error) {
 	rows, err := s.db.QueryContext(ctx, `
-		SELECT id, document_id, ordinal, text, tokens, start_byte, end_byte, src_start, src_end, headings
+		SELECT id, document_id, ordinal, text, tokens, start_byte, end_byte, src_start, src_end, headings, page, page_end
 		FROM chunks WHERE document_id = ? ORDER BY ordinal`, documentID)
 	if err != nil {
 		return nil, fmt.Errorf("read chunks of %s: %w", documentID, err)
@@ -941,7 +998,7 @@ func (s *Store) Chunks(ctx context.Context, documentID string) ([]Chunk, error) 
 	for rows.Next() {
 		var c Chunk
 		var headings string
-		if err := rows.Scan(&c.ID, &c.DocumentID, &c.Ordinal, &c.Text, &c.Tokens, &c.Start, &c.End, &c.SourceStart, &c.SourceEnd, &headings); err != nil {
+		if err := rows.Scan(&c.ID, &c.DocumentID, &c.Ordinal, &c.Text, &c.Tokens, &c.Start, &c.End, &c.SourceStart, &c.SourceEnd, &headings, &c.Page, &c.PageEnd); err != nil {
 			return nil, fmt.Errorf("read chunks of %s: %w", documentID, err)
 		}
 		if err := json.Unmarshal([]byte(headings), &c.Headings); err != nil {

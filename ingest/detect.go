@@ -35,14 +35,6 @@ var binaryExts = map[string]string{
 	".db": "database", ".bin": "binary",
 }
 
-// skipByName returns why a file is skipped from its name alone, or "".
-func skipByName(name string) string {
-	if kind, ok := binaryExts[strings.ToLower(path.Ext(name))]; ok {
-		return fmt.Sprintf("binary file (%s); cite reads Markdown, HTML and text", kind)
-	}
-	return ""
-}
-
 // detect chooses how to read a file from its extension and content, or
 // returns why it is skipped. Markdown and HTML are known by extension;
 // anything else that is UTF-8 text is read as plain text, or as HTML when it
@@ -87,4 +79,13 @@ func invalidOffset(data []byte) int {
 		i += n
 	}
 	return -1
+}
+
+// skipByName returns why a file is skipped from its name alone, or "":
+// formats names the formats cite reads.
+func skipByName(name, formats string) string {
+	if kind, ok := binaryExts[strings.ToLower(path.Ext(name))]; ok {
+		return fmt.Sprintf("binary file (%s); cite reads %s", kind, formats)
+	}
+	return ""
 }

@@ -64,6 +64,10 @@ type Options struct {
 	// OnEvent, if set, is called for every file as it is finished, from one
 	// goroutine at a time.
 	OnEvent func(Event)
+	// Readers read binary document formats (PDF, Word, ...), tried in
+	// order on each file that is not Markdown or HTML by name; without
+	// them such files are skipped.
+	Readers []Reader
 }
 
 // Outcome is what happened to one file.
@@ -96,7 +100,10 @@ type Event struct {
 	Err     error  // for Failed: a *PathError
 	Chunks  int    // chunks written (Added, Updated)
 	Warning error  // for Added and Updated: stored, but without vectors
-	Stats   Stats  // totals so far
+	// Notes are what the reader of an extracted format noted (running
+	// headers left out, pages it could not read), for Added and Updated.
+	Notes []string
+	Stats Stats // totals so far
 }
 
 // Stats are the totals of a run.
@@ -220,6 +227,7 @@ type job struct {
 	missing int   // chunks left without a vector
 	warn    error // embedding failed: stored without vectors
 	keep    bool  // Skipped, but keep the stored version (the file was changing)
+	notes   []string
 }
 
 // Index walks paths and brings the index up to date with what it finds.
@@ -361,7 +369,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			stats.MissingVectors += j.missing
 		}
 		stats.Bytes += j.read
-		emit(Event{Outcome: j.out, Path: j.path, Reason: j.why, Err: j.err, Chunks: len(j.chunk), Warning: j.warn})
+		emit(Event{Outcome: j.out, Path: j.path, Reason: j.why, Err: j.err, Chunks: len(j.chunk), Warning: j.warn, Notes: j.notes})
 	}
 	flush := func() {
 		ix.writeBatch(ctx, batch)
@@ -519,7 +527,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		skip(f.Skip)
 		return
 	}
-	if why := skipByName(f.Name); why != "" {
+	if why := ix.skipByName(f.Name); why != "" {
 		skip(why)
 		return
 	}
@@ -560,15 +568,40 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		j.doc = &index.Document{ID: prev.ID, Size: int64(len(data)), ModTime: info.ModTime()} // touch only
 		return
 	}
-	format, why := detect(f.Name, data)
-	if why != "" {
-		skip(why)
-		return
+	var nd *normalize.Document
+	var formatName string
+	format, why := normalize.PlainText, ""
+	if _, byExt := formatByExt[strings.ToLower(path.Ext(f.Name))]; !byExt {
+		var read bool
+		nd, formatName, read, err = ix.readDocument(ctx, data)
+		switch {
+		case read && err != nil:
+			j.readerFailure(formatName, err)
+			return
+		case !read && documentExts[strings.ToLower(path.Ext(f.Name))]:
+			if why := skipByName(f.Name, ix.formatsRead()); why != "" {
+				skip(why + " (its content is not one cite reads)")
+				return
+			}
+		}
 	}
-	// data is not used past this point, so that the collector can free it
-	// while the text is chunked.
-	nd := normalize.Normalize(format, data)
+	if nd == nil {
+		format, why = detect(f.Name, data)
+		if why != "" {
+			skip(why)
+			return
+		}
+		// data is not used past this point, so that the collector can free it
+		// while the text is chunked.
+		nd = normalize.Normalize(format, data)
+		formatName = format.String()
+	}
+	j.notes = nd.Notes
 	if nd.Text == "" {
+		if len(nd.Notes) > 0 {
+			skip("no text: " + strings.Join(nd.Notes, "; "))
+			return
+		}
 		skip("no text after normalization")
 		return
 	}
@@ -581,13 +614,14 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	for i, c := range cs {
 		ss, se := nd.SourceSpan(c.Start, c.End)
 		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se, Terms: analysis.JoinedTerms(c.Text)}
+		j.chunk[i].Page, j.chunk[i].PageEnd = nd.PageRange(c.Start, c.End)
 	}
 	j.doc = &index.Document{
 		// Ingest reads files (a saved web page too: its spans are bytes of
 		// the saved copy), so every document it makes is a file.
-		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: format.String(), Kind: index.KindFile,
+		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: formatName, Kind: index.KindFile,
 		Size: j.read, ModTime: info.ModTime(), Hash: hash, Pipeline: ix.pipeline,
-		TextBytes: len(nd.Text), Tokens: tokens,
+		TextBytes: len(nd.Text), Tokens: tokens, Layout: layoutOf(nd),
 	}
 	j.out = Added
 	if prev != nil {

@@ -1,5 +1,12 @@
 package normalize
 
+import "errors"
+
+// ErrEncrypted is the error readers of binary formats wrap for a document
+// that cannot be read without a password; ingest skips such a file, saying
+// so, rather than failing.
+var ErrEncrypted = errors.New("encrypted: a password is required")
+
 // Page marks where a page (or a slide) of an extracted document starts.
 type Page struct {
 	Number int // 1-based, as the document numbers its pages
@@ -26,6 +33,7 @@ type Extracted struct {
 	src   []byte
 	lists []listLevel
 	pages []Page
+	notes []string
 	// pendingPage is a page started with no content yet: it begins at the
 	// next content written.
 	pendingPage int
@@ -166,6 +174,13 @@ func (x *Extracted) endList() {
 	}
 }
 
+// Note records something the user should know about the document that its
+// text does not show (a running header left out, a page without text): one
+// line, shown by cite index and cite show.
+func (x *Extracted) Note(msg string) {
+	x.notes = append(x.notes, oneLine(msg))
+}
+
 // Len returns the length of the text written so far.
 func (x *Extracted) Len() int {
 	if x.b == nil {
@@ -189,6 +204,7 @@ func (x *Extracted) Document(title string) *Document {
 	}
 	d.srcLen = len(d.Text)
 	d.Pages = x.pages
+	d.Notes = x.notes
 	return d
 }
 

@@ -50,6 +50,10 @@ type Document struct {
 	// Pages says where each page (or slide) starts, for formats that have
 	// them (see [Extracted]); nil for Markdown, HTML and text.
 	Pages []Page
+	// Notes are what the reader of an extracted format noted about the
+	// document for its user: running headers and footers it left out of
+	// the text, pages it could not read and why. See [Extracted.Note].
+	Notes []string
 
 	m      offsetMap // see SourceSpan
 	srcLen int

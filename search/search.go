@@ -157,8 +157,12 @@ type Hit struct {
 	// joined by " > ".
 	Heading string `json:"heading"`
 	Text    string `json:"text"`
-	// SourceSpan is the chunk's byte range in the document's file.
+	// SourceSpan is the chunk's byte range in the document's file; for a
+	// format whose text is extracted (PDF, Word, ...), in that text.
 	SourceSpan citations.Span `json:"source_span"`
+	// Location is the chunk's page or slide (page, page_end, slide,
+	// slide_end in JSON) for documents that have them.
+	citations.Location
 
 	// Copies are the other documents that hold a chunk of the same text,
 	// which the search folded into this hit (the copies of a page in each
@@ -646,6 +650,10 @@ func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int, 
 	return out, nil
 }
 
+// HasSlides reports whether a document of the given format (index
+// Document.Type) has slides rather than pages.
+func HasSlides(format string) bool { return format == "pptx" || format == "odp" }
+
 // hitOf makes a hit of a stored chunk, without rank or scores.
 func hitOf(r index.ChunkRecord) Hit {
 	d := r.Document
@@ -655,6 +663,7 @@ func hitOf(r index.ChunkRecord) Hit {
 		Heading:    strings.Join(r.Headings, " > "),
 		Text:       r.Text,
 		SourceSpan: citations.Span{Start: r.SourceStart, End: r.SourceEnd},
+		Location:   citations.PagesOf(r.Page, r.PageEnd, HasSlides(d.Type)),
 		Headings:   r.Headings,
 		Span:       citations.Span{Start: r.Start, End: r.End},
 		Ordinal:    r.Ordinal,

@@ -19,7 +19,7 @@ import (
 // agent to cite it precisely.
 type Passage struct {
 	Title      string         `json:"title"`
-	Link       string         `json:"link" jsonschema:"where the passage is: file:///path#bytes=START-END or a URL"`
+	Link       string         `json:"link" jsonschema:"where the passage is: file:///path#bytes=START-END, file:///path.pdf#page=N, or a URL"`
 	Passage    string         `json:"passage"`
 	Source     string         `json:"source" jsonschema:"the document's path, escaped as cite shows paths (a byte that is not UTF-8 as \\xNN), or URL"`
 	Span       citations.Span `json:"span" jsonschema:"the passage's byte range in the source file, end exclusive"`
@@ -27,6 +27,16 @@ type Passage struct {
 	ChunkID    string         `json:"chunk_id"`
 	DataSource string         `json:"data_source"`
 	Score      float64        `json:"score,omitempty"`
+	Page       int            `json:"page,omitempty" jsonschema:"the page the passage starts on, for PDFs"`
+	PageEnd    int            `json:"page_end,omitempty" jsonschema:"the page it ends on, when past page"`
+	Slide      int            `json:"slide,omitempty" jsonschema:"the slide the passage is on, for presentations"`
+	SlideEnd   int            `json:"slide_end,omitempty" jsonschema:"the slide it ends on, when past slide"`
+}
+
+// withLocation sets p's page or slide fields.
+func (p Passage) withLocation(l citations.Location) Passage {
+	p.Page, p.PageEnd, p.Slide, p.SlideEnd = l.Page, l.PageEnd, l.Slide, l.SlideEnd
+	return p
 }
 
 type mcpSearchIn struct {
@@ -84,9 +94,9 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 	}
 	resolve := citations.DefaultResolver()
 	fromHit := func(h search.Hit) Passage {
-		ref := citations.Reference{Type: refType(h.Document.Kind), Source: h.Document.Path, Span: h.SourceSpan}
+		ref := citations.Reference{Type: refType(h.Document.Kind), Source: h.Document.Path, Span: h.SourceSpan, Location: h.Location}
 		return Passage{Title: h.Document.Title, Link: resolve.Resolve(ref), Passage: h.Text, Source: index.EscapePath(h.Document.Path), Span: h.SourceSpan,
-			DocumentID: h.Document.ID, ChunkID: h.ChunkID, DataSource: h.Document.DataSource, Score: h.Score}
+			DocumentID: h.Document.ID, ChunkID: h.ChunkID, DataSource: h.Document.DataSource, Score: h.Score}.withLocation(h.Location)
 	}
 	run := func(ctx context.Context, q search.Query) ([]Passage, error) {
 		res, err := deps.Searcher.Search(ctx, q)
@@ -188,8 +198,9 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 			for i := in.Start; i < len(chunks) && (size == 0 || size+len(chunks[i].Text) <= limit); i++ {
 				c := chunks[i]
 				span := citations.Span{Start: c.SourceStart, End: c.SourceEnd}
-				out = append(out, Passage{Title: d.Title, Link: resolve.Resolve(citations.Reference{Type: refType(d.Kind), Source: d.Path, Span: span}),
-					Passage: c.Text, Source: index.EscapePath(d.Path), Span: span, DocumentID: d.ID, ChunkID: c.ID, DataSource: d.Source})
+				loc := citations.PagesOf(c.Page, c.PageEnd, search.HasSlides(d.Type))
+				out = append(out, Passage{Title: d.Title, Link: resolve.Resolve(citations.Reference{Type: refType(d.Kind), Source: d.Path, Span: span, Location: loc}),
+					Passage: c.Text, Source: index.EscapePath(d.Path), Span: span, DocumentID: d.ID, ChunkID: c.ID, DataSource: d.Source}.withLocation(loc))
 				size += len(c.Text)
 			}
 			return nil, mcpPassages{Passages: out}, nil

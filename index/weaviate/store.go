@@ -201,6 +201,25 @@ func (s *Store) wrap(what string, err error) error {
 
 func boolp(b bool) *bool { return &b }
 
+// addMissingProperties adds to an existing collection the properties that
+// cite's schema has and it lacks (a collection made by an older cite: the
+// page numbers of schema 5).
+func (s *Store) addMissingProperties(ctx context.Context, got, want *models.Class) error {
+	have := make(map[string]bool, len(got.Properties))
+	for _, p := range got.Properties {
+		have[p.Name] = true
+	}
+	for _, p := range want.Properties {
+		if have[p.Name] {
+			continue
+		}
+		if err := s.c.Schema().PropertyCreator().WithClassName(want.Class).WithProperty(p).Do(ctx); err != nil {
+			return s.wrap("add property "+p.Name, err)
+		}
+	}
+	return nil
+}
+
 // ensureSchema creates the collections that do not exist yet.
 func (s *Store) ensureSchema(ctx context.Context) error {
 	ft := func(name string) *models.Property { // exact-match text
@@ -223,6 +242,7 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 				{Name: "terms", DataType: []string{"text"}, Tokenization: "whitespace", IndexFilterable: boolp(true), IndexSearchable: boolp(true)},
 				plain("text", "text"), plain("headings", "text[]"), plain("ordinal", "int"), plain("tokens", "int"),
 				plain("spanStart", "int"), plain("spanEnd", "int"), plain("srcStart", "int"), plain("srcEnd", "int"),
+				plain("page", "int"), plain("pageEnd", "int"),
 			},
 		},
 		{
@@ -252,6 +272,9 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 				}
 				if got.ReplicationConfig != nil && got.ReplicationConfig.Factor > 1 {
 					s.cl = ",consistencyLevel:" + readConsistency
+				}
+				if err := s.addMissingProperties(ctx, got, cl); err != nil {
+					return err
 				}
 			}
 			continue
@@ -604,7 +627,7 @@ func (s *Store) VectorStats(ctx context.Context) (int, int, error) {
 	return ts.Chunks, info.Dim, err
 }
 
-const chunkFields = `chunkId key docId text headings ordinal tokens spanStart spanEnd srcStart srcEnd`
+const chunkFields = `chunkId key docId text headings ordinal tokens spanStart spanEnd srcStart srcEnd page pageEnd`
 const docFields = `docId source path title format kind size mtime hash pipeline textBytes chunkCount tokens indexedAt chunkIds`
 
 // ChunksByRowid reads ranked chunks by key. A chunk whose document's
@@ -676,6 +699,7 @@ func (s *Store) chunkRecords(ctx context.Context, where string, limit int) ([]in
 		r.Ordinal, r.Tokens = int(num(o, "ordinal")), int(num(o, "tokens"))
 		r.Start, r.End = int(num(o, "spanStart")), int(num(o, "spanEnd"))
 		r.SourceStart, r.SourceEnd = int(num(o, "srcStart")), int(num(o, "srcEnd"))
+		r.Page, r.PageEnd = int(num(o, "page")), int(num(o, "pageEnd"))
 		out = append(out, r)
 	}
 	return out, nil

@@ -109,6 +109,7 @@ func (s *Store) Push(ctx context.Context, docs []index.ReplicaDocument) error {
 					"chunkId": c.ID, "key": strconv.FormatInt(chunkKey(c.ID), 10), "docId": d.Document.ID, "source": d.Document.Source, "path": d.Document.Path,
 					"terms": c.Terms, "text": c.Text, "headings": headings, "ordinal": c.Ordinal, "tokens": c.Tokens,
 					"spanStart": c.Start, "spanEnd": c.End, "srcStart": c.SourceStart, "srcEnd": c.SourceEnd,
+					"page": c.Page, "pageEnd": c.PageEnd,
 				},
 			}
 			if c.Vector != nil {

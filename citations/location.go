@@ -1,0 +1,61 @@
+package citations
+
+import "strconv"
+
+// Location is where a passage lies in a document that has pages (a PDF) or
+// slides (a presentation): the first page or slide its text is on, and the
+// last when it runs onto a later one. Its zero value is "no pages": Markdown,
+// HTML and text are located by byte ranges alone.
+type Location struct {
+	Page     int `json:"page,omitempty"`
+	PageEnd  int `json:"page_end,omitempty"` // 0 unless past Page
+	Slide    int `json:"slide,omitempty"`
+	SlideEnd int `json:"slide_end,omitempty"` // 0 unless past Slide
+}
+
+// PagesOf returns the location of a passage on pages first..last of a
+// document: slides when slides is true (a presentation's pages are its
+// slides), pages otherwise. first <= 0 gives the zero Location.
+func PagesOf(first, last int, slides bool) Location {
+	if first <= 0 {
+		return Location{}
+	}
+	end := 0
+	if last > first {
+		end = last
+	}
+	if slides {
+		return Location{Slide: first, SlideEnd: end}
+	}
+	return Location{Page: first, PageEnd: end}
+}
+
+// IsZero reports whether l locates nothing.
+func (l Location) IsZero() bool { return l.Page <= 0 && l.Slide <= 0 }
+
+// Fragment returns the URL fragment viewers open at the location:
+// "page=N" (what PDF viewers understand), "slide=N", or "".
+func (l Location) Fragment() string {
+	switch {
+	case l.Page > 0:
+		return "page=" + strconv.Itoa(l.Page)
+	case l.Slide > 0:
+		return "slide=" + strconv.Itoa(l.Slide)
+	}
+	return ""
+}
+
+// String returns "p. 3", "pp. 3–4", "slide 2", "slides 2–3" or "".
+func (l Location) String() string {
+	switch {
+	case l.Page > 0 && l.PageEnd > l.Page:
+		return "pp. " + strconv.Itoa(l.Page) + "–" + strconv.Itoa(l.PageEnd)
+	case l.Page > 0:
+		return "p. " + strconv.Itoa(l.Page)
+	case l.Slide > 0 && l.SlideEnd > l.Slide:
+		return "slides " + strconv.Itoa(l.Slide) + "–" + strconv.Itoa(l.SlideEnd)
+	case l.Slide > 0:
+		return "slide " + strconv.Itoa(l.Slide)
+	}
+	return ""
+}

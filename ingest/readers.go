@@ -1,0 +1,83 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/normalize"
+)
+
+// A Reader reads a binary document format (PDF, Word, ...) into normalized
+// text. Readers live in normalize's sub-packages; cmd/cite wires them into
+// [Options.Readers]. A Reader must be safe for concurrent use: the workers
+// call it at once.
+type Reader interface {
+	// Sniff reports whether data, a whole file, is in a format the reader
+	// reads, and which ("pdf", "docx", ...: the document's format in the
+	// index). It decides by content, not by name.
+	Sniff(data []byte) (format string, ok bool)
+	// Read reads data as the format Sniff named. An error wrapping
+	// [normalize.ErrEncrypted] skips the file; any other fails it.
+	Read(ctx context.Context, format string, data []byte) (*normalize.Document, error)
+}
+
+// documentExts are the extensions of the document formats readers may
+// read: with readers, such files are read and sniffed, not skipped by name.
+var documentExts = map[string]bool{
+	".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true,
+}
+
+// formatsRead is the list of formats named in skip reasons.
+func (ix *Indexer) formatsRead() string {
+	if len(ix.opts.Readers) == 0 {
+		return "Markdown, HTML and text"
+	}
+	return "Markdown, HTML, text, PDF, Word (.docx), OpenDocument (.odt), EPUB and PowerPoint (.pptx)"
+}
+
+// skipByName returns why a file is skipped from its name alone, or "".
+func (ix *Indexer) skipByName(name string) string {
+	ext := strings.ToLower(path.Ext(name))
+	if len(ix.opts.Readers) > 0 && documentExts[ext] {
+		return ""
+	}
+	return skipByName(name, ix.formatsRead())
+}
+
+// readDocument reads data with the first reader that claims it. ok is false
+// when none does.
+func (ix *Indexer) readDocument(ctx context.Context, data []byte) (nd *normalize.Document, format string, ok bool, err error) {
+	for _, r := range ix.opts.Readers {
+		if f, yes := r.Sniff(data); yes {
+			nd, err := r.Read(ctx, f, data)
+			return nd, f, true, err
+		}
+	}
+	return nil, "", false, nil
+}
+
+// readerFailure turns a reader's error into the job's outcome: skipped when
+// the document needs a password, failed otherwise.
+func (j *job) readerFailure(format string, err error) {
+	if errors.Is(err, normalize.ErrEncrypted) {
+		j.out, j.why = Skipped, normalize.ErrEncrypted.Error()
+		return
+	}
+	j.out, j.err = Failed, &PathError{j.path, fmt.Errorf("read %s: %w", strings.ToUpper(format), err)}
+}
+
+// layoutOf is what the index keeps of an extracted document's pages and notes.
+func layoutOf(nd *normalize.Document) *index.Layout {
+	if len(nd.Pages) == 0 && len(nd.Notes) == 0 {
+		return nil
+	}
+	l := &index.Layout{Notes: nd.Notes}
+	for _, p := range nd.Pages {
+		l.Pages = append(l.Pages, index.Page{Number: p.Number, Offset: p.Offset})
+	}
+	return l
+}

@@ -1,0 +1,134 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/cite-rag/cite/normalize"
+)
+
+// pagesReader reads a made-up paged format: files starting "%PAGES\n",
+// one page per line; "%PAGES\nLOCKED" needs a password, "%PAGES\nBROKEN"
+// is damaged, and an empty page is noted.
+type pagesReader struct{}
+
+func (pagesReader) Sniff(data []byte) (string, bool) {
+	return "pages", bytes.HasPrefix(data, []byte("%PAGES\n"))
+}
+
+func (pagesReader) Read(_ context.Context, _ string, data []byte) (*normalize.Document, error) {
+	body := strings.TrimPrefix(string(data), "%PAGES\n")
+	switch body {
+	case "LOCKED":
+		return nil, fmt.Errorf("the document is %w", normalize.ErrEncrypted)
+	case "BROKEN":
+		return nil, errors.New("damaged: no cross-reference table")
+	}
+	var x normalize.Extracted
+	for i, line := range strings.Split(body, "\n") {
+		x.Page(i + 1)
+		if line == "" {
+			x.Note(fmt.Sprintf("page %d has no text", i+1))
+		}
+		x.Paragraph(line)
+	}
+	return x.Document(""), nil
+}
+
+func TestReaders(t *testing.T) {
+	long := strings.Repeat("word ", 900)
+	fsys := fstest.MapFS{
+		"d/report.pdf":  file("%PAGES\nfirst page zebra\n" + long + "\nlast page yak"),
+		"d/misnamed.md": file("%PAGES\nread as Markdown, by its name"),
+		"d/noext":       file("%PAGES\nsniffed by content"),
+		"d/locked.pdf":  file("%PAGES\nLOCKED"),
+		"d/broken.docx": file("%PAGES\nBROKEN"),
+		"d/other.pdf":   file("not a paged file at all"),
+		"d/notes.pptx":  file("%PAGES\nslide one\n\nslide three"),
+		"d/empty.pdf":   file("%PAGES\n"),
+		"d/plain.txt":   file("plain text stays plain"),
+		"d/picture.png": file("\x89PNG"),
+	}
+	st := newStore(t)
+	_, events, err := run(t, st, fsys, Options{Readers: []Reader{pagesReader{}}}, "d")
+	if err == nil {
+		t.Fatal("the damaged file did not fail the run")
+	}
+	want := map[string]struct {
+		out    Outcome
+		format string
+		reason string
+	}{
+		"d/report.pdf":  {Added, "pages", ""},
+		"d/misnamed.md": {Added, "markdown", ""},
+		"d/noext":       {Added, "pages", ""},
+		"d/locked.pdf":  {Skipped, "", "encrypted: a password is required"},
+		"d/broken.docx": {Failed, "", ""},
+		"d/other.pdf":   {Skipped, "", "binary file (PDF)"},
+		"d/notes.pptx":  {Added, "pages", ""},
+		"d/empty.pdf":   {Skipped, "", "no text"},
+		"d/plain.txt":   {Added, "text", ""},
+		"d/picture.png": {Skipped, "", "binary file (image)"},
+	}
+	for p, w := range want {
+		e, ok := events[p]
+		if !ok {
+			t.Errorf("%s: no event", p)
+			continue
+		}
+		if e.Outcome != w.out || !strings.Contains(e.Reason, w.reason) {
+			t.Errorf("%s: %v %q %v, want %v %q", p, e.Outcome, e.Reason, e.Err, w.out, w.reason)
+		}
+		if w.out == Failed && (e.Err == nil || !strings.Contains(e.Err.Error(), "broken.docx") || !strings.Contains(e.Err.Error(), "damaged")) {
+			t.Errorf("%s: error %v does not name the file and the cause", p, e.Err)
+		}
+	}
+	if n := events["d/notes.pptx"].Notes; len(n) != 1 || n[0] != "page 2 has no text" {
+		t.Errorf("notes = %q", n)
+	}
+	docs, err := st.Documents(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if w, ok := want[d.Path]; ok && d.Type != w.format {
+			t.Errorf("%s: format %q, want %q", d.Path, d.Type, w.format)
+		}
+		if d.Path != "d/report.pdf" {
+			continue
+		}
+		chunks, err := st.Chunks(t.Context(), d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(chunks) < 2 {
+			t.Fatalf("%d chunks", len(chunks))
+		}
+		first, last := chunks[0], chunks[len(chunks)-1]
+		if first.Page != 1 || !strings.Contains(first.Text, "zebra") {
+			t.Errorf("first chunk: page %d-%d", first.Page, first.PageEnd)
+		}
+		if last.PageEnd != 3 || !strings.Contains(last.Text, "yak") {
+			t.Errorf("last chunk: page %d-%d", last.Page, last.PageEnd)
+		}
+		for _, c := range chunks {
+			if c.SourceStart != c.Start || c.SourceEnd != c.End {
+				t.Errorf("chunk %d: source span %d-%d is not its text span %d-%d", c.Ordinal, c.SourceStart, c.SourceEnd, c.Start, c.End)
+			}
+		}
+		l, err := st.Layout(t.Context(), d.ID)
+		if err != nil || len(l.Pages) != 3 {
+			t.Errorf("layout %+v, %v", l, err)
+		}
+	}
+	// Without readers the same files are skipped by name, as before.
+	_, events, _ = run(t, newStore(t), fsys, Options{}, "d")
+	if e := events["d/report.pdf"]; e.Outcome != Skipped || !strings.Contains(e.Reason, "cite reads Markdown, HTML and text") {
+		t.Errorf("without readers: %v %q", e.Outcome, e.Reason)
+	}
+}
