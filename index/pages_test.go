@@ -1,6 +1,8 @@
 package index
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -55,5 +57,33 @@ func TestPagesRoundTrip(t *testing.T) {
 	}
 	if l, err := st.Layout(ctx, plain.ID); err != nil || len(l.Pages) != 0 || len(l.Notes) != 0 {
 		t.Errorf("layout of a Markdown file = %+v, %v", l, err)
+	}
+}
+
+// TestSchemaOnFirstPage: a new index's whole schema is on the database's
+// first page, where cite check --repair reads it when the rest of the file
+// is damaged or cut short; a migration that pushes it past that page fails
+// here.
+func TestSchemaOnFirstPage(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open(t.Context(), dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	data, err := os.ReadFile(filepath.Join(dir, "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 101 || data[100] != 0x0d {
+		t.Fatalf("page 1 is not a leaf table page (type %#x): the schema spills onto other pages", data[100])
+	}
+}
+
+func TestWithoutComments(t *testing.T) {
+	in := "CREATE TABLE t ( -- a table\n\tid  TEXT, -- the id\n\tv TEXT DEFAULT '--  kept'\n);\n-- done\n"
+	want := "CREATE TABLE t (\nid TEXT,\nv TEXT DEFAULT '--  kept'\n);\n"
+	if got := withoutComments(in); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

@@ -367,7 +367,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		for i := version; i < len(names); i++ {
 			stmts, err := migrations.ReadFile(names[i])
 			if err == nil {
-				_, err = tx.ExecContext(ctx, string(stmts))
+				_, err = tx.ExecContext(ctx, withoutComments(string(stmts)))
 			}
 			if after := afterMigration[i+1]; err == nil && after != nil {
 				err = after(ctx, tx)
@@ -384,6 +384,46 @@ func (s *Store) migrate(ctx context.Context) error {
 // errCreating is migrate, for a reader, finding a database with no schema
 // at all: one another process is creating.
 var errCreating = errors.New("database without a schema")
+
+// withoutComments returns SQL statements without their "--" comments and
+// runs of whitespace outside quotes, which
+// SQLite would otherwise keep in the schema's CREATE statements: the schema
+// then fits on the database's first page, where cite check --repair reads
+// it even when the rest of the file is damaged or cut short.
+func withoutComments(sql string) string {
+	out := make([]byte, 0, len(sql))
+	var quote byte
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
+			for i+1 < len(sql) && sql[i+1] != '\n' {
+				i++
+			}
+			continue
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			// A run of whitespace becomes one newline if it holds one,
+			// else one space.
+			if c != '\n' {
+				c = ' '
+			}
+			if n := len(out); n > 0 && (out[n-1] == ' ' || out[n-1] == '\n') {
+				if c == '\n' {
+					out[n-1] = '\n'
+				}
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
 
 // afterMigration holds the steps of a migration that SQL cannot do, run in
 // its transaction after its statements.
@@ -952,7 +992,7 @@ func (s *Store) Document(ctx context.Context, source, ref string) (Document, err
 	return Document{}, fmt.Errorf("document %s: %w: matches %s", ref, ErrAmbiguous, strings.Join(which, ", "))
 }
 
-// layoutJSON is the layout column's value for l: '' when l is empty.
+// layoutJSON is the layout column's value for l: ” when l is empty.
 func layoutJSON(l *Layout) string {
 	if l == nil || (len(l.Pages) == 0 && len(l.Notes) == 0) {
 		return ""
