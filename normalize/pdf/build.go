@@ -1,0 +1,242 @@
+package pdf
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/responses"
+
+	"github.com/cite-rag/cite/normalize"
+)
+
+// readOutline returns the levels of the document's bookmarks by their
+// titles (normalized by [titleKey]), nil when it has none.
+func readOutline(in pdfium.Pdfium, doc references.FPDF_DOCUMENT) map[string]int {
+	b, err := in.GetBookmarks(&requests.GetBookmarks{Document: doc})
+	if err != nil || len(b.Bookmarks) == 0 {
+		return nil
+	}
+	out := map[string]int{}
+	var walk func([]responses.GetBookmarksBookmark, int)
+	walk = func(bs []responses.GetBookmarksBookmark, depth int) {
+		for _, x := range bs {
+			if k := titleKey(x.Title); k != "" {
+				if _, ok := out[k]; !ok {
+					out[k] = depth
+				}
+			}
+			if depth < 64 {
+				walk(x.Children, depth+1)
+			}
+		}
+	}
+	walk(b.Bookmarks, 1)
+	return out
+}
+
+func titleKey(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return ' '
+	}, fold.Replace(s))
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// layout holds what is known of the whole document when its pages are
+// written: the body text's size, the sizes of headings, the words used.
+type layout struct {
+	body     float64
+	headings []float64 // heading font sizes, largest first
+	words    map[string]bool
+	outline  map[string]int
+}
+
+func roundSize(s float64) float64 { return math.Round(s*2) / 2 }
+
+func newLayout(pages []*page, outline map[string]int) *layout {
+	l := &layout{words: map[string]bool{}, outline: outline}
+	bySize := map[float64]int{}
+	for _, p := range pages {
+		for _, r := range p.rows {
+			for _, s := range r.segs {
+				bySize[roundSize(s.size)] += len(s.text)
+				for _, w := range strings.FieldsFunc(s.text, func(r rune) bool { return !unicode.IsLetter(r) }) {
+					l.words[strings.ToLower(w)] = true
+				}
+			}
+		}
+	}
+	most := 0
+	for s, n := range bySize {
+		if n > most || (n == most && s < l.body) {
+			l.body, most = s, n
+		}
+	}
+	for s := range bySize {
+		if s >= 1.15*l.body {
+			l.headings = append(l.headings, s)
+		}
+	}
+	slices.Sort(l.headings)
+	slices.Reverse(l.headings)
+	return l
+}
+
+// build writes the pages in reading order.
+func build(pages []*page, outline map[string]int, rep *Report) *normalize.Extracted {
+	dropRunning(pages, rep)
+	l := newLayout(pages, outline)
+	x := &normalize.Extracted{}
+	for _, p := range pages {
+		x.Page(p.number)
+		if p.ocr != "" {
+			for _, para := range strings.Split(strings.ReplaceAll(p.ocr, "\r", ""), "\n\n") {
+				if strings.TrimSpace(para) != "" {
+					x.Paragraph(l.join(strings.Split(para, "\n")))
+				}
+			}
+			continue
+		}
+		l.writePage(x, order(p.rows))
+	}
+	return x
+}
+
+func (l *layout) writePage(x *normalize.Extracted, lines []line) {
+	// The usual distance between the lines of a paragraph on this page.
+	var pitches []float64
+	for i := 1; i < len(lines); i++ {
+		a, b := lines[i-1], lines[i]
+		if a.band == b.band && a.col == b.col && roundSize(a.size) == roundSize(b.size) && a.cy() > b.cy() {
+			pitches = append(pitches, a.cy()-b.cy())
+		}
+	}
+	pitch := median(pitches)
+	var block []line
+	inTable := false
+	flush := func() {
+		if len(block) > 0 {
+			l.writeBlock(x, block)
+			block = block[:0]
+		}
+	}
+	for i, ln := range lines {
+		if ln.cells != nil {
+			flush()
+			x.Row(ln.cells...)
+			inTable = true
+			continue
+		}
+		if inTable {
+			x.EndTable()
+			inTable = false
+		}
+		if len(block) > 0 {
+			prev := lines[i-1]
+			d := prev.cy() - ln.cy()
+			if prev.band != ln.band || prev.col != ln.col || prev.bold != ln.bold ||
+				math.Abs(prev.size-ln.size) > 0.1*max(prev.size, ln.size) ||
+				d <= 0 || (pitch > 0 && d > 1.4*pitch) || l.heading(block) > 0 {
+				flush()
+			}
+		}
+		block = append(block, ln)
+	}
+	flush()
+	if inTable {
+		x.EndTable()
+	}
+}
+
+// heading returns the level of the heading block b is, or 0.
+func (l *layout) heading(b []line) int {
+	if len(b) > 3 {
+		return 0
+	}
+	texts := make([]string, len(b))
+	for i, ln := range b {
+		texts[i] = ln.text
+	}
+	text := strings.Join(texts, " ")
+	if len(text) > 200 {
+		return 0
+	}
+	if l.outline != nil {
+		return l.outline[titleKey(text)]
+	}
+	size := roundSize(b[0].size)
+	if i := slices.Index(l.headings, size); i >= 0 {
+		return min(i+1, 6)
+	}
+	if b[0].bold && len(b) == 1 && len(text) < 100 && !strings.HasSuffix(text, ".") && size >= l.body {
+		return min(len(l.headings)+1, 6)
+	}
+	return 0
+}
+
+func (l *layout) writeBlock(x *normalize.Extracted, b []line) {
+	texts := make([]string, len(b))
+	for i, ln := range b {
+		texts[i] = ln.text
+	}
+	if lv := l.heading(b); lv > 0 {
+		x.Heading(lv, l.join(texts))
+		return
+	}
+	x.Paragraph(l.join(texts))
+}
+
+// join joins the lines of a paragraph, joining again a word hyphenated at
+// the end of a line: a soft or typographic hyphen (U+00AD, U+2010: what a
+// typesetter's hyphenation draws) is dropped; a hyphen-minus is dropped
+// only when the document uses the word without it, so "well-known" stays.
+func (l *layout) join(lines []string) string {
+	var sb strings.Builder
+	for _, t := range lines {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if sb.Len() > 0 {
+			s := sb.String()
+			last, n := utf8.DecodeLastRuneInString(s)
+			first, _ := utf8.DecodeRuneInString(t)
+			before := lastWord(s[:len(s)-n])
+			switch {
+			case (last == '\u00ad' || last == '\u2010') && before != "" && unicode.IsLetter(first):
+				sb.Reset()
+				sb.WriteString(strings.TrimRight(s, "\u00ad\u2010"))
+			case last == '-' && before != "" && unicode.IsLower(first):
+				if l.words[strings.ToLower(before+firstWord(t))] && !l.words[strings.ToLower(before)] {
+					sb.Reset()
+					sb.WriteString(s[:len(s)-1])
+				}
+			default:
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteString(t)
+	}
+	return strings.ReplaceAll(sb.String(), "\u00ad", "")
+}
+
+func lastWord(s string) string {
+	i := strings.LastIndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+	return s[i+1:]
+}
+
+func firstWord(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+	if i < 0 {
+		return s
+	}
+	return s[:i]
+}

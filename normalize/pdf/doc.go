@@ -1,0 +1,45 @@
+// Package pdf reads PDF files into a [normalize.Document]: clean text in
+// reading order, headings, tables as rows, and where each page starts, so
+// that a citation names its page.
+//
+// It is a reader of the normalize stage: it imports [normalize] and nothing
+// else of cite, and it is the only home of github.com/klippa-app/go-pdfium
+// and of wazero, which runs pdfium compiled to WebAssembly (no C library).
+//
+// # Costs
+//
+// The pdfium runtime is created on the first PDF read by the process and
+// shared by every [Reader] and goroutine after that. Compiling pdfium.wasm
+// takes seconds; the compiled code is cached in [CacheDir]
+// (os.UserCacheDir()/cite/wazero), so it is paid once per machine. pdfium
+// gets no access to the host's files: documents are opened from bytes.
+//
+// A document is read page by page; only a page's lines (not its characters)
+// are kept once it is read. [Reader.MaxPages] and [Reader.Timeout] bound
+// what one document may cost.
+//
+// # What is read
+//
+// Lines are joined into paragraphs; a word hyphenated at a line end is
+// joined again (a soft or typographic hyphen is dropped; a hyphen-minus only
+// when the document uses the word without it, so "well-known" stays); pages
+// set in two or three columns are read column by column; ligatures and soft
+// hyphens are folded. Running headers, footers and page numbers (the first
+// or last line of pages that repeats on at least half of them, numbers
+// aside) are left out of the text and listed in [Report.Dropped]. Headings
+// come from the outline (bookmarks) when the file has one, else from font
+// size and weight. Rows of cells that line up are table rows
+// ([normalize.Extracted.Row]).
+//
+// A page with no text layer is read by OCR when tesseract is on PATH: pdfium
+// renders it at 300 DPI and `tesseract stdin stdout` reads the PNG. Without
+// tesseract the page is listed in [Report.NoText] with what to install.
+//
+// # Errors
+//
+// Read returns [ErrEncrypted] for a PDF that needs a password, [ErrDamaged]
+// (wrapped with pdfium's reason) for a file pdfium cannot read, and
+// [ErrTooLarge] above [Reader.MaxPages]; a document that takes longer than
+// [Reader.Timeout] fails with the context's error. Messages name the
+// problem, not the file: the caller adds its name.
+package pdf

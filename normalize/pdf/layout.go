@@ -1,0 +1,455 @@
+package pdf
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/klippa-app/go-pdfium/responses"
+)
+
+// A PDF page is read as words (characters close together on one line),
+// rows (words on one baseline), segments (the parts of a row separated by
+// a gap wider than a word space: columns or table cells) and lines (the
+// segments in reading order). Only the lines of a page are kept once it is
+// read; its characters are dropped.
+
+type box struct{ x0, x1, y0, y1 float64 } // PDF space: y grows upwards
+
+func (b box) h() float64  { return b.y1 - b.y0 }
+func (b box) cy() float64 { return (b.y0 + b.y1) / 2 }
+
+func (b *box) add(o box) {
+	b.x0, b.x1 = min(b.x0, o.x0), max(b.x1, o.x1)
+	b.y0, b.y1 = min(b.y0, o.y0), max(b.y1, o.y1)
+}
+
+type word struct {
+	box
+	text string
+	size float64
+	bold bool
+}
+
+// seg is a piece of a row: a column's line, or a table cell.
+type seg struct {
+	box
+	text string
+	size float64
+	bold bool
+}
+
+type row struct {
+	box
+	segs []seg
+}
+
+type page struct {
+	number int
+	rows   []row  // top to bottom
+	ocr    string // the page's text when it came from OCR
+}
+
+// fold replaces ligatures by their letters.
+var fold = strings.NewReplacer("ﬀ", "ff", "ﬁ", "fi", "ﬂ", "fl", "ﬃ", "ffi", "ﬄ", "ffl", "ﬅ", "st", "ﬆ", "st", "\u0002", "\u2010")
+
+// layoutPage turns a page's characters into rows.
+func layoutPage(n int, chars []*responses.GetPageTextStructuredChar) *page {
+	p := &page{number: n}
+	var words []word
+	var cur word
+	var sb strings.Builder
+	flush := func() {
+		if sb.Len() > 0 {
+			cur.text = fold.Replace(sb.String())
+			words = append(words, cur)
+		}
+		sb.Reset()
+		cur = word{}
+	}
+	for _, c := range chars {
+		r, _ := utf8.DecodeRuneInString(c.Text)
+		pos := c.PointPosition
+		b := box{pos.Left, pos.Right, pos.Bottom, pos.Top}
+		if c.Text == "" || (r != 2 && (unicode.IsSpace(r) || unicode.IsControl(r))) || r == 0xfffe || b.x1 <= b.x0 {
+			flush()
+			continue
+		}
+		size, bold := 0.0, false
+		if f := c.FontInformation; f != nil {
+			size = f.Size
+			bold = f.Weight >= 600 || strings.Contains(strings.ToLower(f.Name), "bold")
+		}
+		if sb.Len() > 0 {
+			h := max(cur.h(), b.h())
+			overlap := min(cur.y1, b.y1) - max(cur.y0, b.y0)
+			gap := b.x0 - cur.x1
+			// Words end at pdfium's spaces; a wide gap with no space
+			// (columns, table cells) ends one too.
+			if overlap <= 0 || gap > 0.8*h || b.x0 < cur.x0-0.5*h {
+				flush()
+			}
+		}
+		if sb.Len() == 0 {
+			cur = word{box: b, size: size, bold: bold}
+		} else {
+			cur.add(b)
+			cur.bold = cur.bold && bold
+		}
+		sb.WriteString(c.Text)
+	}
+	flush()
+	p.rows = makeRows(words)
+	return p
+}
+
+// makeRows groups words into rows, top to bottom, and splits each row into
+// segments at gaps wider than a word space.
+func makeRows(words []word) []row {
+	if len(words) == 0 {
+		return nil
+	}
+	sort.SliceStable(words, func(i, j int) bool { return words[i].cy() > words[j].cy() })
+	var rows [][]word
+	var rowBox []box
+	for _, w := range words {
+		if k := len(rows) - 1; k >= 0 {
+			rb := rowBox[k]
+			// On the row when most of the word, or of the row, is level
+			// with the other: a comma sits low, a capital stands high.
+			if overlap := min(rb.y1, w.y1) - max(rb.y0, w.y0); overlap > 0.5*min(rb.h(), w.h()) && math.Abs(rb.cy()-w.cy()) < 0.5*max(rb.h(), w.h()) {
+				rows[k] = append(rows[k], w)
+				if w.h() > 0.5*rb.h() {
+					rowBox[k].add(w.box)
+				}
+				continue
+			}
+		}
+		rows = append(rows, []word{w})
+		rowBox = append(rowBox, w.box)
+	}
+	// The page's word space: a low quantile of the gaps between words of
+	// a row (justified lines stretch theirs).
+	var gaps []float64
+	for _, r := range rows {
+		slices.SortFunc(r, func(a, b word) int { return cmpFloat(a.x0, b.x0) })
+		for i := 1; i < len(r); i++ {
+			if g := r[i].x0 - r[i-1].x1; g > 0 {
+				gaps = append(gaps, g)
+			}
+		}
+	}
+	space := quantile(gaps, 0.25)
+	out := make([]row, 0, len(rows))
+	for _, r := range rows {
+		var rw row
+		var s seg
+		var sb strings.Builder
+		end := func() {
+			s.text = sb.String()
+			rw.segs = append(rw.segs, s)
+			sb.Reset()
+		}
+		for i, w := range r {
+			if i > 0 {
+				gap := w.x0 - r[i-1].x1
+				if gap > max(0.7*min(w.h(), r[i-1].h()), 1.8*space) {
+					end()
+				} else {
+					sb.WriteByte(' ')
+					s.add(w.box)
+					s.bold = s.bold && w.bold
+					s.size = max(s.size, w.size)
+					sb.WriteString(w.text)
+					continue
+				}
+			}
+			s = seg{box: w.box, size: w.size, bold: w.bold}
+			sb.WriteString(w.text)
+		}
+		end()
+		rw.box = rw.segs[0].box
+		for _, s := range rw.segs[1:] {
+			rw.box.add(s.box)
+		}
+		out = append(out, rw)
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func median(v []float64) float64 { return quantile(v, 0.5) }
+
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[int(q*float64(len(v)-1))]
+}
+
+// line is a segment in reading order, with the block structure around it.
+type line struct {
+	seg
+	band  int // lines of a band of columns share it; a column change starts a block
+	col   int
+	cells []string // a table row's cells
+}
+
+// order puts a page's segments in reading order: a band of rows set in
+// columns is read column by column; a row that crosses the columns' gutter
+// ends the band, as does a table (rows of cells that line up).
+func order(rows []row) []line {
+	gutters := findGutters(rows)
+	table := findTables(rows, gutters)
+	var out []line
+	band := 0
+	inColumns := false
+	i := 0
+	for i < len(rows) {
+		if len(gutters) > 0 && !table[i] && fits(rows[i], gutters) {
+			j := i
+			for j < len(rows) && !table[j] && fits(rows[j], gutters) {
+				j++
+			}
+			band++
+			inColumns = true
+			for c := 0; c <= len(gutters); c++ {
+				for _, r := range rows[i:j] {
+					// The pieces of a column's line (split at a justified
+					// line's wide spaces) are one line again.
+					var l *line
+					for _, s := range r.segs {
+						if column(s, gutters) != c {
+							continue
+						}
+						if l == nil {
+							out = append(out, line{seg: s, band: band, col: c})
+							l = &out[len(out)-1]
+						} else {
+							l.text += " " + s.text
+							l.box.add(s.box)
+						}
+					}
+				}
+			}
+			i = j
+			continue
+		}
+		if i == 0 || inColumns || table[i] != table[i-1] {
+			band++
+		}
+		inColumns = false
+		r := rows[i]
+		l := line{seg: r.segs[0], band: band}
+		if table[i] {
+			for _, s := range r.segs {
+				l.cells = append(l.cells, s.text)
+				l.box.add(s.box)
+			}
+		} else {
+			for _, s := range r.segs[1:] {
+				l.text += " " + s.text
+				l.box.add(s.box)
+			}
+		}
+		out = append(out, l)
+		i++
+	}
+	return out
+}
+
+// findTables marks the rows of tables: two or more rows in a row whose
+// cells (segments not set apart by a column gutter) line up. A lone row
+// with a wide gap (a justified line, a label and its value) is text.
+func findTables(rows []row, gutters []gutter) []bool {
+	starts := make([][]float64, len(rows))
+	for i, r := range rows {
+		for _, s := range r.segs[1:] {
+			atGutter := false
+			for _, g := range gutters {
+				if math.Abs(s.x0-g.x1) < 3 {
+					atGutter = true
+				}
+			}
+			if !atGutter {
+				starts[i] = append(starts[i], s.x0)
+			}
+		}
+	}
+	table := make([]bool, len(rows))
+	for i := 0; i+1 < len(rows); i++ {
+		if starts[i] != nil && starts[i+1] != nil && lineUp(starts[i], starts[i+1]) {
+			table[i], table[i+1] = true, true
+		}
+	}
+	return table
+}
+
+// lineUp reports whether a cell (other than the first, and other than a
+// column's line) starts at the same place in both rows.
+func lineUp(a, b []float64) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if math.Abs(x-y) < 3 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type gutter struct{ x0, x1 float64 }
+
+// findGutters finds the gaps between text columns: a gap at the same place
+// in at least three rows, between segments that are wide (lines of text,
+// not table cells).
+func findGutters(rows []row) []gutter {
+	var left, right float64 = math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		left, right = min(left, r.x0), max(right, r.x1)
+	}
+	width := right - left
+	if width <= 0 {
+		return nil
+	}
+	type cand struct {
+		g     gutter
+		count int
+	}
+	var cands []cand
+	for _, r := range rows {
+		for k := 1; k < len(r.segs); k++ {
+			a, b := r.segs[k-1], r.segs[k]
+			if a.x1-a.x0 < 0.2*width || b.x1-b.x0 < 0.2*width {
+				continue
+			}
+			g := gutter{a.x1, b.x0}
+			found := false
+			for i := range cands {
+				c := &cands[i].g
+				if g.x0 < c.x1 && g.x1 > c.x0 {
+					c.x0, c.x1 = max(c.x0, g.x0), min(c.x1, g.x1)
+					cands[i].count++
+					found = true
+					break
+				}
+			}
+			if !found {
+				cands = append(cands, cand{g, 1})
+			}
+		}
+	}
+	var out []gutter
+	for _, c := range cands {
+		if c.count >= 3 && c.g.x1 > c.g.x0 {
+			out = append(out, c.g)
+		}
+	}
+	slices.SortFunc(out, func(a, b gutter) int { return cmpFloat(a.x0, b.x0) })
+	return out
+}
+
+// fits reports whether no segment of r crosses a gutter.
+func fits(r row, gs []gutter) bool {
+	for _, s := range r.segs {
+		for _, g := range gs {
+			m := (g.x0 + g.x1) / 2
+			if s.x0 < m && s.x1 > m {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func column(s seg, gs []gutter) int {
+	c := 0
+	for _, g := range gs {
+		if s.x0 >= (g.x0+g.x1)/2 {
+			c++
+		}
+	}
+	return c
+}
+
+var pageNumber = regexp.MustCompile(`(?i)^[-–—\s]*(page\s*)?[0-9ivxlc]+(\s*(/|of)\s*[0-9]+)?[-–—\s]*$`)
+
+var digits = regexp.MustCompile(`[0-9]+`)
+
+func edgeKey(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(digits.ReplaceAllString(s, "#"))), " ")
+}
+
+// dropRunning removes running headers and footers (the text of a page's
+// first or last row that repeats on other pages, its numbers aside) and
+// page numbers, and reports them.
+func dropRunning(pages []*page, rep *Report) {
+	type edge struct{ top, bottom map[string]bool }
+	count := map[string]int{}
+	withText := 0
+	edges := make([]edge, len(pages))
+	for i, p := range pages {
+		if len(p.rows) == 0 {
+			continue
+		}
+		withText++
+		e := edge{map[string]bool{}, map[string]bool{}}
+		for _, s := range p.rows[0].segs {
+			e.top[edgeKey(s.text)] = true
+		}
+		for _, s := range p.rows[len(p.rows)-1].segs {
+			e.bottom[edgeKey(s.text)] = true
+		}
+		for k := range e.top {
+			count["t"+k]++
+		}
+		for k := range e.bottom {
+			count["b"+k]++
+		}
+		edges[i] = e
+	}
+	repeated := func(k string) bool { return withText >= 2 && count[k] >= 2 && 2*count[k] >= withText }
+	for _, p := range pages {
+		for _, end := range []string{"top", "bottom"} {
+			if len(p.rows) == 0 || (end == "bottom" && len(p.rows) < 2) {
+				continue
+			}
+			k := 0
+			prefix, why := "t", "running header"
+			if end == "bottom" {
+				k, prefix, why = len(p.rows)-1, "b", "running footer"
+			}
+			r := &p.rows[k]
+			var keep []seg
+			for _, s := range r.segs {
+				switch {
+				case pageNumber.MatchString(s.text) && (withText >= 2 || strings.Contains(s.text, "/")):
+					rep.Dropped = append(rep.Dropped, Dropped{Page: p.number, Text: s.text, Why: "page number"})
+				case repeated(prefix + edgeKey(s.text)):
+					rep.Dropped = append(rep.Dropped, Dropped{Page: p.number, Text: s.text, Why: why})
+				default:
+					keep = append(keep, s)
+				}
+			}
+			r.segs = keep
+			if len(keep) == 0 {
+				p.rows = slices.Delete(p.rows, k, k+1)
+			}
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package pdf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/klippa-app/go-pdfium"
+	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+
+	"github.com/cite-rag/cite/normalize"
+)
+
+// Errors a caller can branch on with [errors.Is]. Their messages name the
+// problem; the caller adds the file name.
+var (
+	// ErrEncrypted: the PDF needs a password to be opened.
+	ErrEncrypted = errors.New("encrypted: a password is required")
+	// ErrDamaged: pdfium cannot read the file as a PDF; the error wrapping
+	// it says why.
+	ErrDamaged = errors.New("damaged PDF")
+	// ErrTooLarge: the PDF has more pages than [Reader.MaxPages].
+	ErrTooLarge = errors.New("too many pages")
+)
+
+// Defaults of a zero [Reader].
+const (
+	DefaultMaxPages = 5000
+	DefaultTimeout  = 5 * time.Minute
+)
+
+// OCR says when pages are read by tesseract.
+type OCR int
+
+const (
+	// OCRAuto reads by OCR the pages that have no text layer.
+	OCRAuto OCR = iota
+	// OCRAlways reads every page by OCR, ignoring its text layer.
+	OCRAlways
+	// OCRNever never runs OCR: pages without text are reported.
+	OCRNever
+)
+
+// ParseOCR parses "auto", "always" or "never".
+func ParseOCR(s string) (OCR, error) {
+	switch s {
+	case "auto", "":
+		return OCRAuto, nil
+	case "always":
+		return OCRAlways, nil
+	case "never":
+		return OCRNever, nil
+	}
+	return OCRAuto, fmt.Errorf("ocr %q: want auto, always or never", s)
+}
+
+// Reader reads PDFs. The zero value is ready to use; a Reader is safe for
+// concurrent use (the pdfium runtime behind it is shared by the process).
+type Reader struct {
+	// MaxPages refuses a PDF with more pages with [ErrTooLarge] (0 means
+	// [DefaultMaxPages]).
+	MaxPages int
+	// Timeout bounds the time spent on one document (0 means
+	// [DefaultTimeout]); it is checked between pages, as is ctx.
+	Timeout time.Duration
+	// OCR says when pages are read by tesseract.
+	OCR OCR
+	// Tesseract is the tesseract command; "" looks it up on PATH.
+	Tesseract string
+}
+
+// Report says what was read from a PDF besides its text: what was left out
+// of the text and why, and which pages were read by OCR or could not be
+// read. `cite show` prints it.
+type Report struct {
+	Pages   int       // pages in the file
+	Dropped []Dropped // running headers, footers and page numbers left out
+	OCR     []int     // pages whose text came from OCR
+	NoText  []NoText  // pages with no text in the index, and why
+}
+
+// Dropped is a line left out of a page's text.
+type Dropped struct {
+	Page int
+	Text string
+	Why  string // "running header", "running footer", "page number"
+}
+
+// NoText is a page that gave no text.
+type NoText struct {
+	Page   int
+	Reason string
+}
+
+func (r *Report) dropped(page int) []Dropped {
+	var out []Dropped
+	for _, d := range r.Dropped {
+		if d.Page == page {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Read extracts the text of the PDF in data: a [normalize.Document] whose
+// Pages say where each page starts, and a [Report].
+func (r *Reader) Read(ctx context.Context, data []byte) (*normalize.Document, *Report, error) {
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	maxPages := r.MaxPages
+	if maxPages <= 0 {
+		maxPages = DefaultMaxPages
+	}
+
+	in, err := instance(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer in.Close()
+
+	doc, err := in.OpenDocument(&requests.OpenDocument{File: &data})
+	if err != nil {
+		return nil, nil, openError(err)
+	}
+	defer in.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
+
+	pc, err := in.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+	}
+	rep := &Report{Pages: pc.PageCount}
+	if pc.PageCount > maxPages {
+		return nil, rep, fmt.Errorf("%w: %d pages, the limit is %d", ErrTooLarge, pc.PageCount, maxPages)
+	}
+
+	var title string
+	if t, err := in.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: doc.Document, Tag: "Title"}); err == nil {
+		title = t.Value
+	}
+
+	pages := make([]*page, 0, pc.PageCount)
+	for i := 0; i < pc.PageCount; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, rep, fmt.Errorf("page %d of %d: %w", i+1, pc.PageCount, context.Cause(ctx))
+		}
+		p, err := r.readPage(ctx, in, doc.Document, i, rep)
+		if err != nil {
+			return nil, rep, fmt.Errorf("page %d: %w", i+1, err)
+		}
+		pages = append(pages, p)
+	}
+	outline := readOutline(in, doc.Document)
+	return build(pages, outline, rep).Document(title), rep, nil
+}
+
+// openError maps pdfium's reasons for not opening a document.
+func openError(err error) error {
+	switch {
+	case errors.Is(err, pdfiumerrors.ErrPassword):
+		return ErrEncrypted
+	case errors.Is(err, pdfiumerrors.ErrSecurity):
+		return fmt.Errorf("%w: unsupported encryption", ErrDamaged)
+	case errors.Is(err, pdfiumerrors.ErrFormat), errors.Is(err, pdfiumerrors.ErrFile), errors.Is(err, pdfiumerrors.ErrUnknown):
+		return fmt.Errorf("%w: %s", ErrDamaged, strings.TrimLeft(err.Error(), "0123456789: "))
+	}
+	return fmt.Errorf("%w: %v", ErrDamaged, err)
+}
+
+// readPage reads page i (0-based) into lines, keeping no characters.
+func (r *Reader) readPage(ctx context.Context, in pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int, rep *Report) (*page, error) {
+	n := i + 1
+	pg := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
+	var p *page
+	if r.OCR != OCRAlways {
+		st, err := in.GetPageTextStructured(&requests.GetPageTextStructured{
+			Page:                   pg,
+			Mode:                   requests.GetPageTextStructuredModeChars,
+			CollectFontInformation: true,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+		}
+		p = layoutPage(n, st.Chars)
+	} else {
+		p = &page{number: n}
+	}
+	if len(p.rows) > 0 {
+		return p, nil
+	}
+	if r.OCR == OCRNever {
+		rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "no text layer (OCR is off)"})
+		return p, nil
+	}
+	text, err := r.ocr(ctx, in, pg)
+	switch {
+	case errors.Is(err, errNoTesseract):
+		rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "no text layer; install tesseract (Debian: apt-get install tesseract-ocr tesseract-ocr-eng) to read it by OCR"})
+	case err != nil:
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "OCR failed: " + err.Error()})
+	case strings.TrimSpace(text) == "":
+		rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "no text layer, and OCR found no text"})
+	default:
+		rep.OCR = append(rep.OCR, n)
+		p.ocr = text
+	}
+	return p, nil
+}

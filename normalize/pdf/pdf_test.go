@@ -1,0 +1,159 @@
+package pdf
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cite-rag/cite/normalize"
+)
+
+func read(t *testing.T, r *Reader, name string) (*normalize.Document, *Report, error) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Read(t.Context(), data)
+}
+
+// report.pdf is testdata/report.html printed by headless Chromium with its
+// running header (date, title) and footer (address, "N/3"), and an outline:
+// a two-column first page, a narrow paragraph with soft hyphens, a table.
+func TestReadReport(t *testing.T) {
+	d, rep, err := read(t, &Reader{}, "report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Pages != 3 || len(d.Pages) != 3 {
+		t.Fatalf("pages: report %d, document %+v", rep.Pages, d.Pages)
+	}
+	for _, c := range []struct{ name, want string }{
+		{"lines joined into a paragraph", "Lighthouses were built along dangerous coastlines to guide sailors. The well-known Pharos"},
+		{"soft hyphen at a line end joined", "led extraordinarily solitary lives"},
+		{"soft hyphens folded", "record incomprehensible storms"},
+		{"hyphen inside a line kept", "well-known visitors"},
+		{"ligature folded", "the efficient routines"},
+		{"table as rows", "Name | Built | Height\nBell Rock | 1810 | 35 m\nEddystone | 1882 | 49 m"},
+	} {
+		if !strings.Contains(d.Text, c.want) {
+			t.Errorf("%s: %q not in\n%s", c.name, c.want, d.Text)
+		}
+	}
+	// Two columns are read column by column: all of the left column, then
+	// the right one.
+	left := strings.Index(d.Text, "unfamiliar with the local waters.")
+	right := strings.Index(d.Text, "The nineteenth century brought the Fresnel lens")
+	if left < 0 || right < 0 || left > right {
+		t.Errorf("columns out of order: left column ends at %d, right column starts at %d", left, right)
+	}
+	if i := strings.Index(d.Text, "Keepers and Their Lives"); d.PageAt(i) != 2 {
+		t.Errorf("page 2 heading on page %d", d.PageAt(i))
+	}
+	if i := strings.Index(d.Text, "Families sometimes"); d.PageAt(i) != 3 {
+		t.Errorf("page 3 text on page %d", d.PageAt(i))
+	}
+	// Running headers, footers and page numbers are out of the text and in
+	// the report, per page.
+	for _, s := range []string{"file://", "PM", "1/3", "\n\nLighthouses\n"} {
+		if strings.Contains(d.Text, s) {
+			t.Errorf("running text %q left in the text", s)
+		}
+	}
+	for p := 1; p <= 3; p++ {
+		var got []string
+		for _, x := range rep.dropped(p) {
+			got = append(got, x.Why+": "+x.Text)
+		}
+		s := strings.Join(got, "; ")
+		for _, want := range []string{"running header: Lighthouses", "running footer: file://", fmt.Sprintf("page number: %d/3", p)} {
+			if !strings.Contains(s, want) {
+				t.Errorf("page %d: dropped %q, want %q", p, s, want)
+			}
+		}
+	}
+	// Headings come from the outline Chromium wrote.
+	var hs []string
+	for _, h := range d.Headings {
+		hs = append(hs, fmt.Sprintf("%d %s", h.Level, h.Text))
+	}
+	want := "1 Report on Lighthouses|2 Origins|2 Engineering|1 Keepers and Their Lives|2 Daily routine"
+	if got := strings.Join(hs, "|"); got != want {
+		t.Errorf("headings\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		r    Reader
+		want error
+		msg  string
+	}{
+		{"encrypted.pdf", Reader{}, ErrEncrypted, "encrypted: a password is required"},
+		{"damaged.pdf", Reader{}, ErrDamaged, "damaged PDF: incorrect format"},
+		{"report.pdf", Reader{MaxPages: 2}, ErrTooLarge, "too many pages: 3 pages, the limit is 2"},
+		{"report.pdf", Reader{Timeout: time.Nanosecond}, errors.ErrUnsupported, "context deadline exceeded"},
+	} {
+		_, _, err := read(t, &c.r, c.file)
+		if err == nil || (c.want != errors.ErrUnsupported && !errors.Is(err, c.want)) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want %v (%q)", c.file, err, c.want, c.msg)
+		}
+	}
+}
+
+// scanned.pdf is a page holding only a picture of text.
+func TestReadScanned(t *testing.T) {
+	d, rep, err := read(t, &Reader{Tesseract: "no-such-tesseract"}, "scanned.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Text != "" || len(rep.NoText) != 1 || rep.NoText[0].Page != 1 || !strings.Contains(rep.NoText[0].Reason, "install tesseract") {
+		t.Errorf("without tesseract: text %q, report %+v", d.Text, rep.NoText)
+	}
+	_, rep, _ = read(t, &Reader{OCR: OCRNever}, "scanned.pdf")
+	if len(rep.NoText) != 1 || len(rep.OCR) != 0 {
+		t.Errorf("OCR never: %+v", rep)
+	}
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tesseract is not installed (Debian: tesseract-ocr tesseract-ocr-eng)")
+		}
+		t.Skip("tesseract is not installed")
+	}
+	d, rep, err = read(t, &Reader{}, "scanned.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text, "Grace Darling") || len(rep.OCR) != 1 || d.PageAt(strings.Index(d.Text, "Grace")) != 1 {
+		t.Errorf("OCR: text %q, report %+v", d.Text, rep)
+	}
+}
+
+// The pool is shared by goroutines reading at the same time.
+func TestReadConcurrent(t *testing.T) {
+	data, err := os.ReadFile("testdata/report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := (&Reader{}).Read(t.Context(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			d, _, err := (&Reader{}).Read(t.Context(), data)
+			if err != nil || d.Text != want.Text {
+				t.Errorf("concurrent read differs: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,86 @@
+package pdf
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// runtime is the pdfium WebAssembly pool shared by every [Reader] of the
+// process: created on the first PDF, never closed (it lives as long as the
+// process, as a database connection pool does).
+var runtime struct {
+	once sync.Once
+	pool pdfium.Pool
+	err  error
+}
+
+// CacheDir returns the folder where wazero's compiled pdfium module is kept
+// (os.UserCacheDir()/cite/wazero), and "" when the user has no cache folder.
+func CacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "cite", "wazero")
+}
+
+// getPool returns the shared pool, creating it on first use. Compiling
+// pdfium.wasm costs seconds once per machine; the compiled code is cached
+// in [CacheDir], so later processes start in a fraction of that.
+func getPool() (pdfium.Pool, error) {
+	runtime.once.Do(func() {
+		runtime.pool, runtime.err = newPool(CacheDir())
+	})
+	return runtime.pool, runtime.err
+}
+
+func newPool(cacheDir string) (pdfium.Pool, error) {
+	rc := wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling)
+	if cacheDir != "" {
+		if err := os.MkdirAll(cacheDir, 0o755); err == nil {
+			if cache, err := wazero.NewCompilationCacheWithDir(cacheDir); err == nil {
+				rc = rc.WithCompilationCache(cache)
+			}
+		}
+	}
+	p, err := webassembly.Init(webassembly.Config{
+		MinIdle:  0,
+		MaxIdle:  2,
+		MaxTotal: 4,
+		// No host folder is mounted: documents are opened from bytes, so
+		// pdfium cannot read (or be tricked into reading) any file.
+		FSConfig:      wazero.NewFSConfig(),
+		RuntimeConfig: rc,
+		Stdout:        io.Discard,
+		Stderr:        io.Discard,
+		ReuseWorkers:  true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start pdfium: %w", err)
+	}
+	return p, nil
+}
+
+// instance borrows a pdfium instance from the shared pool; the caller
+// closes it.
+func instance(ctx context.Context) (pdfium.Pdfium, error) {
+	p, err := getPool()
+	if err != nil {
+		return nil, err
+	}
+	in, err := p.GetInstanceWithContext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pdfium instance: %w", err)
+	}
+	return in, nil
+}
