@@ -86,6 +86,14 @@
 // (EPUB producers write them as text, usually at the chapter's end). The
 // title is the package's dc:title.
 //
+// # Cost
+//
+// Each part read is decompressed into memory and parsed into a tree, so a
+// document costs a few times its decompressed XML, at most a few times
+// [Limits].MaxTotal. BenchmarkDOCXvsPandoc compares Read with pandoc's
+// plain-text output on the same DOCX (measured: 13–22× faster, see the
+// README).
+//
 // # Limits and hygiene
 //
 // Names inside the zip are keys, never file paths: relationship targets are

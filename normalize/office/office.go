@@ -247,6 +247,7 @@ func (z *zipDoc) readLimited(name string, max int64) ([]byte, error) {
 	}
 	defer rc.Close()
 	var buf bytes.Buffer
+	buf.Grow(int(f.UncompressedSize64) + 1) // at most limit, checked above
 	n, err := io.Copy(&buf, io.LimitReader(rc, limit+1))
 	if n > limit {
 		return nil, tooLarge()
