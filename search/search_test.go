@@ -123,7 +123,6 @@ func TestSearchWeaviate(t *testing.T) {
 		t.Fatal(err)
 	}
 	newIndexWith(t, nil, w)
-	time.Sleep(2 * time.Second) // Weaviate's memtables flushed (see index/weaviate)
 	info, err := w.Embedder(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,6 @@ func TestClusterFaults(t *testing.T) {
 		t.Fatalf("index: %+v", st)
 	}
 	p.check(t)
-	time.Sleep(3 * time.Second) // memtables flushed (see TestSQuADRecall)
 
 	s, err := search.New(ctx, p.remote, p.emb)
 	if err != nil {

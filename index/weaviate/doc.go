@@ -26,15 +26,20 @@
 // tokenized, without stop words, with k1 1.2 and b 0.75: the terms and the
 // parameters of the embedded index.
 //
-// A known fault of Weaviate, measured: weaviate-server v1.35.2's BM25
-// (BlockMax WAND, its default) misranks objects still in its memtables.
-// On the shared SQuAD half, Recall@5 through Weaviate was 0.73 right after
-// indexing and 0.950, the embedded index's figure to the third decimal,
-// once the memtables were flushed (by default after 60 s without writes;
-// PERSISTENCE_MEMTABLES_FLUSH_IDLE_AFTER_SECONDS sets it, and cite's test
-// clusters use 1 s). Turning BlockMax WAND off (USE_INVERTED_SEARCHABLE=
-// false on the server) does not help: it leaves 4% of top hits different
-// for good.
+// # Weaviate releases
+//
+// cite is tested with weaviate-server v1.38.5 ([TestedVersion]), run with
+// Weaviate's defaults. Open reads the server's version (/v1/meta): it
+// refuses a release older than [MinVersion], the oldest cite's tests have
+// run against, saying what to install, and gives a [Store.Warning] for
+// one older than v1.38.3 ([FixedVersion]). Those misrank BM25 over
+// objects still in Weaviate's memtables, which it flushes 60 s after the
+// last write (with steady ingestion, never): BlockMax WAND, its default,
+// bounded such objects' scores wrongly and pruned them (upstream fixes
+// weaviate/weaviate#11780 and #12022). Measured on the shared SQuAD half,
+// questions asked right after indexing: the README gives the figures.
+// v1.39 does not build from the Go module proxy (its dependency
+// github.com/weaviate/sroar v0.0.18 is refused).
 //
 // # Protocol: incremental and crash-safe across two systems
 //

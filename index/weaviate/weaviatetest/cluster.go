@@ -3,13 +3,18 @@
 // ends.
 //
 // It runs the weaviate-server binary: $CITE_WEAVIATE_SERVER, else
-// weaviate-server on PATH, else $(go env GOPATH)/bin/weaviate-server, as
-// installed by
+// weaviate-server on PATH, else the one .ci/run installs, in
+// cite-weaviate/VERSION beside the Go build cache
+// ($(dirname $(go env GOCACHE))/cite-weaviate/v1.38.5/weaviate-server),
+// else $(go env GOPATH)/bin/weaviate-server, as installed by
 //
-//	go install github.com/weaviate/weaviate/cmd/weaviate-server@v1.35.2
+//	go install github.com/weaviate/weaviate/cmd/weaviate-server@v1.38.5
 //
-// (.ci/run does that). Without the binary the tests skip saying so, except
-// under CI (CI=true), where they fail.
+// Without the binary the tests skip saying so, except under CI (CI=true),
+// where they fail. The nodes run with Weaviate's defaults but for
+// addresses, paths and anonymous access: in particular its memtables are
+// flushed when Weaviate decides (60 s after the last write), so tests
+// search what was just written, as users do.
 package weaviatetest
 
 import (
@@ -28,10 +33,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cite-rag/cite/index/weaviate"
 )
 
 // Version is the Weaviate release the tests are written against.
-const Version = "v1.35.2"
+const Version = weaviate.TestedVersion
 
 // Binary returns the path of weaviate-server, or "" if there is none.
 func Binary() string {
@@ -40,6 +47,18 @@ func Binary() string {
 	}
 	if p, err := exec.LookPath("weaviate-server"); err == nil {
 		return p
+	}
+	gocache := os.Getenv("GOCACHE")
+	if gocache == "" {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			gocache = strings.TrimSpace(string(out))
+		}
+	}
+	if gocache != "" && gocache != "off" {
+		p := filepath.Join(filepath.Dir(gocache), "cite-weaviate", Version, "weaviate-server")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
 	}
 	gopath := os.Getenv("GOPATH")
 	if gopath == "" {
@@ -164,19 +183,14 @@ func Start(t testing.TB, n int) *Cluster {
 	c := &Cluster{}
 	for i := range n {
 		nd := &Node{Name: fmt.Sprintf("node%d", i), HTTP: fmt.Sprintf("127.0.0.1:%d", port(i, 0)), GRPC: fmt.Sprintf("127.0.0.1:%d", port(i, 1)), gossip: fmt.Sprintf("127.0.0.1:%d", port(i, 2)), bin: bin, dir: t.TempDir()}
-		nd.env = append(os.Environ(),
-			"PERSISTENCE_DATA_PATH="+filepath.Join(nd.dir, "data"),
+		nd.env = append(inherited(),
+			"PERSISTENCE_DATA_PATH="+nd.DataDir(),
 			"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true",
 			"DEFAULT_VECTORIZER_MODULE=none",
 			"ENABLE_MODULES=",
 			"DISABLE_TELEMETRY=true",
 			"LOG_LEVEL=warning",
 			"QUERY_DEFAULTS_LIMIT=25",
-			// weaviate-server v1.35.2's BM25 (BlockMax WAND) misranks
-			// objects still in memtables; flushing them after a second
-			// idle, not the default 60, lets a test search what it just
-			// wrote (see package weaviate's doc).
-			"PERSISTENCE_MEMTABLES_FLUSH_IDLE_AFTER_SECONDS=1",
 			"CLUSTER_HOSTNAME="+nd.Name,
 			"CLUSTER_IN_LOCALHOST=true",
 			"CLUSTER_BIND_ADDR=127.0.0.1",
@@ -228,6 +242,23 @@ func Start(t testing.TB, n int) *Cluster {
 	}
 	return c
 }
+
+// inherited is this process's environment without Weaviate's storage
+// settings (PERSISTENCE_*), so that a node flushes and compacts as
+// Weaviate does by default whatever the shell that runs the tests sets.
+func inherited() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PERSISTENCE_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// DataDir is the folder that holds the node's data
+// (PERSISTENCE_DATA_PATH).
+func (nd *Node) DataDir() string { return filepath.Join(nd.dir, "data") }
 
 // Start starts the node's process (again, after Kill: on the same data).
 func (nd *Node) Start() error {
