@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -19,6 +20,8 @@ func fakeWeaviate(t *testing.T, v string) string {
 		switch {
 		case r.URL.Path == "/v1/meta":
 			json.NewEncoder(w).Encode(map[string]any{"hostname": "http://[::]:8080", "modules": map[string]any{}, "version": v})
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/properties"):
+			io.Copy(w, r.Body) // a property added to an existing collection
 		case strings.HasPrefix(r.URL.Path, "/v1/schema/"):
 			json.NewEncoder(w).Encode(map[string]any{"class": strings.TrimPrefix(r.URL.Path, "/v1/schema/")})
 		case r.URL.Path == "/v1/graphql":

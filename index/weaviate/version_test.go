@@ -2,6 +2,7 @@ package weaviate_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,6 +26,9 @@ func fakeMeta(t *testing.T, v string, status int) (addr string, schemaReqs *atom
 				return
 			}
 			json.NewEncoder(w).Encode(map[string]any{"hostname": "http://[::]:8080", "modules": map[string]any{}, "version": v})
+		case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/v1/schema/") && strings.HasSuffix(r.URL.Path, "/properties"):
+			schemaReqs.Add(1)
+			io.Copy(w, r.Body) // a property added to an existing collection
 		case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/schema/"):
 			schemaReqs.Add(1)
 			class := strings.TrimPrefix(r.URL.Path, "/v1/schema/")
