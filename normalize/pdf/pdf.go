@@ -125,9 +125,17 @@ func (r *Reader) Read(ctx context.Context, data []byte) (*normalize.Document, *R
 		return nil, nil, err
 	}
 	defer in.Close()
+	// pdfium checks no deadline: when the document's time is up, the
+	// instance is killed, which stops the WebAssembly code where it is (a
+	// page that loops forever included) and gives the pool a new one.
+	stop := context.AfterFunc(ctx, func() { in.Kill() })
+	defer stop()
 
 	doc, err := in.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, context.Cause(ctx)
+		}
 		return nil, nil, openError(err)
 	}
 	defer in.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
@@ -152,6 +160,9 @@ func (r *Reader) Read(ctx context.Context, data []byte) (*normalize.Document, *R
 			return nil, rep, fmt.Errorf("page %d of %d: %w", i+1, pc.PageCount, context.Cause(ctx))
 		}
 		p, err := r.readPage(ctx, in, doc.Document, i, rep)
+		if err != nil && ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
 		if err != nil {
 			return nil, rep, fmt.Errorf("page %d: %w", i+1, err)
 		}

@@ -45,7 +45,8 @@ func getPool() (pdfium.Pool, error) {
 }
 
 func newPool(cacheDir string) (pdfium.Pool, error) {
-	rc := wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling)
+	rc := wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+		WithCloseOnContextDone(true) // so that Read's time budget can stop pdfium
 	if cacheDir != "" {
 		if err := os.MkdirAll(cacheDir, 0o755); err == nil {
 			if cache, err := wazero.NewCompilationCacheWithDir(cacheDir); err == nil {
