@@ -8,10 +8,10 @@ func TestJoin(t *testing.T) {
 		lines []string
 		want  string
 	}{
-		{[]string{"an extra\u2010", "ordinary day"}, "an extraordinary day"},        // Chromium's hyphenation
+		{[]string{"an extra\u2010", "ordinary day"}, "an extraordinary day"},       // Chromium's hyphenation
 		{[]string{"an extra\u00ad\u2010", "ordinary day"}, "an extraordinary day"}, // after a soft hyphen
-		{[]string{"an extra-", "ordinary day"}, "an extraordinary day"},             // the document uses the word whole
-		{[]string{"a well-", "known tale"}, "a well-known tale"},                    // "well" is a word: the hyphen stays
+		{[]string{"an extra-", "ordinary day"}, "an extraordinary day"},            // the document uses the word whole
+		{[]string{"a well-", "known tale"}, "a well-known tale"},                   // "well" is a word: the hyphen stays
 		{[]string{"we co-", "operate"}, "we co-operate"},
 		{[]string{"pages 3-", "5 and"}, "pages 3- 5 and"},
 		{[]string{"ex\u00adtra\u00adordinary", "day"}, "extraordinary day"},
