@@ -16,7 +16,7 @@ import (
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/weaviate"
-	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
+	"github.com/cite-rag/cite/internal/weaviatetest"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

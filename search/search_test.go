@@ -20,8 +20,8 @@ import (
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/index/weaviate"
-	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/internal/weaviatetest"
 	"github.com/cite-rag/cite/provider"
 )
 

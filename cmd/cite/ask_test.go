@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/answer/modeltest"
-	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
+	"github.com/cite-rag/cite/internal/weaviatetest"
 )
 
 func TestAskOffline(t *testing.T) { testAskOffline(t, nil) }

@@ -19,7 +19,7 @@ import (
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/index/weaviate"
-	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
+	"github.com/cite-rag/cite/internal/weaviatetest"
 )
 
 // TestMain lets the crash test run the test binary as the cite command.

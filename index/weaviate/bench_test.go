@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/eval"
-	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/index/weaviate"
-	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/internal/testenv"
+	"github.com/cite-rag/cite/internal/weaviatetest"
 	"github.com/cite-rag/cite/search"
 )
 
@@ -34,8 +34,8 @@ import (
 // 18th) asked at once, with Weaviate's default flush settings, as a user
 // would ask right after cite index.
 func BenchmarkStores(b *testing.B) {
-	md := evaltest.SharedData(b, "markdown")
-	set, err := eval.Load(evaltest.SharedData(b, "squad"))
+	md := testenv.SharedData(b, "markdown")
+	set, err := eval.Load(testenv.SharedData(b, "squad"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index/weaviate"
-	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/internal/testenv"
+	"github.com/cite-rag/cite/internal/weaviatetest"
 	"github.com/cite-rag/cite/search"
 )
 
@@ -30,10 +30,10 @@ var clusterQueries = []string{
 // documents it could not write, and the re-run after the node is back
 // completes them, leaving the collection equal to the manifest.
 func TestClusterFaults(t *testing.T) {
-	if raceEnabled {
+	if testenv.Race {
 		t.Skip("indexes 33 MB into three nodes: runs in the race-free CI step")
 	}
-	md := evaltest.SharedData(t, "markdown")
+	md := testenv.SharedData(t, "markdown")
 	c := weaviatetest.Start(t, 3)
 	ctx := t.Context()
 	p := newPairWith(t, weaviate.Config{Addr: c.Addr(), GRPC: c.Nodes[0].GRPC, Collection: "Faults", Shards: 3, Replicas: 2}, "hash:256")

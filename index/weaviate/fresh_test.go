@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/cite-rag/cite/eval"
-	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index/weaviate"
-	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/internal/testenv"
+	"github.com/cite-rag/cite/internal/weaviatetest"
 	"github.com/cite-rag/cite/search"
 )
 
@@ -126,10 +126,10 @@ func TestFreshIndex(t *testing.T) {
 // vector ranking at the embedder's noise floor and Weaviate's does not,
 // see TestFreshIndex; measured 0.966 against minmax's 0.976.)
 func TestSearchWhileWriting(t *testing.T) {
-	if raceEnabled {
+	if testenv.Race {
 		t.Skip("indexes 24 articles while asking 270 questions: runs in the race-free CI step")
 	}
-	set, err := eval.Load(evaltest.SharedData(t, "squad"))
+	set, err := eval.Load(testenv.SharedData(t, "squad"))
 	if err != nil {
 		t.Fatal(err)
 	}

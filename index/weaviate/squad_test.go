@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/cite-rag/cite/eval"
-	"github.com/cite-rag/cite/eval/evaltest"
 	"github.com/cite-rag/cite/index/weaviate"
-	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
+	"github.com/cite-rag/cite/internal/testenv"
+	"github.com/cite-rag/cite/internal/weaviatetest"
 	"github.com/cite-rag/cite/search"
 )
 
@@ -23,7 +23,7 @@ import (
 // with the same k1 and b; they differ only where Weaviate's statistics
 // are per shard or its float rounding breaks a tie another way.
 func TestSQuADRecall(t *testing.T) {
-	if raceEnabled {
+	if testenv.Race {
 		t.Skip("indexes 24 articles into 1 and 3 nodes: runs in the race-free CI step")
 	}
 	for _, nodes := range []int{1, 3} {
@@ -32,7 +32,7 @@ func TestSQuADRecall(t *testing.T) {
 }
 
 func testSQuADRecall(t *testing.T, nodes int) {
-	set, err := eval.Load(evaltest.SharedData(t, "squad"))
+	set, err := eval.Load(testenv.SharedData(t, "squad"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/index/weaviate"
-	"github.com/cite-rag/cite/index/weaviate/weaviatetest"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/internal/weaviatetest"
 	"github.com/cite-rag/cite/search"
 )
 

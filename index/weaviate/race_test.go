@@ -1,5 +1,0 @@
-//go:build race
-
-package weaviate_test
-
-const raceEnabled = true
