@@ -144,6 +144,14 @@ func readDocument(ctx context.Context, c *Call, args map[string]any) (string, er
 	if d.Kind == index.KindWeb {
 		typ = citations.TypeWeb
 	}
+	var pages []index.Page // where the document's pages start, if it has any
+	if lr, ok := r.e.cfg.Library.(interface {
+		Layout(context.Context, string) (index.Layout, error)
+	}); ok {
+		if l, err := lr.Layout(ctx, d.ID); err == nil {
+			pages = l.Pages
+		}
+	}
 	var refs []citations.Reference
 	size := 0
 	next := start
@@ -151,9 +159,10 @@ func readDocument(ctx context.Context, c *Call, args map[string]any) (string, er
 		ch := chunks[next]
 		ref, err := r.inv.Register(citations.Reference{
 			Title: cleanTitle(d.Title, d.Path), Passage: ch.Text, ID: ch.ID, DocumentID: d.ID, Type: typ, Source: d.Path,
-			Span:     citations.Span{Start: ch.SourceStart, End: ch.SourceEnd},
-			Location: citations.PagesOf(ch.Page, ch.PageEnd, search.HasSlides(d.Type)),
-		})
+			Span:      citations.Span{Start: ch.SourceStart, End: ch.SourceEnd},
+			Location:  citations.PagesOf(ch.Page, ch.PageEnd, search.HasSlides(d.Type)),
+			Extracted: search.Extracted(d.Type),
+		}.WithPageStarts(search.PageStartsIn(pages, max(ch.Page, 0), ch.PageEnd)))
 		if err != nil {
 			return "", err
 		}

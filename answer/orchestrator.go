@@ -580,7 +580,8 @@ func (r *run) register(h search.Hit) (citations.Reference, error) {
 		Source:     h.Document.Path,
 		Span:       h.SourceSpan,
 		Location:   h.Location,
-	})
+		Extracted:  search.Extracted(h.Document.Format),
+	}.WithPageStarts(h.PageStarts))
 }
 
 // cleanTitle normalizes a title when its reference is made: control

@@ -1,6 +1,9 @@
 package citations
 
-import "strconv"
+import (
+	"encoding/binary"
+	"strconv"
+)
 
 // Location is where a passage lies in a document that has pages (a PDF) or
 // slides (a presentation): the first page or slide its text is on, and the
@@ -58,4 +61,67 @@ func (l Location) String() string {
 		return "slide " + strconv.Itoa(l.Slide)
 	}
 	return ""
+}
+
+// PageStart is where a page (or slide) starts inside a passage: its number
+// and the byte offset, in the same coordinates as the reference's Span.
+type PageStart struct {
+	Number int
+	Offset int
+}
+
+// Narrow returns the location of span, a part of a passage located at l
+// whose later pages start at starts (ascending): the pages the part itself
+// is on. Without starts, or for an empty span, it returns l.
+func (l Location) Narrow(starts []PageStart, span Span) Location {
+	if len(starts) == 0 || span.End <= span.Start || l.IsZero() {
+		return l
+	}
+	slides := l.Slide > 0
+	first := l.Page
+	if slides {
+		first = l.Slide
+	}
+	last := first
+	for _, p := range starts {
+		if p.Offset <= span.Start {
+			first = p.Number
+		}
+		if p.Offset < span.End {
+			last = p.Number
+		}
+	}
+	return PagesOf(first, max(last, first), slides)
+}
+
+// WithPageStarts returns r knowing where the pages after its first start
+// inside its passage, so that [Invocation.SetQuote] can give a quote the
+// location of its own page.
+func (r Reference) WithPageStarts(starts []PageStart) Reference {
+	var b []byte
+	for _, p := range starts {
+		b = binary.AppendUvarint(b, uint64(max(p.Number, 0)))
+		b = binary.AppendUvarint(b, uint64(max(p.Offset, 0)))
+	}
+	r.pageStarts = string(b)
+	return r
+}
+
+// PageStarts returns what [Reference.WithPageStarts] was given.
+func (r Reference) PageStarts() []PageStart {
+	var out []PageStart
+	b := []byte(r.pageStarts)
+	for len(b) > 0 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 {
+			break
+		}
+		o, k2 := binary.Uvarint(b[k:])
+		if k2 <= 0 {
+			break
+		}
+		out = append(out, PageStart{Number: int(n), Offset: int(o)})
+		b = b[k+k2:]
+	}
+	return out
 }

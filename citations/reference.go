@@ -62,6 +62,16 @@ type Reference struct {
 	Span Span `json:"span"`
 	// Location is the passage's page or slide, for documents that have them.
 	Location
+	// Extracted says that Span (and QuoteSpan) are ranges of the text cite
+	// extracted from the document (a PDF, a Word file, ...), not of its
+	// file's bytes: the passage is that text, and a link to the file opens
+	// its page or slide, not a byte range.
+	Extracted bool `json:"-"`
+
+	// pageStarts are where the pages after the passage's first start
+	// inside it (see [Reference.WithPageStarts]), encoded so that a
+	// Reference stays comparable.
+	pageStarts string
 	// Link is where a reader can open the passage. Registration fills it from
 	// the invocation's resolver when it is empty.
 	Link string `json:"link,omitempty"`
@@ -126,7 +136,8 @@ var ErrNotRegistered = errors.New("reference not registered")
 
 // SetQuote attaches quote, the supporting sentence, and its byte range in
 // the source (nil when unknown) to the reference registered under index,
-// and returns the reference as stored. A span must lie inside the
+// and returns the reference as stored. A quote with a span on fewer pages
+// than the passage has the Location of its own pages. A span must lie inside the
 // reference's Span; otherwise it is dropped and the quote kept without one.
 // A Link that the invocation's resolver built is rebuilt, so that it opens
 // the quote; a Link the producer set itself is kept.
@@ -150,6 +161,7 @@ func (inv *Invocation) SetQuote(index int, quote string, span *Span) (Reference,
 	ref.QuoteSpan = nil
 	if span != nil && span.Start >= old.Span.Start && span.End <= old.Span.End && span.Start < span.End {
 		ref.QuoteSpan = &Span{Start: span.Start, End: span.End}
+		ref.Location = old.Location.Narrow(old.PageStarts(), *ref.QuoteSpan)
 	}
 	if r != nil && old.Link == r.Resolve(old) {
 		ref.Link = r.Resolve(ref)

@@ -343,11 +343,15 @@ func appendList(dst []byte, refs []Cited) []byte {
 	for _, c := range refs {
 		dst = strconv.AppendInt(dst, int64(c.Number), 10)
 		dst = append(dst, ". "...)
+		title := c.DisplayTitle()
+		if loc := c.Location.String(); loc != "" {
+			title += ", " + loc
+		}
 		if c.Link == "" {
-			dst = appendTitle(dst, c.DisplayTitle())
+			dst = appendTitle(dst, title)
 		} else {
 			dst = append(dst, '[')
-			dst = appendTitle(dst, c.DisplayTitle())
+			dst = appendTitle(dst, title)
 			dst = append(dst, "]("...)
 			dst = appendDestination(dst, c.Link)
 			dst = append(dst, ')')

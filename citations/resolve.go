@@ -95,7 +95,7 @@ func (r FileResolver) Resolve(ref Reference) string {
 		// The span is of the extracted text, which a viewer does not
 		// show: open the page.
 		u.Fragment = f
-	} else if sp.Start >= 0 && sp.End > sp.Start {
+	} else if sp.Start >= 0 && sp.End > sp.Start && !ref.Extracted {
 		u.Fragment = "bytes=" + strconv.Itoa(sp.Start) + "-" + strconv.Itoa(sp.End)
 	}
 	return u.String()

@@ -90,3 +90,28 @@ func TestLocation(t *testing.T) {
 		}
 	}
 }
+
+func TestSetQuoteNarrowsPages(t *testing.T) {
+	inv := NewInvocation()
+	inv.SetResolver(DefaultResolver())
+	ref, err := inv.Register(Reference{Type: TypeFile, Source: "/d/r.pdf", Span: Span{100, 400}, Location: PagesOf(3, 5, false)}.
+		WithPageStarts([]PageStart{{4, 200}, {5, 300}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		span Span
+		loc  Location
+		link string
+	}{
+		{Span{120, 150}, Location{Page: 3}, "file:///d/r.pdf#page=3"},
+		{Span{210, 250}, Location{Page: 4}, "file:///d/r.pdf#page=4"},
+		{Span{250, 320}, Location{Page: 4, PageEnd: 5}, "file:///d/r.pdf#page=4"},
+		{Span{300, 400}, Location{Page: 5}, "file:///d/r.pdf#page=5"},
+	} {
+		got, err := inv.SetQuote(ref.Index, "q", &tt.span)
+		if err != nil || got.Location != tt.loc || got.Link != tt.link {
+			t.Errorf("quote %v: %+v %s, %v; want %+v %s", tt.span, got.Location, got.Link, err, tt.loc, tt.link)
+		}
+	}
+}

@@ -163,6 +163,9 @@ type Hit struct {
 	// Location is the chunk's page or slide (page, page_end, slide,
 	// slide_end in JSON) for documents that have them.
 	citations.Location
+	// PageStarts are where the pages after the first start inside the
+	// chunk (in SourceSpan's coordinates), for a hit that crosses pages.
+	PageStarts []citations.PageStart `json:"-"`
 
 	// Copies are the other documents that hold a chunk of the same text,
 	// which the search folded into this hit (the copies of a page in each
@@ -362,6 +365,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 func (s *Searcher) finish(ctx context.Context, res *Result, ranked []candidate, k int, q Query) (*Result, error) {
 	var err error
 	if res.Hits, err = s.hits(ctx, ranked, k, q.PerDocument, q.Scope, q.Filter.Sources); err != nil {
+		return nil, err
+	}
+	if err := s.pageStarts(ctx, res.Hits); err != nil {
 		return nil, err
 	}
 	if len(res.Hits) == 0 {
@@ -650,6 +656,17 @@ func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int, 
 	return out, nil
 }
 
+// Extracted reports whether a document of the given format (index
+// Document.Type) has its text extracted from a binary file (PDF, Word,
+// OpenDocument, EPUB, PowerPoint): then its spans are ranges of that text.
+func Extracted(format string) bool {
+	switch format {
+	case "pdf", "docx", "odt", "epub", "pptx":
+		return true
+	}
+	return false
+}
+
 // HasSlides reports whether a document of the given format (index
 // Document.Type) has slides rather than pages.
 func HasSlides(format string) bool { return format == "pptx" || format == "odp" }
@@ -684,5 +701,58 @@ func (s *Searcher) Chunk(ctx context.Context, id string) (Hit, error) {
 	if !session.Public.Sees(r.Document.Source) {
 		return Hit{}, fmt.Errorf("chunk %s: %w", id, index.ErrNotFound)
 	}
-	return hitOf(r), nil
+	h := []Hit{hitOf(r)}
+	if err := s.pageStarts(ctx, h); err != nil {
+		return Hit{}, err
+	}
+	return h[0], nil
+}
+
+// layoutReader is a store that keeps documents' layouts (the embedded
+// index does; a Weaviate cluster does not, and its hits keep their
+// chunks' page ranges only).
+type layoutReader interface {
+	Layout(ctx context.Context, documentID string) (index.Layout, error)
+}
+
+// pageStarts fills in the PageStarts of the hits that cross pages, reading
+// each document's layout once.
+func (s *Searcher) pageStarts(ctx context.Context, hits []Hit) error {
+	lr, ok := s.store.(layoutReader)
+	if !ok {
+		return nil
+	}
+	layouts := map[string]index.Layout{}
+	for i := range hits {
+		h := &hits[i]
+		first, last := h.Page, h.PageEnd
+		if h.Slide > 0 {
+			first, last = h.Slide, h.SlideEnd
+		}
+		if last <= first {
+			continue
+		}
+		l, seen := layouts[h.Document.ID]
+		if !seen {
+			var err error
+			if l, err = lr.Layout(ctx, h.Document.ID); err != nil {
+				return err
+			}
+			layouts[h.Document.ID] = l
+		}
+		h.PageStarts = PageStartsIn(l.Pages, first, last)
+	}
+	return nil
+}
+
+// PageStartsIn returns the starts of pages first+1..last among a document's
+// pages: where a passage on pages first to last crosses onto each.
+func PageStartsIn(pages []index.Page, first, last int) []citations.PageStart {
+	var out []citations.PageStart
+	for _, p := range pages {
+		if p.Number > first && p.Number <= last {
+			out = append(out, citations.PageStart{Number: p.Number, Offset: p.Offset})
+		}
+	}
+	return out
 }

@@ -44,8 +44,13 @@ var sourceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // uploadExts are the extensions an upload may have: what cite index reads.
 var uploadExts = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".html": true, ".htm": true, ".txt": true, ".text": true}
 
-// uploadName checks the file name of an upload and returns its base name.
-func uploadName(name string) (string, error) {
+// documentExts are the extensions of the binary document formats an upload
+// may have when the server has readers for them.
+var documentExts = map[string]bool{".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true}
+
+// uploadName checks the file name of an upload and returns its base name;
+// documents says whether binary documents (PDF, Word, ...) are read.
+func uploadName(name string, documents bool) (string, error) {
 	if name == "" {
 		return "", errors.New("the file part has no file name")
 	}
@@ -65,12 +70,16 @@ func uploadName(name string) (string, error) {
 	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." || strings.HasPrefix(name, ".") {
 		return "", fmt.Errorf("file name %q: a plain file name is required (no folders, no leading dot)", trimRunes(name, 64))
 	}
-	if ext := strings.ToLower(filepath.Ext(name)); !uploadExts[ext] {
+	if ext := strings.ToLower(filepath.Ext(name)); !uploadExts[ext] && !(documents && documentExts[ext]) {
 		what := "an extension cite reads"
 		if ext == "" {
 			what = "an extension"
 		}
-		return "", fmt.Errorf("file name %q of the file part: %s is required: Markdown (.md), HTML (.html) or text (.txt)", trimRunes(name, 64), what)
+		formats := "Markdown (.md), HTML (.html) or text (.txt)"
+		if documents {
+			formats = "Markdown (.md), HTML (.html), text (.txt), PDF (.pdf), Word (.docx), OpenDocument (.odt), EPUB (.epub) or PowerPoint (.pptx)"
+		}
+		return "", fmt.Errorf("file name %q of the file part: %s is required: %s", trimRunes(name, 64), what, formats)
 	}
 	return name, nil
 }
@@ -173,7 +182,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 			writeError(w, http.StatusBadRequest, "too_many_files", "at most 8 files per upload")
 			return nil, false
 		}
-		name, err := uploadName(disp["filename"])
+		name, err := uploadName(disp["filename"], len(s.deps.Readers) > 0)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "bad_file_name", err.Error())
 			return nil, false
@@ -239,7 +248,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 		}
 		u := uploaded{Name: f.name}
 		var ev ingest.Event
-		ix, err := ingest.New(r.Context(), s.deps.Store, ingest.Options{Source: source, Embedder: s.deps.Embedder, MaxSize: s.cfg.MaxUploadBytes, Workers: 1,
+		ix, err := ingest.New(r.Context(), s.deps.Store, ingest.Options{Source: source, Embedder: s.deps.Embedder, MaxSize: s.cfg.MaxUploadBytes, Workers: 1, Readers: s.deps.Readers,
 			OnEvent: func(e ingest.Event) { ev = e }})
 		if err == nil {
 			_, err = ix.Index(r.Context(), dst)

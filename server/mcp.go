@@ -94,7 +94,7 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 	}
 	resolve := citations.DefaultResolver()
 	fromHit := func(h search.Hit) Passage {
-		ref := citations.Reference{Type: refType(h.Document.Kind), Source: h.Document.Path, Span: h.SourceSpan, Location: h.Location}
+		ref := citations.Reference{Type: refType(h.Document.Kind), Source: h.Document.Path, Span: h.SourceSpan, Location: h.Location, Extracted: search.Extracted(h.Document.Format)}
 		return Passage{Title: h.Document.Title, Link: resolve.Resolve(ref), Passage: h.Text, Source: index.EscapePath(h.Document.Path), Span: h.SourceSpan,
 			DocumentID: h.Document.ID, ChunkID: h.ChunkID, DataSource: h.Document.DataSource, Score: h.Score}.withLocation(h.Location)
 	}
@@ -199,7 +199,7 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 				c := chunks[i]
 				span := citations.Span{Start: c.SourceStart, End: c.SourceEnd}
 				loc := citations.PagesOf(c.Page, c.PageEnd, search.HasSlides(d.Type))
-				out = append(out, Passage{Title: d.Title, Link: resolve.Resolve(citations.Reference{Type: refType(d.Kind), Source: d.Path, Span: span, Location: loc}),
+				out = append(out, Passage{Title: d.Title, Link: resolve.Resolve(citations.Reference{Type: refType(d.Kind), Source: d.Path, Span: span, Location: loc, Extracted: search.Extracted(d.Type)}),
 					Passage: c.Text, Source: index.EscapePath(d.Path), Span: span, DocumentID: d.ID, ChunkID: c.ID, DataSource: d.Source}.withLocation(loc))
 				size += len(c.Text)
 			}

@@ -41,6 +41,7 @@ import (
 	"github.com/cite-rag/cite/index"
 	indexembed "github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/index/session"
+	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/search"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -96,6 +97,9 @@ type Deps struct {
 	// [session.Store] with the defaults over Store, without a sweeper
 	// (expired sessions are not found, but stay on disk).
 	Sessions *session.Store
+	// Readers read the binary document formats uploads may be in (PDF,
+	// Word, ...); without them uploads are Markdown, HTML and text only.
+	Readers []ingest.Reader
 }
 
 // Server is the HTTP API.

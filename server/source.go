@@ -34,6 +34,13 @@ import (
 // X-Content-Type-Options: nosniff and a Content-Security-Policy sandbox.
 // A session's documents are served only with that session's id
 // (?session=ID), as only its questions see them.
+//
+// A document whose text was extracted from a binary format (PDF, Word,
+// OpenDocument, EPUB, PowerPoint) is served as that extracted text
+// (X-Cite-Source: extracted-text), into which its citations' byte spans
+// point; with ?original=1, as the original file while it is the version
+// indexed (a PDF inline, for the browser's viewer to open at #page=N; the
+// others as attachments).
 
 // documentIDPattern is the shape of a document id: 16 hex digits.
 var documentIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
@@ -43,6 +50,16 @@ var sourceTypes = map[string]string{
 	"markdown": "text/markdown",
 	"text":     "text/plain",
 	"html":     "text/plain", // its source, never rendered on cite's origin
+}
+
+// extractedTypes are the content types of the formats whose text is
+// extracted, served as they are only with ?original=1.
+var extractedTypes = map[string]string{
+	"pdf":  "application/pdf",
+	"docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	"pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+	"odt":  "application/vnd.oasis.opendocument.text",
+	"epub": "application/epub+zip",
 }
 
 // documentSource is GET /v1/documents/{id}/source[?session=ID].
@@ -78,6 +95,18 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 	}
 	data, original := s.originalBytes(d)
 	ctype := sourceTypes[d.Type]
+	disposition, from := "inline", "indexed-text"
+	if xt, extracted := extractedTypes[d.Type]; extracted {
+		from = "extracted-text"
+		if r.URL.Query().Get("original") == "1" && original {
+			ctype = xt
+			if d.Type != "pdf" {
+				disposition = "attachment"
+			}
+		} else {
+			ctype, original = "", false
+		}
+	}
 	if !original || ctype == "" {
 		chunks, err := s.deps.Store.Chunks(r.Context(), d.ID)
 		if err != nil {
@@ -96,9 +125,9 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
 	// Any name, control characters and invalid UTF-8 included, comes out
 	// escaped (filename*=utf-8''…); "" would mean it could not be.
-	disp := mime.FormatMediaType("inline", map[string]string{"filename": name})
+	disp := mime.FormatMediaType(disposition, map[string]string{"filename": name})
 	if disp == "" {
-		disp = "inline"
+		disp = disposition
 	}
 	h.Set("Content-Disposition", disp)
 	h.Set("Cache-Control", "no-store")
@@ -106,7 +135,7 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 	if original {
 		h.Set("X-Cite-Source", "original")
 	} else {
-		h.Set("X-Cite-Source", "indexed-text")
+		h.Set("X-Cite-Source", from)
 	}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {

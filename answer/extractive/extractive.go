@@ -184,6 +184,14 @@ func ReadFileSpan(_ context.Context, ref citations.Reference) ([]byte, error) {
 	if ref.Type != citations.TypeFile || ref.Span.Start < 0 || ref.Span.End <= ref.Span.Start || ref.Span.Len() > maxSpan {
 		return nil, nil
 	}
+	if ref.Extracted {
+		// The span is of the text extracted from the file, which the
+		// passage is.
+		if len(ref.Passage) != ref.Span.Len() {
+			return nil, nil
+		}
+		return []byte(ref.Passage), nil
+	}
 	p := ref.Source
 	if u, err := url.Parse(p); err == nil && u.Scheme == "file" {
 		p = filepath.FromSlash(u.Path)

@@ -90,9 +90,13 @@ found); files unchanged since the last run count as indexed.`, true)
 	var problems []problem
 	ix, err := ingest.New(ctx, st, ingest.Options{
 		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp, Embedder: emb,
+		Readers: documentReaders(),
 		OnEvent: func(ev ingest.Event) {
 			if ev.Warning != nil {
 				out.line(fmt.Sprintf("warning %s: %v", displayPath(ev.Path), ev.Warning))
+			}
+			for _, n := range ev.Notes {
+				out.line(fmt.Sprintf("note %s: %s", displayPath(ev.Path), shown(n)))
 			}
 			switch ev.Outcome {
 			case ingest.Skipped, ingest.Failed:

@@ -11,9 +11,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
 	sessions "github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/internal/escape"
+	"github.com/cite-rag/cite/search"
 )
 
 func writeJSON(w io.Writer, v any) error {
@@ -166,8 +168,19 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	layout, err := st.Layout(ctx, d.ID)
+	if err != nil {
+		return err
+	}
+	slides := search.HasSlides(d.Type)
 	if f.json {
-		v := map[string]any{"document": d}
+		v := map[string]any{"document": d, "pages": layout.Pages, "notes": layout.Notes}
+		if layout.Pages == nil {
+			v["pages"] = []index.Page{}
+		}
+		if layout.Notes == nil {
+			v["notes"] = []string{}
+		}
 		if *showChunks {
 			out := make([]chunkJSON, len(chunks))
 			for i, c := range chunks {
@@ -176,6 +189,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 					Span:       byteRange{c.Start, c.End},
 					SourceSpan: byteRange{c.SourceStart, c.SourceEnd},
 					Headings:   c.Headings,
+					Location:   citations.PagesOf(c.Page, c.PageEnd, slides),
 				}
 				if c.Headings == nil {
 					out[i].Headings = []string{} // an array, as in every --json output
@@ -189,12 +203,22 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s\n%s (%s, source %s, id %s)\n%d chunks, %d tokens, %d bytes of text from %d bytes of %s\n\n",
 		cell(d.Title), displayPath(d.Path), d.Type, cell(d.Source), d.ID, d.Chunks, d.Tokens, d.TextBytes, d.Size, d.Type)
+	for _, n := range layout.Notes {
+		fmt.Fprintf(e.stdout, "note: %s\n", shown(n))
+	}
+	if len(layout.Notes) > 0 {
+		fmt.Fprintln(e.stdout)
+	}
 	if !*showChunks {
-		_, err := fmt.Fprintln(e.stdout, shown(index.Text(chunks)))
+		_, err := fmt.Fprintln(e.stdout, withPageMarks(shown, index.Text(chunks), layout.Pages, slides))
 		return err
 	}
 	for _, c := range chunks {
-		fmt.Fprintf(e.stdout, "--- chunk %d  %d tokens  text [%d,%d)  file bytes [%d,%d)  id %s\n", c.Ordinal, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, c.ID)
+		where := fmt.Sprintf("file bytes [%d,%d)", c.SourceStart, c.SourceEnd)
+		if loc := citations.PagesOf(c.Page, c.PageEnd, slides).String(); loc != "" {
+			where = loc
+		}
+		fmt.Fprintf(e.stdout, "--- chunk %d  %d tokens  text [%d,%d)  %s  id %s\n", c.Ordinal, c.Tokens, c.Start, c.End, where, c.ID)
 		if len(c.Headings) > 0 {
 			fmt.Fprintf(e.stdout, "    under: %s\n", cell(strings.Join(c.Headings, " > ")))
 		}
@@ -251,6 +275,33 @@ type chunkJSON struct {
 	Span       byteRange `json:"span"`        // in the document's normalized text
 	SourceSpan byteRange `json:"source_span"` // in the document's file
 	Headings   []string  `json:"headings"`
+	// page, page_end (slide, slide_end) for documents that have them
+	citations.Location
+}
+
+// withPageMarks returns text, each piece passed through show, with a line
+// "── page N ──" (or slide) before the text of each page.
+func withPageMarks(show func(string) string, text string, pages []index.Page, slides bool) string {
+	if len(pages) == 0 {
+		return show(text)
+	}
+	word := "page"
+	if slides {
+		word = "slide"
+	}
+	var b strings.Builder
+	at := 0
+	for _, p := range pages {
+		off := min(max(p.Offset, at), len(text))
+		b.WriteString(show(text[at:off]))
+		if off > 0 && !strings.HasSuffix(text[:off], "\n") {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "── %s %d ──\n", word, p.Number)
+		at = off
+	}
+	b.WriteString(show(text[at:]))
+	return b.String()
 }
 
 // byteRange is a range of bytes, End exclusive.

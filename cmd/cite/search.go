@@ -128,7 +128,11 @@ func printHits(w io.Writer, hits []search.Hit, terms []string, color bool) {
 		if h.Scores.Vector != nil {
 			fmt.Fprintf(w, " vector %.3f", *h.Scores.Vector)
 		}
-		fmt.Fprintf(w, ")%s\n   %s bytes %d-%d", reset, displayPath(h.Document.Path), h.SourceSpan.Start, h.SourceSpan.End)
+		if loc := h.Location.String(); loc != "" {
+			fmt.Fprintf(w, ")%s\n   %s %s", reset, displayPath(h.Document.Path), loc)
+		} else {
+			fmt.Fprintf(w, ")%s\n   %s bytes %d-%d", reset, displayPath(h.Document.Path), h.SourceSpan.Start, h.SourceSpan.End)
+		}
 		if h.Heading != "" {
 			fmt.Fprintf(w, "  § %s", cell(h.Heading))
 		}
@@ -446,7 +450,7 @@ func rereadDocuments(ctx context.Context, e *env, st *index.Store) ([]string, er
 		if err != nil {
 			sp, _ = chunk.New(chunk.Options{})
 		}
-		ix, err := ingest.New(ctx, st, ingest.Options{Source: g.source, Splitter: sp, Embedder: emb})
+		ix, err := ingest.New(ctx, st, ingest.Options{Source: g.source, Splitter: sp, Embedder: emb, Readers: documentReaders()})
 		if err != nil {
 			return did, err
 		}

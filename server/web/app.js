@@ -111,11 +111,18 @@ function renderText(el, text, refs, turnId) {
 // the server, scrolled to the cited place.
 let openRef = null;
 
-function sourceURL(ref) {
+// sourceURL is where ref's document is served: its text (extracted text for
+// PDFs and office documents), or with original the file itself, a PDF
+// opened at the cited page.
+function sourceURL(ref, original) {
   if (!ref.document_id) return "";
-  const q = sessionId ? `?session=${encodeURIComponent(sessionId)}` : "";
-  // Formats with pages (PDF) open at the cited page.
-  return `/v1/documents/${encodeURIComponent(ref.document_id)}/source${q}${ref.page ? "#page=" + ref.page : ""}`;
+  const q = new URLSearchParams();
+  if (sessionId) q.set("session", sessionId);
+  const paged = ref.page || ref.slide;
+  if (original && paged) q.set("original", "1");
+  const qs = q.toString() ? "?" + q.toString() : "";
+  const frag = original && ref.page ? "#page=" + ref.page : original && ref.slide ? "#slide=" + ref.slide : "";
+  return `/v1/documents/${encodeURIComponent(ref.document_id)}/source${qs}${frag}`;
 }
 
 function openPassage(ref) {
@@ -124,7 +131,7 @@ function openPassage(ref) {
   const url = sourceURL(ref);
   $("passage-open").hidden = !url;
   $("passage-link").hidden = !url;
-  $("passage-link").href = url || "#";
+  $("passage-link").href = sourceURL(ref, true) || "#";
   $("passage-note").textContent = "";
   $("source-view").hidden = true;
   $("source-view").textContent = "";
@@ -160,10 +167,14 @@ async function showSource() {
   const bytes = new Uint8Array(await r.arrayBuffer());
   const dec = (b) => new TextDecoder().decode(b);
   let before, cited, after;
-  if (r.headers.get("X-Cite-Source") === "original") {
+  const from = r.headers.get("X-Cite-Source");
+  if (from === "original" || from === "extracted-text") {
+    // The span is a byte range of what was served: the file, or the text
+    // extracted from a PDF or office document.
     const s = Math.max(0, Math.min(ref.span.start, bytes.length)), e = Math.max(s, Math.min(ref.span.end, bytes.length));
     before = dec(bytes.subarray(0, s)); cited = dec(bytes.subarray(s, e)); after = dec(bytes.subarray(e));
-    note.textContent = "";
+    const loc = ref.page ? `page ${ref.page}` : ref.slide ? `slide ${ref.slide}` : "";
+    note.textContent = from === "original" ? "" : `The text cite extracted from the file${loc ? "; the passage is on " + loc : ""}.`;
   } else {
     const text = dec(bytes), at = text.indexOf(ref.passage);
     [before, cited, after] = at >= 0 ? [text.slice(0, at), ref.passage, text.slice(at + ref.passage.length)] : [text, "", ""];
