@@ -68,6 +68,11 @@ type Options struct {
 	// order on each file that is not Markdown or HTML by name; without
 	// them such files are skipped.
 	Readers []Reader
+	// Skip, if set, leaves out the files for which it returns true, given
+	// their stored path, as if they were not there (cite index --watch
+	// leaves out editors' temporary files this way; a document of such a
+	// file already indexed is kept).
+	Skip func(path string) bool
 }
 
 // Outcome is what happened to one file.
@@ -303,6 +308,9 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 				continue
 			}
 			p := ix.storedPath(f.Name)
+			if ix.opts.Skip != nil && ix.opts.Skip(p) {
+				continue
+			}
 			seen[p] = true
 			found.Add(1)
 			select {

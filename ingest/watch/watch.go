@@ -1,0 +1,548 @@
+// Package watch keeps the index in sync with folders: an event loop over
+// fsnotify that only decides which paths changed, and hands them, debounced,
+// to the same [ingest.Indexer] a normal cite index runs. The indexer is
+// incremental (an unchanged file costs a stat and a hash) and writes each
+// document's new chunks in one transaction, so a file saved again, or
+// replaced by an editor's rename of a temporary file over it, is never
+// missing from search; with [ingest.Options.Prune] it removes the documents
+// of files that are gone.
+//
+// It imports ingest and index; it is the only home of
+// github.com/fsnotify/fsnotify.
+//
+// Where the system's limit on watches is reached (Linux inotify's
+// fs.inotify.max_user_watches), [Watcher] says so once, with the sysctl that
+// raises it, and polls the folders it could not watch: a walk comparing
+// sizes and modification times every [Options.PollInterval].
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/cite-rag/cite/ingest"
+)
+
+// Defaults of [Options].
+const (
+	DefaultQuiet        = 300 * time.Millisecond
+	DefaultMaxDelay     = 2 * time.Second
+	DefaultPollInterval = 2 * time.Second
+)
+
+// flushGroup is how many changed paths one indexing call takes: a signal
+// waits for at most this many paths (a folder counts as one) to be indexed.
+const flushGroup = 16
+
+// LimitHint is what the watcher says, once, when the system's watch limit is
+// reached.
+const LimitHint = "the system's limit on watched folders is reached (inotify's fs.inotify.max_user_watches); " +
+	"polling the folders not watched every %s instead; raise the limit with: sudo sysctl fs.inotify.max_user_watches=524288"
+
+// Indexer indexes paths: [ingest.Indexer] with Prune set.
+type Indexer interface {
+	Index(ctx context.Context, paths ...string) (ingest.Stats, error)
+}
+
+var _ Indexer = (*ingest.Indexer)(nil)
+
+// Options configure a [Watcher].
+type Options struct {
+	// Indexer brings the index up to date with the changed paths; it
+	// should prune (ingest.Options.Prune), so that deleted files leave the
+	// index.
+	Indexer Indexer
+	// Lock, if set, is taken around each indexing call and released after
+	// it (index.LockWriter), so that uploads and other writers interleave
+	// with the watcher.
+	Lock func(ctx context.Context) (unlock func() error, err error)
+	// Ignore lists folders whose contents are never indexed (the index
+	// folder), as absolute paths.
+	Ignore []string
+	// Quiet is how long no event may arrive before the changes are indexed;
+	// 0 means DefaultQuiet.
+	Quiet time.Duration
+	// MaxDelay bounds how long a change waits while events keep coming;
+	// 0 means DefaultMaxDelay.
+	MaxDelay time.Duration
+	// PollInterval is how often folders that could not be watched are
+	// walked; 0 means DefaultPollInterval.
+	PollInterval time.Duration
+	// OnBatch, if set, is called after each indexing call with the paths it
+	// was given, its stats and its error (files that vanished before they
+	// were indexed are not errors).
+	OnBatch func(paths []string, stats ingest.Stats, err error)
+	// Logger says when the watch limit is reached; nil means slog.Default().
+	Logger *slog.Logger
+
+	// add replaces fsnotify's Add in tests, to inject its failures.
+	add func(w *fsnotify.Watcher, dir string) error
+}
+
+// Watcher watches folders and files and indexes what changes in them.
+type Watcher struct {
+	opts    Options
+	roots   []string // absolute
+	fsw     *fsnotify.Watcher
+	watched map[string]bool // folders watched through fsnotify
+	polled  map[string]bool // folders walked instead (limit reached)
+	snap    map[string]stamp
+	warned  bool
+	pending map[string]bool
+	first   time.Time // of the oldest pending change
+	last    time.Time // of the newest event
+}
+
+// stamp is what polling compares.
+type stamp struct {
+	size  int64
+	mtime time.Time
+	dir   bool
+}
+
+// New returns a watcher of paths (folders, watched recursively, and
+// files). Run starts it.
+func New(paths []string, opts Options) (*Watcher, error) {
+	if opts.Indexer == nil {
+		return nil, errors.New("watch: no indexer")
+	}
+	if opts.Quiet <= 0 {
+		opts.Quiet = DefaultQuiet
+	}
+	if opts.MaxDelay <= 0 {
+		opts.MaxDelay = DefaultMaxDelay
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.add == nil {
+		opts.add = func(w *fsnotify.Watcher, dir string) error { return w.Add(dir) }
+	}
+	w := &Watcher{opts: opts, watched: map[string]bool{}, polled: map[string]bool{}, snap: map[string]stamp{}, pending: map[string]bool{}}
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("watch %s: %w", p, err)
+		}
+		w.roots = append(w.roots, abs)
+	}
+	return w, nil
+}
+
+// Open starts watching: changes from then on are queued for [Watcher.Run].
+// Callers open the watcher before the first full indexing pass, so that no
+// change made during it is missed. Close releases the watches.
+func (w *Watcher) Open() error {
+	fsw, err := fsnotify.NewBufferedWatcher(1024)
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	w.fsw = fsw
+	for _, r := range w.roots {
+		fi, err := os.Stat(r)
+		if err != nil {
+			fsw.Close()
+			return fmt.Errorf("watch %s: %w", r, err)
+		}
+		if fi.IsDir() {
+			w.addTree(r, false)
+		} else {
+			// A file is watched through its folder, whose other files are
+			// left out (ignored).
+			w.addDir(filepath.Dir(r))
+		}
+	}
+	return nil
+}
+
+// Close stops watching.
+func (w *Watcher) Close() error { return w.fsw.Close() }
+
+// Run indexes changes as they come until ctx is done, and returns nil then.
+// A signal (ctx done) lets the indexing call under way finish. Open must
+// have been called.
+func (w *Watcher) Run(ctx context.Context) error {
+	// fsnotify's reader holds its lock while it hands over an event or an
+	// error, and Add and Remove take that lock: the loop below, which adds
+	// and removes watches, must not be the one that receives from it. A
+	// pump keeps its queue (unbounded) moving.
+	var mu sync.Mutex
+	var queue []fsnotify.Event
+	var errs []error
+	ready := make(chan struct{}, 1)
+	pumpDone := make(chan struct{})
+	pctx, stopPump := context.WithCancel(ctx)
+	defer func() { stopPump(); <-pumpDone }()
+	go func() {
+		defer close(pumpDone)
+		for {
+			select {
+			case <-pctx.Done():
+				return
+			case ev, ok := <-w.fsw.Events:
+				if !ok {
+					return
+				}
+				mu.Lock()
+				queue = append(queue, ev)
+				mu.Unlock()
+			case err, ok := <-w.fsw.Errors:
+				if !ok {
+					return
+				}
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+			select {
+			case ready <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	poll := time.NewTicker(w.opts.PollInterval)
+	defer poll.Stop()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ready:
+			mu.Lock()
+			evs, es := queue, errs
+			queue, errs = nil, nil
+			mu.Unlock()
+			for _, err := range es {
+				if errors.Is(err, fsnotify.ErrEventOverflow) {
+					// Events were lost: look at everything again.
+					w.opts.Logger.Warn("watch: the event queue overflowed; checking every watched path again")
+					for _, r := range w.roots {
+						w.mark(r)
+					}
+					continue
+				}
+				w.opts.Logger.Warn("watch", "err", err)
+			}
+			for _, ev := range evs {
+				w.event(ev)
+			}
+		case <-poll.C:
+			if len(w.polled) > 0 {
+				w.pollOnce()
+			}
+		case <-timer.C:
+		}
+		if len(w.pending) == 0 {
+			continue
+		}
+		now := time.Now()
+		due := w.last.Add(w.opts.Quiet)
+		if limit := w.first.Add(w.opts.MaxDelay); limit.Before(due) {
+			due = limit
+		}
+		if now.Before(due) {
+			timer.Reset(due.Sub(now))
+			continue
+		}
+		w.flush(ctx)
+	}
+}
+
+// event records one fsnotify event.
+func (w *Watcher) event(ev fsnotify.Event) {
+	p := ev.Name
+	if w.ignored(p) {
+		return
+	}
+	if ev.Has(fsnotify.Create) {
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+			// A new folder: its files may have been made before its
+			// watch, so the folder itself is indexed.
+			w.addTree(p, true)
+		}
+	}
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		w.forget(p)
+	}
+	if ev.Op == fsnotify.Chmod {
+		return // permissions or times only; a real edit also writes
+	}
+	w.mark(p)
+}
+
+// mark adds p to the paths to index.
+func (w *Watcher) mark(p string) {
+	now := time.Now()
+	if len(w.pending) == 0 {
+		w.first = now
+	}
+	w.last = now
+	w.pending[p] = true
+}
+
+// forget stops watching folder p and everything under it (it was removed or
+// renamed away; a renamed folder reappears as a Create at its new name).
+func (w *Watcher) forget(p string) {
+	prefix := p + string(filepath.Separator)
+	for d := range w.watched {
+		if d == p || strings.HasPrefix(d, prefix) {
+			w.fsw.Remove(d) // fails if the kernel already dropped it
+			delete(w.watched, d)
+		}
+	}
+	for d := range w.polled {
+		if d == p || strings.HasPrefix(d, prefix) {
+			delete(w.polled, d)
+		}
+	}
+}
+
+// addTree watches folder dir and the folders under it, leaving out ignored
+// ones. With mark, the files found are marked as changed too (they may have
+// been made before their folder was watched).
+func (w *Watcher) addTree(dir string, mark bool) {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // gone or unreadable: the indexer says which
+		}
+		if p != dir && w.ignored(p) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			if mark {
+				w.mark(p)
+			}
+			return nil
+		}
+		w.addDir(p)
+		return nil
+	})
+}
+
+// addDir watches one folder, or polls it when the watch limit is reached.
+func (w *Watcher) addDir(dir string) {
+	if w.watched[dir] || w.polled[dir] {
+		return
+	}
+	err := w.opts.add(w.fsw, dir)
+	switch {
+	case err == nil:
+		w.watched[dir] = true
+	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE):
+		if !w.warned {
+			w.warned = true
+			w.opts.Logger.Warn(fmt.Sprintf(LimitHint, w.opts.PollInterval))
+		}
+		w.polled[dir] = true
+		w.stampDir(dir, w.snap)
+	default:
+		// Unreadable (permissions) or gone: the indexer reports the files.
+		w.opts.Logger.Warn("watch: cannot watch folder", "path", dir, "err", err)
+	}
+}
+
+// stampDir records the entries of folder dir in snap.
+func (w *Watcher) stampDir(dir string, snap map[string]stamp) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if w.ignored(p) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		snap[p] = stamp{size: fi.Size(), mtime: fi.ModTime(), dir: fi.IsDir()}
+	}
+}
+
+// pollOnce walks the polled folders and marks what changed since the last
+// walk: new, changed and removed entries. A new folder under a polled one
+// is watched (or polled) from then on.
+func (w *Watcher) pollOnce() {
+	dirs := make([]string, 0, len(w.polled))
+	for d := range w.polled {
+		dirs = append(dirs, d)
+	}
+	slices.Sort(dirs)
+	for _, dir := range dirs {
+		now := map[string]stamp{}
+		w.stampDir(dir, now)
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			delete(w.polled, dir)
+			w.mark(dir)
+		}
+		prefix := dir + string(filepath.Separator)
+		for p, old := range w.snap {
+			if !strings.HasPrefix(p, prefix) || strings.ContainsRune(p[len(prefix):], filepath.Separator) {
+				continue // not an entry of dir
+			}
+			if _, ok := now[p]; !ok {
+				delete(w.snap, p)
+				w.forget(p)
+				w.mark(p)
+				_ = old
+			}
+		}
+		for p, s := range now {
+			old, ok := w.snap[p]
+			w.snap[p] = s
+			switch {
+			case !ok && s.dir:
+				w.addTree(p, true)
+			case ok && s.dir:
+				// A folder's own times change with its entries, which
+				// are looked at themselves.
+			case !ok || old != s:
+				w.mark(p)
+			}
+		}
+	}
+}
+
+// ignored reports whether p is left out: under an ignored folder, hidden
+// (a name starting with a dot below a root), an editor's temporary file,
+// or, next to a watched file, another file of its folder.
+func (w *Watcher) ignored(p string) bool {
+	for _, ig := range w.opts.Ignore {
+		if p == ig || strings.HasPrefix(p, ig+string(filepath.Separator)) {
+			return true
+		}
+	}
+	for _, r := range w.roots {
+		if p == r {
+			return false
+		}
+		rel, err := filepath.Rel(r, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		for _, c := range strings.Split(rel, string(filepath.Separator)) {
+			if strings.HasPrefix(c, ".") {
+				return true
+			}
+		}
+		return Temporary(filepath.Base(p))
+	}
+	return true // not under a root: another file of a watched file's folder
+}
+
+// Skip is [ingest.Options.Skip] for a watched folder: it leaves out
+// editors' temporary files ([Temporary]).
+func Skip(path string) bool { return Temporary(filepath.Base(path)) }
+
+// Temporary reports whether a file's name is one editors and downloaders
+// give their temporary files: backups (name~), Emacs' lock and autosave
+// files (.#name, #name#), Vim's swap files and its write test (4913),
+// GNOME's .goutputstream-*, JetBrains' ___jb_tmp___, and *.tmp, *.temp,
+// *.part and *.crdownload.
+func Temporary(name string) bool {
+	lower := strings.ToLower(name)
+	switch {
+	case strings.HasSuffix(name, "~"),
+		strings.HasPrefix(name, ".#"),
+		strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"),
+		name == "4913",
+		strings.HasPrefix(name, ".goutputstream-"),
+		strings.HasSuffix(name, "___jb_tmp___"), strings.HasSuffix(name, "___jb_old___"):
+		return true
+	}
+	for _, ext := range []string{".swp", ".swo", ".swx", ".tmp", ".temp", ".part", ".crdownload"} {
+		if strings.HasSuffix(lower, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// flush indexes the pending paths, a group at a time. Each call runs to its
+// end even if ctx is done (a signal), so that the files under way are
+// written; the groups after it are left for the next run, whose first pass
+// finds them.
+func (w *Watcher) flush(ctx context.Context) {
+	paths := make([]string, 0, len(w.pending))
+	for p := range w.pending {
+		paths = append(paths, p)
+	}
+	clear(w.pending)
+	slices.Sort(paths)
+	// A path under another pending one is indexed with it.
+	kept := paths[:0]
+	for _, p := range paths {
+		if n := len(kept); n > 0 && strings.HasPrefix(p, kept[n-1]+string(filepath.Separator)) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	for len(kept) > 0 && ctx.Err() == nil {
+		n := min(len(kept), flushGroup)
+		w.index(ctx, kept[:n])
+		kept = kept[n:]
+	}
+}
+
+// index runs the indexer on paths, under the lock.
+func (w *Watcher) index(ctx context.Context, paths []string) {
+	run := context.WithoutCancel(ctx)
+	if w.opts.Lock != nil {
+		unlock, err := w.opts.Lock(ctx)
+		if err != nil {
+			if ctx.Err() == nil && w.opts.OnBatch != nil {
+				w.opts.OnBatch(paths, ingest.Stats{}, err)
+			}
+			return
+		}
+		defer unlock()
+	}
+	stats, err := w.opts.Indexer.Index(run, paths...)
+	if w.opts.OnBatch != nil {
+		w.opts.OnBatch(paths, stats, vanished(err))
+	}
+}
+
+// vanished drops from err the paths that do not exist: files made and
+// removed again before they were indexed (a gone file the index had is
+// pruned, not an error).
+func vanished(err error) error {
+	if err == nil {
+		return nil
+	}
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	var kept []error
+	for _, e := range errs {
+		var pe *ingest.PathError
+		if errors.As(e, &pe) && errors.Is(e, fs.ErrNotExist) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return errors.Join(kept...)
+}

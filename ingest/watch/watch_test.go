@@ -1,0 +1,483 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/ingest"
+)
+
+// waitFor is how long a change may take to reach the index in these tests:
+// far above the debounce, so that only a lost change fails them.
+const waitFor = 20 * time.Second
+
+type fixture struct {
+	dir   string // watched
+	store *index.Store
+	stop  func() // cancels the watcher and waits for it
+}
+
+// start indexes dir into a new index (outside dir) and watches it, with
+// mod's changes to the options.
+func start(t *testing.T, dir string, mod func(*Options)) *fixture {
+	t.Helper()
+	ctx := t.Context()
+	st, err := index.Open(ctx, t.TempDir(), index.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ix, err := ingest.New(ctx, st, ingest.Options{Prune: true, Workers: 2, Skip: Skip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Indexer: ix, Quiet: 50 * time.Millisecond, MaxDelay: 500 * time.Millisecond,
+		Lock: func(ctx context.Context) (func() error, error) { return index.LockWriter(ctx, st.Dir(), nil) },
+		OnBatch: func(paths []string, _ ingest.Stats, err error) {
+			if err != nil {
+				t.Errorf("indexing %v: %v", paths, err)
+			}
+		}}
+	if mod != nil {
+		mod(&opts)
+	}
+	w, err := New([]string{dir}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Open(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Index(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(rctx); w.Close() }()
+	f := &fixture{dir: dir, store: st}
+	var once sync.Once
+	f.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(f.stop)
+	return f
+}
+
+// docs returns the indexed documents' paths, relative to the watched
+// folder, sorted.
+func (f *fixture) docs(t *testing.T) []string {
+	t.Helper()
+	ds, err := f.store.Documents(context.Background(), index.DefaultSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range ds {
+		rel, _ := filepath.Rel(f.dir, d.Path)
+		out = append(out, filepath.ToSlash(rel))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// finds reports whether a full-text search for word finds it in the
+// document at rel.
+func (f *fixture) finds(t *testing.T, word, rel string) bool {
+	t.Helper()
+	hits, err := f.store.SearchText(context.Background(), word, index.Filter{Path: filepath.Join(f.dir, rel)}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(hits) > 0
+}
+
+// eventually polls cond until it holds, failing the test after waitFor.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %s", waitFor, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func write(t *testing.T, p, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func do(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWatch makes each kind of change while the watcher runs and checks
+// the index after each, within a bounded wait.
+func TestWatch(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.md"), "# A\n\nalpha words here.\n")
+	f := start(t, dir, nil)
+	if got := f.docs(t); !slices.Equal(got, []string{"a.md"}) {
+		t.Fatalf("first pass: %v", got)
+	}
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	steps := []struct {
+		name   string
+		change func()
+		docs   []string
+		finds  [][2]string // word, document
+		misses [][2]string
+	}{
+		{"edit", func() { write(t, p("a.md"), "# A\n\nbravo words here.\n") },
+			[]string{"a.md"}, [][2]string{{"bravo", "a.md"}}, [][2]string{{"alpha", "a.md"}}},
+		{"create", func() { write(t, p("b.md"), "charlie is new.\n") },
+			[]string{"a.md", "b.md"}, [][2]string{{"charlie", "b.md"}}, nil},
+		{"ignored files", func() {
+			write(t, p(".hidden.md"), "hotel hidden.\n")
+			write(t, p("b.md~"), "hotel backup.\n")
+			write(t, p(".b.md.swp"), "hotel swap.\n")
+			write(t, p("x.tmp"), "hotel temp.\n")
+			write(t, p("4913"), "hotel vim.\n")
+			write(t, p(".git/HEAD.md"), "hotel git.\n")
+			write(t, p("b.md"), "charlie is new, india too.\n") // a change to wait for
+		}, []string{"a.md", "b.md"}, [][2]string{{"india", "b.md"}}, nil},
+		{"delete", func() { do(t, os.Remove(p("b.md"))) },
+			[]string{"a.md"}, nil, [][2]string{{"charlie", "b.md"}}},
+		{"atomic save", func() {
+			write(t, p("a.md.tmp"), "# A\n\ndelta words here.\n")
+			do(t, os.Rename(p("a.md.tmp"), p("a.md")))
+		}, []string{"a.md"}, [][2]string{{"delta", "a.md"}}, [][2]string{{"bravo", "a.md"}}},
+		{"rename", func() { do(t, os.Rename(p("a.md"), p("c.md"))) },
+			[]string{"c.md"}, [][2]string{{"delta", "c.md"}}, nil},
+		{"new folder", func() { write(t, p("sub/deep/e.md"), "echo in a new folder.\n") },
+			[]string{"c.md", "sub/deep/e.md"}, [][2]string{{"echo", "sub/deep/e.md"}}, nil},
+		{"file in the new folder", func() { write(t, p("sub/deep/f.md"), "foxtrot, watched.\n") },
+			[]string{"c.md", "sub/deep/e.md", "sub/deep/f.md"}, [][2]string{{"foxtrot", "sub/deep/f.md"}}, nil},
+		{"rename folder", func() { do(t, os.Rename(p("sub"), p("moved"))) },
+			[]string{"c.md", "moved/deep/e.md", "moved/deep/f.md"}, [][2]string{{"echo", "moved/deep/e.md"}}, nil},
+		{"edit in the renamed folder", func() { write(t, p("moved/deep/f.md"), "golf, after the move.\n") },
+			[]string{"c.md", "moved/deep/e.md", "moved/deep/f.md"}, [][2]string{{"golf", "moved/deep/f.md"}}, nil},
+		{"delete folder", func() { do(t, os.RemoveAll(p("moved"))) },
+			[]string{"c.md"}, nil, nil},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			s.change()
+			eventually(t, fmt.Sprintf("documents %v, found %v", s.docs, s.finds), func() bool {
+				if !slices.Equal(f.docs(t), s.docs) {
+					return false
+				}
+				for _, w := range s.finds {
+					if !f.finds(t, w[0], w[1]) {
+						return false
+					}
+				}
+				for _, w := range s.misses {
+					if f.finds(t, w[0], w[1]) {
+						return false
+					}
+				}
+				return true
+			})
+		})
+	}
+}
+
+// TestWatchAtomicSaveNeverMissing saves a file atomically, again and
+// again, while a reader searches for a word every version has: the
+// document is never missing.
+func TestWatchAtomicSaveNeverMissing(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "notes.md")
+	write(t, p, "kilo version 0\n")
+	f := start(t, dir, func(o *Options) { o.Quiet = 5 * time.Millisecond })
+	stop := make(chan struct{})
+	var missing int
+	var reads int
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			reads++
+			if !f.finds(t, "kilo", "notes.md") {
+				missing++
+			}
+		}
+	})
+	saves := 30
+	for i := 1; i <= saves; i++ {
+		tmp := filepath.Join(dir, fmt.Sprintf(".goutputstream-%d", i))
+		write(t, tmp, fmt.Sprintf("kilo version %d lima%d\n", i, i))
+		do(t, os.Rename(tmp, p))
+		eventually(t, fmt.Sprintf("version %d", i), func() bool { return f.finds(t, fmt.Sprintf("lima%d", i), "notes.md") })
+	}
+	close(stop)
+	wg.Wait()
+	if missing > 0 {
+		t.Errorf("the document was missing from %d of %d searches during %d atomic saves", missing, reads, saves)
+	}
+	t.Logf("%d searches during %d atomic saves, none missing", reads, saves)
+}
+
+// TestWatchDebounce writes a file in pieces: it is indexed once.
+func TestWatchDebounce(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var batches [][]string
+	f := start(t, dir, func(o *Options) {
+		o.Quiet = 200 * time.Millisecond
+		o.MaxDelay = 10 * time.Second
+		next := o.OnBatch
+		o.OnBatch = func(paths []string, st ingest.Stats, err error) {
+			mu.Lock()
+			batches = append(batches, slices.Clone(paths))
+			mu.Unlock()
+			next(paths, st, err)
+		}
+	})
+	p := filepath.Join(dir, "piece.md")
+	fh, err := os.Create(p)
+	do(t, err)
+	for i := range 10 {
+		fmt.Fprintf(fh, "mike piece %d\n", i)
+		fh.Sync()
+		time.Sleep(10 * time.Millisecond) // pieces written well inside the quiet period
+	}
+	do(t, fh.Close())
+	eventually(t, "the last piece", func() bool { return f.finds(t, "9", "piece.md") })
+	f.stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(batches) != 1 {
+		t.Errorf("indexed in %d calls %v, want 1", len(batches), batches)
+	}
+}
+
+// TestWatchPolling fails every watch as a full inotify table does: the
+// watcher says so once, with the sysctl, and polls.
+func TestWatchPolling(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.md"), "alpha.\n")
+	write(t, filepath.Join(dir, "old/b.md"), "bravo.\n")
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	f := start(t, dir, func(o *Options) {
+		o.PollInterval = 50 * time.Millisecond
+		o.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+		o.add = func(*fsnotify.Watcher, string) error { return fmt.Errorf("add: %w", syscall.ENOSPC) }
+	})
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	write(t, p("a.md"), "alpha and charlie.\n")
+	write(t, p("new/deep/c.md"), "delta, in a new folder.\n")
+	do(t, os.Remove(p("old/b.md")))
+	eventually(t, "the changes polled", func() bool {
+		return slices.Equal(f.docs(t), []string{"a.md", "new/deep/c.md"}) && f.finds(t, "charlie", "a.md") && f.finds(t, "delta", "new/deep/c.md")
+	})
+	write(t, p("new/deep/e.md"), "echo.\n")
+	do(t, os.Rename(p("a.md"), p("new/a.md")))
+	eventually(t, "more changes polled", func() bool {
+		return slices.Equal(f.docs(t), []string{"new/a.md", "new/deep/c.md", "new/deep/e.md"})
+	})
+	f.stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(logs.String(), "sudo sysctl fs.inotify.max_user_watches=524288"); n != 1 {
+		t.Errorf("the sysctl was said %d times, want once:\n%s", n, logs.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func TestTemporary(t *testing.T) {
+	for name, want := range map[string]bool{
+		"notes.md~": true, ".#notes.md": true, "#notes.md#": true, ".notes.md.swp": true, "a.SWP": true,
+		"4913": true, ".goutputstream-XY12": true, "x.tmp": true, "x.md___jb_tmp___": true, "a.crdownload": true,
+		"notes.md": false, "4914": false, "tmp.md": false, "#notes.md": false,
+	} {
+		if got := Temporary(name); got != want {
+			t.Errorf("Temporary(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestWatchSoak makes 1,000 random changes (fewer with -short or -race)
+// while the watcher runs; then the index must equal a fresh index of the
+// folder: the same documents with the same chunk texts.
+func TestWatchSoak(t *testing.T) {
+	changes := 1000
+	if testing.Short() || raceEnabled {
+		changes = 200
+	}
+	dir := t.TempDir()
+	f := start(t, dir, func(o *Options) { o.Quiet = 20 * time.Millisecond; o.MaxDelay = 200 * time.Millisecond })
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := strings.Fields("apple banana cherry delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa")
+	text := func() string {
+		var b strings.Builder
+		for range 5 + rng.IntN(400) {
+			b.WriteString(words[rng.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	folders := []string{"", "a", "a/b", "c"}
+	name := func() string {
+		return filepath.Join(dir, folders[rng.IntN(len(folders))], fmt.Sprintf("f%d.md", rng.IntN(40)))
+	}
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	for i := range changes {
+		p := name()
+		switch k := rng.IntN(10); {
+		case k < 4: // create or edit
+			write(t, p, text())
+		case k < 5: // append
+			if exists(p) {
+				fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+				do(t, err)
+				fh.WriteString(text())
+				fh.Close()
+			}
+		case k < 6: // delete
+			os.Remove(p)
+		case k < 7: // atomic save
+			tmp := p + ".tmp"
+			write(t, tmp, text())
+			do(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			do(t, os.Rename(tmp, p))
+		case k < 8: // rename
+			if exists(p) {
+				q := name()
+				do(t, os.MkdirAll(filepath.Dir(q), 0o755))
+				do(t, os.Rename(p, q))
+			}
+		case k < 9: // a folder renamed, or removed now and then
+			d := filepath.Join(dir, folders[1+rng.IntN(len(folders)-1)])
+			if rng.IntN(4) == 0 {
+				os.RemoveAll(d)
+			} else if exists(d) {
+				tmp := filepath.Join(dir, fmt.Sprintf("moving%d", i))
+				do(t, os.Rename(d, tmp))
+				do(t, os.MkdirAll(filepath.Dir(d), 0o755))
+				if !exists(d) {
+					do(t, os.Rename(tmp, d))
+				}
+			}
+		default: // hidden and temporary files, never indexed
+			write(t, filepath.Join(filepath.Dir(p), "."+filepath.Base(p)), text())
+			write(t, p+"~", text())
+		}
+		if rng.IntN(50) == 0 {
+			time.Sleep(time.Duration(rng.IntN(100)) * time.Millisecond) // let some batches run mid-way
+		}
+	}
+	// Editors remove their backups; cite index would read them, the
+	// watcher never does (nor their removal).
+	do(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, "~") {
+			return os.Remove(p)
+		}
+		return err
+	}))
+	// The reference: a fresh index of the folder as it ends.
+	fresh, err := index.Open(t.Context(), t.TempDir(), index.Options{Create: true})
+	do(t, err)
+	defer fresh.Close()
+	ix, err := ingest.New(t.Context(), fresh, ingest.Options{})
+	do(t, err)
+	_, err = ix.Index(t.Context(), dir)
+	do(t, err)
+	want := contents(t, fresh)
+	var got map[string][]string
+	deadline := time.Now().Add(waitFor)
+	for got = contents(t, f.store); !equal(got, want); got = contents(t, f.store) {
+		if time.Now().After(deadline) {
+			for p, w := range want {
+				if g, ok := got[p]; !ok {
+					t.Errorf("missing %s", p)
+				} else if !slices.Equal(g, w) {
+					t.Errorf("%s: chunks differ", p)
+				}
+			}
+			for p := range got {
+				if _, ok := want[p]; !ok {
+					t.Errorf("extra %s", p)
+				}
+			}
+			t.Fatalf("not within %s: the index equal to a fresh one", waitFor)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("%d changes: %d documents, equal to a fresh index", changes, len(want))
+}
+
+// contents maps each document's path to its chunks' texts.
+func contents(t *testing.T, st *index.Store) map[string][]string {
+	ctx := context.Background()
+	ds, err := st.Documents(ctx, index.DefaultSource)
+	do(t, err)
+	out := map[string][]string{}
+	for _, d := range ds {
+		cs, err := st.Chunks(ctx, d.ID)
+		do(t, err)
+		texts := []string{}
+		for _, c := range cs {
+			texts = append(texts, c.Text)
+		}
+		out[d.Path] = texts
+	}
+	return out
+}
+
+func equal(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !slices.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
