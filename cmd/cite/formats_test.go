@@ -52,3 +52,32 @@ func TestDocumentFormats(t *testing.T) {
 		t.Errorf("ask --json: no slide 2:\n%s", out)
 	}
 }
+
+// pdfFixtures are PDFs Chromium printed (see normalize/pdf).
+const pdfFixtures = "../../normalize/pdf/testdata"
+
+// TestPDF indexes PDFs with cite index: a good one is read with its pages
+// (running headers noted, not indexed), an encrypted one is skipped and a
+// damaged one fails, each named; an answer cites the page its quote is on,
+// with a #page=N link.
+func TestPDF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles pdfium (WebAssembly) on a machine without its cache")
+	}
+	idx := filepath.Join(t.TempDir(), "idx")
+	code, out, errOut := cite(t, "index", "--index", idx, filepath.Join(pdfFixtures, "report.pdf"), filepath.Join(pdfFixtures, "encrypted.pdf"), filepath.Join(pdfFixtures, "damaged.pdf"))
+	all := out + errOut
+	if code != 1 || !strings.Contains(all, "1 added") || !strings.Contains(all, "encrypted.pdf: encrypted: a password is required") ||
+		!strings.Contains(all, "damaged.pdf: read PDF: damaged PDF") || !strings.Contains(all, `note `) {
+		t.Fatalf("index: exit %d\n%s", code, all)
+	}
+	report := filepath.Join(pdfFixtures, "report.pdf")
+	_, out, _ = cite(t, "show", "--index", idx, report)
+	if !strings.Contains(out, "── page 2 ──\nKeepers and Their Lives") || !strings.Contains(out, `note: left out the page number "2/3" on page 2`) || strings.Contains(out, "\n2/3\n") {
+		t.Errorf("show:\n%s", out)
+	}
+	_, out, _ = cite(t, "ask", "--index", idx, "when was the lamp lit each evening")
+	if !strings.Contains(out, "sunset") || !strings.Contains(out, ", p. 2](file://") || !strings.Contains(out, "report.pdf#page=2)") {
+		t.Errorf("ask does not cite page 2:\n%s", out)
+	}
+}

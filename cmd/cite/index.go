@@ -17,6 +17,7 @@ import (
 	"github.com/cite-rag/cite/index/embed"
 	sessions "github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/normalize/pdf"
 	"golang.org/x/term"
 )
 
@@ -33,6 +34,9 @@ found); files unchanged since the last run count as indexed.`, true)
 	force := f.Bool("force", false, "re-index files even if unchanged")
 	maxSize := f.String("max-size", "50MB", "skip files larger than this: 500kB, 50MB, 1GB (SI units: 1MB = 1,000,000 bytes; KiB, MiB, GiB for powers of 1024)")
 	workers := f.Int("workers", 0, "files processed at once (default: number of CPUs)")
+	ocr := f.String("ocr", "auto", "when PDF pages are read by OCR (tesseract): auto (pages without text), always, never")
+	maxPages := f.Int("max-pages", pdf.DefaultMaxPages, "PDFs with more pages are skipped")
+	pdfTimeout := f.Duration("pdf-timeout", pdf.DefaultTimeout, "the most time spent reading one PDF")
 	size := f.Int("chunk-size", chunk.DefaultSize, "maximum tokens per chunk")
 	overlap := f.Int("chunk-overlap", chunk.DefaultOverlap, "tokens shared by consecutive chunks (0 for none)")
 	quiet := f.Bool("quiet", false, "print only problems and the summary")
@@ -66,6 +70,17 @@ found); files unchanged since the last run count as indexed.`, true)
 	if err != nil {
 		return f.usageError("%v", err)
 	}
+	ocrMode, err := pdf.ParseOCR(*ocr)
+	if err != nil {
+		return f.usageError("--%v", err)
+	}
+	if *maxPages < 1 {
+		return f.usageError("--max-pages %d: want at least 1", *maxPages)
+	}
+	if *pdfTimeout <= 0 {
+		return f.usageError("--pdf-timeout %v: want a positive duration", *pdfTimeout)
+	}
+	pdfOpts := &pdf.Reader{MaxPages: *maxPages, Timeout: *pdfTimeout, OCR: ocrMode}
 	// One cite index at a time: a second waits, then finds the files the
 	// first indexed unchanged.
 	unlock, err := lockIndex(ctx, e, f.index)
@@ -90,7 +105,7 @@ found); files unchanged since the last run count as indexed.`, true)
 	var problems []problem
 	ix, err := ingest.New(ctx, st, ingest.Options{
 		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp, Embedder: emb,
-		Readers: documentReaders(),
+		Readers: documentReaders(pdfOpts),
 		OnEvent: func(ev ingest.Event) {
 			if ev.Warning != nil {
 				out.line(fmt.Sprintf("warning %s: %v", displayPath(ev.Path), ev.Warning))

@@ -1,20 +1,101 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/normalize"
 	"github.com/cite-rag/cite/normalize/office"
+	"github.com/cite-rag/cite/normalize/pdf"
 )
 
 // documentReaders are the readers of binary document formats every command
 // that indexes files uses: what `cite index` reads besides Markdown, HTML
-// and text.
-func documentReaders() []ingest.Reader {
-	return []ingest.Reader{officeReader{}}
+// and text. A nil p reads PDFs with pdf.Reader's defaults.
+func documentReaders(p *pdf.Reader) []ingest.Reader {
+	if p == nil {
+		p = &pdf.Reader{}
+	}
+	return []ingest.Reader{pdfReader{p}, officeReader{}}
+}
+
+// pdfReader reads PDFs through package pdf (pdfium in WebAssembly, started
+// on the first PDF), turning its report into the document's notes.
+type pdfReader struct{ r *pdf.Reader }
+
+func (pdfReader) Sniff(data []byte) (string, bool) {
+	// PDF readers accept the header anywhere in the first KB.
+	head := data[:min(len(data), 1024)]
+	return "pdf", bytes.Contains(head, []byte("%PDF-"))
+}
+
+func (p pdfReader) Read(ctx context.Context, _ string, data []byte) (*normalize.Document, error) {
+	d, rep, err := p.r.Read(ctx, data)
+	if errors.Is(err, pdf.ErrEncrypted) {
+		return nil, normalize.ErrEncrypted
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.Notes = append(d.Notes, pdfNotes(rep)...)
+	return d, nil
+}
+
+// pdfNotes says what a PDF's reader left out or could not read: each
+// running line left out once, with the pages it was on.
+func pdfNotes(rep *pdf.Report) []string {
+	if rep == nil {
+		return nil
+	}
+	var notes []string
+	type key struct{ text, why string }
+	pages := map[key][]int{}
+	var order []key
+	for _, d := range rep.Dropped {
+		k := key{d.Text, d.Why}
+		if _, ok := pages[k]; !ok {
+			order = append(order, k)
+		}
+		pages[k] = append(pages[k], d.Page)
+	}
+	for _, k := range order {
+		notes = append(notes, fmt.Sprintf("left out the %s %q on %s", k.why, k.text, pageList(pages[k])))
+	}
+	if len(rep.OCR) > 0 {
+		notes = append(notes, "read by OCR (tesseract): "+pageList(rep.OCR))
+	}
+	for _, n := range rep.NoText {
+		notes = append(notes, fmt.Sprintf("page %d has no text: %s", n.Page, n.Reason))
+	}
+	return notes
+}
+
+// pageList writes pages as "page 3" or "pages 1–4, 7".
+func pageList(ps []int) string {
+	var b strings.Builder
+	for i := 0; i < len(ps); {
+		j := i
+		for j+1 < len(ps) && ps[j+1] == ps[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d–%d", ps[i], ps[j])
+		} else {
+			fmt.Fprintf(&b, "%d", ps[i])
+		}
+		i = j + 1
+	}
+	if len(ps) == 1 {
+		return "page " + b.String()
+	}
+	return "pages " + b.String()
 }
 
 // officeReader reads Word, OpenDocument, EPUB and PowerPoint files through

@@ -450,7 +450,7 @@ func rereadDocuments(ctx context.Context, e *env, st *index.Store) ([]string, er
 		if err != nil {
 			sp, _ = chunk.New(chunk.Options{})
 		}
-		ix, err := ingest.New(ctx, st, ingest.Options{Source: g.source, Splitter: sp, Embedder: emb, Readers: documentReaders()})
+		ix, err := ingest.New(ctx, st, ingest.Options{Source: g.source, Splitter: sp, Embedder: emb, Readers: documentReaders(nil)})
 		if err != nil {
 			return did, err
 		}

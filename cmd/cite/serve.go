@@ -111,7 +111,7 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 	srv := server.New(server.Config{Token: tok, Hosts: hosts, AllowOrigins: origins, MaxAnswers: *maxAnswers,
 		RequestTimeout: *timeout, MaxBodyBytes: *maxBody, MaxQuestionBytes: *maxQuestion, MaxUploadBytes: *maxUpload, Logger: log},
 		server.Deps{Store: s.st, Searcher: s.searcher, Engine: s.eng, ModelName: modelID(s.eng),
-			Embedder: s.embedder, UploadDir: uploads, Sessions: sess, Readers: documentReaders()})
+			Embedder: s.embedder, UploadDir: uploads, Sessions: sess, Readers: documentReaders(nil)})
 	fmt.Fprintf(e.stderr, "cite serve: listening on http://%s (model %s)\n", ln.Addr(), modelID(s.eng))
 	if tok == "" {
 		fmt.Fprintf(e.stderr, "cite serve: no token (--no-token): anyone on this machine can use it; the page is at %s\n", loginURL(host, ln.Addr(), ""))
