@@ -17,6 +17,7 @@ import (
 	"github.com/cite-rag/cite/index/embed"
 	sessions "github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/ingest/watch"
 	"github.com/cite-rag/cite/normalize/pdf"
 	"golang.org/x/term"
 )
@@ -40,12 +41,18 @@ found); files unchanged since the last run count as indexed.`, true)
 	size := f.Int("chunk-size", chunk.DefaultSize, "maximum tokens per chunk")
 	overlap := f.Int("chunk-overlap", chunk.DefaultOverlap, "tokens shared by consecutive chunks (0 for none)")
 	quiet := f.Bool("quiet", false, "print only problems and the summary")
+	watching := f.Bool("watch", false, "after indexing, keep watching the PATHs (folders recursively) and index every change within a couple of seconds, until SIGINT or SIGTERM")
 	embedder := f.String("embedder", "", "embedder of a new index: hash[:DIM], ollama:MODEL or openai:MODEL (default: the index's, else hash)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
 	if f.NArg() == 0 && !*prune {
 		return f.usageError("index: no PATH given")
+	}
+	if *watching {
+		if err := watchUsage(f.Args()); err != nil {
+			return f.usageError("%v", err)
+		}
 	}
 	if !sessions.Public.Sees(*source) {
 		return f.usageError("--source %s: the names that start with %q are cite serve's sessions'", *source, sessions.Source(""))
@@ -87,7 +94,12 @@ found); files unchanged since the last run count as indexed.`, true)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	locked := true
+	defer func() {
+		if locked {
+			unlock()
+		}
+	}()
 	st, err := f.openIndex(ctx, createIndex)
 	if err != nil {
 		return err
@@ -103,7 +115,8 @@ found); files unchanged since the last run count as indexed.`, true)
 	}
 	out := newProgress(e.stderr, *quiet || f.json)
 	var problems []problem
-	ix, err := ingest.New(ctx, st, ingest.Options{
+	watched := false // the first pass is done: say what changes
+	opts := ingest.Options{
 		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp, Embedder: emb,
 		Readers: documentReaders(pdfOpts),
 		OnEvent: func(ev ingest.Event) {
@@ -125,12 +138,35 @@ found); files unchanged since the last run count as indexed.`, true)
 				out.line("pruned  " + displayPath(ev.Path))
 			case ingest.Gone:
 				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), ev.Reason))
+			case ingest.Added, ingest.Updated:
+				if watched {
+					out.line(fmt.Sprintf("%-7s %s", ev.Outcome, displayPath(ev.Path)))
+				}
 			}
-			out.update(ev.Stats, ev.Path)
+			if !watched {
+				out.update(ev.Stats, ev.Path)
+			}
 		},
-	})
+	}
+	if *watching {
+		opts.Skip = watch.Skip // editors' temporary files, as the watcher
+	}
+	ix, err := ingest.New(ctx, st, opts)
 	if err != nil {
 		return err
+	}
+	var w *watch.Watcher
+	if *watching {
+		wopts := opts
+		wopts.Prune, wopts.Force = true, false
+		wix, err := ingest.New(ctx, st, wopts)
+		if err != nil {
+			return err
+		}
+		if w, err = openWatch(st, f.Args(), wix, func(s string) { out.line(s) }); err != nil {
+			return err
+		}
+		defer w.Close()
 	}
 	stats, err := ix.Index(ctx, f.Args()...)
 	out.done()
@@ -194,6 +230,18 @@ found); files unchanged since the last run count as indexed.`, true)
 		}
 		fmt.Fprintf(e.stdout, "; %s read in %s (%.1f MB/s) -> %s (source %q)\n",
 			ingest.FormatSize(stats.Bytes), stats.Elapsed.Round(time.Millisecond), stats.MBPerSecond(), f.index, *source)
+	}
+	if w != nil {
+		// The first pass's problems are said; watching goes on. A signal
+		// during the first pass or later ends the run with status 0.
+		if ctx.Err() != nil {
+			return nil
+		}
+		unlock()
+		locked = false
+		watched = true
+		fmt.Fprintf(e.stderr, "watching %s for changes (SIGINT or SIGTERM stops) ...\n", strings.Join(f.Args(), " "))
+		return w.Run(ctx)
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("interrupted: %d files under way and those not reached are left for the next cite index: %w", stats.Interrupted, err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,7 +28,8 @@ func TestMain(m *testing.M) {
 		if err := json.Unmarshal([]byte(args), &a); err != nil {
 			panic(err)
 		}
-		os.Exit(run(context.Background(), a, &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}))
+		os.Args = append([]string{"cite"}, a...)
+		main() // signals handled as cite's own
 	}
 	os.Exit(m.Run())
 }

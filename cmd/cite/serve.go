@@ -10,11 +10,16 @@ import (
 	"net/url"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/cite-rag/cite/answer"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 	sessions "github.com/cite-rag/cite/index/session"
+	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/ingest/watch"
 	"github.com/cite-rag/cite/server"
 )
 
@@ -47,8 +52,16 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 	maxSessions := f.Int("max-sessions", sessions.DefaultMaxSessions, "sessions kept at once; more get 429")
 	maxSessionFiles := f.Int("max-session-files", sessions.DefaultMaxFiles, "files uploaded into one session")
 	maxSessionBytes := f.Int64("max-session-bytes", sessions.DefaultMaxBytes, "bytes of files uploaded into one session")
+	watching := f.Bool("watch", false, "index the PATHs given (folders recursively) into the default source, then keep them in sync while serving")
 	if err := f.parse(args); err != nil {
 		return err
+	}
+	if *watching {
+		if err := watchUsage(f.Args()); err != nil {
+			return f.usageError("%v", err)
+		}
+	} else if f.NArg() > 0 {
+		return f.usageError("serve: PATHs are for --watch")
 	}
 	switch {
 	case *sessionTTL < 0:
@@ -121,7 +134,65 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if *watching {
+		if s.st.ReadOnly() {
+			ln.Close()
+			return fmt.Errorf("--watch: the index %s is read-only", dir)
+		}
+		done, err := serveWatch(ctx, s.st, s.embedder, f.Args(), log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer func() { <-done }() // the batch under way is written before the index closes
+	}
 	return server.Serve(ctx, ln, srv.Handler(), server.Timeouts{Grace: 10 * time.Second})
+}
+
+// serveWatch indexes paths into the default source of st, then keeps them
+// in sync until ctx is done, in the background, while the server answers
+// from the same store (its in-memory vectors follow every write). The
+// returned channel is closed when it is done.
+func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, paths []string, log *slog.Logger) (<-chan struct{}, error) {
+	opts := ingest.Options{Embedder: emb, Readers: documentReaders(nil), Skip: watch.Skip,
+		OnEvent: func(ev ingest.Event) {
+			switch ev.Outcome {
+			case ingest.Added, ingest.Updated, ingest.Pruned:
+				log.Info("watch: "+strings.ToLower(ev.Outcome.String()), "path", ev.Path)
+			case ingest.Skipped, ingest.Failed:
+				log.Warn("watch: "+strings.ToLower(ev.Outcome.String()), "path", ev.Path, "reason", ev.Reason, "err", ev.Err)
+			}
+		}}
+	first, err := ingest.New(ctx, st, opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.Prune = true
+	ix, err := ingest.New(ctx, st, opts)
+	if err != nil {
+		return nil, err
+	}
+	w, err := openWatch(st, paths, ix, func(s string) { log.Warn(s) })
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer w.Close()
+		unlock, err := index.LockWriter(ctx, st.Dir(), nil)
+		if err != nil {
+			return // ctx done
+		}
+		stats, err := first.Index(ctx, paths...)
+		unlock()
+		if err != nil {
+			log.Warn("watch: first pass", "err", err)
+		}
+		log.Info("watch: indexed, watching for changes", "paths", strings.Join(paths, " "), "added", stats.Added, "updated", stats.Updated, "unchanged", stats.Unchanged)
+		w.Run(ctx)
+	}()
+	return done, nil
 }
 
 // serveToken returns the server's token: the one given (by given, the

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cite-rag/cite/index"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while a child writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestIndexWatchSignal runs cite index --watch in a child process, makes a
+// change, waits for it in the index, and stops the child with SIGINT or
+// SIGTERM: it exits 0.
+func TestIndexWatchSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			docs := t.TempDir()
+			idx := filepath.Join(t.TempDir(), "idx")
+			if err := os.WriteFile(filepath.Join(docs, "a.md"), []byte("alpha\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a, _ := json.Marshal([]string{"index", "--watch", "--quiet", "--index", idx, docs})
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+			var out syncBuffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			waitUntil := func(what string, cond func() bool) {
+				t.Helper()
+				deadline := time.Now().Add(time.Minute)
+				for !cond() {
+					select {
+					case err := <-exited:
+						t.Fatalf("cite exited (%v) before %s:\n%s", err, what, out.String())
+					default:
+					}
+					if time.Now().After(deadline) {
+						cmd.Process.Kill()
+						t.Fatalf("not within a minute: %s:\n%s", what, out.String())
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			waitUntil("watching", func() bool { return strings.Contains(out.String(), "watching ") })
+			if err := os.WriteFile(filepath.Join(docs, "b.md"), []byte("bravo\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			waitUntil("b.md indexed", func() bool {
+				return poll(t, idx, func(st *index.Store) bool { return countDocs(t, st) == 2 })
+			})
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Fatalf("after %s: %v, want exit status 0:\n%s", sig, err, out.String())
+				}
+			case <-time.After(time.Minute):
+				cmd.Process.Kill()
+				t.Fatalf("still running a minute after %s:\n%s", sig, out.String())
+			}
+		})
+	}
+}
+
+// TestServeWatch runs cite serve --watch in a child process: a file made
+// in the watched folder is found by the server's search, an upload made
+// while it watches is stored and found too, and SIGTERM exits 0.
+func TestServeWatch(t *testing.T) {
+	docs := t.TempDir()
+	idx := filepath.Join(t.TempDir(), "idx")
+	if err := os.WriteFile(filepath.Join(docs, "a.md"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := cite(t, "index", "--index", idx, docs); code != 0 {
+		t.Fatalf("index: %d %s", code, errOut)
+	}
+	a, _ := json.Marshal([]string{"serve", "--watch", "--no-token", "--addr", "127.0.0.1:0", "--index", idx, docs})
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for !cond() {
+			select {
+			case err := <-exited:
+				t.Fatalf("cite exited (%v) before %s:\n%s", err, what, out.String())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("not within a minute: %s:\n%s", what, out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	var base string
+	waitUntil("listening", func() bool {
+		m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(out.String())
+		if m != nil {
+			base = m[1]
+		}
+		return m != nil && strings.Contains(out.String(), "watching for changes")
+	})
+	finds := func(word string) bool {
+		body, _ := json.Marshal(map[string]any{"query": word, "k": 3})
+		resp, err := http.Post(base+"/v1/search", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode == 200 && strings.Contains(string(data), word)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "b.md"), []byte("zebracorn lives here.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil("the new file found by the server", func() bool { return finds("zebracorn") })
+
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	fw, _ := mw.CreateFormFile("file", "up.md")
+	fw.Write([]byte("quokkaberry uploaded.\n"))
+	mw.Close()
+	for range 20 { // with changes being indexed meanwhile
+		os.WriteFile(filepath.Join(docs, "b.md"), []byte("zebracorn lives here, again.\n"), 0o644)
+	}
+	resp, err := http.Post(base+"/v1/documents", mw.FormDataContentType(), &form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("upload while watching: %d %s", resp.StatusCode, data)
+	}
+	waitUntil("the upload found", func() bool { return finds("quokkaberry") })
+	waitUntil("the edit found", func() bool { return finds("again") })
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("after SIGTERM: %v, want exit status 0:\n%s", err, out.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("still running a minute after SIGTERM:\n%s", out.String())
+	}
+}
