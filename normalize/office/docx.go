@@ -34,18 +34,7 @@ type docx struct {
 }
 
 func readDOCX(z *zipDoc) (*normalize.Document, error) {
-	main, k := z.mainPart()
-	if k != DOCX {
-		if k != Unknown || !z.has("word/document.xml") {
-			return nil, ErrNotOffice
-		}
-		main = "word/document.xml"
-	}
-	root, err := z.parse(main)
-	if err != nil {
-		return nil, err
-	}
-	rels, err := z.rels(main)
+	root, rels, err := z.openMain(DOCX, "word/document.xml")
 	if err != nil {
 		return nil, err
 	}

@@ -446,3 +446,25 @@ func (n *node) textContent() string {
 	}
 	return sb.String()
 }
+
+// openMain finds the main part of a document of the given kind (from
+// [Content_Types].xml, else at fallback when the types name no main part)
+// and parses it and its relationships.
+func (z *zipDoc) openMain(kind Kind, fallback string) (*node, map[string]rel, error) {
+	main, k := z.mainPart()
+	if k != kind {
+		if k != Unknown || !z.has(fallback) {
+			return nil, nil, ErrNotOffice
+		}
+		main = fallback
+	}
+	root, err := z.parse(main)
+	if err != nil {
+		return nil, nil, err
+	}
+	rels, err := z.rels(main)
+	if err != nil {
+		return nil, nil, err
+	}
+	return root, rels, nil
+}

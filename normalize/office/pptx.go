@@ -14,18 +14,7 @@ const (
 )
 
 func readPPTX(z *zipDoc) (*normalize.Document, error) {
-	main, k := z.mainPart()
-	if k != PPTX {
-		if k != Unknown || !z.has("ppt/presentation.xml") {
-			return nil, ErrNotOffice
-		}
-		main = "ppt/presentation.xml"
-	}
-	root, err := z.parse(main)
-	if err != nil {
-		return nil, err
-	}
-	rels, err := z.rels(main)
+	root, rels, err := z.openMain(PPTX, "ppt/presentation.xml")
 	if err != nil {
 		return nil, err
 	}
