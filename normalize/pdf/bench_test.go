@@ -5,54 +5,107 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/klippa-app/go-pdfium/requests"
 
 	"github.com/cite-rag/cite/internal/testenv"
 )
 
-// startup starts a pool on cacheDir and opens the first PDF: what the
-// first PDF of a run costs.
-func startup(b *testing.B, cacheDir string, data []byte) {
-	p, err := newPool(cacheDir)
+// startup starts a pool on cacheDir, compiling on workers goroutines when
+// the cache misses, and opens the first PDF: what the first PDF of a run
+// costs.
+func startup(tb testing.TB, cacheDir string, workers int, data []byte) {
+	p, err := newPool(cacheDir, workers)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	in, err := p.GetInstanceWithContext(b.Context())
+	in, err := p.GetInstanceWithContext(tb.Context())
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	doc, err := in.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	in.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
 	in.Close()
 	p.Close()
 }
 
-// BenchmarkStartup measures the first PDF of a process with the compiled
-// module cached (warm) and without (cold: the one-time compile).
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkStartup measures the first PDF of a process: without the
+// compiled module cached (cold: the one-time compile, on one goroutine
+// and on all cores), and with it cached, in this process (warm) and in a
+// fresh process per iteration (process: what `cite index x.pdf` pays;
+// first-pdf-ms and cpu-ms are measured inside the child, from the first
+// call into pdfium to the document opened, wall and CPU time). The
+// machine's load changes wall times several-fold: compare within a run.
 func BenchmarkStartup(b *testing.B) {
 	data, err := os.ReadFile("testdata/report.pdf")
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("cold", func(b *testing.B) {
-		for b.Loop() {
-			startup(b, b.TempDir(), data)
-		}
-	})
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("cold/workers=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				startup(b, b.TempDir(), workers, data)
+			}
+		})
+	}
+	dir := b.TempDir()
+	startup(b, dir, runtime.GOMAXPROCS(0), data)
 	b.Run("warm", func(b *testing.B) {
-		dir := b.TempDir()
-		startup(b, dir, data)
 		for b.Loop() {
-			startup(b, dir, data)
+			startup(b, dir, 1, data)
 		}
 	})
+	b.Run("process", func(b *testing.B) {
+		var wall, cpu time.Duration
+		for b.Loop() {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestStartupChild$")
+			cmd.Env = append(os.Environ(), "CITE_PDF_STARTUP="+dir)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				b.Fatalf("child: %v\n%s", err, out)
+			}
+			var w, c int64
+			if _, err := fmt.Sscanf(string(out), "startup wall=%d cpu=%d", &w, &c); err != nil {
+				b.Fatalf("child said %q: %v", out, err)
+			}
+			wall += time.Duration(w)
+			cpu += time.Duration(c)
+		}
+		b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "first-pdf-ms")
+		b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms")
+	})
+}
+
+// TestStartupChild is BenchmarkStartup's child process: it starts pdfium
+// on the cache folder in $CITE_PDF_STARTUP and opens a PDF, and prints the
+// wall and CPU time that took.
+func TestStartupChild(t *testing.T) {
+	dir := os.Getenv("CITE_PDF_STARTUP")
+	if dir == "" {
+		t.Skip("run by BenchmarkStartup")
+	}
+	data, err := os.ReadFile("testdata/report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, cpu := time.Now(), cpuTime()
+	startup(t, dir, 1, data)
+	fmt.Printf("startup wall=%d cpu=%d\n", time.Since(start), cpuTime()-cpu)
 }
 
 // BenchmarkExtract reads the same PDF with this package and with poppler's

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	"github.com/klippa-app/go-pdfium"
@@ -15,10 +16,10 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// runtime is the pdfium WebAssembly pool shared by every [Reader] of the
+// shared is the pdfium WebAssembly pool shared by every [Reader] of the
 // process: created on the first PDF, never closed (it lives as long as the
 // process, as a database connection pool does).
-var runtime struct {
+var shared struct {
 	once sync.Once
 	pool pdfium.Pool
 	err  error
@@ -38,13 +39,22 @@ func CacheDir() string {
 // pdfium.wasm costs seconds once per machine; the compiled code is cached
 // in [CacheDir], so later processes start in a fraction of that.
 func getPool() (pdfium.Pool, error) {
-	runtime.once.Do(func() {
-		runtime.pool, runtime.err = newPool(CacheDir())
+	shared.once.Do(func() {
+		shared.pool, shared.err = newPool(CacheDir(), runtime.GOMAXPROCS(0))
 	})
-	return runtime.pool, runtime.err
+	return shared.pool, shared.err
 }
 
-func newPool(cacheDir string) (pdfium.Pool, error) {
+// newPool starts pdfium with its compiled code cached in cacheDir ("" for
+// no cache). A compile that misses the cache runs on workers goroutines.
+//
+// Where a warm start goes (BenchmarkStartup/process, CPU time): about 90%
+// is wazero's CompileModule, which decodes and validates pdfium.wasm's
+// 3.9 MB of code again in every process before it looks in the cache, then
+// reads the 22 MB of cached machine code back and checksums it; its API
+// has no way to skip either. Instantiating a worker (18 MB of memory, the
+// data segments, _initialize, FPDF_InitLibrary) is the rest.
+func newPool(cacheDir string, workers int) (pdfium.Pool, error) {
 	rc := wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 		WithCloseOnContextDone(true) // so that Read's time budget can stop pdfium
 	if cacheDir != "" {
@@ -55,6 +65,9 @@ func newPool(cacheDir string) (pdfium.Pool, error) {
 		}
 	}
 	p, err := webassembly.Init(webassembly.Config{
+		// The context compiles the module (and parents the workers): a
+		// cold compile spreads pdfium's functions over the cores.
+		Context:  experimental.WithCompilationWorkers(context.Background(), max(1, workers)),
 		MinIdle:  0,
 		MaxIdle:  2,
 		MaxTotal: 4,
