@@ -164,25 +164,59 @@ func distinctTerms(terms string) map[string]int {
 	return m
 }
 
-// addTermDF applies document-frequency changes.
+// addTermDF applies document-frequency changes, termDFRows terms a
+// statement.
 func addTermDF(ctx context.Context, tx *sql.Tx, delta map[string]int) error {
-	if len(delta) == 0 {
+	args := make([]any, 0, 2*min(len(delta), termDFRows))
+	var full *sql.Stmt // the statement of termDFRows rows
+	defer func() {
+		if full != nil {
+			full.Close()
+		}
+	}()
+	flush := func() error {
+		n := len(args) / 2
+		if n == 0 {
+			return nil
+		}
+		var err error
+		if n == termDFRows {
+			if full == nil {
+				if full, err = tx.PrepareContext(ctx, termDFQuery(n)); err != nil {
+					return err
+				}
+			}
+			_, err = full.ExecContext(ctx, args...)
+		} else {
+			_, err = tx.ExecContext(ctx, termDFQuery(n), args...)
+		}
+		if err != nil {
+			return fmt.Errorf("update document frequencies: %w", err)
+		}
+		args = args[:0]
 		return nil
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO term_df (term, df) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET df = df + excluded.df`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
 	for t, d := range delta {
 		if d == 0 {
 			continue
 		}
-		if _, err := stmt.ExecContext(ctx, t, d); err != nil {
-			return fmt.Errorf("update document frequency of %q: %w", t, err)
+		args = append(args, t, d)
+		if len(args) == 2*termDFRows {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
 	}
-	return nil
+	return flush()
+}
+
+// termDFRows is how many terms one statement of addTermDF updates.
+const termDFRows = 256
+
+// termDFQuery returns the statement adding n document-frequency changes.
+func termDFQuery(n int) string {
+	return `INSERT INTO term_df (term, df) VALUES (?, ?)` + strings.Repeat(`, (?, ?)`, n-1) +
+		` ON CONFLICT (term) DO UPDATE SET df = df + excluded.df`
 }
 
 // countTerms adds +1 (or -1) for each distinct term of an analyzed text,

@@ -643,15 +643,29 @@ func (s *Store) PutDocuments(ctx context.Context, batch []DocumentChunks) ([]Cha
 		if err != nil {
 			return err
 		}
+		st, err := preparePut(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer st.close()
+		// The rows are written without ctx: go-sqlite3 runs each statement
+		// of a cancellable context on a goroutine of its own, a cost per
+		// row. Cancelling still stops the transaction between statements
+		// (database/sql rolls it back, and the next one fails), and it is
+		// checked between documents.
+		rowCtx := context.WithoutCancel(ctx)
 		for i, b := range batch {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			chs[i] = Changes{}
 			v0 := len(vecs)
-			if err := s.putDocument(ctx, tx, b.Doc, b.Chunks, dim, delta, &chs[i], &vecs, &gone); err != nil {
+			if err := s.putDocument(rowCtx, tx, st, b.Doc, b.Chunks, dim, delta, &chs[i], &vecs, &gone); err != nil {
 				return fmt.Errorf("put document %s: %w", b.Doc.Path, err)
 			}
 			chs[i].Vectors = len(vecs) - v0
 		}
-		if err := addTermDF(ctx, tx, delta); err != nil {
+		if err := addTermDF(rowCtx, tx, delta); err != nil {
 			return err
 		}
 		ids := make([]string, len(batch))
@@ -687,13 +701,71 @@ func (s *Store) PutDocuments(ctx context.Context, batch []DocumentChunks) ([]Cha
 	return chs, nil
 }
 
+// putStmts are the statements of a PutDocuments transaction, prepared
+// once for all its documents.
+type putStmts struct {
+	sources      map[string]int64 // source ids by name
+	upsertDoc    *sql.Stmt
+	oldChunks    *sql.Stmt
+	insertTerms  *sql.Stmt
+	insertVector *sql.Stmt
+	insert       *sql.Stmt
+	update       *sql.Stmt
+	deleteChunk  *sql.Stmt
+}
+
+func preparePut(ctx context.Context, tx *sql.Tx) (*putStmts, error) {
+	st := &putStmts{sources: map[string]int64{}}
+	for _, p := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{
+		{&st.upsertDoc, `
+		INSERT INTO documents (id, source_id, path, title, type, kind, size, mtime, hash, pipeline, text_bytes, chunks, tokens, indexed_at, layout)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET
+			title = excluded.title, type = excluded.type, kind = excluded.kind, size = excluded.size, mtime = excluded.mtime,
+			hash = excluded.hash, pipeline = excluded.pipeline, text_bytes = excluded.text_bytes,
+			chunks = excluded.chunks, tokens = excluded.tokens, indexed_at = excluded.indexed_at, layout = excluded.layout`},
+		{&st.oldChunks, `SELECT id, rowid FROM chunks WHERE document_id = ?`},
+		{&st.insertTerms, `INSERT INTO chunks_fts (docid, terms) VALUES (?, ?)`},
+		{&st.insertVector, `INSERT OR REPLACE INTO vectors (chunk, vec) VALUES (?, ?)`},
+		{&st.insert, `
+		INSERT INTO chunks (id, document_id, ordinal, text, tokens, start_byte, end_byte, src_start, src_end, headings, page, page_end)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&st.update, `
+		UPDATE chunks SET ordinal = ?, tokens = ?, start_byte = ?, end_byte = ?, src_start = ?, src_end = ?, headings = ?, page = ?, page_end = ?
+		WHERE id = ?`},
+		{&st.deleteChunk, `DELETE FROM chunks WHERE rowid = ?`},
+	} {
+		var err error
+		if *p.stmt, err = tx.PrepareContext(ctx, p.query); err != nil {
+			st.close()
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+func (st *putStmts) close() {
+	for _, s := range []*sql.Stmt{st.upsertDoc, st.oldChunks, st.insertTerms, st.insertVector, st.insert, st.update, st.deleteChunk} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
 // putDocument writes one document of a PutDocuments transaction.
-func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chunks []Chunk, dim int, delta map[string]int, ch *Changes, vecsOut *[]vectorRow, goneOut *[]int64) error {
+func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *Document, chunks []Chunk, dim int, delta map[string]int, ch *Changes, vecsOut *[]vectorRow, goneOut *[]int64) error {
 	vecs, gone := *vecsOut, *goneOut
 	defer func() { *vecsOut, *goneOut = vecs, gone }()
-	sourceID, err := ensureSource(ctx, tx, doc.Source)
-	if err != nil {
-		return err
+	sourceID, ok := st.sources[doc.Source]
+	if !ok {
+		var err error
+		if sourceID, err = ensureSource(ctx, tx, doc.Source); err != nil {
+			return err
+		}
+		st.sources[doc.Source] = sourceID
 	}
 	for _, c := range chunks {
 		if c.Vector != nil && len(c.Vector) != dim {
@@ -710,20 +782,14 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 	if err := doc.Kind.check(); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `
-		INSERT INTO documents (id, source_id, path, title, type, kind, size, mtime, hash, pipeline, text_bytes, chunks, tokens, indexed_at, layout)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET
-			title = excluded.title, type = excluded.type, kind = excluded.kind, size = excluded.size, mtime = excluded.mtime,
-			hash = excluded.hash, pipeline = excluded.pipeline, text_bytes = excluded.text_bytes,
-			chunks = excluded.chunks, tokens = excluded.tokens, indexed_at = excluded.indexed_at, layout = excluded.layout`,
+	_, err := st.upsertDoc.ExecContext(ctx,
 		doc.ID, sourceID, doc.Path, doc.Title, doc.Type, doc.Kind, doc.Size, doc.ModTime.UnixNano(), doc.Hash,
 		doc.Pipeline, doc.TextBytes, doc.Chunks, doc.Tokens, doc.IndexedAt.UnixNano(), layoutJSON(doc.Layout))
 	if err != nil {
 		return fmt.Errorf("write document: %w", err)
 	}
 	old := make(map[string]int64) // chunk id -> rowid
-	rows, err := tx.QueryContext(ctx, `SELECT id, rowid FROM chunks WHERE document_id = ?`, doc.ID)
+	rows, err := st.oldChunks.QueryContext(ctx, doc.ID)
 	if err != nil {
 		return err
 	}
@@ -739,30 +805,6 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 	if err := rows.Close(); err != nil {
 		return err
 	}
-	insertTerms, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts (docid, terms) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer insertTerms.Close()
-	insertVector, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO vectors (chunk, vec) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer insertVector.Close()
-	insert, err := tx.PrepareContext(ctx, `
-		INSERT INTO chunks (id, document_id, ordinal, text, tokens, start_byte, end_byte, src_start, src_end, headings, page, page_end)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer insert.Close()
-	update, err := tx.PrepareContext(ctx, `
-		UPDATE chunks SET ordinal = ?, tokens = ?, start_byte = ?, end_byte = ?, src_start = ?, src_end = ?, headings = ?, page = ?, page_end = ?
-		WHERE id = ?`)
-	if err != nil {
-		return err
-	}
-	defer update.Close()
 	for _, c := range chunks {
 		headings, err := json.Marshal(c.Headings)
 		if err != nil {
@@ -775,11 +817,11 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 		if kept {
 			delete(old, c.ID)
 			ch.Kept++
-			_, err = update.ExecContext(ctx, c.Ordinal, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings), c.Page, c.PageEnd, c.ID)
+			_, err = st.update.ExecContext(ctx, c.Ordinal, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings), c.Page, c.PageEnd, c.ID)
 		} else {
 			ch.Added = append(ch.Added, c.ID)
 			var res sql.Result
-			res, err = insert.ExecContext(ctx, c.ID, c.DocumentID, c.Ordinal, c.Text, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings), c.Page, c.PageEnd)
+			res, err = st.insert.ExecContext(ctx, c.ID, c.DocumentID, c.Ordinal, c.Text, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings), c.Page, c.PageEnd)
 			if err == nil {
 				rowid, err = res.LastInsertId()
 			}
@@ -788,12 +830,12 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 				if terms == "" {
 					terms = analysis.JoinedTerms(c.Text)
 				}
-				_, err = insertTerms.ExecContext(ctx, rowid, terms)
+				_, err = st.insertTerms.ExecContext(ctx, rowid, terms)
 				countTerms(delta, terms, +1)
 			}
 		}
 		if err == nil && c.Vector != nil {
-			_, err = insertVector.ExecContext(ctx, rowid, encodeVector(c.Vector))
+			_, err = st.insertVector.ExecContext(ctx, rowid, encodeVector(c.Vector))
 			vecs = append(vecs, vectorRow{rowid, c.Vector})
 		}
 		if err != nil {
@@ -811,7 +853,7 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, doc *Document, chun
 	for id, rowid := range old {
 		// The trigger chunks_fts_delete removes its terms; the foreign
 		// key, its vector.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE rowid = ?`, rowid); err != nil {
+		if _, err := st.deleteChunk.ExecContext(ctx, rowid); err != nil {
 			return err
 		}
 		ch.Removed = append(ch.Removed, id)
