@@ -2,12 +2,14 @@ package ingest
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cite-rag/cite/chunk"
@@ -93,11 +95,26 @@ func BenchmarkIndex(b *testing.B) {
 	b.Run("no-vectors", func(b *testing.B) { benchIndex(b, nil) })
 }
 
-func benchIndex(b *testing.B, e *embed.Embedder) {
-	_, total := loadCorpus(b)
-	b.SetBytes(total)
-	md := testenv.SharedData(b, "markdown")
+// BenchmarkIndexFile runs cite index, with the hash embedder, on one file
+// of 4 MB of ordinary prose (PATHOLOGICAL_MB sets the size) into a new index
+// each time: one document, which the pipeline splits across the cores. Its
+// MB/s is to compare with BenchmarkIndex/hash's.
+func BenchmarkIndexFile(b *testing.B) {
+	size := 4 << 20
+	if mb, err := strconv.Atoi(os.Getenv("PATHOLOGICAL_MB")); err == nil && mb > 0 {
+		size = mb << 20
+	}
+	e, err := embed.New("hash", embed.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	file := filepath.Join(b.TempDir(), "prose.md")
+	if err := os.WriteFile(file, proseOf(size), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(size))
 	var stats Stats
+	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		dir := b.TempDir()
@@ -110,7 +127,9 @@ func benchIndex(b *testing.B, e *embed.Embedder) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		stats, err = ix.Index(b.Context(), md)
+		c0 := cpuTime()
+		stats, err = ix.Index(b.Context(), file)
+		cpu += cpuTime() - c0
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -119,6 +138,44 @@ func benchIndex(b *testing.B, e *embed.Embedder) {
 		os.RemoveAll(dir)
 		b.StartTimer()
 	}
+	reportCPU(b, cpu)
+	if stats.Added != 1 {
+		b.Fatalf("%+v", stats)
+	}
+	b.ReportMetric(float64(stats.Chunks), "chunks")
+	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+}
+
+func benchIndex(b *testing.B, e *embed.Embedder) {
+	_, total := loadCorpus(b)
+	b.SetBytes(total)
+	md := testenv.SharedData(b, "markdown")
+	var stats Stats
+	var cpu time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		st, err := index.Open(b.Context(), dir, index.Options{Create: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix, err := New(b.Context(), st, Options{Embedder: e})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		c0 := cpuTime()
+		stats, err = ix.Index(b.Context(), md)
+		cpu += cpuTime() - c0
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		st.Close()
+		os.RemoveAll(dir)
+		b.StartTimer()
+	}
+	reportCPU(b, cpu)
 	// cite index does not walk into hidden folders (.github holds 16 of
 	// the corpus's 3,112 files).
 	want := 0
@@ -132,6 +189,18 @@ func benchIndex(b *testing.B, e *embed.Embedder) {
 	}
 	b.ReportMetric(float64(stats.Chunks), "chunks")
 	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+}
+
+// reportCPU reports cpu-s/op, the CPU time (user and system, all threads)
+// of one operation, and cores, the CPU time over the elapsed time: how many
+// cores the operation kept busy. On a loaded machine the elapsed time grows
+// with the load; the CPU time much less.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	if cpu <= 0 || b.N == 0 {
+		return
+	}
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(cpu.Seconds()/b.Elapsed().Seconds(), "cores")
 }
 
 // peakRSSMB reads the process's peak resident set size (VmHWM) on Linux.

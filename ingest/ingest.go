@@ -282,7 +282,9 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan *job, ix.opts.Workers)
-	done := make(chan *job, ix.opts.Workers)
+	// Finished files wait here while the writer commits a batch, so that
+	// the workers go on preparing the next ones meanwhile.
+	done := make(chan *job, doneQueue*ix.opts.Workers)
 	seen := make(map[string]bool)
 	var walkErrs []error
 	var found atomic.Int64
@@ -340,9 +342,15 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		}
 	}
 	// The single writer. Documents to store are written in batches, one
-	// transaction each (each document still all or nothing), flushed when
-	// the batch is full or no finished file is waiting.
+	// transaction each (each document still all or nothing): a batch is
+	// committed when it holds enough chunks, text or documents
+	// ([batchLimits]), or when it has waited batchDelay and no finished
+	// file is waiting, or when a file needs a write of its own (a touch, a
+	// removal). Files with nothing to write wait in the batch too, so that
+	// events keep the order in which the files were finished.
 	var batch []*job
+	var sum batchSize
+	var since time.Time // when the batch's first file came
 	finish := func(j *job) {
 		if j.out == Failed && ctx.Err() != nil {
 			// Cancelled under way (reading, embedding, writing): not a
@@ -384,19 +392,59 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		for _, j := range batch {
 			finish(j)
 		}
-		batch = batch[:0]
+		clear(batch)
+		batch, sum = batch[:0], batchSize{}
 	}
-	for j := range done {
-		if j.out == Added || j.out == Updated {
-			batch = append(batch, j)
-			if len(batch) >= writeBatch || len(done) == 0 {
-				flush()
+	var timer *time.Timer
+	for {
+		var j *job
+		var ok bool
+		select {
+		case j, ok = <-done:
+		default:
+			// Nothing is waiting: wait for the next file, or until the
+			// batch has waited long enough.
+			if len(batch) == 0 {
+				j, ok = <-done
+				break
 			}
+			wait := batchDelay - time.Since(since)
+			if wait <= 0 {
+				flush()
+				continue
+			}
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
+			}
+			select {
+			case j, ok = <-done:
+				timer.Stop()
+			case <-timer.C:
+				flush()
+				continue
+			}
+		}
+		if !ok {
+			break
+		}
+		if ix.writesAlone(j) {
+			flush() // keep the events in order
+			ix.write(ctx, j)
+			finish(j)
 			continue
 		}
-		flush() // keep the events in order
-		ix.write(ctx, j)
-		finish(j)
+		if len(batch) == 0 {
+			since = time.Now()
+		}
+		batch = append(batch, j)
+		if j.out == Added || j.out == Updated {
+			sum.add(j)
+			if sum.full() {
+				flush()
+			}
+		}
 	}
 	flush()
 	errs = append(errs, walkErrs...) // the walker is done: done closed after jobs
@@ -619,11 +667,13 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	}
 	cs, tokens := ix.splitter.Split(nd.Text, headings)
 	j.chunk = make([]index.Chunk, len(cs))
-	for i, c := range cs {
+	// A large document's chunks are analyzed on all the cores.
+	inParts(len(cs), ix.opts.Workers, func(i int) {
+		c := cs[i]
 		ss, se := nd.SourceSpan(c.Start, c.End)
 		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se, Terms: analysis.JoinedTerms(c.Text)}
 		j.chunk[i].Page, j.chunk[i].PageEnd = nd.PageRange(c.Start, c.End)
-	}
+	})
 	j.doc = &index.Document{
 		// Ingest reads files (a saved web page too: its spans are bytes of
 		// the saved copy), so every document it makes is a file.
@@ -636,6 +686,38 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		j.out = Updated
 	}
 	ix.embed(ctx, j)
+}
+
+// partSize is how many chunks of a document a goroutine of [inParts]
+// takes at a time.
+const partSize = 32
+
+// inParts calls fn for each of 0..n-1: on the calling goroutine when n is
+// small, else on up to workers goroutines, each taking partSize at a time,
+// and returns when all are done.
+func inParts(n, workers int, fn func(i int)) {
+	if workers = min(workers, n/partSize); workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(partSize) - partSize)
+				if lo >= n {
+					return
+				}
+				for i := lo; i < min(lo+partSize, n); i++ {
+					fn(i)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // titleOf chooses a document's title: its own (HTML <title>, Markdown
@@ -658,13 +740,67 @@ func titleOf(nd *normalize.Document, format normalize.Format, name string) strin
 	return index.EscapePath(path.Base(name))
 }
 
-// writeBatch is the most documents written in one transaction.
-const writeBatch = 64
+// doneQueue is how many finished files, per worker, wait for the writer.
+const doneQueue = 4
 
-// writeBatch stores the documents of added and updated jobs in one
-// transaction. If it fails, each is written alone, so that one bad document
-// fails only itself.
-func (ix *Indexer) writeBatch(ctx context.Context, jobs []*job) {
+// batchDelay is how long a batch waits for more files when none is
+// waiting, before it is committed: the longest the events of written files
+// lag behind (unless a batch fills up first).
+const batchDelay = 200 * time.Millisecond
+
+// The most a batch holds before it is committed. A transaction's cost is
+// mostly per chunk and per byte, but its commit (the full-text index's
+// pending terms, the write-ahead log) is a cost per batch: larger batches
+// make fewer. The limits keep a batch's memory small beside the rest of a
+// run's, and a kill loses at most one batch's work (the next run redoes
+// it).
+var batchLimits = batchSize{docs: 64, chunks: 2048, bytes: 8 << 20}
+
+// batchSize counts what a batch holds.
+type batchSize struct {
+	docs, chunks int
+	bytes        int64 // text of the chunks
+}
+
+func (b *batchSize) add(j *job) {
+	b.docs++
+	b.chunks += len(j.chunk)
+	for _, c := range j.chunk {
+		b.bytes += int64(len(c.Text))
+	}
+}
+
+func (b *batchSize) full() bool {
+	return b.docs >= batchLimits.docs || b.chunks >= batchLimits.chunks || b.bytes >= batchLimits.bytes
+}
+
+// writesAlone reports whether a finished job writes in a transaction of
+// its own ([Indexer.write]); added and updated documents go in batches,
+// and jobs that write nothing wait in the batch for their event.
+func (ix *Indexer) writesAlone(j *job) bool {
+	switch {
+	case j.out == Added || j.out == Updated:
+		return false
+	case j.out == Unchanged && j.doc != nil:
+		return true
+	case j.out == Skipped && j.prev != nil && !j.keep:
+		return true
+	case j.out == Gone && j.prev != nil && ix.opts.Prune:
+		return true
+	}
+	return false
+}
+
+// writeBatch stores the documents of the added and updated jobs of a batch
+// in one transaction. If it fails, each is written alone, so that one bad
+// document fails only itself.
+func (ix *Indexer) writeBatch(ctx context.Context, batch []*job) {
+	var jobs []*job
+	for _, j := range batch {
+		if j.out == Added || j.out == Updated {
+			jobs = append(jobs, j)
+		}
+	}
 	if len(jobs) == 0 {
 		return
 	}
