@@ -396,14 +396,16 @@ func TestMigrationAddsFullText(t *testing.T) {
 	}
 }
 
-// TestVectorIndexMatchesChromem compares the in-memory search with
-// chromem-go's exhaustive QueryEmbedding on the same vectors: the same
-// chunks, the same order, the same scores (to float32 rounding).
+// TestVectorIndexMatchesChromem compares the in-memory search (the
+// quantized shortlist ranked by the float32 vectors) with chromem-go's
+// exhaustive QueryEmbedding on the same vectors: the same chunks, the same
+// order, the same scores (to float32 rounding).
 func TestVectorIndexMatchesChromem(t *testing.T) {
 	ctx := context.Background()
 	const n, dim = 5000, 64
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := newVectorIndex(dim)
+	floats := map[int64][]float32{}
 	col, err := chromem.NewDB().CreateCollection("t", nil, func(context.Context, string) ([]float32, error) {
 		return nil, errors.New("no embedding here")
 	})
@@ -427,7 +429,8 @@ func TestVectorIndexMatchesChromem(t *testing.T) {
 			v[j] = float32(rng.NormFloat64())
 		}
 		unit(v)
-		x.add(int64(i), v)
+		x.add(int64(i), v, nil)
+		floats[int64(i)] = v
 		docs = append(docs, chromem.Document{ID: fmt.Sprint(i), Embedding: v})
 	}
 	// Remove some, as updates do, and reuse their slots.
@@ -452,7 +455,7 @@ func TestVectorIndexMatchesChromem(t *testing.T) {
 			q[rng.IntN(dim)] = float32(rng.NormFloat64())
 		}
 		unit(q)
-		got, err := x.search(ctx, q, 10, nil)
+		got, err := searchFloats(ctx, x, floats, q, 10, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -588,23 +591,85 @@ func TestVectorCache(t *testing.T) {
 	}
 }
 
+// TestVectorCacheOfFloats: the float32 vector cache cite wrote before the
+// vectors were quantized (CITEVEC2) is stale, not damage: a read-only open
+// searches the database's vectors, and the first writable open replaces
+// it with the quantized cache, which the next open maps.
+func TestVectorCacheOfFloats(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	e := mustEmbedder(t, "hash:64")
+	st, err := Open(ctx, dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.UseEmbedder(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		textDoc(t, st, e, "s", fmt.Sprintf("/d%d", i), fmt.Sprintf("document %d about topic%d", i, i%7))
+	}
+	qv, _ := e.EmbedQuery(ctx, "topic3 document", nil)
+	want, err := st.SearchVectors(ctx, qv, Filter{}, 5)
+	if err != nil || len(want) != 5 {
+		t.Fatalf("search: %v %v", want, err)
+	}
+	st.Close()
+	// A cache as cite wrote it before: same header, float32 vectors.
+	cache := filepath.Join(dir, cacheFile)
+	old := make([]byte, cacheHeader+8*30+4*30*64)
+	copy(old, "CITEVEC2")
+	if err := os.WriteFile(cache, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, ro := range []bool{true, false, false} {
+		st, err := Open(ctx, dir, Options{ReadOnly: ro})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.SearchVectors(ctx, qv, Filter{}, 5)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("read-only %v: %v %v, want %v", ro, got, err, want)
+		}
+		st.vmu.Lock()
+		mapped := len(st.releases) == 1
+		st.vmu.Unlock()
+		if mapped != (i == 2) {
+			t.Errorf("open %d: cache mapped %v", i, mapped)
+		}
+		rep, err := st.Check(ctx)
+		if err != nil || !rep.OK() {
+			t.Errorf("read-only %v: check: %v %+v", ro, err, rep.Problems)
+		}
+		st.Close()
+		data, _ := os.ReadFile(cache)
+		if magic := string(data[:8]); ro && magic != "CITEVEC2" || !ro && magic != cacheMagic {
+			t.Errorf("read-only %v: the cache is %q", ro, magic)
+		}
+	}
+}
+
 // TestVectorCacheDamage: a vector cache whose rowids were swapped, or whose
 // vectors differ from the database's, is not trusted by search, is reported
 // by Check and rebuilt by Repair.
 func TestVectorCacheDamage(t *testing.T) {
 	cases := []struct {
 		name   string
-		damage func(data []byte, rowids, vectors int)
+		damage func(data []byte, rowids, scales, vectors int)
 	}{
-		{"two rowids swapped", func(data []byte, rowids, _ int) {
+		{"two rowids swapped", func(data []byte, rowids, _, _ int) {
 			a, b := data[rowids:rowids+8], data[rowids+8:rowids+16]
 			var tmp [8]byte
 			copy(tmp[:], a)
 			copy(a, b)
 			copy(b, tmp[:])
 		}},
-		{"a vector changed", func(data []byte, _, vectors int) {
-			for i := vectors; i < vectors+4*64; i += 4 {
+		{"a scale changed", func(data []byte, _, scales, _ int) {
+			data[scales+5] ^= 0x55
+		}},
+		{"a vector changed", func(data []byte, _, _, vectors int) {
+			// Value 0 of every vector (column-major).
+			for i := vectors; i < vectors+20; i++ {
 				data[i] ^= 0x55
 			}
 		}},
@@ -645,7 +710,8 @@ func TestVectorCacheDamage(t *testing.T) {
 			name := int(binary.NativeEndian.Uint32(data[20:]))
 			slots := int(binary.NativeEndian.Uint64(data[32:]))
 			rowids := cacheHeader + pad8(name)
-			c.damage(data, rowids, rowids+8*slots)
+			scales := rowids + 8*slots
+			c.damage(data, rowids, scales, scales+pad8(4*slots))
 			os.WriteFile(cache, data, 0o644)
 
 			ro, err := Open(ctx, dir, Options{ReadOnly: true})
@@ -687,30 +753,51 @@ func TestVectorIndexMemory(t *testing.T) {
 	for _, c := range []struct{ dim, n int }{{64, 1}, {64, 5000}, {2048, 3}, {2048, 2100}, {1 << 20, 3}} {
 		t.Run(fmt.Sprintf("%dx%d", c.n, c.dim), func(t *testing.T) {
 			x := newVectorIndex(c.dim)
+			floats := map[int64][]float32{}
 			v := make([]float32, c.dim)
 			for i := 1; i <= c.n; i++ {
 				clear(v)
 				v[i%c.dim] = 1
-				x.add(int64(i), v)
+				x.add(int64(i), v, nil)
+				floats[int64(i)] = slices.Clone(v)
 			}
-			floats := 0
+			bytes := 0
 			for _, s := range x.segs {
-				floats += len(s)
-				if 4*len(s) > max(segBytes, 4*c.dim) {
-					t.Errorf("a segment of %d bytes", 4*len(s))
+				bytes += len(s)
+				if len(s) > max(segBytes, c.dim) {
+					t.Errorf("a segment of %d bytes", len(s))
 				}
 			}
-			if limit := (2*c.n + firstRows) * c.dim; floats > limit {
-				t.Errorf("%d vectors of %d dimensions take %d floats, want at most %d", c.n, c.dim, floats, limit)
+			if limit := (2*c.n + firstRows) * c.dim; bytes > limit {
+				t.Errorf("%d vectors of %d dimensions take %d bytes, want at most %d", c.n, c.dim, bytes, limit)
 			}
 			q := make([]float32, c.dim)
 			q[c.n%c.dim] = 1
-			got, err := x.search(t.Context(), q, 1, nil)
+			got, err := searchFloats(t.Context(), x, floats, q, 1, nil)
 			if err != nil || len(got) != 1 || got[0].Chunk%int64(c.dim) != int64(c.n%c.dim) || got[0].Score != 1 {
 				t.Errorf("search: %v %v", got, err)
 			}
 		})
 	}
+}
+
+// searchFloats searches x as [Store.SearchVectors] does, reading the
+// float32 vectors of the shortlist from floats.
+func searchFloats(ctx context.Context, x *vectorIndex, floats map[int64][]float32, q []float32, k int, allow bitmap) ([]Scored, error) {
+	cands, err := x.shortlist(ctx, q, k, allow)
+	if err != nil {
+		return nil, err
+	}
+	return rank(q, cands, k, func(rowids []int64, fn func(int64, []float32) error) error {
+		for _, r := range rowids {
+			if v, ok := floats[r]; ok {
+				if err := fn(r, v); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // TestMaxScoreMatchesExhaustive: ranking the rare terms' matches first and

@@ -1,11 +1,14 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -14,7 +17,7 @@ import (
 
 // segRows is the most vectors in one segment of the in-memory index, and
 // segBytes the most bytes: vectors of many dimensions get fewer per segment
-// (2,048 vectors of 1,048,576 dimensions would take 8 GiB at once).
+// (2,048 vectors of 1,048,576 dimensions would take 2 GiB at once).
 // firstRows is the capacity a new segment starts with: the last segment
 // grows, doubling, so an index of a few vectors holds a few vectors' worth.
 const (
@@ -26,7 +29,7 @@ const (
 // rowsPerSegment is the capacity of a full segment of vectors of dim
 // dimensions.
 func rowsPerSegment(dim int) int {
-	return max(1, min(segRows, segBytes/(4*max(dim, 1))))
+	return max(1, min(segRows, segBytes/max(dim, 1)))
 }
 
 // vectorRow is a chunk's vector under the chunk's rowid.
@@ -35,7 +38,12 @@ type vectorRow struct {
 	vec   []float32
 }
 
-// vectorIndex holds an index's vectors in memory for exhaustive search.
+// vectorIndex holds an index's vectors in memory for exhaustive search,
+// quantized: each vector is one byte a value (int8) and one float32 scale,
+// a quarter of its float32 size. The float32 vectors stay in the database
+// alone; a search ranks every vector by its quantized values, then reads
+// the float32 vectors of a shortlist of the best and ranks them by their
+// exact scores ([Store.SearchVectors]).
 //
 // The vectors are stored column-major in segments of rows slots: value j
 // of the vector in slot i lies at segs[i/rows][j*c+i%rows], where c, the
@@ -44,8 +52,7 @@ type vectorRow struct {
 // value: the built-in hash embedder's queries have a few dozen non-zero
 // values among thousands, so a search reads a few percent of the vectors
 // (chromem-go's row-major scan reads all of them; BenchmarkVectorSearch
-// compares the two). Results are exact: the same dot products, summed in
-// another order.
+// compares the two).
 type vectorIndex struct {
 	gen atomic.Int64 // vectors generation it reflects; -1: stale
 
@@ -53,9 +60,10 @@ type vectorIndex struct {
 	dim    int
 	rows   int             // slots of a full segment: rowsPerSegment(dim)
 	rowids []int64         // slot -> chunk rowid; 0 for a free slot
+	scales []float32       // slot -> scale of its vector ([quantize])
 	slots  map[int64]int32 // chunk rowid -> slot
 	free   []int32
-	segs   [][]float32
+	segs   [][]int8
 	n      int // vectors held
 }
 
@@ -63,18 +71,39 @@ func newVectorIndex(dim int) *vectorIndex {
 	return &vectorIndex{dim: dim, rows: rowsPerSegment(dim), slots: make(map[int64]int32)}
 }
 
+// quantize writes v as int8 values to dst and returns their scale s: value
+// j stands for s*dst[j], within s/2 of v[j] (scalar quantization with a
+// scale per vector). The largest magnitude maps to ±127, so nothing is
+// clipped. It is deterministic: the same v gives the same bytes in every
+// process, which lets [Store.Check] compare a vector cache with the
+// database.
+func quantize(v []float32, dst []int8) float32 {
+	var m float64
+	for _, f := range v {
+		m = max(m, math.Abs(float64(f)))
+	}
+	if m == 0 {
+		clear(dst)
+		return 0
+	}
+	for j, f := range v {
+		dst[j] = int8(max(-127, min(127, math.Round(float64(f)*127/m))))
+	}
+	return float32(m / 127)
+}
+
 // segment returns the segment of slot, made or grown to hold it, its
 // capacity and the slot's place in it.
-func (x *vectorIndex) segment(slot int) (seg []float32, capacity, i int) {
+func (x *vectorIndex) segment(slot int) (seg []int8, capacity, i int) {
 	s, i := slot/x.rows, slot%x.rows
 	if s == len(x.segs) {
-		x.segs = append(x.segs, make([]float32, min(x.rows, firstRows)*x.dim))
+		x.segs = append(x.segs, make([]int8, min(x.rows, firstRows)*x.dim))
 	}
 	seg = x.segs[s]
 	c := len(seg) / x.dim
 	if i >= c {
 		nc := min(x.rows, max(2*c, i+1))
-		grown := make([]float32, nc*x.dim)
+		grown := make([]int8, nc*x.dim)
 		for j := range x.dim {
 			copy(grown[j*nc:], seg[j*c:(j+1)*c])
 		}
@@ -84,9 +113,10 @@ func (x *vectorIndex) segment(slot int) (seg []float32, capacity, i int) {
 	return seg, c, i
 }
 
-// add stores v under rowid, replacing the vector it had. The caller holds
+// add stores v, quantized, under rowid, replacing the vector it had. buf,
+// of x.dim values, is scratch space (allocated when nil). The caller holds
 // x.mu for writing.
-func (x *vectorIndex) add(rowid int64, v []float32) {
+func (x *vectorIndex) add(rowid int64, v []float32, buf []int8) {
 	slot, ok := x.slots[rowid]
 	if !ok {
 		if n := len(x.free); n > 0 {
@@ -95,26 +125,31 @@ func (x *vectorIndex) add(rowid int64, v []float32) {
 		} else {
 			slot = int32(len(x.rowids))
 			x.rowids = append(x.rowids, 0)
+			x.scales = append(x.scales, 0)
 		}
 		x.slots[rowid] = slot
 		x.rowids[slot] = rowid
 		x.n++
 	}
+	if buf == nil {
+		buf = make([]int8, x.dim)
+	}
+	x.scales[slot] = quantize(v, buf)
 	seg, c, i := x.segment(int(slot))
-	for j, f := range v {
-		seg[j*c+i] = f
+	for j, q := range buf {
+		seg[j*c+i] = q
 	}
 }
 
-// vector copies the vector in slot to dst (of x.dim values) and returns
-// it. The caller holds x.mu for reading.
-func (x *vectorIndex) vector(slot int, dst []float32) []float32 {
+// vector copies the quantized vector in slot to dst (of x.dim values) and
+// returns it with its scale. The caller holds x.mu for reading.
+func (x *vectorIndex) vector(slot int, dst []int8) ([]int8, float32) {
 	seg := x.segs[slot/x.rows]
 	c, i := len(seg)/x.dim, slot%x.rows
 	for j := range dst {
 		dst[j] = seg[j*c+i]
 	}
-	return dst
+	return dst, x.scales[slot]
 }
 
 // remove drops the vector of rowid, if any. The caller holds x.mu for
@@ -126,6 +161,7 @@ func (x *vectorIndex) remove(rowid int64) {
 	}
 	delete(x.slots, rowid)
 	x.rowids[slot] = 0
+	x.scales[slot] = 0
 	seg, c, i := x.segment(int(slot))
 	for j := range x.dim {
 		seg[j*c+i] = 0
@@ -146,42 +182,90 @@ type bitmap []uint64
 func (b bitmap) has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
 func (b bitmap) set(i int)      { b[i>>6] |= 1 << (i & 63) }
 
-// search returns the k vectors with the largest dot product with q, best
-// first (ties by rowid), among the slots in allow (all when nil). The caller
-// holds x.mu for reading.
-func (x *vectorIndex) search(ctx context.Context, q []float32, k int, allow bitmap) ([]Scored, error) {
+// queryTerm is a non-zero value of a query vector: w at dimension j.
+type queryTerm struct {
+	j int
+	w float32
+}
+
+// queryTerms returns the non-zero values of q, in order of dimension.
+func queryTerms(q []float32) []queryTerm {
+	var terms []queryTerm
+	for j, w := range q {
+		if w != 0 {
+			terms = append(terms, queryTerm{j, w})
+		}
+	}
+	return terms
+}
+
+// exactScore is the dot product of a query, by its terms, with a float32
+// vector: the score the quantized scan estimates and [Store.SearchVectors]
+// returns, summed in the same order (of dimension) for every vector.
+func exactScore(terms []queryTerm, v []float32) float32 {
+	var sc float32
+	for _, t := range terms {
+		sc += t.w * v[t.j]
+	}
+	return sc
+}
+
+// shortlistSize is how many vectors the quantized scan keeps, at most,
+// for a search of the k best: those whose exact score is read and ranked.
+// Measured on the shared corpus with the hash embedder (TestVectorRecall),
+// the vectors the bounds cannot rule out are rarely more than k+10.
+func shortlistSize(k int) int { return k + max(k, 32) }
+
+// candidate is a vector of the shortlist: its chunk, the score its
+// quantized values give, and how far that can be from its exact score.
+type candidate struct {
+	rowid       int64
+	approx, err float32
+}
+
+// shortlist returns up to shortlistSize(k) vectors, best first by their
+// quantized score, among the slots in allow (all when nil): the vectors
+// whose exact dot product with q may be among the k largest. Each one's
+// quantized score is within err of its exact score, err being half its
+// scale times the sum of the query's magnitudes (plus float rounding): a
+// vector whose score plus err falls below the k-th best score minus err
+// cannot be among the k best, and is left out. When fewer such vectors
+// than the shortlist holds are left out of it, ranking the shortlist by
+// exact score gives exactly the exact search's k best; otherwise the
+// lowest of them are missed (rarely: TestVectorRecall). The caller holds
+// x.mu for reading.
+func (x *vectorIndex) shortlist(ctx context.Context, q []float32, k int, allow bitmap) ([]candidate, error) {
 	if len(q) != x.dim {
 		return nil, fmt.Errorf("query vector has %d dimensions, the index's %d", len(q), x.dim)
 	}
 	if k <= 0 || x.n == 0 {
 		return nil, nil
 	}
-	type term struct {
-		j int
-		w float32
-	}
-	var terms []term
-	for j, w := range q {
-		if w != 0 {
-			terms = append(terms, term{j, w})
-		}
-	}
+	terms := queryTerms(q)
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	var l1 float64
+	for _, t := range terms {
+		l1 += math.Abs(float64(t.w))
+	}
+	// Half a quantization step a value, plus a generous allowance for the
+	// float32 rounding of both sums and of the scale.
+	errPerScale := float32(l1 * (0.5 + 1e-3 + 2e-5*float64(len(terms))))
 	nseg := len(x.segs)
 	workers := min(runtime.GOMAXPROCS(0), nseg)
 	// A small index is not worth a goroutine per core.
 	if x.n*len(terms) < 1<<18 {
 		workers = 1
 	}
+	size := shortlistSize(k)
 	tops := make([]*topk.Heap[scored32], workers)
 	var wg sync.WaitGroup
 	var next atomic.Int64
 	for w := range workers {
-		tops[w] = topk.New(k, scored32First)
+		tops[w] = topk.New(size, scored32First)
 		wg.Go(func() {
-			scores := make([]float32, x.rows)
+			sums := make([]float32, x.rows)
 			top := tops[w]
 			floor := float32(math.Inf(-1)) // the worst score kept once full
 			for s := int(next.Add(1) - 1); s < nseg; s = int(next.Add(1) - 1) {
@@ -190,14 +274,16 @@ func (x *vectorIndex) search(ctx context.Context, q []float32, k int, allow bitm
 				}
 				seg := x.segs[s]
 				c := len(seg) / x.dim
-				scores := scores[:c]
-				clear(scores)
+				sums := sums[:c]
+				clear(sums)
 				for _, t := range terms {
-					axpy(scores, t.w, seg[t.j*c:(t.j+1)*c])
+					axpy8(sums, t.w, seg[t.j*c:(t.j+1)*c])
 				}
 				base := s * x.rows
 				end := min(c, len(x.rowids)-base)
-				for i, sc := range scores[:end] {
+				scales := x.scales[base : base+end]
+				for i, sum := range sums[:end] {
+					sc := sum * scales[i]
 					// Most scores lose to the worst kept: skip them
 					// before looking at their slot (Push settles ties).
 					if sc < floor {
@@ -226,25 +312,35 @@ func (x *vectorIndex) search(ctx context.Context, q []float32, k int, allow bitm
 		}
 	}
 	all := best.Sorted()
-	out := make([]Scored, len(all))
+	out := make([]candidate, len(all))
+	lower := make([]float32, len(all))
 	for i, a := range all {
-		out[i] = Scored{Chunk: a.rowid, Score: float64(a.score)}
+		e := x.scales[x.slots[a.rowid]] * errPerScale
+		out[i] = candidate{rowid: a.rowid, approx: a.score, err: e}
+		lower[i] = a.score - e
 	}
-	return out, nil
+	if len(out) <= k {
+		return out, nil
+	}
+	// The k-th best lower bound: no vector whose upper bound is below it
+	// can be among the k best.
+	slices.SortFunc(lower, func(a, b float32) int { return cmp.Compare(b, a) })
+	kth := lower[k-1]
+	return slices.DeleteFunc(out, func(c candidate) bool { return c.approx+c.err < kth }), nil
 }
 
-// axpy adds a*x to y; len(x) >= len(y).
-func axpy(y []float32, a float32, x []float32) {
+// axpy8 adds a*x to y; len(x) >= len(y).
+func axpy8(y []float32, a float32, x []int8) {
 	x = x[:len(y)]
 	i := 0
 	for ; i+4 <= len(y); i += 4 {
-		y[i] += a * x[i]
-		y[i+1] += a * x[i+1]
-		y[i+2] += a * x[i+2]
-		y[i+3] += a * x[i+3]
+		y[i] += a * float32(x[i])
+		y[i+1] += a * float32(x[i+1])
+		y[i+2] += a * float32(x[i+2])
+		y[i+3] += a * float32(x[i+3])
 	}
 	for ; i < len(y); i++ {
-		y[i] += a * x[i]
+		y[i] += a * float32(x[i])
 	}
 }
 
@@ -255,6 +351,77 @@ type scored32 struct {
 
 // scored32First orders scored32 values best first.
 func scored32First(a, b scored32) int { return bestFirst(a.score, b.score, a.rowid, b.rowid) }
+
+// rank returns the k candidates with the largest exact scores, best first
+// (ties by rowid), reading their float32 vectors with read; a candidate
+// read does not return (its chunk is gone) is left out.
+func rank(q []float32, cands []candidate, k int, read func(rowids []int64, fn func(rowid int64, v []float32) error) error) ([]Scored, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	terms := queryTerms(q)
+	rowids := make([]int64, len(cands))
+	for i, c := range cands {
+		rowids[i] = c.rowid
+	}
+	top := topk.New(k, scored32First)
+	err := read(rowids, func(rowid int64, v []float32) error {
+		if len(v) != len(q) {
+			return fmt.Errorf("vector of chunk %d has %d dimensions, the query %d", rowid, len(v), len(q))
+		}
+		top.Push(scored32{exactScore(terms, v), rowid})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	all := top.Sorted()
+	out := make([]Scored, len(all))
+	for i, a := range all {
+		out[i] = Scored{Chunk: a.rowid, Score: float64(a.score)}
+	}
+	return out, nil
+}
+
+// readVectors calls fn with the float32 vector of each chunk of rowids
+// that has one, in no particular order.
+func (s *Store) readVectors(ctx context.Context, rowids []int64, fn func(rowid int64, v []float32) error) error {
+	dim, err := vectorDim(ctx, s.db)
+	if err != nil || dim == 0 {
+		return err
+	}
+	var b strings.Builder
+	args := make([]any, len(rowids))
+	b.WriteString(`SELECT chunk, vec FROM vectors WHERE chunk IN (`)
+	for i, r := range rowids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('?')
+		args[i] = r
+	}
+	b.WriteByte(')')
+	rows, err := s.db.QueryContext(ctx, b.String(), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	v := make([]float32, dim)
+	for rows.Next() {
+		var rowid int64
+		var raw sql.RawBytes
+		if err := rows.Scan(&rowid, &raw); err != nil {
+			return err
+		}
+		if _, err := decodeVector(raw, dim, v); err != nil {
+			return fmt.Errorf("vector of chunk %d: %w (cite check --repair re-embeds it)", rowid, err)
+		}
+		if err := fn(rowid, v); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
 
 // loadVectors reads every vector of the index into memory, in one read
 // transaction so that the set matches the generation it records.
@@ -286,16 +453,20 @@ func (s *Store) loadVectors(ctx context.Context) (*vectorIndex, error) {
 		return nil, err
 	}
 	x.rowids = make([]int64, 0, n)
+	x.scales = make([]float32, 0, n)
 	x.slots = make(map[int64]int32, n)
 	rows, err := conn.QueryContext(ctx, `SELECT chunk, vec FROM vectors`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	// Vectors are decoded a block at a time and written into the columns
-	// block by block: writing one vector at a time touches dim pages.
+	// Vectors are decoded and quantized a block at a time and written into
+	// the columns block by block: writing one vector at a time touches dim
+	// pages.
 	const block = 64
-	buf := make([]float32, block*dim)
+	f := make([]float32, dim)
+	buf := make([]int8, block*dim)
+	scales := make([]float32, 0, block)
 	ids := make([]int64, 0, block)
 	for rows.Next() {
 		var rowid int64
@@ -303,25 +474,27 @@ func (s *Store) loadVectors(ctx context.Context) (*vectorIndex, error) {
 		if err := rows.Scan(&rowid, &b); err != nil {
 			return nil, err
 		}
-		if _, err := decodeVector(b, dim, buf[len(ids)*dim:(len(ids)+1)*dim]); err != nil {
+		if _, err := decodeVector(b, dim, f); err != nil {
 			return nil, fmt.Errorf("vector of chunk %d: %w (cite check --repair re-embeds it)", rowid, err)
 		}
+		scales = append(scales, quantize(f, buf[len(ids)*dim:(len(ids)+1)*dim]))
 		ids = append(ids, rowid)
 		if len(ids) == block {
-			x.appendBlock(ids, buf)
-			ids = ids[:0]
+			x.appendBlock(ids, scales, buf)
+			ids, scales = ids[:0], scales[:0]
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	x.appendBlock(ids, buf)
+	x.appendBlock(ids, scales, buf)
 	return x, nil
 }
 
-// appendBlock adds vectors of new rowids, vs holding them one after the
-// other, into fresh slots. The caller holds x.mu for writing (or owns x).
-func (x *vectorIndex) appendBlock(rowids []int64, vs []float32) {
+// appendBlock adds quantized vectors of new rowids, vs holding them one
+// after the other, into fresh slots. The caller holds x.mu for writing (or
+// owns x).
+func (x *vectorIndex) appendBlock(rowids []int64, scales []float32, vs []int8) {
 	for len(rowids) > 0 {
 		first := len(x.rowids)
 		// As many as fit in the current segment.
@@ -338,8 +511,9 @@ func (x *vectorIndex) appendBlock(rowids []int64, vs []float32) {
 			x.slots[r] = int32(first + i)
 			x.rowids = append(x.rowids, r)
 		}
+		x.scales = append(x.scales, scales[:n]...)
 		x.n += n
-		rowids, vs = rowids[n:], vs[n*x.dim:]
+		rowids, scales, vs = rowids[n:], scales[n:], vs[n*x.dim:]
 	}
 }
 
@@ -409,12 +583,13 @@ func (s *Store) vectorsChanged(gen int64, gone []int64, added []vectorRow) {
 	for _, r := range gone {
 		x.remove(r)
 	}
+	buf := make([]int8, x.dim)
 	for _, r := range added {
 		if len(r.vec) != x.dim {
 			x.gen.Store(-1)
 			return
 		}
-		x.add(r.rowid, r.vec)
+		x.add(r.rowid, r.vec, buf)
 	}
 	x.gen.Store(gen)
 }
@@ -422,8 +597,12 @@ func (s *Store) vectorsChanged(gen int64, gone []int64, added []vectorRow) {
 // SearchVectors returns the k chunks whose vectors have the largest dot
 // product (cosine: vectors are unit length) with q, best first, among the
 // chunks f admits. q must come from the index's embedder. The first search
-// loads the vectors into memory; later ones reuse them, reloading only when
-// another process changed them.
+// loads the vectors into memory, quantized; later ones reuse them,
+// reloading only when another process changed them. The quantized vectors
+// give a shortlist; the float32 vectors of the shortlist, read from the
+// database, give the scores returned and the order: those of the exact
+// search, whose k best the shortlist holds but in rare cases
+// (TestVectorRecall).
 func (s *Store) SearchVectors(ctx context.Context, q []float32, f Filter, k int) ([]Scored, error) {
 	x, err := s.vectorIndex(ctx)
 	if err != nil {
@@ -438,6 +617,22 @@ func (s *Store) SearchVectors(ctx context.Context, q []float32, f Filter, k int)
 			return nil, nil
 		}
 	}
+	cands, err := x.searchShortlist(ctx, q, k, allowed)
+	if err != nil {
+		return nil, fmt.Errorf("search vectors: %w", err)
+	}
+	res, err := rank(q, cands, k, func(rowids []int64, fn func(int64, []float32) error) error {
+		return s.readVectors(ctx, rowids, fn)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search vectors: %w", dbError(err))
+	}
+	return res, nil
+}
+
+// searchShortlist is [vectorIndex.shortlist] among the chunks allowed (all
+// when nil), holding x.mu for reading.
+func (x *vectorIndex) searchShortlist(ctx context.Context, q []float32, k int, allowed []int64) ([]candidate, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if x.dim == 0 {
@@ -452,11 +647,7 @@ func (s *Store) SearchVectors(ctx context.Context, q []float32, f Filter, k int)
 			}
 		}
 	}
-	res, err := x.search(ctx, q, k, allow)
-	if err != nil {
-		return nil, fmt.Errorf("search vectors: %w", err)
-	}
-	return res, nil
+	return x.shortlist(ctx, q, k, allow)
 }
 
 // VectorStats reports how many vectors the index holds in memory and their

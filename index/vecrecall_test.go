@@ -1,0 +1,196 @@
+package index
+
+import (
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cite-rag/cite/chunk"
+	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/internal/topk"
+	"github.com/cite-rag/cite/internal/testenv"
+	"github.com/cite-rag/cite/normalize"
+)
+
+// exactSearch is the oracle of the quantized search: every float32 vector
+// scored, the k best kept, best first (ties by rowid).
+func exactSearch(floats map[int64][]float32, q []float32, k int) []Scored {
+	terms := queryTerms(q)
+	top := topk.New(k, scored32First)
+	for r, v := range floats {
+		top.Push(scored32{exactScore(terms, v), r})
+	}
+	var out []Scored
+	for _, s := range top.Sorted() {
+		out = append(out, Scored{Chunk: s.rowid, Score: float64(s.score)})
+	}
+	return out
+}
+
+// recallAt returns how many of want got holds, as a share of want, a hit
+// counting when got has it or a chunk of the same exact score (a tie).
+func recallAt(got, want []Scored) float64 {
+	if len(want) == 0 {
+		return 1
+	}
+	found := 0
+	for _, w := range want {
+		if slices.ContainsFunc(got, func(g Scored) bool { return g.Chunk == w.Chunk || g.Score == w.Score }) {
+			found++
+		}
+	}
+	return float64(found) / float64(len(want))
+}
+
+// TestVectorRecall: on the shared Markdown corpus (16,919 chunks of 500
+// tokens) with the default hash embedder, the quantized search ranked by
+// the shortlist's float32 vectors finds the exact float32 search's 10 best
+// (Recall@10 ≥ 0.99, ties aside), and its 30 best (the depth hybrid search
+// asks for), for 300 queries made of the corpus's headings and 300 of
+// sentences of its chunks. The scores it returns are the exact ones.
+func TestVectorRecall(t *testing.T) {
+	if testenv.Race {
+		t.Skip("embeds the shared corpus: runs in the race-free CI step")
+	}
+	if testing.Short() {
+		t.Skip("embeds the shared corpus")
+	}
+	corpus := testenv.SharedData(t, "markdown")
+	ctx := t.Context()
+	texts, headings := corpusChunks(t, corpus)
+	e := mustEmbedder(t, "hash")
+	x := newVectorIndex(e.Dim())
+	floats := make(map[int64][]float32, len(texts))
+	df := map[string]int{}
+	for start := 0; start < len(texts); start += 512 {
+		batch := texts[start:min(start+512, len(texts))]
+		vs, err := e.EmbedDocuments(ctx, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vs {
+			r := int64(start + i + 1)
+			x.add(r, v, nil)
+			floats[r] = v
+		}
+		for _, text := range batch {
+			seen := map[string]bool{}
+			for _, term := range analysis.Analyze(text) {
+				if !seen[term] {
+					seen[term] = true
+					df[term]++
+				}
+			}
+		}
+	}
+	idf := func(term string) float64 { return analysis.IDF(len(texts), df[term]) }
+	t.Logf("%d chunks, %d dimensions", len(texts), e.Dim())
+
+	// Queries: headings as in BenchmarkSearch, and a sentence of a chunk.
+	var queries []string
+	seen := map[string]bool{}
+	for i := 50; i < len(headings) && len(queries) < 300; i += 50 {
+		if h := headings[i]; h != "" && !seen[h] && len(analysis.QueryTerms(h)) > 0 {
+			seen[h] = true
+			queries = append(queries, h)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for len(queries) < 600 {
+		sentences := strings.Split(texts[rng.IntN(len(texts))], ". ")
+		s := strings.Fields(sentences[rng.IntN(len(sentences))])
+		s = s[:min(len(s), 12)]
+		if q := strings.Join(s, " "); len(s) >= 3 && len(analysis.QueryTerms(q)) > 0 {
+			queries = append(queries, q)
+		}
+	}
+
+	for _, k := range []int{10, 30} {
+		var sum float64
+		var perfect, shortlisted, maxList int
+		for _, q := range queries {
+			qv, err := e.EmbedQuery(ctx, q, idf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := exactSearch(floats, qv, k)
+			cands, err := x.shortlist(ctx, qv, k, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shortlisted += len(cands)
+			maxList = max(maxList, len(cands))
+			got, err := searchFloats(ctx, x, floats, qv, k, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range got {
+				if exact := float64(exactScore(queryTerms(qv), floats[g.Chunk])); g.Score != exact {
+					t.Fatalf("query %q: chunk %d scored %v, its exact score is %v", q, g.Chunk, g.Score, exact)
+				}
+			}
+			r := recallAt(got, want)
+			if r == 1 {
+				perfect++
+			}
+			sum += r
+		}
+		recall := sum / float64(len(queries))
+		t.Logf("Recall@%d %.4f over %d queries (%d all found); float32 vectors read a query: %.1f on average, %d at most (shortlist %d)",
+			k, recall, len(queries), perfect, float64(shortlisted)/float64(len(queries)), maxList, shortlistSize(k))
+		if recall < 0.99 {
+			t.Errorf("Recall@%d %.4f against the exact search, want at least 0.99", k, recall)
+		}
+	}
+}
+
+// corpusChunks returns the texts of the chunks of the Markdown files under
+// dir (as cite index makes them, .github left out) and the innermost
+// heading of each ("" for none).
+func corpusChunks(t *testing.T, dir string) (texts, headings []string) {
+	sp, err := chunk.New(chunk.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".github" {
+			return fs.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		nd := normalize.Normalize(normalize.Markdown, data)
+		hs := make([]chunk.Heading, len(nd.Headings))
+		for i, h := range nd.Headings {
+			hs[i] = chunk.Heading{Offset: h.Offset, Level: h.Level, Text: h.Text}
+		}
+		cs, _ := sp.Split(nd.Text, hs)
+		for _, c := range cs {
+			if strings.TrimSpace(c.Text) == "" {
+				continue
+			}
+			texts = append(texts, c.Text)
+			h := ""
+			if n := len(c.Headings); n > 0 {
+				h = c.Headings[n-1]
+			}
+			headings = append(headings, h)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return texts, headings
+}
