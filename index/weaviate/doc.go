@@ -33,10 +33,12 @@
 // refuses a release older than [MinVersion], the oldest cite's tests have
 // run against, saying what to install, and gives a [Store.Warning] for
 // one older than v1.38.3 ([FixedVersion]). Those misrank BM25 over
-// objects still in Weaviate's memtables, which it flushes 60 s after the
-// last write (with steady ingestion, never): BlockMax WAND, its default,
-// bounded such objects' scores wrongly and pruned them (upstream fixes
-// weaviate/weaviate#11780 and #12022). Measured on the shared SQuAD half,
+// objects still in Weaviate's memtables, which it flushes by default 60 s
+// after the first write into an empty one (with steady ingestion there is
+// always such a minute): BlockMax WAND, its default, gave such objects an
+// upper bound of zero and pruned them once it had the number of results
+// asked for (upstream fix weaviate/weaviate#11780; #12022 fixed k1 and b
+// when flushing). Measured on the shared SQuAD half,
 // questions asked right after indexing: the README gives the figures.
 // v1.39 does not build from the Go module proxy (its dependency
 // github.com/weaviate/sroar v0.0.18 is refused).

@@ -21,8 +21,8 @@ import (
 
 // flushed lists the segments (files *.db) the cluster's nodes have
 // written for the full-text terms of the collection's chunks: none while
-// every object is still in memtables, which Weaviate flushes 60 s after
-// the last write by default.
+// every object is still in memtables, which Weaviate flushes by default
+// 60 s after the first write into an empty one.
 func flushed(t *testing.T, c *weaviatetest.Cluster, collection string) []string {
 	t.Helper()
 	var segs []string

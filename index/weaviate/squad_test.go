@@ -3,7 +3,9 @@ package weaviate_test
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/cite-rag/cite/eval"
 	"github.com/cite-rag/cite/index/weaviate"
@@ -37,14 +39,22 @@ func testSQuADRecall(t *testing.T, nodes int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every 18th question, in an order that mixes the articles (the
+	// file lists them article by article), as users' questions come:
+	// v1.35.2's misranking spared the chunks written first, so questions
+	// on the first articles alone would not show it.
 	set.Questions = every(set.Questions, 18)
+	rand.New(rand.NewPCG(23, 18)).Shuffle(len(set.Questions), func(i, j int) {
+		set.Questions[i], set.Questions[j] = set.Questions[j], set.Questions[i]
+	})
 	c := weaviatetest.Start(t, nodes)
 	ctx := t.Context()
 	p := newPair(t, weaviate.Config{Addr: c.Addr(), Collection: "Squad", Shards: nodes, Replicas: min(nodes, 2)})
+	start := time.Now()
 	if _, err := set.Index(ctx, p.local, p.emb, nil); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("weaviate-server %s", p.remote.Version())
+	t.Logf("weaviate-server %s: articles indexed in %v", p.remote.Version(), time.Since(start).Round(time.Second))
 	remote, err := search.New(ctx, p.remote, p.emb)
 	if err != nil {
 		t.Fatal(err)
@@ -58,27 +68,57 @@ func testSQuADRecall(t *testing.T, nodes int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(name string, s *search.Searcher, modes ...search.Mode) map[search.Mode]eval.Metrics {
-		ms, err := eval.Run(ctx, set, p.local, s, eval.Options{Modes: modes})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[search.Mode]eval.Metrics{}
-		for i, m := range ms {
-			out[modes[i]] = m
-			t.Logf("%-28s %-6s R@1 %.3f R@5 %.3f R@20 %.3f MRR@10 %.3f p50 %v p99 %v", name, modes[i], m.Recall1, m.Recall5, m.Recall20, m.MRR10, m.P50, m.P99)
-		}
-		return out
+	// The questions go in batches of 10, each asked of Weaviate (BM25,
+	// cite's hybrid, Weaviate's hybrid) and of the embedded index; after
+	// each batch the test looks for Weaviate's first flush, so it knows
+	// which questions came while everything was in memtables.
+	runs := []struct {
+		name string
+		s    *search.Searcher
+		mode search.Mode
+	}{
+		{"weaviate, cite's fusion", remote, search.BM25},
+		{"weaviate, cite's fusion", remote, search.Hybrid},
+		{"weaviate, Weaviate's fusion", native, search.Hybrid},
+		{"embedded", local, search.BM25},
+		{"embedded", local, search.Hybrid},
 	}
-	// Weaviate first, while what was just written is in its memtables.
-	wv := run("weaviate, cite's fusion", remote, search.BM25, search.Hybrid)
-	nat := run("weaviate, Weaviate's fusion", native, search.Hybrid)
-	if segs := flushed(t, c, "Squad"); len(segs) > 0 {
-		t.Logf("Weaviate flushed %d segments before its questions ended", len(segs))
+	const size = 10
+	all, early := make([]recall, len(runs)), make([]recall, len(runs))
+	var flushedAt time.Duration // since indexing began; 0 while none seen
+	qs := set.Questions
+	for lo := 0; lo < len(qs); lo += size {
+		batch := *set
+		batch.Questions = qs[lo:min(lo+size, len(qs))]
+		ms := make([]eval.Metrics, len(runs))
+		for i, r := range runs {
+			m, err := eval.Run(ctx, &batch, p.local, r.s, eval.Options{Modes: []search.Mode{r.mode}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms[i] = m[0]
+			all[i].add(m[0])
+		}
+		if flushedAt == 0 && len(flushed(t, c, "Squad")) > 0 {
+			flushedAt = time.Since(start)
+		}
+		if flushedAt == 0 {
+			for i := range runs {
+				early[i].add(ms[i])
+			}
+		}
+	}
+	if flushedAt == 0 {
+		t.Logf("all %d questions came before Weaviate's first flush", len(qs))
 	} else {
-		t.Logf("every Weaviate question came before its first flush")
+		t.Logf("%d of %d questions came before Weaviate's first flush, seen %v after indexing began", early[0].n, len(qs), flushedAt.Round(time.Second))
 	}
-	emb := run("embedded", local, search.BM25, search.Hybrid)
+	for i, r := range runs {
+		t.Logf("%-28s %-6s R@1 %.3f R@5 %.3f; before the first flush (%d) R@1 %.3f R@5 %.3f", r.name, r.mode, all[i].r1(), all[i].r5(), early[i].n, early[i].r1(), early[i].r5())
+	}
+	wv := map[search.Mode]eval.Metrics{search.BM25: all[0].metrics(), search.Hybrid: all[1].metrics()}
+	nat := map[search.Mode]eval.Metrics{search.Hybrid: all[2].metrics()}
+	emb := map[search.Mode]eval.Metrics{search.BM25: all[3].metrics(), search.Hybrid: all[4].metrics()}
 	for _, c := range []struct {
 		name      string
 		got, want eval.Metrics
@@ -107,4 +147,23 @@ func testSQuADRecall(t *testing.T, nodes int) {
 			t.Errorf("%s: Recall@5 %.3f, embedded %.3f: %.1f points apart (want at most %.0f)", c.name, c.got.Recall5, c.want.Recall5, 100*d, 100*limit)
 		}
 	}
+}
+
+// recall sums Recall@1 and Recall@5 over batches of questions.
+type recall struct {
+	n          int
+	sum1, sum5 float64 // over the questions
+}
+
+func (r *recall) add(m eval.Metrics) {
+	r.n += m.Questions
+	r.sum1 += m.Recall1 * float64(m.Questions)
+	r.sum5 += m.Recall5 * float64(m.Questions)
+}
+
+func (r recall) r1() float64 { return r.sum1 / float64(max(r.n, 1)) }
+func (r recall) r5() float64 { return r.sum5 / float64(max(r.n, 1)) }
+
+func (r recall) metrics() eval.Metrics {
+	return eval.Metrics{Questions: r.n, Recall1: r.r1(), Recall5: r.r5()}
 }

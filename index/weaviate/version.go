@@ -59,7 +59,7 @@ func judgeVersion(v string) (warning string, err error) {
 		return "", fmt.Errorf("version %s is older than %s, the oldest cite supports: install %s (%s)", v, MinVersion, TestedVersion, install)
 	}
 	if fixed, _ := parseVersion(FixedVersion); less(got, fixed) {
-		return fmt.Sprintf("version %s misranks BM25 and hybrid results on what was written in the last minute (until it flushes its memtables, 60 s after the last write; with steady ingestion, always); %s fixes it, and cite is tested with %s: %s", v, FixedVersion, TestedVersion, install), nil
+		return fmt.Sprintf("version %s misranks BM25 and hybrid results on what was written in the last minute (until it flushes its memtables, by default within a minute; with steady ingestion, always); %s fixes it, and cite is tested with %s: %s", v, FixedVersion, TestedVersion, install), nil
 	}
 	return "", nil
 }

@@ -10,16 +10,25 @@
 //
 //	go install github.com/weaviate/weaviate/cmd/weaviate-server@v1.38.5
 //
+// To run the tests against another release by hand (to see what an older
+// one gets wrong), set CITE_WEAVIATE_VERSION, e.g. 1.35.2: the binary is
+// then the one in cite-weaviate/v1.35.2 beside the build cache, installed
+// with GOBIN set to that folder (whatever CITE_WEAVIATE_SERVER says), and
+// a cluster whose /v1/meta reports another version fails the test. CI and
+// the default leave it unset.
+//
 // Without the binary the tests skip saying so, except under CI (CI=true),
 // where they fail. The nodes run with Weaviate's defaults but for
 // addresses, paths and anonymous access: in particular its memtables are
-// flushed when Weaviate decides (60 s after the last write), so tests
-// search what was just written, as users do.
+// flushed when Weaviate decides (by default 60 s after the first write
+// into an empty memtable), so tests search what was just written, as
+// users do.
 package weaviatetest
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -40,25 +49,31 @@ import (
 // Version is the Weaviate release the tests are written against.
 const Version = weaviate.TestedVersion
 
+// Wanted returns the release the tests run against: CITE_WEAVIATE_VERSION
+// ("1.35.2" or "v1.35.2") if set, else [Version].
+func Wanted() string {
+	if v := strings.TrimSpace(os.Getenv("CITE_WEAVIATE_VERSION")); v != "" {
+		return "v" + strings.TrimPrefix(v, "v")
+	}
+	return Version
+}
+
 // Binary returns the path of weaviate-server, or "" if there is none.
+// With CITE_WEAVIATE_VERSION set only the binary installed for that
+// version beside the build cache will do (CITE_WEAVIATE_SERVER is then
+// ignored).
 func Binary() string {
+	if os.Getenv("CITE_WEAVIATE_VERSION") != "" {
+		return cached(Wanted())
+	}
 	if p := os.Getenv("CITE_WEAVIATE_SERVER"); p != "" {
 		return p
 	}
 	if p, err := exec.LookPath("weaviate-server"); err == nil {
 		return p
 	}
-	gocache := os.Getenv("GOCACHE")
-	if gocache == "" {
-		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
-			gocache = strings.TrimSpace(string(out))
-		}
-	}
-	if gocache != "" && gocache != "off" {
-		p := filepath.Join(filepath.Dir(gocache), "cite-weaviate", Version, "weaviate-server")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
+	if p := cached(Version); p != "" {
+		return p
 	}
 	gopath := os.Getenv("GOPATH")
 	if gopath == "" {
@@ -75,12 +90,34 @@ func Binary() string {
 	return ""
 }
 
+// cached returns weaviate-server in cite-weaviate/VERSION beside the Go
+// build cache, or "" if it is not there.
+func cached(version string) string {
+	gocache := os.Getenv("GOCACHE")
+	if gocache == "" {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			gocache = strings.TrimSpace(string(out))
+		}
+	}
+	if gocache == "" || gocache == "off" {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(gocache), "cite-weaviate", version, "weaviate-server")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
 // Require returns the binary's path, or skips t (fails it under CI).
 func Require(t testing.TB) string {
 	t.Helper()
 	p := Binary()
 	if p == "" {
-		msg := "weaviate-server not found (set CITE_WEAVIATE_SERVER, or go install github.com/weaviate/weaviate/cmd/weaviate-server@" + Version + ")"
+		msg := "weaviate-server not found (set CITE_WEAVIATE_SERVER, or go install github.com/weaviate/weaviate/cmd/weaviate-server@" + Wanted() + ")"
+		if os.Getenv("CITE_WEAVIATE_VERSION") != "" {
+			msg = "weaviate-server " + Wanted() + " (CITE_WEAVIATE_VERSION) not found: GOBIN=$(dirname $(go env GOCACHE))/cite-weaviate/" + Wanted() + " go install github.com/weaviate/weaviate/cmd/weaviate-server@" + Wanted()
+		}
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
@@ -240,7 +277,33 @@ func Start(t testing.TB, n int) *Cluster {
 	if err := c.WaitNodes(ctx, n); err != nil {
 		t.Fatal(err)
 	}
+	if os.Getenv("CITE_WEAVIATE_VERSION") != "" {
+		v, err := c.Version(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if "v"+v != Wanted() {
+			t.Fatalf("CITE_WEAVIATE_VERSION is %s, but the cluster runs weaviate-server %s", Wanted(), v)
+		}
+	}
 	return c
+}
+
+// Version returns the version the first node reports at /v1/meta.
+func (c *Cluster) Version(ctx context.Context) (string, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.Addr()+"/v1/meta", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var meta struct {
+		Version string `json:"version"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&meta); err != nil || meta.Version == "" {
+		return "", fmt.Errorf("%s/v1/meta: no version (%v)", c.Addr(), err)
+	}
+	return meta.Version, nil
 }
 
 // inherited is this process's environment without Weaviate's storage
