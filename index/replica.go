@@ -321,6 +321,18 @@ func (s *Store) replicaDocument(ctx context.Context, id string) (ReplicaDocument
 	if err != nil {
 		return ReplicaDocument{}, fmt.Errorf("read document %s: %w", id, err)
 	}
+	// The layout (pages of an extracted document) goes with it, so that a
+	// replica's hits say where each page starts as the index's do.
+	var layout string
+	if err := tx.QueryRowContext(ctx, `SELECT layout FROM documents WHERE id = ?`, id).Scan(&layout); err != nil {
+		return ReplicaDocument{}, fmt.Errorf("read layout of %s: %w", id, err)
+	}
+	if layout != "" {
+		d.Layout = &Layout{}
+		if err := json.Unmarshal([]byte(layout), d.Layout); err != nil {
+			return ReplicaDocument{}, fmt.Errorf("read layout of %s: %w", id, err)
+		}
+	}
 	dim, err := vectorDim(ctx, tx)
 	if err != nil {
 		return ReplicaDocument{}, err

@@ -203,7 +203,7 @@ func boolp(b bool) *bool { return &b }
 
 // addMissingProperties adds to an existing collection the properties that
 // cite's schema has and it lacks (a collection made by an older cite: the
-// page numbers of schema 5).
+// chunks' page numbers of schema 5, the documents' layout).
 func (s *Store) addMissingProperties(ctx context.Context, got, want *models.Class) error {
 	have := make(map[string]bool, len(got.Properties))
 	for _, p := range got.Properties {
@@ -252,6 +252,7 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 				ft("docId"), ft("source"), ft("path"), plain("title", "text"), plain("format", "text"), plain("kind", "text"),
 				plain("size", "int"), plain("mtime", "text"), ft("hash"), plain("pipeline", "text"), plain("textBytes", "int"),
 				plain("chunkCount", "int"), plain("tokens", "int"), plain("indexedAt", "text"), plain("chunkIds", "text[]"),
+				plain("layout", "text"),
 			},
 		},
 		{
@@ -265,12 +266,12 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 			return s.wrap("read schema", err)
 		}
 		if ok {
-			if cl.Class == s.chunk {
+			if cl.Class == s.chunk || cl.Class == s.doc {
 				got, err := s.c.Schema().ClassGetter().WithClassName(cl.Class).Do(ctx)
 				if err != nil {
 					return s.wrap("read schema", err)
 				}
-				if got.ReplicationConfig != nil && got.ReplicationConfig.Factor > 1 {
+				if cl.Class == s.chunk && got.ReplicationConfig != nil && got.ReplicationConfig.Factor > 1 {
 					s.cl = ",consistencyLevel:" + readConsistency
 				}
 				if err := s.addMissingProperties(ctx, got, cl); err != nil {
@@ -737,6 +738,31 @@ func docOf(o map[string]any) index.Document {
 	d.ModTime, _ = time.Parse(time.RFC3339Nano, str(o, "mtime"))
 	d.IndexedAt, _ = time.Parse(time.RFC3339Nano, str(o, "indexedAt"))
 	return d
+}
+
+// Layout returns the layout of a document (where the pages or slides of
+// an extracted document start in its text, its reader's notes), as the
+// embedded index's [index.Store.Layout]: empty for a document without one,
+// or pushed by a cite older than the "layout" property (until it is
+// indexed again with --force). A document the collection does not have
+// is an error wrapping [index.ErrNotFound].
+func (s *Store) Layout(ctx context.Context, documentID string) (index.Layout, error) {
+	q := fmt.Sprintf(`{Get{%s(limit:2%s,where:{path:["docId"],operator:Equal,valueText:%s}){layout}}}`, s.doc, s.cl, lit(documentID))
+	data, err := s.gql(ctx, "read layout", q)
+	if err != nil {
+		return index.Layout{}, err
+	}
+	objs := getList(data, s.doc)
+	if len(objs) == 0 {
+		return index.Layout{}, fmt.Errorf("layout of %s: %w", documentID, index.ErrNotFound)
+	}
+	var l index.Layout
+	if raw := str(objs[0], "layout"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &l); err != nil {
+			return index.Layout{}, fmt.Errorf("weaviate at %s: layout of %s: %w", s.cfg.Addr, documentID, err)
+		}
+	}
+	return l, nil
 }
 
 // SourceNames lists the data sources of the committed documents, sorted.

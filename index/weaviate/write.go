@@ -2,6 +2,7 @@ package weaviate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -141,6 +142,7 @@ func (s *Store) Push(ctx context.Context, docs []index.ReplicaDocument) error {
 				"size": doc.Size, "mtime": doc.ModTime.UTC().Format(time.RFC3339Nano), "hash": doc.Hash, "pipeline": doc.Pipeline,
 				"textBytes": doc.TextBytes, "chunkCount": len(ids), "tokens": doc.Tokens,
 				"indexedAt": doc.IndexedAt.UTC().Format(time.RFC3339Nano), "chunkIds": ids,
+				"layout": layoutJSON(doc.Layout),
 			},
 		})
 		committed = append(committed, d)
@@ -331,4 +333,18 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, req.Context().Err()
 		}
 	}
+}
+
+// layoutJSON is the document object's "layout": the JSON of an extracted
+// document's [index.Layout] (where its pages or slides start, its
+// reader's notes), "" for a document without one.
+func layoutJSON(l *index.Layout) string {
+	if l == nil || len(l.Pages) == 0 && len(l.Notes) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
