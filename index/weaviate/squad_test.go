@@ -17,8 +17,13 @@ import (
 // TestSQuADRecall indexes the shared SQuAD half into a local index
 // replicated to Weaviate (one node; three nodes with 3 shards and 2
 // replicas), with the same embedder, and asks 300 of its questions
-// (every 18th) at once, as a user would right after cite index, with
-// Weaviate's default flush settings: Recall@5 of BM25 through Weaviate, of
+// (every 18th, mixed) at once, as a user would right after cite index,
+// with Weaviate's default flush settings; it logs how many came before
+// Weaviate's first flush (on this loaded 2-core machine 50 to 100: it
+// flushes a memtable 60 s after its first write). Weaviate v1.35.2 fails
+// it (CITE_WEAVIATE_VERSION=1.35.2, see internal/weaviatetest): on those
+// questions its BM25 found the passage in the top 5 for 0.62 of them
+// where the embedded index did for 0.92. Recall@5 of BM25 through Weaviate, of
 // cite's hybrid over Weaviate and (on one node) of Weaviate's own hybrid
 // fusion (relative score, vector weight 0.25) are each within 1 point of
 // the embedded index's; over 3 shards cite's hybrid is held to 1 point
