@@ -592,7 +592,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		return
 	}
 	prev := j.prev
-	fresh := prev != nil && prev.Pipeline == ix.pipeline && !ix.opts.Force
+	fresh := prev != nil && prev.Pipeline == ix.pipelineOf(prev.Type) && !ix.opts.Force
 	if fresh && prev.Size == f.Info.Size() && prev.ModTime.Equal(f.Info.ModTime()) {
 		j.out = Unchanged
 		return
@@ -678,7 +678,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		// Ingest reads files (a saved web page too: its spans are bytes of
 		// the saved copy), so every document it makes is a file.
 		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: formatName, Kind: index.KindFile,
-		Size: j.read, ModTime: info.ModTime(), Hash: hash, Pipeline: ix.pipeline,
+		Size: j.read, ModTime: info.ModTime(), Hash: hash, Pipeline: ix.pipelineOf(formatName),
 		TextBytes: len(nd.Text), Tokens: tokens, Layout: layoutOf(nd),
 	}
 	j.out = Added

@@ -25,6 +25,30 @@ type Reader interface {
 	Read(ctx context.Context, format string, data []byte) (*normalize.Document, error)
 }
 
+// A Versioned reader's output depends, besides the file, on its settings
+// or on what it finds installed (a PDF reader's OCR mode, and whether
+// tesseract is there to read scanned pages). Version names them for a
+// format it reads ("" for the others); a document read under another
+// version is read again though its file is unchanged, as every file is
+// when the chunk size changes. So installing tesseract, as a note of the
+// last run advised, gets a PDF's scanned pages read by the next run.
+type Versioned interface {
+	Version(format string) string
+}
+
+// pipelineOf is the pipeline a document of format is made by: the
+// indexer's, followed by the version of the reader of format, if any.
+func (ix *Indexer) pipelineOf(format string) string {
+	for _, r := range ix.opts.Readers {
+		if v, ok := r.(Versioned); ok {
+			if s := v.Version(format); s != "" {
+				return ix.pipeline + "/" + s
+			}
+		}
+	}
+	return ix.pipeline
+}
+
 // documentExts are the extensions of the document formats readers may
 // read: with readers, such files are read and sniffed, not skipped by name.
 var documentExts = map[string]bool{

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/cite-rag/cite/normalize"
 )
@@ -131,4 +133,73 @@ func TestReaders(t *testing.T) {
 	if e := events["d/report.pdf"]; e.Outcome != Skipped || !strings.Contains(e.Reason, "cite reads Markdown, HTML and text") {
 		t.Errorf("without readers: %v %q", e.Outcome, e.Reason)
 	}
+}
+
+// countingReader is pagesReader with a version, counting its calls.
+type countingReader struct {
+	pagesReader
+	version       *string
+	sniffs, reads *atomic.Int64
+}
+
+func (c countingReader) Sniff(data []byte) (string, bool) {
+	c.sniffs.Add(1)
+	return c.pagesReader.Sniff(data)
+}
+
+func (c countingReader) Read(ctx context.Context, f string, data []byte) (*normalize.Document, error) {
+	c.reads.Add(1)
+	return c.pagesReader.Read(ctx, f, data)
+}
+
+func (c countingReader) Version(format string) string {
+	if format != "pages" {
+		return ""
+	}
+	return *c.version
+}
+
+// TestReaderVersion: a file a reader reads costs nothing when unchanged
+// (not sniffed, not read: a PDF starts no pdfium), nor when only its
+// modification time changed; it is read again when the reader's version
+// changes (tesseract installed), and files of other formats are not.
+func TestReaderVersion(t *testing.T) {
+	fsys := fstest.MapFS{
+		"d/a.pdf": file("%PAGES\nfirst\nsecond"),
+		"d/b.pdf": file("%PAGES\nthird"),
+		"d/c.md":  file("# Markdown\n\nstays unchanged"),
+	}
+	version := "ocr=auto,no-tesseract"
+	var sniffs, reads atomic.Int64
+	opts := Options{Readers: []Reader{countingReader{version: &version, sniffs: &sniffs, reads: &reads}}}
+	st := newStore(t)
+	outcomes := func(want map[string]Outcome, wantReads int64) {
+		t.Helper()
+		sniffs.Store(0)
+		reads.Store(0)
+		_, events, err := run(t, st, fsys, opts, "d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, o := range want {
+			if events[p].Outcome != o {
+				t.Errorf("%s: %v, want %v", p, events[p].Outcome, o)
+			}
+		}
+		if reads.Load() != wantReads {
+			t.Errorf("%d reads, want %d", reads.Load(), wantReads)
+		}
+	}
+	outcomes(map[string]Outcome{"d/a.pdf": Added, "d/b.pdf": Added, "d/c.md": Added}, 2)
+	outcomes(map[string]Outcome{"d/a.pdf": Unchanged, "d/b.pdf": Unchanged, "d/c.md": Unchanged}, 0)
+	if sniffs.Load() != 0 {
+		t.Errorf("unchanged files sniffed %d times", sniffs.Load())
+	}
+	fsys["d/a.pdf"].ModTime = time.Now() // touched: read and hashed, not parsed
+	outcomes(map[string]Outcome{"d/a.pdf": Unchanged}, 0)
+	version = "ocr=auto"
+	outcomes(map[string]Outcome{"d/a.pdf": Updated, "d/b.pdf": Updated, "d/c.md": Unchanged}, 2)
+	outcomes(map[string]Outcome{"d/a.pdf": Unchanged, "d/b.pdf": Unchanged, "d/c.md": Unchanged}, 0)
+	fsys["d/b.pdf"] = file("%PAGES\nthird, edited")
+	outcomes(map[string]Outcome{"d/a.pdf": Unchanged, "d/b.pdf": Updated}, 1)
 }

@@ -123,7 +123,12 @@ found); files unchanged since the last run count as indexed.`, true)
 			if ev.Warning != nil {
 				out.line(fmt.Sprintf("warning %s: %v", displayPath(ev.Path), ev.Warning))
 			}
+			// A file skipped for having no text gives its notes as its
+			// reason: said once.
 			for _, n := range ev.Notes {
+				if ev.Outcome == ingest.Skipped {
+					break
+				}
 				out.line(fmt.Sprintf("note %s: %s", displayPath(ev.Path), shown(n)))
 			}
 			switch ev.Outcome {

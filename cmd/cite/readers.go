@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 
 	"github.com/cite-rag/cite/ingest"
@@ -45,8 +47,32 @@ func (p pdfReader) Read(ctx context.Context, _ string, data []byte) (*normalize.
 	return d, nil
 }
 
+// Version names what a PDF's text depends on besides the file: the OCR
+// mode and, unless it is never, whether tesseract is installed. A PDF read
+// without tesseract is read again once it is (ingest.Versioned).
+func (p pdfReader) Version(format string) string {
+	if format != "pdf" {
+		return ""
+	}
+	mode := "auto"
+	switch p.r.OCR {
+	case pdf.OCRNever:
+		return "pdf:ocr=never"
+	case pdf.OCRAlways:
+		mode = "always"
+	}
+	if _, err := exec.LookPath(cmp.Or(p.r.Tesseract, "tesseract")); err != nil {
+		return "pdf:ocr=" + mode + ",no-tesseract"
+	}
+	return "pdf:ocr=" + mode
+}
+
+var _ ingest.Versioned = pdfReader{}
+
 // pdfNotes says what a PDF's reader left out or could not read: each
-// running line left out once, with the pages it was on.
+// running line left out once, with the pages it was on, and the page
+// numbers, which differ on every page, in one note (a 500-page report
+// gets one line, not 500).
 func pdfNotes(rep *pdf.Report) []string {
 	if rep == nil {
 		return nil
@@ -55,7 +81,16 @@ func pdfNotes(rep *pdf.Report) []string {
 	type key struct{ text, why string }
 	pages := map[key][]int{}
 	var order []key
+	var numbers []int      // pages whose number was left out
+	var first, last string // the first and last of those numbers
 	for _, d := range rep.Dropped {
+		if d.Why == "page number" {
+			if len(numbers) == 0 {
+				first = d.Text
+			}
+			numbers, last = append(numbers, d.Page), d.Text
+			continue
+		}
 		k := key{d.Text, d.Why}
 		if _, ok := pages[k]; !ok {
 			order = append(order, k)
@@ -65,11 +100,32 @@ func pdfNotes(rep *pdf.Report) []string {
 	for _, k := range order {
 		notes = append(notes, fmt.Sprintf("left out the %s %q on %s", k.why, k.text, pageList(pages[k])))
 	}
+	switch len(numbers) {
+	case 0:
+	case 1:
+		notes = append(notes, fmt.Sprintf("left out the page number %q on %s", first, pageList(numbers)))
+	default:
+		notes = append(notes, fmt.Sprintf("left out the page numbers (%q … %q) on %s", first, last, pageList(numbers)))
+	}
 	if len(rep.OCR) > 0 {
 		notes = append(notes, "read by OCR (tesseract): "+pageList(rep.OCR))
 	}
+	// Pages without text, by reason: a scanned book read without
+	// tesseract is one note, naming its file's pages and what to install.
+	noText := map[string][]int{}
+	var reasons []string
 	for _, n := range rep.NoText {
-		notes = append(notes, fmt.Sprintf("page %d has no text: %s", n.Page, n.Reason))
+		if _, ok := noText[n.Reason]; !ok {
+			reasons = append(reasons, n.Reason)
+		}
+		noText[n.Reason] = append(noText[n.Reason], n.Page)
+	}
+	for _, r := range reasons {
+		verb := "have"
+		if len(noText[r]) == 1 {
+			verb = "has"
+		}
+		notes = append(notes, fmt.Sprintf("%s %s no text: %s", pageList(noText[r]), verb, r))
 	}
 	return notes
 }
