@@ -98,6 +98,9 @@ type uploaded struct {
 	Outcome  string   `json:"outcome"` // added, updated, unchanged, skipped, failed (gone: deleted meanwhile)
 	Reason   string   `json:"reason,omitempty"`
 	Document *docInfo `json:"document,omitempty"`
+	// Notes are what the reader of a PDF, Word file, ... noted: running
+	// lines left out, pages it could not read and what to install.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // docInfo is a document as the API lists it.
@@ -257,6 +260,9 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 			ev.Outcome, ev.Err = ingest.Failed, err
 		}
 		u.Outcome = strings.ToLower(ev.Outcome.String())
+		if ev.Outcome != ingest.Skipped { // a skip's reason has them
+			u.Notes = ev.Notes
+		}
 		switch ev.Outcome {
 		case ingest.Skipped, ingest.Gone:
 			u.Reason = ev.Reason

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -183,9 +184,7 @@ func New(cfg Config, deps Deps) *Server {
 	static, _ := fs.Sub(webFiles, "web")
 	files := http.FileServerFS(static)
 	s.mux.Handle("GET /static/", page(http.StripPrefix("/static/", files)))
-	s.mux.Handle("GET /{$}", page(s.home(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.ServeFileFS(w, r, static, "index.html")
-	}))))
+	s.mux.Handle("GET /{$}", page(s.home(http.HandlerFunc(s.chatPage))))
 	s.mux.Handle("POST /login", page(http.HandlerFunc(s.postLogin)))
 	s.mux.Handle("GET /favicon.ico", page(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, static, "favicon.svg")
@@ -220,6 +219,29 @@ func (s *Server) methods(r *http.Request) []string {
 //
 //go:embed web
 var webFiles embed.FS
+
+// chatTemplate is the chat page; its upload form names the formats the
+// server reads.
+var chatTemplate = template.Must(template.ParseFS(webFiles, "web/index.html"))
+
+// chatPage is GET /: the chat page, whose upload form names and accepts
+// the formats uploads may be in.
+func (s *Server) chatPage(w http.ResponseWriter, _ *http.Request) {
+	formats := struct{ Names, Accept string }{"Markdown, HTML or text", ".md,.markdown,.mdx,.html,.htm,.txt,text/markdown,text/html,text/plain"}
+	if len(s.deps.Readers) > 0 {
+		formats.Names = "PDF, Word, OpenDocument, EPUB, PowerPoint, Markdown, HTML or text"
+		formats.Accept = ".pdf,.docx,.odt,.epub,.pptx," + formats.Accept + ",application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document," +
+			"application/vnd.oasis.opendocument.text,application/epub+zip,application/vnd.openxmlformats-officedocument.presentationml.presentation"
+	}
+	var b bytes.Buffer
+	if err := chatTemplate.Execute(&b, formats); err != nil {
+		s.log.Error("chat page", "err", err)
+		http.Error(w, "the page could not be made", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(b.Bytes())
+}
 
 // page sets the headers of the chat page's files.
 func page(h http.Handler) http.Handler {

@@ -159,6 +159,9 @@ func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, paths
 			switch ev.Outcome {
 			case ingest.Added, ingest.Updated, ingest.Pruned:
 				log.Info("watch: "+strings.ToLower(ev.Outcome.String()), "path", ev.Path)
+				for _, n := range ev.Notes { // pages not read and what to install
+					log.Info("watch: note", "path", ev.Path, "note", n)
+				}
 			case ingest.Skipped, ingest.Failed:
 				log.Warn("watch: "+strings.ToLower(ev.Outcome.String()), "path", ev.Path, "reason", ev.Reason, "err", ev.Err)
 			}

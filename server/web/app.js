@@ -48,6 +48,7 @@ function listUpload(f) {
   li.dataset.outcome = f.outcome;
   li.textContent = f.outcome === "added" || f.outcome === "updated" || f.outcome === "unchanged"
     ? `${f.name}: ready` : `${f.name}: ${f.outcome}${f.reason ? " (" + f.reason + ")" : ""}`;
+  if (f.notes && f.notes.length) li.textContent += ` (${f.notes.join("; ")})`;
   $("uploads").append(li);
 }
 
