@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -367,5 +368,72 @@ func TestServeDocuments(t *testing.T) {
 	ref = ask(map[string]any{"question": "what do seismometers detect", "session_id": sess.ID})
 	if ref.Slide != 4 || !strings.HasSuffix(ref.Link, "/volcano.pptx#slide=4") {
 		t.Errorf("the session's slide deck: slide %d, link %q", ref.Slide, ref.Link)
+	}
+}
+
+// TestRepairDocuments damages an index of every format in two ways (the
+// chunks of every document lost; pages of the database file overwritten
+// with garbage) and runs cite check --repair: each document is read again
+// from its file through its reader, with its pages and slides, so search
+// finds page 3 of the PDF on page 3 and cite show marks the pages again.
+func TestRepairDocuments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles pdfium (WebAssembly) on a machine without its cache")
+	}
+	dir := newUserFolder(t)
+	for _, damage := range []string{"chunks lost", "pages of garbage"} {
+		t.Run(damage, func(t *testing.T) {
+			idx := filepath.Join(t.TempDir(), "idx")
+			if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", dir); code != 0 {
+				t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+			}
+			db := filepath.Join(idx, "index.db")
+			switch damage {
+			case "chunks lost":
+				conn, err := sql.Open("sqlite3", db)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = conn.Exec(`DELETE FROM chunks`)
+				conn.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+			case "pages of garbage":
+				f, err := os.OpenFile(db, os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = f.WriteAt(bytes.Repeat([]byte{0xde, 0xad}, 4*4096), 5*4096)
+				f.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if code, out, _ := cite(t, "check", "--index", idx); code != 1 {
+				t.Fatalf("check of the damaged index: exit %d, want 1\n%s", code, out)
+			}
+			code, out, errOut := cite(t, "check", "--index", idx, "--repair")
+			if code != 0 || !strings.Contains(out, "re-read 5 of 5 documents") || !strings.HasSuffix(out, "ok\n") {
+				t.Fatalf("check --repair: exit %d\n%s%s", code, out, errOut)
+			}
+			_, out, _ = cite(t, "docs", "--index", idx, "--json")
+			for _, f := range []string{"pdf", "docx", "odt", "epub", "pptx"} {
+				if !strings.Contains(out, `"format": "`+f+`"`) {
+					t.Errorf("after repair, no document of format %s:\n%s", f, out)
+				}
+			}
+			if _, out, _ := cite(t, "show", "--index", idx, filepath.Join(dir, "rivers.pdf")); !strings.Contains(out, "── page 3 ──\nThe Loire") ||
+				!strings.Contains(out, `note: left out the running header "Rivers of Europe" on pages 1–4`) {
+				t.Errorf("show after repair:\n%s", out)
+			}
+			if _, out, _ := cite(t, "show", "--index", idx, filepath.Join(dir, "volcano.pptx")); !strings.Contains(out, "── slide 4 ──\nMonitoring") {
+				t.Errorf("show after repair:\n%s", out)
+			}
+			_, out, _ = cite(t, "ask", "--index", idx, "--json", "which chateau has a double-helix staircase")
+			if !strings.Contains(out, `"page": 3`) || !strings.Contains(out, "rivers.pdf#page=3") {
+				t.Errorf("ask after repair does not cite page 3:\n%s", out)
+			}
+		})
 	}
 }

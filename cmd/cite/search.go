@@ -415,7 +415,13 @@ func rereadDocuments(ctx context.Context, e *env, st *index.Store) ([]string, er
 			gone++
 			continue
 		}
-		g := group{d.Source, d.Pipeline}
+		// By source and chunking; a reader's version after them (a PDF's
+		// "/pdf:ocr=auto") is the reader's of this run.
+		pipeline := d.Pipeline
+		if parts := strings.SplitN(pipeline, "/", 5); len(parts) == 5 {
+			pipeline = strings.Join(parts[:4], "/")
+		}
+		g := group{d.Source, pipeline}
 		paths[g] = append(paths[g], d.Path)
 	}
 	if gone > 0 {
