@@ -51,8 +51,8 @@ type vectorRow struct {
 // query then costs one pass over a contiguous column per non-zero query
 // value: the built-in hash embedder's queries have a few dozen non-zero
 // values among thousands, so a search reads a few percent of the vectors
-// (chromem-go's row-major scan reads all of them; BenchmarkVectorSearch
-// compares the two).
+// (chromem-go's row-major scan reads all of them: search's
+// BenchmarkChromemQuery; BenchmarkVectorSearch times this scan at 1M).
 type vectorIndex struct {
 	gen atomic.Int64 // vectors generation it reflects; -1: stale
 
