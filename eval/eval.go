@@ -2,7 +2,9 @@
 // the set's articles, asks every question in each search mode, and reports
 // Recall@1/5/20, MRR@10, nDCG@10 and query latency. A retrieved chunk hits
 // a question when its byte range in the article file overlaps the byte
-// range of the question's gold passage.
+// range of the question's gold passage; or, judged by text (for the set
+// written in other formats, whose spans are of their extracted text), when
+// it is from the gold passage's article and shares a run of its words.
 //
 // The set is a folder in the layout of the shared SQuAD half:
 //
@@ -154,6 +156,7 @@ const Depth = 20
 // judge holds what is known of the index's chunks for judging hits.
 type judge struct {
 	store *index.Store
+	text  *textJudge          // judging by text, or nil: by span
 	spans map[int64]chunkSpan // by rowid
 	ideal map[string]int      // question id -> chunks overlapping its passage
 }
@@ -161,10 +164,23 @@ type judge struct {
 type chunkSpan struct {
 	path       string
 	start, end int
+	text       string
 }
 
-func newJudge(ctx context.Context, store *index.Store, qs []Question) (*judge, error) {
+// right reports whether a chunk of the document at path, its span in the
+// document's file and its text, is right for q.
+func (j *judge) right(q Question, path string, start, end int, text string) (bool, error) {
+	if j.text != nil {
+		return j.text.right(q, path, text)
+	}
+	return path == q.Doc && start < q.End && q.Start < end, nil
+}
+
+func newJudge(ctx context.Context, store *index.Store, qs []Question, byText bool) (*judge, error) {
 	j := &judge{store: store, spans: map[int64]chunkSpan{}, ideal: map[string]int{}}
+	if byText {
+		j.text = newTextJudge()
+	}
 	docs, err := store.Documents(ctx, "")
 	if err != nil {
 		return nil, err
@@ -175,16 +191,31 @@ func newJudge(ctx context.Context, store *index.Store, qs []Question) (*judge, e
 		if err != nil {
 			return nil, err
 		}
-		byPath[d.Path] = cs
+		key := d.Path
+		if byText {
+			key = Article(d.Path)
+		}
+		byPath[key] = append(byPath[key], cs...)
 	}
 	for _, q := range qs {
 		n := 0
-		for _, c := range byPath[q.Doc] {
-			if c.SourceStart < q.End && q.Start < c.SourceEnd {
+		key := q.Doc
+		if byText {
+			key = Article(q.Doc)
+		}
+		for _, c := range byPath[key] {
+			ok, err := j.right(q, q.Doc, c.SourceStart, c.SourceEnd, c.Text)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
 				n++
 			}
 		}
 		if n == 0 {
+			if byText {
+				return nil, fmt.Errorf("question %s: no indexed chunk of article %s shares %d words in a row with its passage: is the index built from this set?", q.ID, Article(q.Doc), ShingleWords)
+			}
 			return nil, fmt.Errorf("question %s: no indexed chunk overlaps its passage (%s bytes %d-%d): is the index built from this set?", q.ID, q.Doc, q.Start, q.End)
 		}
 		j.ideal[q.ID] = n
@@ -206,13 +237,17 @@ func (j *judge) relevant(ctx context.Context, q Question, ranked []int64) ([]boo
 			return nil, err
 		}
 		for r, c := range recs {
-			j.spans[r] = chunkSpan{c.Document.Path, c.SourceStart, c.SourceEnd}
+			j.spans[r] = chunkSpan{c.Document.Path, c.SourceStart, c.SourceEnd, c.Text}
 		}
 	}
 	rel := make([]bool, len(ranked))
 	for i, r := range ranked {
 		c := j.spans[r]
-		rel[i] = c.path == q.Doc && c.start < q.End && q.Start < c.end
+		ok, err := j.right(q, c.path, c.start, c.end, c.text)
+		if err != nil {
+			return nil, err
+		}
+		rel[i] = ok
 	}
 	return rel, nil
 }
@@ -286,6 +321,16 @@ type Options struct {
 	Fusions []search.Fusion
 	// Limit caps the questions asked (0: all).
 	Limit int
+	// ByText judges hits by their text instead of their byte spans: a hit
+	// is right when its document holds the gold passage's article (the
+	// same file name but for the extension, in any format) and it shares
+	// a run of [ShingleWords] words with the passage. It is how a set
+	// written in other formats (PDF, Word, ...), whose spans are of their
+	// extracted text, is compared with the Markdown originals, which must
+	// then be judged by text too.
+	ByText bool
+	// Hits, if set, is called with each question's hits in each mode.
+	Hits func(q Question, mode search.Mode, hits []search.Hit)
 	// Progress, if set, is called after each question.
 	Progress func(done, total int)
 }
@@ -304,7 +349,7 @@ func Run(ctx context.Context, set *Set, store *index.Store, s *search.Searcher, 
 	if opts.Limit > 0 && opts.Limit < len(qs) {
 		qs = qs[:opts.Limit]
 	}
-	j, err := newJudge(ctx, store, qs)
+	j, err := newJudge(ctx, store, qs, opts.ByText)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +367,12 @@ func Run(ctx context.Context, set *Set, store *index.Store, s *search.Searcher, 
 			// same way.
 			rel := make([]bool, len(res.Hits))
 			for i, h := range res.Hits {
-				rel[i] = h.Document.Path == q.Doc && h.SourceSpan.Start < q.End && q.Start < h.SourceSpan.End
+				if rel[i], err = j.right(q, h.Document.Path, h.SourceSpan.Start, h.SourceSpan.End, h.Text); err != nil {
+					return nil, err
+				}
+			}
+			if opts.Hits != nil {
+				opts.Hits(q, mode, res.Hits)
 			}
 			tallies[mi].add(rel, j.ideal[q.ID])
 			tallies[mi].latencies = append(tallies[mi].latencies, elapsed)

@@ -100,3 +100,63 @@ func TestRun(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestTextJudge judges chunks by their article and words, as the same set
+// written in another format is judged: formatting and line breaks aside,
+// a chunk is right when it is from the article and shares a run of
+// ShingleWords words with the gold passage.
+func TestTextJudge(t *testing.T) {
+	set, err := Load(filepath.Join("testdata", "qa"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := set.Questions[0] // "Foragers perform the waggle dance to tell their sisters the direction and distance of flowers."
+	for _, c := range []struct {
+		name, path, text string
+		want             bool
+	}{
+		{"the passage", "/x/bees.pdf", "Foragers perform the waggle dance to tell their sisters the direction and distance of flowers.", true},
+		{"reflowed and curled", "/y/bees.docx", "# Honeybees\n\n…workers.\n\nForagers perform the “waggle” dance\nto tell their SISTERS the direction", true},
+		{"eight words of it", "/x/bees.epub", "before. Tell their sisters the direction and distance of flowers!", true},
+		{"seven words of it", "/x/bees.epub", "before. Sisters the direction and distance of flowers!", false},
+		{"another article", "/x/sqlite.pdf", "Foragers perform the waggle dance to tell their sisters the direction and distance of flowers.", false},
+		{"another passage", "/x/bees.pdf", "A honeybee colony has one queen, a few hundred drones and thousands of workers.", false},
+		{"empty", "/x/bees.pdf", "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := newTextJudge().right(q, c.path, c.text)
+			if err != nil || got != c.want {
+				t.Errorf("right = %v, %v; want %v", got, err, c.want)
+			}
+		})
+	}
+	// A passage shorter than the run must be in the chunk whole.
+	short := Question{ID: "s", Doc: q.Doc, Start: q.Start, End: q.Start + len("Foragers perform the waggle")}
+	for text, want := range map[string]bool{"so foragers perform the waggle dance": true, "foragers perform the": false} {
+		if got, _ := newTextJudge().right(short, "bees.html", text); got != want {
+			t.Errorf("short passage, %q: right = %v", text, got)
+		}
+	}
+}
+
+// TestRunByText judges the same index by text and by span: on Markdown,
+// where both apply, they agree on these questions.
+func TestRunByText(t *testing.T) {
+	set, st, s := openSet(t, filepath.Join("testdata", "qa"), nil)
+	var hits int
+	for _, byText := range []bool{false, true} {
+		ms, err := Run(t.Context(), set, st, s, Options{ByText: byText, Modes: []search.Mode{search.BM25}, Fusions: []search.Fusion{{Method: "rrf", BM25Weight: 1, VectorWeight: 1}},
+			Hits: func(Question, search.Mode, []search.Hit) { hits++ }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if m.Recall1 != 1 || m.Recall5 != 1 || m.Questions != 4 {
+				t.Errorf("by text %v: %+v", byText, m)
+			}
+		}
+	}
+	if hits != 8 {
+		t.Errorf("Hits called %d times, want 8", hits)
+	}
+}
