@@ -198,6 +198,8 @@ func (l *layout) writeBlock(x *normalize.Extracted, b []line) {
 // the end of a line: a soft or typographic hyphen (U+00AD, U+2010: what a
 // typesetter's hyphenation draws) is dropped; a hyphen-minus is dropped
 // only when the document uses the word without it, so "well-known" stays.
+// A line that ends in an en or em dash attached to the word before it was
+// broken after the dash ("24–" "10" is "24–10"): no space is added.
 func (l *layout) join(lines []string) string {
 	var sb strings.Builder
 	for _, t := range lines {
@@ -219,6 +221,9 @@ func (l *layout) join(lines []string) string {
 					sb.Reset()
 					sb.WriteString(s[:len(s)-1])
 				}
+			case (last == '\u2013' || last == '\u2014') && attached(s[:len(s)-n]) && !unicode.IsSpace(first):
+				// A line broken after a dash inside "12–4" or "word—word":
+				// no space was there.
 			default:
 				sb.WriteByte(' ')
 			}
@@ -226,6 +231,13 @@ func (l *layout) join(lines []string) string {
 		sb.WriteString(t)
 	}
 	return strings.ReplaceAll(sb.String(), "\u00ad", "")
+}
+
+// attached reports whether s ends in a character that is not a space: a
+// dash written after it is attached to it.
+func attached(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r != utf8.RuneError && !unicode.IsSpace(r)
 }
 
 func lastWord(s string) string {

@@ -14,6 +14,10 @@ func TestJoin(t *testing.T) {
 		{[]string{"a well-", "known tale"}, "a well-known tale"},                   // "well" is a word: the hyphen stays
 		{[]string{"we co-", "operate"}, "we co-operate"},
 		{[]string{"pages 3-", "5 and"}, "pages 3- 5 and"},
+		{[]string{"a 12–", "4 record"}, "a 12–4 record"}, // Chromium breaks after an en dash
+		{[]string{"the war—", "then peace"}, "the war—then peace"},
+		{[]string{"the war –", "then peace"}, "the war – then peace"}, // a spaced dash stays spaced
+		{[]string{"–", "then"}, "– then"},
 		{[]string{"ex\u00adtra\u00adordinary", "day"}, "extraordinary day"},
 		{[]string{"one", "", "two"}, "one two"},
 	} {
