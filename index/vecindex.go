@@ -383,13 +383,9 @@ func rank(q []float32, cands []candidate, k int, read func(rowids []int64, fn fu
 	return out, nil
 }
 
-// readVectors calls fn with the float32 vector of each chunk of rowids
-// that has one, in no particular order.
-func (s *Store) readVectors(ctx context.Context, rowids []int64, fn func(rowid int64, v []float32) error) error {
-	dim, err := vectorDim(ctx, s.db)
-	if err != nil || dim == 0 {
-		return err
-	}
+// readVectors calls fn with the float32 vector, of dim values, of each
+// chunk of rowids that has one, in no particular order.
+func (s *Store) readVectors(ctx context.Context, rowids []int64, dim int, fn func(rowid int64, v []float32) error) error {
 	var b strings.Builder
 	args := make([]any, len(rowids))
 	b.WriteString(`SELECT chunk, vec FROM vectors WHERE chunk IN (`)
@@ -622,7 +618,7 @@ func (s *Store) SearchVectors(ctx context.Context, q []float32, f Filter, k int)
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
 	res, err := rank(q, cands, k, func(rowids []int64, fn func(int64, []float32) error) error {
-		return s.readVectors(ctx, rowids, fn)
+		return s.readVectors(ctx, rowids, len(q), fn)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search vectors: %w", dbError(err))
