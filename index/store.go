@@ -552,6 +552,69 @@ type Chunk struct {
 	// stored without one has no vector until [Store.PutVectors] gives it
 	// one. It is not read back by [Store.Chunks].
 	Vector []float32 `json:"-"`
+
+	prep *chunkPrep // made by PrepareChunks
+}
+
+// chunkPrep is the part of a chunk's write that needs no database, done
+// ahead by [PrepareChunks].
+type chunkPrep struct {
+	terms    string   // the Terms it was made from
+	headings string   // Headings as JSON
+	distinct []string // the distinct terms of Terms
+	vector   []float32
+	vec      []byte // vector encoded
+}
+
+// PrepareChunks does the work of storing chunks that needs no database:
+// their full-text terms (when Terms is empty), the distinct terms counted
+// in document frequencies, the headings and the vector as stored. Callers
+// that prepare documents in parallel (ingest's workers) call it once
+// Terms and Vector are final, to keep that work off the single writer;
+// [Store.PutDocuments] does what was not done, or no longer matches.
+func PrepareChunks(chunks []Chunk) {
+	for i := range chunks {
+		c := &chunks[i]
+		if c.Terms == "" {
+			c.Terms = analysis.JoinedTerms(c.Text)
+		}
+		p := &chunkPrep{terms: c.Terms, headings: headingsJSON(c.Headings), vector: c.Vector}
+		for t := range distinctTerms(c.Terms) {
+			p.distinct = append(p.distinct, t)
+		}
+		if c.Vector != nil {
+			p.vec = encodeVector(c.Vector)
+		}
+		c.prep = p
+	}
+}
+
+// prepared returns what PrepareChunks made of c, made again if missing or
+// if c's Terms or Vector changed since.
+func (c *Chunk) prepared() *chunkPrep {
+	if p := c.prep; p != nil && p.terms == c.Terms && sameVector(p.vector, c.Vector) {
+		return p
+	}
+	one := []Chunk{*c}
+	PrepareChunks(one)
+	return one[0].prep
+}
+
+// sameVector reports whether a and b are the same slice.
+func sameVector(a, b []float32) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// headingsJSON encodes a chunk's headings as stored: a JSON array.
+func headingsJSON(h []string) string {
+	if h == nil {
+		return "[]"
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		panic(err) // a []string always encodes
+	}
+	return string(b)
 }
 
 // DocumentID returns the id of the document at path in the named source: a
@@ -805,37 +868,32 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *
 	if err := rows.Close(); err != nil {
 		return err
 	}
-	for _, c := range chunks {
-		headings, err := json.Marshal(c.Headings)
-		if err != nil {
-			return err
-		}
-		if c.Headings == nil {
-			headings = []byte("[]")
-		}
+	for i := range chunks {
+		c := &chunks[i]
+		p := c.prepared()
 		rowid, kept := old[c.ID]
+		var err error
 		if kept {
 			delete(old, c.ID)
 			ch.Kept++
-			_, err = st.update.ExecContext(ctx, c.Ordinal, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings), c.Page, c.PageEnd, c.ID)
+			_, err = st.update.ExecContext(ctx, c.Ordinal, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, p.headings, c.Page, c.PageEnd, c.ID)
 		} else {
 			ch.Added = append(ch.Added, c.ID)
 			var res sql.Result
-			res, err = st.insert.ExecContext(ctx, c.ID, c.DocumentID, c.Ordinal, c.Text, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, string(headings), c.Page, c.PageEnd)
+			res, err = st.insert.ExecContext(ctx, c.ID, c.DocumentID, c.Ordinal, c.Text, c.Tokens, c.Start, c.End, c.SourceStart, c.SourceEnd, p.headings, c.Page, c.PageEnd)
 			if err == nil {
 				rowid, err = res.LastInsertId()
 			}
 			if err == nil {
-				terms := c.Terms
-				if terms == "" {
-					terms = analysis.JoinedTerms(c.Text)
+				_, err = st.insertTerms.ExecContext(ctx, rowid, p.terms)
+				delta[""]++
+				for _, t := range p.distinct {
+					delta[t]++
 				}
-				_, err = st.insertTerms.ExecContext(ctx, rowid, terms)
-				countTerms(delta, terms, +1)
 			}
 		}
 		if err == nil && c.Vector != nil {
-			_, err = st.insertVector.ExecContext(ctx, rowid, encodeVector(c.Vector))
+			_, err = st.insertVector.ExecContext(ctx, rowid, p.vec)
 			vecs = append(vecs, vectorRow{rowid, c.Vector})
 		}
 		if err != nil {

@@ -686,6 +686,8 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		j.out = Updated
 	}
 	ix.embed(ctx, j)
+	// What the writer would do without the database, done here.
+	inParts(len(j.chunk), ix.opts.Workers, func(i int) { index.PrepareChunks(j.chunk[i : i+1]) })
 }
 
 // partSize is how many chunks of a document a goroutine of [inParts]
