@@ -111,7 +111,7 @@ func letters(n int) string {
 // the background until the benchmark ends, and returns a search of the
 // index through a read-only store: whether word is found in path's
 // document.
-func watchFixture(b *testing.B, dir string) func(word, path string) bool {
+func watchFixture(b testing.TB, dir string) func(word, path string) bool {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	idx := filepath.Join(b.TempDir(), "idx")

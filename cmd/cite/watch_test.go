@@ -190,3 +190,52 @@ func TestServeWatch(t *testing.T) {
 		t.Fatalf("still running a minute after SIGTERM:\n%s", out.String())
 	}
 }
+
+// TestWatchDocuments watches a folder as cite index --watch does while a
+// PDF and a Word file enter it, one of them by an editor's atomic save,
+// and one is deleted: each change reaches search, a PDF's hits with their
+// page.
+func TestWatchDocuments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles pdfium (WebAssembly) on a machine without its cache")
+	}
+	dir := t.TempDir()
+	find := watchFixture(t, dir)
+	wait := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("not within a minute: %s", what)
+			}
+		}
+	}
+	copyFile := func(from, to string) {
+		t.Helper()
+		data, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pdf := filepath.Join(dir, "rivers.pdf")
+	copyFile(filepath.Join(documents, "rivers.pdf"), pdf)
+	wait("the new PDF found", func() bool { return find("Chambord", pdf) })
+	docx := filepath.Join(dir, "lighthouse.docx")
+	copyFile(filepath.Join(documents, "lighthouse.docx"), docx+".tmp")
+	if err := os.Rename(docx+".tmp", docx); err != nil {
+		t.Fatal(err)
+	}
+	wait("the Word file saved atomically found", func() bool { return find("diaphone", docx) })
+	// The PDF replaced by another, atomically: its words change.
+	copyFile(filepath.Join(pdfFixtures, "report.pdf"), pdf+".tmp")
+	if err := os.Rename(pdf+".tmp", pdf); err != nil {
+		t.Fatal(err)
+	}
+	wait("the replaced PDF's words found, the old ones gone", func() bool { return find("Eddystone", pdf) && !find("Chambord", pdf) })
+	if err := os.Remove(docx); err != nil {
+		t.Fatal(err)
+	}
+	wait("the deleted Word file pruned", func() bool { return !find("diaphone", docx) })
+}
