@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"cmp"
 	"context"
@@ -162,13 +163,25 @@ var officeKinds = map[string]office.Kind{"docx": office.DOCX, "pptx": office.PPT
 
 func (officeReader) Sniff(data []byte) (string, bool) {
 	k, ok := office.Detect(data)
-	if !ok {
-		return "", false
+	if ok {
+		return strings.ToLower(k.String()), true
 	}
-	return strings.ToLower(k.String()), true
+	// A zip that cannot be opened (a Word file cut short) is claimed, to
+	// fail as damaged as a damaged PDF does, not to be skipped as a format
+	// cite does not read.
+	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+		if _, err := zip.NewReader(bytes.NewReader(data), int64(len(data))); err != nil {
+			return "zip", true
+		}
+	}
+	return "", false
 }
 
 func (o officeReader) Read(ctx context.Context, format string, data []byte) (*normalize.Document, error) {
+	if format == "zip" {
+		_, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		return nil, fmt.Errorf("damaged: %w", err)
+	}
 	k, ok := officeKinds[format]
 	if !ok {
 		return nil, fmt.Errorf("unknown office format %q", format)

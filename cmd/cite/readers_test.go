@@ -1,8 +1,13 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cite-rag/cite/normalize/pdf"
@@ -45,5 +50,39 @@ func TestPDFNotes(t *testing.T) {
 				t.Errorf("pdfNotes:\n got %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDamagedDocuments: a Word file cut short fails as damaged, naming the
+// file, as a damaged PDF does; a zip of another kind named .docx (a
+// spreadsheet) is skipped as a format cite does not read. The run goes on.
+func TestDamagedDocuments(t *testing.T) {
+	dir := t.TempDir()
+	docx, err := os.ReadFile(filepath.Join(documents, "lighthouse.docx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sheet bytes.Buffer
+	z := zip.NewWriter(&sheet)
+	for _, name := range []string{"[Content_Types].xml", "xl/workbook.xml"} {
+		w, _ := z.Create(name)
+		w.Write([]byte("<x/>"))
+	}
+	z.Close()
+	for name, data := range map[string][]byte{"cut.docx": docx[:len(docx)/2], "sheet.docx": sheet.Bytes(), "whole.docx": docx} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := cite(t, "index", "--index", filepath.Join(t.TempDir(), "idx"), dir)
+	all := out + errOut
+	for _, want := range []string{"1 added", "1 skipped", "1 failed", "cut.docx: read ZIP: damaged: zip: not a valid zip file",
+		"sheet.docx: binary file (Word)"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q:\n%s", want, all)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
 	}
 }
