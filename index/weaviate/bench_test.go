@@ -31,7 +31,7 @@ import (
 // read back), over 400 queries. Then it indexes the shared SQuAD half
 // into another collection of the same store and reports the Recall@5 of
 // hybrid search (cite's default fusion) on 300 of its questions (every
-// 18th) asked at once, with Weaviate's default flush settings, as a user
+// 18th, mixed as in TestSQuADRecall) asked at once, with Weaviate's default flush settings, as a user
 // would ask right after cite index.
 func BenchmarkStores(b *testing.B) {
 	md := testenv.SharedData(b, "markdown")
@@ -39,7 +39,7 @@ func BenchmarkStores(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	set.Questions = every(set.Questions, 18)
+	set.Questions = mixed(every(set.Questions, 18))
 	for _, store := range []struct {
 		name  string
 		nodes int
