@@ -89,6 +89,7 @@ func init() {
 		{"serve", "", "serve the question-answering HTTP API on loopback", runServe},
 		{"mcp", "", "serve cite's search to AI agents over MCP (stdio)", runMCP},
 		{"eval", "--qa DIR", "measure retrieval on a question-answering set", runEval},
+		{"bench", "", "measure speed and size at scale against other engines", runBench},
 	}
 }
 
