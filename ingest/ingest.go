@@ -155,6 +155,12 @@ type Indexer struct {
 	prefix   string // turns fs names into stored paths
 
 	embedErr atomic.Pointer[error] // the first embedding failure of a run
+
+	// onBatch, if set (by tests), sees what each batch written holds.
+	onBatch func(batchSize)
+	// batchDelay is how long a batch waits for more files (batchDelay, the
+	// constant, unless a test sets it).
+	batchDelay time.Duration
 }
 
 // New returns an Indexer writing to store. With an embedder, it records it
@@ -182,7 +188,7 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 			return nil, err
 		}
 	}
-	ix := &Indexer{store: store, opts: opts, splitter: sp, fsys: opts.FS}
+	ix := &Indexer{store: store, opts: opts, splitter: sp, fsys: opts.FS, batchDelay: batchDelay}
 	ix.pipeline = fmt.Sprintf("v%d/%s/%d/%d", pipelineVersion, chunk.Encoding, sp.Size(), sp.Overlap())
 	if ix.fsys == nil {
 		ix.fsys = osFS{}
@@ -388,6 +394,9 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		emit(Event{Outcome: j.out, Path: j.path, Reason: j.why, Err: j.err, Chunks: len(j.chunk), Warning: j.warn, Notes: j.notes})
 	}
 	flush := func() {
+		if ix.onBatch != nil && sum.docs > 0 {
+			ix.onBatch(sum)
+		}
 		ix.writeBatch(ctx, batch)
 		for _, j := range batch {
 			finish(j)
@@ -408,7 +417,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 				j, ok = <-done
 				break
 			}
-			wait := batchDelay - time.Since(since)
+			wait := ix.batchDelay - time.Since(since)
 			if wait <= 0 {
 				flush()
 				continue

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -569,4 +570,67 @@ func testLongHeadingBounded(t *testing.T, st *index.Store, w *weaviate.Store) {
 		t.Fatalf("run after version 1: %+v, %v", s, err)
 	}
 	check("redone")
+}
+
+// TestWriterBatches: the writer commits added documents in batches that
+// fill up to a limit of documents, chunks or text, not whenever no
+// finished file is waiting (which, with the workers a file behind the
+// writer, made batches of 2 or 3 files); files with nothing to write
+// (skipped ones here) do not end a batch.
+func TestWriterBatches(t *testing.T) {
+	sp, err := chunk.New(chunk.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	para := strings.Repeat("Words of a paragraph that fills a chunk of text here. ", 30) + "\n\n"
+	for _, tc := range []struct {
+		name  string
+		files int
+		text  string // of each file
+	}{
+		{"small files", 150, "# A file\n\nOne short paragraph.\n"},
+		// Tens of chunks a file: the chunk limit ends batches first.
+		{"large files", 120, strings.Repeat(para, 40)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The batches expected: files until one of the limits is
+			// reached, the rest in the last.
+			cs, _ := sp.Split(tc.text, nil)
+			var want []int
+			var docs, chunks int
+			for range tc.files {
+				docs++
+				chunks += len(cs)
+				if docs >= batchLimits.docs || chunks >= batchLimits.chunks {
+					want = append(want, docs)
+					docs, chunks = 0, 0
+				}
+			}
+			if docs > 0 {
+				want = append(want, docs)
+			}
+			fsys := fstest.MapFS{}
+			for i := range tc.files {
+				fsys[fmt.Sprintf("d/f%03d.md", i)] = file(tc.text)
+				if i%10 == 0 {
+					fsys[fmt.Sprintf("d/f%03d-empty.md", i)] = file("") // skipped
+				}
+			}
+			st := newStore(t)
+			ix, err := New(t.Context(), st, Options{FS: fsys, Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix.batchDelay = time.Hour // batches end by their limits alone
+			var got []int
+			ix.onBatch = func(b batchSize) { got = append(got, b.docs) }
+			stats, err := ix.Index(t.Context(), "d")
+			if err != nil || stats.Added != tc.files {
+				t.Fatalf("%+v, %v", stats, err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("batches of %v documents (files of %d chunks), want %v", got, len(cs), want)
+			}
+		})
+	}
 }
