@@ -21,7 +21,9 @@ type Reader interface {
 	// index). It decides by content, not by name.
 	Sniff(data []byte) (format string, ok bool)
 	// Read reads data as the format Sniff named. An error wrapping
-	// [normalize.ErrEncrypted] skips the file; any other fails it.
+	// [normalize.ErrEncrypted] skips the file, one wrapping
+	// [normalize.ErrUnsupported] skips it with its message; any other
+	// fails it.
 	Read(ctx context.Context, format string, data []byte) (*normalize.Document, error)
 }
 
@@ -53,6 +55,7 @@ func (ix *Indexer) pipelineOf(format string) string {
 // read: with readers, such files are read and sniffed, not skipped by name.
 var documentExts = map[string]bool{
 	".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true,
+	".doc": true, ".ppt": true, // read to say what to save them as
 }
 
 // formatsRead is the list of formats named in skip reasons.
@@ -85,10 +88,15 @@ func (ix *Indexer) readDocument(ctx context.Context, data []byte) (nd *normalize
 }
 
 // readerFailure turns a reader's error into the job's outcome: skipped when
-// the document needs a password, failed otherwise.
+// the document needs a password or is in a format the reader does not
+// read, failed otherwise.
 func (j *job) readerFailure(format string, err error) {
 	if errors.Is(err, normalize.ErrEncrypted) {
 		j.out, j.why = Skipped, normalize.ErrEncrypted.Error()
+		return
+	}
+	if errors.Is(err, normalize.ErrUnsupported) {
+		j.out, j.why = Skipped, err.Error()
 		return
 	}
 	j.out, j.err = Failed, &PathError{j.path, fmt.Errorf("read %s: %w", strings.ToUpper(format), err)}

@@ -16,7 +16,8 @@ import (
 
 // pagesReader reads a made-up paged format: files starting "%PAGES\n",
 // one page per line; "%PAGES\nLOCKED" needs a password, "%PAGES\nBROKEN"
-// is damaged, and an empty page is noted.
+// is damaged, "%PAGES\nOLD" is in a format it does not read, and an empty
+// page is noted.
 type pagesReader struct{}
 
 func (pagesReader) Sniff(data []byte) (string, bool) {
@@ -30,6 +31,8 @@ func (pagesReader) Read(_ context.Context, _ string, data []byte) (*normalize.Do
 		return nil, fmt.Errorf("the document is %w", normalize.ErrEncrypted)
 	case "BROKEN":
 		return nil, errors.New("damaged: no cross-reference table")
+	case "OLD":
+		return nil, fmt.Errorf("%w: old binary Word format (.doc); save it as .docx", normalize.ErrUnsupported)
 	}
 	var x normalize.Extracted
 	for i, line := range strings.Split(body, "\n") {
@@ -50,6 +53,7 @@ func TestReaders(t *testing.T) {
 		"d/noext":       file("%PAGES\nsniffed by content"),
 		"d/locked.pdf":  file("%PAGES\nLOCKED"),
 		"d/broken.docx": file("%PAGES\nBROKEN"),
+		"d/old.doc":     file("%PAGES\nOLD"),
 		"d/other.pdf":   file("not a paged file at all"),
 		"d/notes.pptx":  file("%PAGES\nslide one\n\nslide three"),
 		"d/empty.pdf":   file("%PAGES\n"),
@@ -71,6 +75,7 @@ func TestReaders(t *testing.T) {
 		"d/noext":       {Added, "pages", ""},
 		"d/locked.pdf":  {Skipped, "", "encrypted: a password is required"},
 		"d/broken.docx": {Failed, "", ""},
+		"d/old.doc":     {Skipped, "", "old binary Word format (.doc); save it as .docx"},
 		"d/other.pdf":   {Skipped, "", "binary file (PDF)"},
 		"d/notes.pptx":  {Added, "pages", ""},
 		"d/empty.pdf":   {Skipped, "", "no text"},

@@ -7,6 +7,11 @@ import "errors"
 // so, rather than failing.
 var ErrEncrypted = errors.New("encrypted: a password is required")
 
+// ErrUnsupported is the error readers wrap for a file in a format they
+// recognize but do not read (an old binary Word file); ingest skips such a
+// file with the error's message, which says what to do instead.
+var ErrUnsupported = errors.New("unsupported format")
+
 // Page marks where a page (or a slide) of an extracted document starts.
 type Page struct {
 	Number int // 1-based, as the document numbers its pages

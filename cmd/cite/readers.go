@@ -159,7 +159,7 @@ func pageList(ps []int) string {
 // package office, with its default limits.
 type officeReader struct{ r office.Reader }
 
-var officeKinds = map[string]office.Kind{"docx": office.DOCX, "pptx": office.PPTX, "odt": office.ODT, "epub": office.EPUB}
+var officeKinds = map[string]office.Kind{"docx": office.DOCX, "pptx": office.PPTX, "odt": office.ODT, "epub": office.EPUB, "ole": office.OLE}
 
 func (officeReader) Sniff(data []byte) (string, bool) {
 	k, ok := office.Detect(data)

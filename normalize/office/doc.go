@@ -20,6 +20,8 @@
 //	switch {
 //	case errors.Is(err, office.ErrTooLarge): // a zip bomb, or past the Limits
 //	case errors.Is(err, office.ErrDamaged): // not a zip, a part missing, bad XML
+//	case errors.Is(err, normalize.ErrEncrypted): // password-protected DOCX, PPTX, ODT
+//	case errors.Is(err, normalize.ErrUnsupported): // an old .doc or .ppt (kind OLE)
 //	}
 //
 // The caller adds the file name to errors. [Reader] sets other [Limits].

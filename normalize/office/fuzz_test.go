@@ -123,3 +123,10 @@ func FuzzReadODT(f *testing.F) {
 func FuzzReadEPUB(f *testing.F) {
 	fuzzRead(f, EPUB, fixture(f, "book.epub"))
 }
+
+// FuzzReadOLE reads compound files (what a password-protected DOCX or an
+// old .doc is): their FAT, DIFAT and directory chains are followed within
+// the file's sectors.
+func FuzzReadOLE(f *testing.F) {
+	fuzzRead(f, OLE, fixture(f, "report.doc"))
+}

@@ -1,6 +1,7 @@
 package office
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,9 @@ type odt struct {
 }
 
 func readODT(z *zipDoc) (*normalize.Document, error) {
+	if err := odtEncrypted(z); err != nil {
+		return nil, err
+	}
 	root, err := z.parse("content.xml")
 	if err != nil {
 		return nil, err
@@ -236,4 +240,25 @@ func (o *odt) table(t *node) []block {
 	}
 	walk(t)
 	return append(out, block{kind: bEndTable})
+}
+
+// odtEncrypted returns an error wrapping [normalize.ErrEncrypted] when the
+// manifest says content.xml is encrypted (a password-protected document:
+// its file entry has manifest:encryption-data), and nil otherwise, a
+// missing or unreadable manifest included (content.xml then says the rest).
+func odtEncrypted(z *zipDoc) error {
+	const manifest = "META-INF/manifest.xml"
+	if !z.has(manifest) {
+		return nil
+	}
+	root, err := z.parse(manifest)
+	if err != nil {
+		return nil
+	}
+	for _, e := range root.all("file-entry") {
+		if e.attr("full-path") == "content.xml" && e.child("encryption-data") != nil {
+			return fmt.Errorf("%w (a password-protected OpenDocument file)", normalize.ErrEncrypted)
+		}
+	}
+	return nil
 }

@@ -24,6 +24,11 @@ const (
 	PPTX         // PowerPoint (Office Open XML presentation)
 	ODT          // OpenDocument text
 	EPUB         // EPUB 2 or 3
+	// OLE is a compound file that is a password-protected DOCX or PPTX, or
+	// an old binary Word (.doc) or PowerPoint (.ppt) file: [Reader.Read]
+	// says which with an error wrapping [normalize.ErrEncrypted] or
+	// [normalize.ErrUnsupported].
+	OLE
 )
 
 func (k Kind) String() string {
@@ -36,6 +41,8 @@ func (k Kind) String() string {
 		return "ODT"
 	case EPUB:
 		return "EPUB"
+	case OLE:
+		return "OLE"
 	}
 	return "unknown"
 }
@@ -100,8 +107,16 @@ func Read(ctx context.Context, kind Kind, data []byte) (*normalize.Document, err
 
 // Read reads data (the whole file) as a document of the given kind (see
 // [Detect]) and returns its text. Errors wrap [ErrTooLarge], [ErrDamaged],
-// [ErrNotOffice] or ctx's error.
+// [ErrNotOffice], [normalize.ErrEncrypted] (a password-protected document),
+// [normalize.ErrUnsupported] (an old binary Word or PowerPoint file) or
+// ctx's error. A compound file is known by its content whatever kind says.
 func (r *Reader) Read(ctx context.Context, kind Kind, data []byte) (*normalize.Document, error) {
+	if bytes.HasPrefix(data, oleMagic) {
+		if err := oleError(data); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: a compound file, neither Word nor PowerPoint", ErrNotOffice)
+	}
 	z, err := openZip(ctx, data, r.Limits.withDefaults())
 	if err != nil {
 		return nil, err
@@ -121,9 +136,16 @@ func (r *Reader) Read(ctx context.Context, kind Kind, data []byte) (*normalize.D
 
 // Detect says which office format data is, from its content: the zip's
 // mimetype entry (ODT, EPUB) or the main part named in [Content_Types].xml
-// (DOCX, PPTX); never from a file name. ok is false for anything else,
-// a PDF named .docx included.
+// (DOCX, PPTX), or [OLE] for a compound file that is a password-protected
+// DOCX or PPTX or an old binary Word or PowerPoint file; never from a file
+// name. ok is false for anything else, a PDF named .docx included.
 func Detect(data []byte) (kind Kind, ok bool) {
+	if bytes.HasPrefix(data, oleMagic) {
+		if oleError(data) != nil {
+			return OLE, true
+		}
+		return Unknown, false
+	}
 	if !bytes.HasPrefix(data, []byte("PK\x03\x04")) {
 		return Unknown, false
 	}
