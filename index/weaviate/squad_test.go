@@ -20,7 +20,7 @@ import (
 // replicas), with the same embedder, and asks 300 of its questions
 // (every 18th, mixed) at once, as a user would right after cite index,
 // with Weaviate's default flush settings; it logs how many came before
-// Weaviate's first flush (on this loaded 2-core machine 50 to 100: it
+// Weaviate's first flush (on this loaded 2-core machine 40 to 220: it
 // flushes a memtable 60 s after its first write). Weaviate v1.35.2 fails
 // it (CITE_WEAVIATE_VERSION=1.35.2, see internal/weaviatetest): on those
 // questions its BM25 found the passage in the top 5 for 0.62 of them
