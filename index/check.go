@@ -35,6 +35,7 @@ type Report struct {
 	OrphanVectors  int `json:"orphan_vectors"`  // vectors of no chunk
 	BadVectors     int `json:"bad_vectors"`     // vectors of the wrong size, or not numbers (NaN, ±Inf)
 	BadTermCounts  int `json:"bad_term_counts"` // terms whose document frequency is wrong
+	BadPostings    int `json:"bad_postings"`    // chunks and terms out of step in the full-text postings
 	// BadRows counts the rows (other than vectors) that cannot be read:
 	// a value of the wrong type, a NULL where one is required, JSON that
 	// does not parse, a span out of range.
@@ -234,6 +235,12 @@ func (s *Store) checkSearch(ctx context.Context, r *Report, dmg *damage) error {
 	if err != nil {
 		return err
 	}
+	if r.BadPostings, err = checkPostings(ctx, s.db, df); err != nil {
+		return err
+	}
+	if r.BadPostings > 0 {
+		r.Problems = append(r.Problems, Problem{Problem: fmt.Sprintf("%d chunks or terms are out of step in the full-text postings (cite check --repair rebuilds them)", r.BadPostings)})
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT term, df FROM term_df WHERE df != 0`)
 	if err != nil {
 		return err
@@ -420,6 +427,14 @@ func (s *Store) repairPass(ctx context.Context, withCache bool) (did []string, a
 			}
 			if rep.BadTermCounts > 0 {
 				did = append(did, fmt.Sprintf("recounted the document frequencies of %d terms", rep.BadTermCounts))
+			}
+		}
+		if len(dmg.docs) > 0 || rep.OrphanTerms > 0 || rep.MissingTerms > 0 || rep.BadPostings > 0 || dmg.count() > 0 {
+			if err := rebuildPostings(ctx, tx); err != nil {
+				return err
+			}
+			if rep.BadPostings > 0 {
+				did = append(did, "rebuilt the full-text postings")
 			}
 		}
 		if rep.OrphanVectors > 0 {

@@ -23,7 +23,8 @@
 // whose text survives an edit of its file keeps its id, its row and its
 // vector.
 //
-// Search: [Store.SearchText] ranks chunks by BM25 over FTS4 (terms from
+// Search: [Store.SearchText] ranks chunks by BM25 over block postings kept
+// in SQLite, skipping what cannot reach the top k (terms from
 // [analysis.Analyze]); [Store.SearchVectors] by cosine over vectors held in memory
 // column-major, loaded from a snapshot (vectors.cache) when it is current.
 // The index records its embedder ([Store.UseEmbedder]); vectors of another

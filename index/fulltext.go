@@ -128,13 +128,17 @@ func (ts TermStats) IDF(term string) float64 { return analysis.IDF(ts.Chunks, ts
 
 // TermStats looks up the document frequencies of terms.
 func (s *Store) TermStats(ctx context.Context, terms []string) (TermStats, error) {
+	return termStats(ctx, s.db, terms)
+}
+
+func termStats(ctx context.Context, q readQuerier, terms []string) (TermStats, error) {
 	ts := TermStats{DF: make(map[string]int, len(terms))}
 	args := make([]any, 0, len(terms)+1)
 	args = append(args, "") // the number of chunks
 	for _, t := range terms {
 		args = append(args, t)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT term, df FROM term_df WHERE term IN (?`+strings.Repeat(",?", len(terms))+`)`, args...)
+	rows, err := q.QueryContext(ctx, `SELECT term, df FROM term_df WHERE term IN (?`+strings.Repeat(",?", len(terms))+`)`, args...)
 	if err != nil {
 		return ts, fmt.Errorf("term statistics: %w", err)
 	}
@@ -256,50 +260,49 @@ func removedTerms(ctx context.Context, tx *sql.Tx, rowids []int64, delta map[str
 // (number of chunks, average length, document frequencies) are those of
 // the whole index, so a filter does not change a chunk's score.
 //
-// Common terms match most chunks, and scoring every match is slow (50 ms
-// for a query of common words at 100,000 chunks). So, as Lucene's MaxScore
-// does, SearchText first matches only the query's rarest terms (those
-// matching at most a few thousand chunks together), scores those
-// candidates exactly, and stops when no chunk can beat the k-th best: a
-// chunk with only common terms scores at most the sum of their upper
-// bounds, idf*(k1+1). When that bound is not beaten, it falls back to
-// scoring every match. Either way the result is the exhaustive ranking.
+// It reads the terms' postings (postings.go), which carry each chunk's
+// frequency of the term and, by block of 128 chunks, the most a block can
+// add to a score, and skips what cannot enter the top k (block-max
+// MaxScore): its cost follows k and the postings that can still make the
+// top k, not the number of matches. The ranking is the exhaustive one
+// (TestPostingsMatchExhaustive).
 func (s *Store) SearchText(ctx context.Context, query string, f Filter, k int) ([]Scored, error) {
 	terms := analysis.QueryTerms(query)
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
+	live, err := s.liveTerms(ctx, terms)
+	if err != nil || len(live) == 0 {
+		return nil, err
+	}
+	return s.searchPostings(ctx, live, f, k, false)
+}
+
+// liveTerms returns the terms found in some chunk, rarest first (the
+// order scores are summed in).
+func (s *Store) liveTerms(ctx context.Context, terms []string) ([]string, error) {
 	ts, err := s.TermStats(ctx, terms)
 	if err != nil {
 		return nil, err
 	}
-	// Rarest first; terms in no chunk match nothing.
 	var live []string
 	for _, t := range terms {
 		if ts.DF[t] > 0 {
 			live = append(live, t)
 		}
 	}
-	if len(live) == 0 {
-		return nil, nil
-	}
 	slices.SortStableFunc(live, func(a, b string) int { return ts.DF[a] - ts.DF[b] })
-	return s.searchMaxScore(ctx, live, ts, f, k)
+	return live, nil
 }
-
-// scanHook, when set (by tests), learns how many of a query's terms
-// SearchText scanned.
-var scanHook func(scanned, terms int)
 
 // bm25 scores one chunk: tf[i] occurrences of term i of idf[i], in a chunk
 // of dl terms.
 func bm25(idf []float64, tf []int, dl, avgdl float64) float64 {
-	norm := bm25K1 * (1 - bm25B + bm25B*dl/avgdl)
+	norm := bm25Norm(dl, avgdl)
 	var score float64
 	for i, n := range tf {
 		if n > 0 {
-			t := float64(n)
-			score += idf[i] * t * (bm25K1 + 1) / (t + norm)
+			score += termScore(idf[i], uint32(n), norm)
 		}
 	}
 	return score
@@ -383,154 +386,6 @@ func (s *Store) searchAll(ctx context.Context, terms []string, ts TermStats, f F
 	return top.Sorted(), nil
 }
 
-// searchMaxScore ranks by BM25 term at a time, rarest term first (terms
-// is sorted by document frequency), as MaxScore does: a chunk first seen
-// when scanning term i has none of the terms before it, so it scores at
-// most its score for term i plus the upper bounds, idf*(k1+1), of the
-// terms after i. Chunks are scored exactly (reading their terms) only
-// while that bound can beat the k-th best so far, and the scan stops at
-// the first term whose unseen chunks cannot beat it at all: common terms,
-// whose matches are most of the index, are then never read.
-func (s *Store) searchMaxScore(ctx context.Context, terms []string, ts TermStats, f Filter, k int) ([]Scored, error) {
-	idf := idfs(terms, ts)
-	// after[i]: the most terms i+1.. can add to a chunk's score.
-	after := make([]float64, len(terms)+1)
-	for i := len(terms) - 1; i >= 0; i-- {
-		after[i] = after[i+1] + idf[i]*(bm25K1+1)
-	}
-	after = after[1:]
-	pos := map[string]int{}
-	for i, t := range terms {
-		pos[t] = i
-	}
-	type cand struct {
-		docid   int64
-		partial float64
-	}
-	top := topk.New(k, scoredFirst)
-	seen := map[int64]bool{}
-	beats := func(bound float64) bool { return !top.Full() || bound >= top.Worst().Score }
-	tf := make([]int, len(terms))
-	scanned := 0
-	defer func() {
-		if scanHook != nil {
-			scanHook(scanned, len(terms))
-		}
-	}()
-	for i := range terms {
-		// A chunk not seen yet has none of terms 0..i-1.
-		if !beats(idf[i]*(bm25K1+1) + after[i]) {
-			break
-		}
-		scanned++
-		var cands []cand
-		var avgdl float64
-		err := s.scanMatches(ctx, terms[i:i+1], f, func(docid int64, one []int, dl, a float64) {
-			if !seen[docid] {
-				avgdl = a
-				cands = append(cands, cand{docid, bm25(idf[i:i+1], one, dl, a)})
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		slices.SortFunc(cands, func(a, b cand) int { return bestFirst(a.partial, b.partial, a.docid, b.docid) })
-		for _, c := range cands {
-			seen[c.docid] = true
-		}
-		// Score the candidates that can still make the top k, best
-		// bound first; the others never can (the k-th best only rises).
-		const batch = 64
-		for j := 0; j < len(cands); j += batch {
-			group := cands[j:min(j+batch, len(cands))]
-			if !beats(group[0].partial + after[i]) {
-				break
-			}
-			var texts map[int64]string
-			if after[i] > 0 {
-				ids := make([]int64, len(group))
-				for n, c := range group {
-					ids[n] = c.docid
-				}
-				var err error
-				if texts, err = s.chunkTerms(ctx, ids); err != nil {
-					return nil, err
-				}
-			}
-			for _, c := range group {
-				if !beats(c.partial + after[i]) {
-					break
-				}
-				score := c.partial // the last term: nothing else to add
-				if after[i] > 0 {
-					dl := countQueryTerms(texts[c.docid], terms, pos, tf)
-					score = bm25(idf, tf, float64(dl), avgdl)
-				}
-				top.Push(Scored{Chunk: c.docid, Score: score})
-			}
-		}
-	}
-	return top.Sorted(), nil
-}
-
-// countQueryTerms sets tf[i] to the occurrences of terms[i] in an analyzed
-// text (terms joined by single spaces) and returns the text's length in
-// terms. pos maps each term to its index.
-func countQueryTerms(text string, terms []string, pos map[string]int, tf []int) int {
-	clear(tf)
-	if text == "" {
-		return 0
-	}
-	dl := strings.Count(text, " ") + 1
-	if len(terms) > 8 {
-		for _, t := range strings.Fields(text) {
-			if p, ok := pos[t]; ok {
-				tf[p]++
-			}
-		}
-		return dl
-	}
-	// Few terms: search for each, which is faster than splitting the text.
-	for i, t := range terms {
-		for from := 0; ; {
-			at := strings.Index(text[from:], t)
-			if at < 0 {
-				break
-			}
-			at += from
-			end := at + len(t)
-			if (at == 0 || text[at-1] == ' ') && (end == len(text) || text[end] == ' ') {
-				tf[i]++
-			}
-			from = at + 1
-		}
-	}
-	return dl
-}
-
-// chunkTerms reads the analyzed terms of chunks by rowid.
-func (s *Store) chunkTerms(ctx context.Context, rowids []int64) (map[int64]string, error) {
-	args := make([]any, len(rowids))
-	for i, r := range rowids {
-		args[i] = r
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT docid, terms FROM chunks_fts WHERE docid IN (?`+strings.Repeat(",?", len(rowids)-1)+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
-	}
-	defer rows.Close()
-	out := make(map[int64]string, len(rowids))
-	for rows.Next() {
-		var r int64
-		var t string
-		if err := rows.Scan(&r, &t); err != nil {
-			return nil, err
-		}
-		out[r] = t
-	}
-	return out, rows.Err()
-}
-
 // scoredFirst orders Scored values best first.
 func scoredFirst(a, b Scored) int { return bestFirst(a.Score, b.Score, a.Chunk, b.Chunk) }
 
@@ -588,6 +443,17 @@ func rebuildFullText(ctx context.Context, tx *sql.Tx) error {
 	}
 	if err := addTermDF(ctx, tx, delta); err != nil {
 		return err
+	}
+	// The postings, if the schema has them yet (migration 2 runs this
+	// before 6 made them).
+	var postingsTables int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'fts_segments'`).Scan(&postingsTables); err != nil {
+		return err
+	}
+	if postingsTables > 0 {
+		if err := rebuildPostings(ctx, tx); err != nil {
+			return err
+		}
 	}
 	return setMeta(ctx, tx, metaAnalyzer, strconv.Itoa(analysis.Version))
 }

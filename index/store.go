@@ -89,6 +89,8 @@ type Store struct {
 	releases  []func()     // unmap vector caches
 
 	replica Replica // receives every committed change ([Store.SetReplica]); nil: none
+
+	fts ftsCache // the full-text segments in memory
 }
 
 // Open opens the index in dir, migrating its schema forward if it was
@@ -430,6 +432,8 @@ func withoutComments(sql string) string {
 var afterMigration = map[int]func(context.Context, *sql.Tx) error{
 	// Schema 2 added full-text search: index the chunks already stored.
 	2: func(ctx context.Context, tx *sql.Tx) error { return rebuildFullText(ctx, tx) },
+	// Schema 6 added the postings: write them for the chunks stored.
+	6: rebuildPostings,
 }
 
 // checkAnalyzerReadOnly refuses an index whose full-text terms were made
@@ -702,6 +706,7 @@ func (s *Store) PutDocuments(ctx context.Context, batch []DocumentChunks) ([]Cha
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		vecs, gone, gen = vecs[:0], gone[:0], 0
 		delta := map[string]int{} // document frequencies
+		seg := &newSegment{}      // the postings of the chunks added
 		dim, err := vectorDim(ctx, tx)
 		if err != nil {
 			return err
@@ -723,12 +728,15 @@ func (s *Store) PutDocuments(ctx context.Context, batch []DocumentChunks) ([]Cha
 			}
 			chs[i] = Changes{}
 			v0 := len(vecs)
-			if err := s.putDocument(rowCtx, tx, st, b.Doc, b.Chunks, dim, delta, &chs[i], &vecs, &gone); err != nil {
+			if err := s.putDocument(rowCtx, tx, st, b.Doc, b.Chunks, dim, delta, seg, &chs[i], &vecs, &gone); err != nil {
 				return fmt.Errorf("put document %s: %w", b.Doc.Path, err)
 			}
 			chs[i].Vectors = len(vecs) - v0
 		}
 		if err := addTermDF(rowCtx, tx, delta); err != nil {
+			return err
+		}
+		if err := flushSegment(rowCtx, tx, seg); err != nil {
 			return err
 		}
 		ids := make([]string, len(batch))
@@ -819,7 +827,7 @@ func (st *putStmts) close() {
 }
 
 // putDocument writes one document of a PutDocuments transaction.
-func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *Document, chunks []Chunk, dim int, delta map[string]int, ch *Changes, vecsOut *[]vectorRow, goneOut *[]int64) error {
+func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *Document, chunks []Chunk, dim int, delta map[string]int, seg *newSegment, ch *Changes, vecsOut *[]vectorRow, goneOut *[]int64) error {
 	vecs, gone := *vecsOut, *goneOut
 	defer func() { *vecsOut, *goneOut = vecs, gone }()
 	sourceID, ok := st.sources[doc.Source]
@@ -890,6 +898,7 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *
 				for _, t := range p.distinct {
 					delta[t]++
 				}
+				seg.add(rowid, p.terms)
 			}
 		}
 		if err == nil && c.Vector != nil {
@@ -909,6 +918,7 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *
 	}
 	gone = append(gone, removed...)
 	for id, rowid := range old {
+		seg.remove(rowid)
 		// The trigger chunks_fts_delete removes its terms; the foreign
 		// key, its vector.
 		if _, err := st.deleteChunk.ExecContext(ctx, rowid); err != nil {
@@ -982,9 +992,13 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) ([]string, error)
 			return err
 		}
 		// Chunks, their terms and their vectors go with the document
-		// (foreign keys and the trigger chunks_fts_delete).
+		// (foreign keys and the trigger chunks_fts_delete, which leaves
+		// tombstones in the postings).
 		res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id)
 		if err != nil {
+			return err
+		}
+		if err := maintainSegments(ctx, tx, false); err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {

@@ -34,7 +34,7 @@ import (
 // the hits), and BenchmarkChromemQuery the same for chromem-go's
 // QueryEmbedding on the same vectors and query vectors.
 
-const benchVersion = 2 // bump when the benchmark index's layout changes
+const benchVersion = 3 // bump when the benchmark index's layout changes
 
 var benchIndexes sync.Map // size -> *benchIndex
 
