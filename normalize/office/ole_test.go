@@ -17,7 +17,9 @@ import (
 // old binary Word format. LibreOffice 7.4 wrote no encrypted DOCX or PPTX
 // that way (its EncryptionData was ignored), so the password-protected
 // Office packages are report.doc with two streams renamed to the ones
-// [MS-OFFCRYPTO] puts in one (see encryptedOOXML).
+// [MS-OFFCRYPTO] puts in one, and the old PowerPoint file is report.doc
+// with its WordDocument stream renamed (the .ppt LibreOffice wrote of
+// slides.pptx was 472 KB, too large to commit; see renamed).
 func TestProtected(t *testing.T) {
 	for _, c := range []struct {
 		file string
@@ -28,12 +30,16 @@ func TestProtected(t *testing.T) {
 		{"encrypted.odt", ODT, normalize.ErrEncrypted, "encrypted: a password is required"},
 		{"encrypted OOXML", OLE, normalize.ErrEncrypted, "encrypted: a password is required"},
 		{"report.doc", OLE, normalize.ErrUnsupported, "old binary Word format (.doc); save it as .docx"},
+		{"old PowerPoint", OLE, normalize.ErrUnsupported, "old binary PowerPoint format (.ppt); save it as .pptx"},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			var data []byte
-			if c.file == "encrypted OOXML" {
-				data = encryptedOOXML(t)
-			} else {
+			switch c.file {
+			case "encrypted OOXML":
+				data = renamed(t, "WordDocument", "EncryptionInfo", "1Table", "EncryptedPackage")
+			case "old PowerPoint":
+				data = renamed(t, "WordDocument", "PowerPoint Document")
+			default:
 				var err error
 				if data, err = os.ReadFile(filepath.Join("testdata", c.file)); err != nil {
 					t.Fatal(err)
@@ -80,10 +86,11 @@ func TestOLEDamaged(t *testing.T) {
 	}
 }
 
-// encryptedOOXML is report.doc with its WordDocument and 1Table streams
-// renamed EncryptionInfo and EncryptedPackage: a compound file laid out as
-// a password-protected DOCX or PPTX is, which is all that tells one apart.
-func encryptedOOXML(t *testing.T) []byte {
+// renamed is report.doc with streams renamed (from, to, from, to...): with
+// WordDocument and 1Table renamed EncryptionInfo and EncryptedPackage, a
+// compound file laid out as a password-protected DOCX or PPTX is, which is
+// all that tells one apart.
+func renamed(t *testing.T, names ...string) []byte {
 	data, err := os.ReadFile(filepath.Join("testdata", "report.doc"))
 	if err != nil {
 		t.Fatal(err)
@@ -108,8 +115,9 @@ func encryptedOOXML(t *testing.T) []byte {
 		}
 		t.Fatalf("no stream %q in report.doc", from)
 	}
-	rename("WordDocument", "EncryptionInfo")
-	rename("1Table", "EncryptedPackage")
+	for i := 0; i+1 < len(names); i += 2 {
+		rename(names[i], names[i+1])
+	}
 	return data
 }
 
