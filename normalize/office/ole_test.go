@@ -124,3 +124,20 @@ func renamed(t *testing.T, names ...string) []byte {
 func le32(b []byte) uint32 {
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
+
+// TestTinyOLE checks FuzzReadOLE's seeds are compound files the reader
+// reads as what they claim to be.
+func TestTinyOLE(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  error
+	}{
+		{[]string{"EncryptionInfo", "EncryptedPackage"}, normalize.ErrEncrypted},
+		{[]string{"WordDocument"}, normalize.ErrUnsupported},
+		{[]string{"Workbook"}, ErrNotOffice},
+	} {
+		if _, err := Read(t.Context(), DOCX, tinyOLE(c.names...)); !errors.Is(err, c.want) {
+			t.Errorf("%q: %v, want %v", c.names, err, c.want)
+		}
+	}
+}

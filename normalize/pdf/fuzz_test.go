@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cite-rag/cite/internal/testenv"
 )
 
 // FuzzRead reads arbitrary bytes as a PDF with small limits: it must return
@@ -21,7 +23,8 @@ import (
 // TestFuzzSeeds) and damaged.pdf: the Go fuzzer minimizes every
 // input that finds new code for up to a minute, trying it again byte range
 // by byte range, so a 50 KB seed such as report.pdf kept it minimizing
-// instead of fuzzing. Each input is bounded by the reader's own limits.
+// instead of fuzzing; [testenv.BoundMinimize] bounds that to seconds. Each
+// input is bounded by the reader's own limits.
 func FuzzRead(f *testing.F) {
 	for _, name := range []string{"damaged.pdf"} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -30,6 +33,7 @@ func FuzzRead(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	testenv.BoundMinimize(f)
 	r := &Reader{MaxPages: 4, Timeout: 10 * time.Second, OCR: OCRNever}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, _, err := r.Read(t.Context(), data)
