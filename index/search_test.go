@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cite-rag/cite/chunk"
@@ -963,4 +964,58 @@ func TestPostingsMigrationAndRepair(t *testing.T) {
 		t.Fatalf("check after repair: %+v %v", rep.Problems, err)
 	}
 	same("after repair")
+}
+
+// TestSearchTextWhileWriting: searches running beside writes (new
+// segments, merges, tombstones) share the in-memory segments safely and
+// always see every chunk of a committed document (run with -race).
+func TestSearchTextWhileWriting(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t)
+	textDoc(t, st, nil, "s", "/anchor", "anchor text stays")
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(done)
+		for i := range 40 {
+			cs := chunksOf(fmt.Sprintf("word%d common text", i))
+			if _, err := st.PutDocument(ctx, testDoc("s", fmt.Sprintf("/d%d", i%10), cs), cs); err != nil {
+				select {
+				case errs <- err:
+				default:
+				}
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				rs, err := st.SearchText(ctx, "anchor common", Filter{}, 20)
+				if err == nil && (len(rs) == 0 || len(rs) > 11) {
+					err = fmt.Errorf("%d hits", len(rs))
+				}
+				if err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	<-done
+	select {
+	case err := <-errs:
+		t.Fatal(err)
+	default:
+	}
 }
