@@ -761,11 +761,11 @@ func (q *postingsQuery) searchSegment(seg *loadedSegment, lists []*termList) err
 // rarest first, each in some chunk) and returns the k best, best first.
 // exhaustive scores every match (the oracle of the tests).
 func (s *Store) searchPostings(ctx context.Context, terms []string, f Filter, k int, exhaustive bool) ([]Scored, error) {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, end, err := s.snapshot(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", dbError(err))
 	}
-	defer tx.Rollback()
+	defer end()
 	ts, err := termStats(ctx, tx, terms)
 	if err != nil {
 		return nil, err

@@ -309,11 +309,11 @@ func (s *Store) clearPending(ctx context.Context, ids []string) error {
 // replicaDocument reads a document with its chunks, their terms and their
 // vectors, in one read transaction.
 func (s *Store) replicaDocument(ctx context.Context, id string) (ReplicaDocument, error) {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, end, err := s.snapshot(ctx)
 	if err != nil {
 		return ReplicaDocument{}, err
 	}
-	defer tx.Rollback()
+	defer end()
 	d, err := scanDocument(tx.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents d JOIN sources s ON s.id = d.source_id WHERE d.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ReplicaDocument{}, ErrNotFound

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cite-rag/cite/chunk"
 	chromem "github.com/philippgille/chromem-go"
@@ -1018,4 +1020,50 @@ func TestSearchTextWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	default:
 	}
+}
+
+// TestSearchBesideWriter: a search never waits for a writer. Another
+// connection holds the write lock (as cite index does through a
+// transaction); searches of a read-write store, two at once, still answer
+// at once from the last commit. (A read transaction begun by go-sqlite3's
+// BeginTx is IMMEDIATE on a read-write pool and took the write lock: the
+// searches waited for busy_timeout and failed with "database is locked".)
+func TestSearchBesideWriter(t *testing.T) {
+	ctx := t.Context()
+	dir := filepath.Join(t.TempDir(), "idx")
+	st, err := Open(ctx, dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	textDoc(t, st, nil, "s", "/anchor", "anchor text stays")
+	other, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, dbFile)+"?_busy_timeout=100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			rs, err := st.SearchText(ctx, "anchor", Filter{}, 5)
+			if err == nil && len(rs) != 1 {
+				err = fmt.Errorf("%d hits, want 1", len(rs))
+			}
+			if err != nil {
+				t.Errorf("search beside a writer: %v", err)
+			}
+		})
+	}
+	wg.Wait()
 }

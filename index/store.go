@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"encoding/binary"
 	"encoding/hex"
@@ -1230,4 +1231,31 @@ func isHex(s string) bool {
 		}
 	}
 	return true
+}
+
+// snapshot returns a connection in a read transaction, so that several
+// queries see one state of the index, and the function that ends it. The
+// read-write pool begins its transactions IMMEDIATE (go-sqlite3 ignores
+// sql.TxOptions.ReadOnly), which takes the write lock: a search in one
+// would wait for every writer and every other search, and fail with
+// "database is locked" after busy_timeout. A plain BEGIN is deferred: in
+// WAL mode its first read fixes the snapshot and it never blocks a writer
+// or waits for one.
+func (s *Store) snapshot(ctx context.Context) (*sql.Conn, func(), error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN DEFERRED"); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return conn, func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); err != nil {
+			// Never hand a connection still in a transaction back to
+			// the pool: discard it.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		conn.Close()
+	}, nil
 }
