@@ -97,10 +97,13 @@ func (f Filter) where() (string, []any) {
 
 const filterJoin = `chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id`
 
-// filterChunks returns the rowids of the chunks f admits.
-func (s *Store) filterChunks(ctx context.Context, f Filter) ([]int64, error) {
+// filterChunks returns the rowids of the chunks f admits, read through q
+// (a search's snapshot reads them on its own connection: asking the pool
+// for a second one while holding one deadlocks once every connection is
+// held by a search).
+func filterChunks(ctx context.Context, q readQuerier, f Filter) ([]int64, error) {
 	where, args := f.where()
-	rows, err := s.db.QueryContext(ctx, `SELECT c.rowid FROM `+filterJoin+` WHERE `+where, args...)
+	rows, err := q.QueryContext(ctx, `SELECT c.rowid FROM `+filterJoin+` WHERE `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("filter chunks: %w", err)
 	}

@@ -820,7 +820,7 @@ func (s *Store) searchPostings(ctx context.Context, terms []string, f Filter, k 
 	}
 	q.avgdl = avgLength(docs, total)
 	if !f.IsZero() {
-		allowed, err := s.filterChunks(ctx, f)
+		allowed, err := filterChunks(ctx, tx, f)
 		if err != nil {
 			return nil, err
 		}

@@ -1067,3 +1067,30 @@ func TestSearchBesideWriter(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestManyFilteredSearches: more filtered searches at once than the store
+// has connections all answer. (A search held one connection for its
+// snapshot and asked the pool for another to read its filter: with every
+// connection held by a search, none could get a second, and all waited.)
+func TestManyFilteredSearches(t *testing.T) {
+	st := openStore(t)
+	textDoc(t, st, nil, "s", "/anchor", "anchor text stays")
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 5 {
+				rs, err := st.SearchText(ctx, "anchor", Filter{Sources: []string{"s"}}, 5)
+				if err == nil && len(rs) != 1 {
+					err = fmt.Errorf("%d hits, want 1", len(rs))
+				}
+				if err != nil {
+					t.Errorf("filtered search: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

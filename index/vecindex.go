@@ -606,7 +606,7 @@ func (s *Store) SearchVectors(ctx context.Context, q []float32, f Filter, k int)
 	}
 	var allowed []int64
 	if !f.IsZero() {
-		if allowed, err = s.filterChunks(ctx, f); err != nil {
+		if allowed, err = filterChunks(ctx, s.db, f); err != nil {
 			return nil, err
 		}
 		if len(allowed) == 0 {
