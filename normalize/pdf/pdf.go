@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
@@ -124,12 +125,25 @@ func (r *Reader) Read(ctx context.Context, data []byte) (*normalize.Document, *R
 	if err != nil {
 		return nil, nil, err
 	}
-	defer in.Close()
 	// pdfium checks no deadline: when the document's time is up, the
 	// instance is killed, which stops the WebAssembly code where it is (a
 	// page that loops forever included) and gives the pool a new one.
-	stop := context.AfterFunc(ctx, func() { in.Kill() })
-	defer stop()
+	// go-pdfium's Kill and Close write the same fields unlocked, so the
+	// two are serialized here and only the first one runs.
+	var (
+		mu   sync.Mutex
+		done bool
+	)
+	end := func(f func() error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			done = true
+			f()
+		}
+	}
+	context.AfterFunc(ctx, func() { end(in.Kill) })
+	defer end(in.Close)
 
 	doc, err := in.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
