@@ -45,8 +45,10 @@ var sourceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 var uploadExts = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".html": true, ".htm": true, ".txt": true, ".text": true}
 
 // documentExts are the extensions of the binary document formats an upload
-// may have when the server has readers for them.
-var documentExts = map[string]bool{".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true}
+// may have when the server has readers for them. The readers know a format
+// by its content, not by this name: a .doc that is a DOCX is read as one,
+// and an old binary .doc or .ppt is skipped saying what to save it as.
+var documentExts = map[string]bool{".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true, ".doc": true, ".ppt": true}
 
 // uploadName checks the file name of an upload and returns its base name;
 // documents says whether binary documents (PDF, Word, ...) are read.

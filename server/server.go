@@ -230,7 +230,7 @@ func (s *Server) chatPage(w http.ResponseWriter, _ *http.Request) {
 	formats := struct{ Names, Accept string }{"Markdown, HTML or text", ".md,.markdown,.mdx,.html,.htm,.txt,text/markdown,text/html,text/plain"}
 	if len(s.deps.Readers) > 0 {
 		formats.Names = "PDF, Word, OpenDocument, EPUB, PowerPoint, Markdown, HTML or text"
-		formats.Accept = ".pdf,.docx,.odt,.epub,.pptx," + formats.Accept + ",application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document," +
+		formats.Accept = ".pdf,.docx,.odt,.epub,.pptx,.doc,.ppt," + formats.Accept + ",application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document," +
 			"application/vnd.oasis.opendocument.text,application/epub+zip,application/vnd.openxmlformats-officedocument.presentationml.presentation"
 	}
 	var b bytes.Buffer

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,5 +80,38 @@ func TestPDF(t *testing.T) {
 	_, out, _ = cite(t, "ask", "--index", idx, "when was the lamp lit each evening")
 	if !strings.Contains(out, "sunset") || !strings.Contains(out, ", p. 2](file://") || !strings.Contains(out, "report.pdf#page=2)") {
 		t.Errorf("ask does not cite page 2:\n%s", out)
+	}
+}
+
+// TestDocumentsByContent: cite index knows a document by its content, not
+// its name: a DOCX named .doc and a PPTX named .ppt are read as what they
+// are, and password-protected DOCX and PPTX files (officecrypto-tool's,
+// see normalize/office) are skipped, each named.
+func TestDocumentsByContent(t *testing.T) {
+	dir := t.TempDir()
+	for from, to := range map[string]string{"report.docx": "report.doc", "slides.pptx": "slides.ppt", "encrypted.docx": "encrypted.docx", "encrypted.pptx": "encrypted.pptx"} {
+		data, err := os.ReadFile(filepath.Join(officeFixtures, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, to), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx := filepath.Join(t.TempDir(), "idx")
+	code, out, errOut := cite(t, "index", "--index", idx, dir)
+	all := out + errOut
+	for _, want := range []string{"2 added", "2 skipped",
+		filepath.Join(dir, "encrypted.docx") + ": encrypted: a password is required",
+		filepath.Join(dir, "encrypted.pptx") + ": encrypted: a password is required"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("index (exit %d) does not say %q:\n%s", code, want, all)
+		}
+	}
+	_, out, _ = cite(t, "docs", "--index", idx, "--json")
+	for _, want := range []string{`"format": "docx"`, `"format": "pptx"`, `report.doc"`, `slides.ppt"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("docs: no %s:\n%s", want, out)
+		}
 	}
 }

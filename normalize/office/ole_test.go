@@ -11,15 +11,16 @@ import (
 	"github.com/cite-rag/cite/normalize"
 )
 
-// The fixtures were written by LibreOffice 7.4 (Debian's
+// encrypted.odt (password "secret") and report.doc (the old binary Word
+// format) were written by LibreOffice 7.4 (Debian's
 // libreoffice-writer-nogui) from report.odt, through a Basic macro calling
-// storeToURL: encrypted.odt with the password "secret", report.doc in the
-// old binary Word format. LibreOffice 7.4 wrote no encrypted DOCX or PPTX
-// that way (its EncryptionData was ignored), so the password-protected
-// Office packages are report.doc with two streams renamed to the ones
-// [MS-OFFCRYPTO] puts in one, and the old PowerPoint file is report.doc
-// with its WordDocument stream renamed (the .ppt LibreOffice wrote of
-// slides.pptx was 472 KB, too large to commit; see renamed).
+// storeToURL. LibreOffice 7.4 wrote no encrypted DOCX or PPTX that way (its
+// EncryptionData was ignored), so encrypted.docx and encrypted.pptx
+// (password "pw") are report.docx and slides.pptx encrypted as Word and
+// PowerPoint do it (ECMA-376 agile encryption) by the npm package
+// officecrypto-tool: testdata/src/encrypt.js. The old PowerPoint file is
+// report.doc with its WordDocument stream renamed (the .ppt LibreOffice
+// wrote of slides.pptx was 472 KB, too large to commit; see renamed).
 func TestProtected(t *testing.T) {
 	for _, c := range []struct {
 		file string
@@ -28,14 +29,16 @@ func TestProtected(t *testing.T) {
 		msg  string
 	}{
 		{"encrypted.odt", ODT, normalize.ErrEncrypted, "encrypted: a password is required"},
-		{"encrypted OOXML", OLE, normalize.ErrEncrypted, "encrypted: a password is required"},
+		{"encrypted.docx", OLE, normalize.ErrEncrypted, "encrypted: a password is required"},
+		{"encrypted.pptx", OLE, normalize.ErrEncrypted, "encrypted: a password is required"},
+		{"renamed streams", OLE, normalize.ErrEncrypted, "encrypted: a password is required"},
 		{"report.doc", OLE, normalize.ErrUnsupported, "old binary Word format (.doc); save it as .docx"},
 		{"old PowerPoint", OLE, normalize.ErrUnsupported, "old binary PowerPoint format (.ppt); save it as .pptx"},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			var data []byte
 			switch c.file {
-			case "encrypted OOXML":
+			case "renamed streams": // as the encrypted packages are laid out
 				data = renamed(t, "WordDocument", "EncryptionInfo", "1Table", "EncryptedPackage")
 			case "old PowerPoint":
 				data = renamed(t, "WordDocument", "PowerPoint Document")

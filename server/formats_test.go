@@ -1,0 +1,112 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cite-rag/cite/answer"
+	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/normalize"
+	"github.com/cite-rag/cite/normalize/office"
+	"github.com/cite-rag/cite/search"
+	"github.com/cite-rag/cite/server"
+)
+
+// officeReader reads office documents as cmd/cite wires them: the format
+// by content (office.Detect), never by the name.
+type officeReader struct{}
+
+func (officeReader) Sniff(data []byte) (string, bool) {
+	k, ok := office.Detect(data)
+	return strings.ToLower(k.String()), ok
+}
+
+func (officeReader) Read(ctx context.Context, format string, data []byte) (*normalize.Document, error) {
+	k, _ := office.Detect(data)
+	return office.Read(ctx, k, data)
+}
+
+// startReaders serves an empty index in a temporary folder whose uploads
+// are read with readers.
+func startReaders(t *testing.T, readers ...ingest.Reader) *httptest.Server {
+	t.Helper()
+	ctx := t.Context()
+	dir := t.TempDir()
+	st, err := index.Open(ctx, dir, index.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	emb, _ := embed.New("hash", embed.Config{})
+	st.UseEmbedder(ctx, emb)
+	s, err := search.Open(ctx, st, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := answer.New(answer.Config{Model: answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats}), Retriever: s, Library: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(server.New(server.Config{Logger: slog.New(slog.DiscardHandler)}, server.Deps{
+		Store: st, Searcher: s, Engine: eng, ModelName: "cite-extractive", Embedder: emb, UploadDir: filepath.Join(dir, "uploads"), Readers: readers,
+	}).Handler())
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// TestUploadByContent: an upload's format is its content's, not its
+// name's (issue 21): a DOCX named .doc and a PPTX named .ppt are read as
+// what they are; a password-protected DOCX or PPTX (made by
+// officecrypto-tool, see normalize/office) and an old binary Word file are
+// skipped, each named with why.
+func TestUploadByContent(t *testing.T) {
+	ts := startReaders(t, officeReader{})
+	fixture := func(name string) string {
+		data, err := os.ReadFile(filepath.Join("..", "normalize", "office", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	for _, c := range []struct {
+		name, fixture   string
+		outcome, format string
+		reason          string
+	}{
+		{"report.doc", "report.docx", "added", "docx", ""},
+		{"slides.ppt", "slides.pptx", "added", "pptx", ""},
+		{"locked.docx", "encrypted.docx", "skipped", "", "encrypted: a password is required"},
+		{"locked.pptx", "encrypted.pptx", "skipped", "", "encrypted: a password is required"},
+		{"old.doc", "report.doc", "skipped", "", "old binary Word format (.doc); save it as .docx"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ct, body := multipartBody(t, c.name, fixture(c.fixture))
+			resp, out := do(t, "POST", ts.URL+"/v1/documents", ct, body)
+			var res struct {
+				Files []struct {
+					Name, Outcome, Reason string
+					Document              *struct{ Format string }
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Files) != 1 {
+				t.Fatalf("%d %s", resp.StatusCode, out)
+			}
+			f := res.Files[0]
+			format := ""
+			if f.Document != nil {
+				format = f.Document.Format
+			}
+			if f.Name != c.name || f.Outcome != c.outcome || format != c.format || !strings.Contains(f.Reason, c.reason) {
+				t.Errorf("%s: %s %q as %q; want %s %q as %q", f.Name, f.Outcome, f.Reason, format, c.outcome, c.reason, c.format)
+			}
+		})
+	}
+}
