@@ -2,9 +2,9 @@
 // several, on loopback, each in a temporary folder, stopped when the test
 // ends.
 //
-// It runs the weaviate-server binary: $CITE_WEAVIATE_SERVER, else
-// weaviate-server on PATH, else the one .ci/run installs, in
-// cite-weaviate/VERSION beside the Go build cache
+// It runs the weaviate-server binary that [weaviatenode.Binary] finds:
+// $CITE_WEAVIATE_SERVER, else weaviate-server on PATH, else the one
+// .ci/run installs, in cite-weaviate/VERSION beside the Go build cache
 // ($(dirname $(go env GOCACHE))/cite-weaviate/v1.38.5/weaviate-server),
 // else $(go env GOPATH)/bin/weaviate-server, as installed by
 //
@@ -29,8 +29,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/index/weaviate"
+	"github.com/cite-rag/cite/internal/weaviatenode"
 )
 
 // Version is the Weaviate release the tests are written against.
@@ -58,55 +59,15 @@ func Wanted() string {
 	return Version
 }
 
-// Binary returns the path of weaviate-server, or "" if there is none.
-// With CITE_WEAVIATE_VERSION set only the binary installed for that
-// version beside the build cache will do (CITE_WEAVIATE_SERVER is then
-// ignored).
+// Binary returns the path of weaviate-server, or "" if there is none
+// (see [weaviatenode.Binary]). With CITE_WEAVIATE_VERSION set only the
+// binary installed for that version beside the build cache will do
+// (CITE_WEAVIATE_SERVER is then ignored).
 func Binary() string {
 	if os.Getenv("CITE_WEAVIATE_VERSION") != "" {
-		return cached(Wanted())
+		return weaviatenode.Cached(Wanted())
 	}
-	if p := os.Getenv("CITE_WEAVIATE_SERVER"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("weaviate-server"); err == nil {
-		return p
-	}
-	if p := cached(Version); p != "" {
-		return p
-	}
-	gopath := os.Getenv("GOPATH")
-	if gopath == "" {
-		if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-			gopath = strings.TrimSpace(string(out))
-		}
-	}
-	for _, dir := range filepath.SplitList(gopath) {
-		p := filepath.Join(dir, "bin", "weaviate-server")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-// cached returns weaviate-server in cite-weaviate/VERSION beside the Go
-// build cache, or "" if it is not there.
-func cached(version string) string {
-	gocache := os.Getenv("GOCACHE")
-	if gocache == "" {
-		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
-			gocache = strings.TrimSpace(string(out))
-		}
-	}
-	if gocache == "" || gocache == "off" {
-		return ""
-	}
-	p := filepath.Join(filepath.Dir(gocache), "cite-weaviate", version, "weaviate-server")
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
+	return weaviatenode.Binary()
 }
 
 // Require returns the binary's path, or skips t (fails it under CI).
@@ -152,57 +113,15 @@ type Cluster struct {
 // Addr is the first node's HTTP address.
 func (c *Cluster) Addr() string { return c.Nodes[0].HTTP }
 
-// freePorts returns n consecutive free loopback ports, below the system's
-// ephemeral range: a port from that range, free while its node is down,
-// can be taken meanwhile as the source port of any outgoing connection
-// (the other nodes', the client's), and the node could not restart on it.
+// freePorts returns the first of n consecutive free loopback ports (see
+// [weaviatenode.FreePorts]).
 func freePorts(t testing.TB, n int) int {
 	t.Helper()
-	lo, hi := 10000, ephemeralStart()
-	if hi-lo < n*4 {
-		lo, hi = 1024, max(hi, 1024+n*4)
-	}
-	for try := 0; try < 200; try++ {
-		base := lo + rand.IntN(hi-lo-n)
-		ok := true
-		for p := base; p < base+n && ok; p++ {
-			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
-			if err != nil {
-				ok = false
-				break
-			}
-			l.Close()
-			if u, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(p)); err != nil {
-				ok = false
-			} else {
-				u.Close()
-			}
-		}
-		if ok {
-			return base
-		}
-	}
-	t.Fatal("no free ports")
-	return 0
-}
-
-// ephemeralStart returns the first port of the range the system gives
-// outgoing connections (Linux: /proc/sys/net/ipv4/ip_local_port_range),
-// or 32768.
-func ephemeralStart() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	base, err := weaviatenode.FreePorts(n)
 	if err != nil {
-		return 32768
+		t.Fatal(err)
 	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 32768
-	}
-	p, err := strconv.Atoi(f[0])
-	if err != nil || p <= 1024 {
-		return 32768
-	}
-	return p
+	return base
 }
 
 // Start starts a cluster of n nodes and waits until every node is ready
@@ -220,7 +139,7 @@ func Start(t testing.TB, n int) *Cluster {
 	c := &Cluster{}
 	for i := range n {
 		nd := &Node{Name: fmt.Sprintf("node%d", i), HTTP: fmt.Sprintf("127.0.0.1:%d", port(i, 0)), GRPC: fmt.Sprintf("127.0.0.1:%d", port(i, 1)), gossip: fmt.Sprintf("127.0.0.1:%d", port(i, 2)), bin: bin, dir: t.TempDir()}
-		nd.env = append(inherited(),
+		nd.env = append(weaviatenode.Env(),
 			"PERSISTENCE_DATA_PATH="+nd.DataDir(),
 			"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true",
 			"DEFAULT_VECTORIZER_MODULE=none",
@@ -306,19 +225,6 @@ func (c *Cluster) Version(ctx context.Context) (string, error) {
 	return meta.Version, nil
 }
 
-// inherited is this process's environment without Weaviate's storage
-// settings (PERSISTENCE_*), so that a node flushes and compacts as
-// Weaviate does by default whatever the shell that runs the tests sets.
-func inherited() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PERSISTENCE_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
 // DataDir is the folder that holds the node's data
 // (PERSISTENCE_DATA_PATH).
 func (nd *Node) DataDir() string { return filepath.Join(nd.dir, "data") }
@@ -394,25 +300,20 @@ func (nd *Node) waitListening(ctx context.Context, addr string) error {
 
 // WaitReady waits until the node answers /v1/.well-known/ready.
 func (nd *Node) WaitReady(ctx context.Context) error {
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+nd.HTTP+"/v1/.well-known/ready", nil)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s at %s not ready: %w\n%s", nd.Name, nd.HTTP, ctx.Err(), nd.tail())
-		case <-nd.done:
-			nd.mu.Lock()
-			err := nd.exitErr
-			nd.mu.Unlock()
-			return fmt.Errorf("%s at %s exited before it was ready (%v):\n%s", nd.Name, nd.HTTP, err, nd.tail())
-		case <-time.After(200 * time.Millisecond):
-		}
+	nd.mu.Lock()
+	done := nd.done
+	nd.mu.Unlock()
+	err := weaviatenode.WaitReady(ctx, nd.HTTP, done)
+	switch {
+	case errors.Is(err, weaviatenode.ErrExited):
+		nd.mu.Lock()
+		err := nd.exitErr
+		nd.mu.Unlock()
+		return fmt.Errorf("%s at %s exited before it was ready (%v):\n%s", nd.Name, nd.HTTP, err, nd.tail())
+	case err != nil:
+		return fmt.Errorf("%s at %s not ready: %w\n%s", nd.Name, nd.HTTP, err, nd.tail())
 	}
+	return nil
 }
 
 // WaitNodes waits until the first node reports n healthy nodes.

@@ -13,57 +13,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/cite-rag/cite/eval/bench"
 	"github.com/cite-rag/cite/index/weaviate"
+	"github.com/cite-rag/cite/internal/weaviatenode"
 	"github.com/cite-rag/cite/search"
 )
 
 // Binary returns the path of weaviate-server, looked for where
-// internal/weaviatetest looks: $CITE_WEAVIATE_SERVER, weaviate-server on
-// PATH, cite-weaviate/VERSION/weaviate-server beside the Go build cache
-// (where .ci/run installs it), $(go env GOPATH)/bin; "" if none.
-func Binary() string {
-	if p := os.Getenv("CITE_WEAVIATE_SERVER"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("weaviate-server"); err == nil {
-		return p
-	}
-	goenv := func(name string) string {
-		if v := os.Getenv(name); v != "" {
-			return v
-		}
-		out, err := exec.Command("go", "env", name).Output()
-		if err != nil {
-			return ""
-		}
-		return strings.TrimSpace(string(out))
-	}
-	if c := goenv("GOCACHE"); c != "" && c != "off" {
-		p := filepath.Join(filepath.Dir(c), "cite-weaviate", weaviate.TestedVersion, "weaviate-server")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	for _, dir := range filepath.SplitList(goenv("GOPATH")) {
-		p := filepath.Join(dir, "bin", "weaviate-server")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
-}
+// internal/weaviatetest looks (see [weaviatenode.Binary]):
+// $CITE_WEAVIATE_SERVER, weaviate-server on PATH,
+// cite-weaviate/VERSION/weaviate-server beside the Go build cache (where
+// .ci/run installs it), $(go env GOPATH)/bin; "" if none.
+func Binary() string { return weaviatenode.Binary() }
 
 // New returns the peer's maker. target is a weaviate-server binary to
 // start a node with, or the HOST:PORT of a node already running (its
@@ -107,20 +76,18 @@ var _ bench.Peer = (*Peer)(nil)
 // start runs weaviate-server bin on free loopback ports with its data in
 // dir, and waits until it is ready.
 func (p *Peer) start(ctx context.Context, bin, dir string) error {
-	ports, err := freePorts(6) // http, grpc, gossip, data, raft, raft rpc
+	base, err := weaviatenode.FreePorts(6) // http, grpc, gossip, data, raft, raft rpc
 	if err != nil {
 		return err
+	}
+	var ports [6]int
+	for i := range ports {
+		ports[i] = base + i
 	}
 	p.data = filepath.Join(dir, "data")
 	p.addr = "127.0.0.1:" + strconv.Itoa(ports[0])
 	p.grpc = "127.0.0.1:" + strconv.Itoa(ports[1])
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PERSISTENCE_") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env,
+	env := append(weaviatenode.Env(),
 		"PERSISTENCE_DATA_PATH="+p.data,
 		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true",
 		"DEFAULT_VECTORIZER_MODULE=none",
@@ -154,56 +121,14 @@ func (p *Peer) start(ctx context.Context, bin, dir string) error {
 	go func() { cmd.Wait(); close(p.done) }()
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+p.addr+"/v1/.well-known/ready", nil)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			p.Close()
-			return fmt.Errorf("weaviate-server not ready at %s: %w (log: %s)", p.addr, ctx.Err(), logf.Name())
-		case <-p.done:
-			return fmt.Errorf("weaviate-server exited before it was ready (log: %s)", logf.Name())
-		case <-time.After(200 * time.Millisecond):
-		}
+	switch err := weaviatenode.WaitReady(ctx, p.addr, p.done); {
+	case errors.Is(err, weaviatenode.ErrExited):
+		return fmt.Errorf("weaviate-server exited before it was ready (log: %s)", logf.Name())
+	case err != nil:
+		p.Close()
+		return fmt.Errorf("weaviate-server not ready at %s: %w (log: %s)", p.addr, err, logf.Name())
 	}
-}
-
-// freePorts returns n consecutive loopback ports free for TCP and UDP
-// (Weaviate expects its data port next to its gossip port), below the
-// system's ephemeral range, from which outgoing connections take theirs.
-func freePorts(n int) ([]int, error) {
-	lo, hi := 10000, 32768
-	for try := 0; try < 200; try++ {
-		base := lo + rand.IntN(hi-lo-n)
-		ok := true
-		for p := base; p < base+n && ok; p++ {
-			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
-			if err != nil {
-				ok = false
-				break
-			}
-			l.Close()
-			u, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(p))
-			if err != nil {
-				ok = false
-				break
-			}
-			u.Close()
-		}
-		if ok {
-			ports := make([]int, n)
-			for i := range ports {
-				ports[i] = base + i
-			}
-			return ports, nil
-		}
-	}
-	return nil, errors.New("no free ports")
+	return nil
 }
 
 // Name is "Weaviate" and the server's version.
