@@ -11,6 +11,7 @@ import (
 
 	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/index/internal/topk"
+	"github.com/cite-rag/cite/internal/benchquery"
 )
 
 // BenchmarkSearchText compares, in one process on one index, BM25 over the
@@ -76,14 +77,8 @@ func BenchmarkSearchText(b *testing.B) {
 				a, n := agreement(got, want[q])
 				agree, total = agree+a, total+n
 			}
-			slices.Sort(lat)
-			at := func(p float64) float64 {
-				return float64(lat[min(int(p*float64(len(lat))), len(lat)-1)].Microseconds()) / 1000
-			}
-			b.ReportMetric(at(0.50), "p50-ms")
-			b.ReportMetric(at(0.99), "p99-ms")
+			benchquery.ReportLatency(b, lat)
 			b.ReportMetric(float64(agree)/float64(max(total, 1)), "top10-agreement")
-			b.ReportMetric(0, "ns/op")
 		})
 	}
 }
@@ -105,38 +100,27 @@ func agreement(got, want []Scored) (found, total int) {
 	return found, len(want)
 }
 
-// headingQueries returns the innermost headings of every 50th chunk, up to
-// 300, as search's BenchmarkSearch asks them.
+// headingQueries returns the queries search's BenchmarkSearch asks (see
+// [benchquery.Picker]).
 func headingQueries(b *testing.B, st *Store) []string {
 	ctx := context.Background()
 	docs, err := st.Documents(ctx, "")
 	if err != nil {
 		b.Fatal(err)
 	}
-	var qs []string
-	seen := map[string]bool{}
-	i := 0
+	var p benchquery.Picker
 	for _, d := range docs {
 		cs, err := st.Chunks(ctx, d.ID)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, c := range cs {
-			i++
-			if i%50 != 0 || len(c.Headings) == 0 {
-				continue
-			}
-			h := c.Headings[len(c.Headings)-1]
-			if !seen[h] && len(analysis.QueryTerms(h)) > 0 {
-				seen[h] = true
-				qs = append(qs, h)
-			}
-			if len(qs) == 300 {
-				return qs
+			if !p.Add(c.Headings) {
+				return p.Queries
 			}
 		}
 	}
-	return qs
+	return p.Queries
 }
 
 // legacySearchText is SearchText as it was before the postings (FTS4 and

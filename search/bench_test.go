@@ -15,6 +15,7 @@ import (
 	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/internal/benchquery"
 	"github.com/cite-rag/cite/internal/testenv"
 	chromem "github.com/philippgille/chromem-go"
 )
@@ -135,48 +136,26 @@ func buildBenchIndex(ctx context.Context, st *index.Store, emb *embed.Embedder, 
 	return nil
 }
 
-// benchQueries returns the innermost headings of every 50th chunk.
+// benchQueries returns the benchmark's queries (see [benchquery.Picker]).
 func benchQueries(b *testing.B, st *index.Store) []string {
 	ctx := context.Background()
 	docs, err := st.Documents(ctx, "")
 	if err != nil {
 		b.Fatal(err)
 	}
-	var qs []string
-	seen := map[string]bool{}
-	i := 0
+	var p benchquery.Picker
 	for _, d := range docs {
 		cs, err := st.Chunks(ctx, d.ID)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, c := range cs {
-			i++
-			if i%50 != 0 || len(c.Headings) == 0 {
-				continue
-			}
-			h := c.Headings[len(c.Headings)-1]
-			if !seen[h] && len(analysis.QueryTerms(h)) > 0 {
-				seen[h] = true
-				qs = append(qs, h)
-			}
-			if len(qs) == 300 {
-				return qs
+			if !p.Add(c.Headings) {
+				return p.Queries
 			}
 		}
 	}
-	return qs
-}
-
-// reportLatency reports the p50 and p99 of the recorded latencies.
-func reportLatency(b *testing.B, lat []time.Duration) {
-	slices.Sort(lat)
-	at := func(p float64) float64 {
-		return float64(lat[min(int(p*float64(len(lat))), len(lat)-1)].Microseconds()) / 1000
-	}
-	b.ReportMetric(at(0.50), "p50-ms")
-	b.ReportMetric(at(0.99), "p99-ms")
-	b.ReportMetric(0, "ns/op")
+	return p.Queries
 }
 
 var benchSizes = []int{10_000, 100_000}
@@ -205,7 +184,7 @@ func BenchmarkSearch(b *testing.B) {
 					}
 					lat = append(lat, time.Since(start))
 				}
-				reportLatency(b, lat)
+				benchquery.ReportLatency(b, lat)
 			})
 		}
 	}
@@ -255,7 +234,7 @@ func BenchmarkChromemQuery(b *testing.B) {
 				i++
 				lat = append(lat, time.Since(start))
 			}
-			reportLatency(b, lat)
+			benchquery.ReportLatency(b, lat)
 		})
 	}
 }
