@@ -444,8 +444,19 @@ func TestClientGoneLogged(t *testing.T) {
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"q"}]}`},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			// The client goes away once the model has been asked (the
+			// answer is under way): a deadline instead could pass on a
+			// loaded machine before the request reached the server, which
+			// then has nothing to log.
+			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
+			asked := len(srv.Requests())
+			go func() {
+				for len(srv.Requests()) == asked && ctx.Err() == nil {
+					time.Sleep(5 * time.Millisecond)
+				}
+				cancel()
+			}()
 			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+tc.path, strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", "application/json")
 			if resp, err := http.DefaultClient.Do(req); err == nil {
