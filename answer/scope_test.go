@@ -72,7 +72,9 @@ func TestScoping(t *testing.T) {
 		model      *planner
 		wantMethod string
 		wantCount  int
-		check      func(t *testing.T, r ScopeResult)
+		// wantFallback is in the result's Fallback, the reason given.
+		wantFallback string
+		check        func(t *testing.T, r ScopeResult)
 	}{
 		{name: "10 tools: all", n: 10, wantMethod: "all", wantCount: 10},
 		{name: "50 tools: token scoring, the relevant one first", n: 50, wantMethod: "tokens", wantCount: 20,
@@ -98,8 +100,8 @@ func TestScoping(t *testing.T) {
 					t.Errorf("planning request %+v", seen)
 				}
 			}},
-		{name: "150 tools: the planner fails", n: 150, model: &planner{err: errors.New("HTTP 500")}, wantMethod: "tokens-fallback", wantCount: 20},
-		{name: "150 tools: the planner times out", n: 150, s: Scoping{PlanningTimeout: 20 * time.Millisecond}, model: &planner{hang: true}, wantMethod: "tokens-fallback", wantCount: 20},
+		{name: "150 tools: the planner fails", n: 150, model: &planner{err: errors.New("HTTP 500")}, wantMethod: "tokens-fallback", wantCount: 20, wantFallback: "planning failed: HTTP 500"},
+		{name: "150 tools: the planner times out", n: 150, s: Scoping{PlanningTimeout: 20 * time.Millisecond}, model: &planner{hang: true}, wantMethod: "tokens-fallback", wantCount: 20, wantFallback: "planning failed: context deadline exceeded"},
 		{name: "150 tools: the planner answers nonsense", n: 150, model: &planner{reply: "billing, I think"}, wantMethod: "tokens-fallback", wantCount: 20},
 		{name: "the hard cap", n: 150, s: Scoping{InitialToolCount: 50, MaxToolCount: 25}, model: &planner{err: errors.New("x")}, wantMethod: "tokens-fallback", wantCount: 25},
 	}
@@ -109,13 +111,14 @@ func TestScoping(t *testing.T) {
 			if tt.model != nil {
 				m = tt.model
 			}
-			start := time.Now()
+			// A planner that hangs is cut off by PlanningTimeout (the
+			// fallback says the deadline passed; t.Context has none), not
+			// checked by a wall-clock bound: under the race detector on a
+			// loaded 2-core machine the 150 tools' schemas alone took over
+			// 5 s to compile.
 			r := tt.s.Scope(t.Context(), synthetic(t, tt.n), q, m)
-			if r.Method != tt.wantMethod || len(r.Tools) != tt.wantCount {
-				t.Errorf("%s with %d tools (%s), want %s with %d", r.Method, len(r.Tools), r.Fallback, tt.wantMethod, tt.wantCount)
-			}
-			if time.Since(start) > 5*time.Second {
-				t.Errorf("took %v", time.Since(start))
+			if r.Method != tt.wantMethod || len(r.Tools) != tt.wantCount || !strings.Contains(r.Fallback, tt.wantFallback) {
+				t.Errorf("%s with %d tools (%s), want %s with %d (%s)", r.Method, len(r.Tools), r.Fallback, tt.wantMethod, tt.wantCount, tt.wantFallback)
 			}
 			if tt.check != nil {
 				tt.check(t, r)
