@@ -76,6 +76,40 @@ func (x *Extracted) Page(n int) {
 	x.init()
 	x.endList()
 	x.b.brk(2)
+	x.startPage(n)
+}
+
+// PagePart is a piece of a paragraph that page breaks cut (see
+// [Extracted.ParagraphAcross]).
+type PagePart struct {
+	Page int // the page the piece is on
+	Text string
+	// Space says a space separates the piece from the one before: not
+	// when a word hyphenated at the foot of the page was joined again.
+	Space bool
+}
+
+// ParagraphAcross writes one paragraph that page breaks cut: its first
+// part on the page started last, each other part on its own Page, which
+// starts where that part does (so a passage crossing the break names both
+// pages). Page numbers must increase from part to part.
+func (x *Extracted) ParagraphAcross(parts ...PagePart) {
+	x.init()
+	x.endList()
+	x.b.brk(2)
+	x.b.pre = false
+	for i, p := range parts {
+		if i > 0 {
+			x.startPage(p.Page)
+			x.b.space = x.b.space || p.Space
+		}
+		x.write(p.Text)
+	}
+	x.b.brk(2)
+}
+
+// startPage makes n the page of the text written next.
+func (x *Extracted) startPage(n int) {
 	if x.pendingPage > 0 || n <= 0 {
 		// The previous page had no text; this one replaces it.
 		x.pendingPage = 0

@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -110,5 +111,28 @@ func TestPageRange(t *testing.T) {
 	}
 	if f, l := FromMarkdown([]byte("x")).PageRange(0, 1); f != 0 || l != 0 {
 		t.Errorf("no pages: %d, %d", f, l)
+	}
+}
+
+// TestParagraphAcross: a paragraph that page breaks cut is one paragraph
+// whose later pages start where their parts do, after the space or, for a
+// word hyphenated at the foot of a page, inside the word.
+func TestParagraphAcross(t *testing.T) {
+	var x Extracted
+	x.Page(1)
+	x.Paragraph("First.")
+	x.ParagraphAcross(PagePart{Page: 1, Text: "the keepers fished from"}, PagePart{Page: 2, Text: "the landing on quiet eve", Space: true}, PagePart{Page: 3, Text: "nings."})
+	x.Page(3)
+	x.Paragraph("Next.")
+	d := x.Document("")
+	if want := "First.\n\nthe keepers fished from the landing on quiet evenings.\n\nNext."; d.Text != want {
+		t.Fatalf("text %q, want %q", d.Text, want)
+	}
+	want := []Page{{1, 0}, {2, strings.Index(d.Text, "the landing")}, {3, strings.Index(d.Text, "nings.")}}
+	if !slices.Equal(d.Pages, want) {
+		t.Errorf("pages %v, want %v", d.Pages, want)
+	}
+	if p, pe := d.PageRange(strings.Index(d.Text, "fished"), strings.Index(d.Text, "quiet")); p != 1 || pe != 2 {
+		t.Errorf("a span across the break: pages %d-%d, want 1-2", p, pe)
 	}
 }

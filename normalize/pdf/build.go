@@ -51,12 +51,22 @@ func titleKey(s string) string {
 }
 
 // layout holds what is known of the whole document when its pages are
-// written: the body text's size, the sizes of headings, the words used.
+// written: the body text's size, the sizes of headings, the words used,
+// and the paragraph that ended the page written last (held).
 type layout struct {
 	body     float64
 	headings []float64 // heading font sizes, largest first
 	words    map[string]bool
 	outline  map[string]int
+	held     *heldParagraph
+}
+
+// heldParagraph is the last paragraph of a page, not written until the
+// next page says whether it goes on there: its parts so far, and its last
+// line (its font).
+type heldParagraph struct {
+	parts []normalize.PagePart
+	last  line
 }
 
 func roundSize(s float64) float64 { return math.Round(s*2) / 2 }
@@ -96,8 +106,9 @@ func build(pages []*page, outline map[string]int, rep *Report) *normalize.Extrac
 	l := newLayout(pages, outline)
 	x := &normalize.Extracted{}
 	for _, p := range pages {
-		x.Page(p.number)
 		if p.ocr != "" {
+			l.release(x)
+			x.Page(p.number)
 			for _, para := range strings.Split(strings.ReplaceAll(p.ocr, "\r", ""), "\n\n") {
 				if strings.TrimSpace(para) != "" {
 					x.Paragraph(l.join(strings.Split(para, "\n")))
@@ -105,12 +116,67 @@ func build(pages []*page, outline map[string]int, rep *Report) *normalize.Extrac
 			}
 			continue
 		}
-		l.writePage(x, order(p.rows))
+		l.writePage(x, p.number, order(p.rows))
 	}
+	l.release(x)
 	return x
 }
 
-func (l *layout) writePage(x *normalize.Extracted, lines []line) {
+// item is a block of lines (a paragraph or a heading) or a table row of a
+// page.
+type item struct {
+	block []line
+	cells []string
+}
+
+func (l *layout) writePage(x *normalize.Extracted, n int, lines []line) {
+	items := l.items(lines)
+	if len(items) == 0 {
+		return // a page without text: the held paragraph may go on after it
+	}
+	started := false
+	start := func() {
+		if !started {
+			l.release(x)
+			x.Page(n)
+			started = true
+		}
+	}
+	inTable := false
+	for i, it := range items {
+		if it.cells != nil {
+			start()
+			x.Row(it.cells...)
+			inTable = true
+			continue
+		}
+		if inTable {
+			x.EndTable()
+			inTable = false
+		}
+		paragraph := l.heading(it.block) == 0
+		if i == 0 && paragraph && l.continues(it.block) {
+			// The paragraph that ended the last page goes on here.
+			l.goOn(n, it.block)
+			if i == len(items)-1 {
+				return // and perhaps on the next page
+			}
+			continue
+		}
+		start()
+		if i == len(items)-1 && paragraph {
+			l.hold(n, it.block)
+			return
+		}
+		l.writeBlock(x, it.block)
+	}
+	if inTable {
+		x.EndTable()
+	}
+}
+
+// items groups a page's lines into blocks and table rows.
+func (l *layout) items(lines []line) []item {
 	// The usual distance between the lines of a paragraph on this page.
 	var pitches []float64
 	for i := 1; i < len(lines); i++ {
@@ -120,24 +186,19 @@ func (l *layout) writePage(x *normalize.Extracted, lines []line) {
 		}
 	}
 	pitch := median(pitches)
+	var out []item
 	var block []line
-	inTable := false
 	flush := func() {
 		if len(block) > 0 {
-			l.writeBlock(x, block)
-			block = block[:0]
+			out = append(out, item{block: block})
+			block = nil
 		}
 	}
 	for i, ln := range lines {
 		if ln.cells != nil {
 			flush()
-			x.Row(ln.cells...)
-			inTable = true
+			out = append(out, item{cells: ln.cells})
 			continue
-		}
-		if inTable {
-			x.EndTable()
-			inTable = false
 		}
 		if len(block) > 0 {
 			prev := lines[i-1]
@@ -151,9 +212,70 @@ func (l *layout) writePage(x *normalize.Extracted, lines []line) {
 		block = append(block, ln)
 	}
 	flush()
-	if inTable {
-		x.EndTable()
+	return out
+}
+
+// hold keeps the paragraph b, the last of page n, unwritten until the next
+// page is read.
+func (l *layout) hold(n int, b []line) {
+	l.held = &heldParagraph{parts: []normalize.PagePart{{Page: n, Text: l.join(texts(b))}}, last: b[len(b)-1]}
+}
+
+// continues reports whether the paragraph b, the first of its page, goes
+// on with the held paragraph of the page before: it is set in the same
+// font, and either starts with a small letter or the held paragraph ends
+// without ending a sentence.
+func (l *layout) continues(b []line) bool {
+	h := l.held
+	if h == nil {
+		return false
 	}
+	first := b[0]
+	if roundSize(first.size) != roundSize(h.last.size) || first.bold != h.last.bold {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(first.text))
+	if unicode.IsLower(r) {
+		return true
+	}
+	end := strings.TrimRightFunc(h.parts[len(h.parts)-1].Text, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune("\"'”’»)]", r)
+	})
+	last, _ := utf8.DecodeLastRuneInString(end)
+	return last != utf8.RuneError && !strings.ContainsRune(".!?:;…", last)
+}
+
+// goOn adds the paragraph b of page n to the held paragraph, joining a
+// word hyphenated at the foot of the page before again as [layout.join]
+// does inside a page.
+func (l *layout) goOn(n int, b []line) {
+	h := l.held
+	prev := &h.parts[len(h.parts)-1]
+	text := l.join(texts(b))
+	joined := l.join([]string{prev.Text, text})
+	space := true
+	if before, ok := strings.CutSuffix(joined, text); ok {
+		before, space = strings.CutSuffix(before, " ")
+		prev.Text = before
+	}
+	h.parts = append(h.parts, normalize.PagePart{Page: n, Text: text, Space: space})
+	h.last = b[len(b)-1]
+}
+
+// release writes the held paragraph, if any, on the pages it is on.
+func (l *layout) release(x *normalize.Extracted) {
+	if l.held != nil {
+		x.ParagraphAcross(l.held.parts...)
+		l.held = nil
+	}
+}
+
+func texts(b []line) []string {
+	out := make([]string, len(b))
+	for i, ln := range b {
+		out[i] = ln.text
+	}
+	return out
 }
 
 // heading returns the level of the heading block b is, or 0.
@@ -183,15 +305,11 @@ func (l *layout) heading(b []line) int {
 }
 
 func (l *layout) writeBlock(x *normalize.Extracted, b []line) {
-	texts := make([]string, len(b))
-	for i, ln := range b {
-		texts[i] = ln.text
-	}
 	if lv := l.heading(b); lv > 0 {
-		x.Heading(lv, l.join(texts))
+		x.Heading(lv, l.join(texts(b)))
 		return
 	}
-	x.Paragraph(l.join(texts))
+	x.Paragraph(l.join(texts(b)))
 }
 
 // join joins the lines of a paragraph, joining again a word hyphenated at

@@ -57,8 +57,10 @@ type page struct {
 // fold replaces ligatures by their letters.
 var fold = strings.NewReplacer("ﬀ", "ff", "ﬁ", "fi", "ﬂ", "fl", "ﬃ", "ffi", "ﬄ", "ffl", "ﬅ", "st", "ﬆ", "st", "\u0002", "\u2010")
 
-// layoutPage turns a page's characters into rows.
-func layoutPage(n int, chars []*responses.GetPageTextStructuredChar) *page {
+// layoutPage turns a page's characters into rows; spaces holds the indexes
+// of characters that start a word though pdfium put no space before them
+// (see [missingSpaces]).
+func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, spaces map[int]bool) *page {
 	p := &page{number: n}
 	var words []word
 	var cur word
@@ -71,7 +73,10 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar) *page {
 		sb.Reset()
 		cur = word{}
 	}
-	for _, c := range chars {
+	for i, c := range chars {
+		if spaces[i] {
+			flush()
+		}
 		r, _ := utf8.DecodeRuneInString(c.Text)
 		pos := c.PointPosition
 		b := box{pos.Left, pos.Right, pos.Bottom, pos.Top}
@@ -105,6 +110,106 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar) *page {
 	flush()
 	p.rows = makeRows(words)
 	return p
+}
+
+// Missing spaces. Some producers draw no space glyph between words
+// (Chromium's Skia among them); pdfium then puts a space where the gap
+// between two characters is wide enough, but a kerned space (a capital A
+// before a space is kerned in most fonts) can fall short of its threshold,
+// and "NASA Administrator" came out "NASAAdministrator". The characters'
+// boxes cannot tell: they are the glyphs' ink, and the ink gaps inside a
+// word (side bearings) are as wide as such a space. Their loose boxes
+// (pdfium's, from the glyphs' advance widths) can: inside a word one
+// glyph's advance ends where the next begins (kerning makes them overlap),
+// and a word space leaves about a quarter of an em between them. So where
+// the ink gap between two characters with nothing between them could hide a
+// space, their loose boxes are read, and a word starts where the advance gap
+// is a space's and wider than the gaps beside it: justified text widens
+// only its spaces, which pdfium reports, and letter-spaced text widens
+// every gap alike, which splits no word.
+
+// Thresholds of [missingSpaces], in ems.
+const (
+	candidateGap = 0.1  // ink gap from which a pair of characters is checked
+	minSpace     = 0.1  // advance gap from which it may be a space
+	spaceMargin  = 0.08 // by which it is wider than the gaps beside it
+)
+
+// em returns the size of c's font on the page, in points.
+func em(c *responses.GetPageTextStructuredChar) float64 {
+	if f := c.FontInformation; f != nil {
+		if f.RenderedSize > 0 {
+			return f.RenderedSize
+		}
+		if f.Size > 0 {
+			return f.Size
+		}
+	}
+	return c.PointPosition.Top - c.PointPosition.Bottom
+}
+
+// inkChar reports whether c is a character drawn on a horizontal line.
+func inkChar(c *responses.GetPageTextStructuredChar) bool {
+	r, _ := utf8.DecodeRuneInString(c.Text)
+	return c.Text != "" && !unicode.IsSpace(r) && !unicode.IsControl(r) && r != 0xfffe && c.Angle == 0 &&
+		c.PointPosition.Right > c.PointPosition.Left
+}
+
+// adjacent reports whether chars i-1 and i are drawn one after the other
+// on one line, nothing between them.
+func adjacent(chars []*responses.GetPageTextStructuredChar, i int) bool {
+	if i <= 0 || i >= len(chars) || !inkChar(chars[i-1]) || !inkChar(chars[i]) {
+		return false
+	}
+	a, b := chars[i-1].PointPosition, chars[i].PointPosition
+	return min(a.Top, b.Top) > max(a.Bottom, b.Bottom) && b.Left > a.Left
+}
+
+// spaceCandidates returns the indexes i of characters whose ink gap to
+// character i-1 could hide a word space.
+func spaceCandidates(chars []*responses.GetPageTextStructuredChar) []int {
+	var out []int
+	for i := 1; i < len(chars); i++ {
+		if adjacent(chars, i) && chars[i].PointPosition.Left-chars[i-1].PointPosition.Right > candidateGap*em(chars[i]) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// missingSpaces returns the candidates (see [spaceCandidates]) before which
+// a word starts, given the characters' loose boxes' left and right edges.
+func missingSpaces(chars []*responses.GetPageTextStructuredChar, candidates []int, loose func(i int) (x0, x1 float64, ok bool)) map[int]bool {
+	// gap is the advance gap between chars i-1 and i; 0 when they are not
+	// adjacent.
+	gap := func(i int) (float64, bool) {
+		if !adjacent(chars, i) {
+			return 0, true
+		}
+		_, a1, ok1 := loose(i - 1)
+		b0, _, ok2 := loose(i)
+		return b0 - a1, ok1 && ok2
+	}
+	var out map[int]bool
+	for _, i := range candidates {
+		g, ok := gap(i)
+		before, ok1 := gap(i - 1)
+		after, ok2 := gap(i + 1)
+		if ok && ok1 && ok2 && spaceBefore(g, before, after, em(chars[i])) {
+			if out == nil {
+				out = map[int]bool{}
+			}
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// spaceBefore decides from the advance gap between two characters, the
+// gaps before and after them and the font size whether a word space lies
+// between them.
+func spaceBefore(gap, before, after, em float64) bool {
+	return gap > minSpace*em && gap > max(before, after, 0)+spaceMargin*em
 }
 
 // makeRows groups words into rows, top to bottom, and splits each row into

@@ -54,7 +54,7 @@ func pageText(d *normalize.Document, i int) string {
 // reports as running headers, footers and page numbers.
 func TestPageOracle(t *testing.T) {
 	pdftotext := need(t, "pdftotext", "poppler-utils")
-	for _, name := range []string{"report.pdf"} {
+	for _, name := range []string{"report.pdf", "flow.pdf"} {
 		path := filepath.Join("testdata", name)
 		d, rep, err := read(t, &Reader{}, name)
 		if err != nil {
@@ -111,6 +111,8 @@ func TestFixtures(t *testing.T) {
 	headless := []string{"--headless", "--no-sandbox", "--disable-gpu"}
 	// With its running header and footer, and an outline from the headings.
 	run(chromium, append(headless, "--generate-pdf-document-outline", "--print-to-pdf="+filepath.Join(dir, "report.pdf"), filepath.Join(abs, "report.html"))...)
+	// A paragraph cut by a page break, kerned spaces, justified text.
+	run(chromium, append(headless, "--generate-pdf-document-outline", "--print-to-pdf="+filepath.Join(dir, "flow.pdf"), filepath.Join(abs, "flow.html"))...)
 	// A scanned page: a picture of text, printed.
 	png := filepath.Join(t.TempDir(), "scan.png")
 	run(chromium, append(headless, "--screenshot="+png, "--window-size=1000,300", filepath.Join(abs, "scan.html"))...)
@@ -128,15 +130,21 @@ func TestFixtures(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "damaged.pdf"), report[:3000], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := read(t, &Reader{}, "report.pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := (&Reader{}).Read(t.Context(), report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Text != want.Text {
-		t.Errorf("a new print of report.html reads\n%s\nthe committed one\n%s", got.Text, want.Text)
+	for _, name := range []string{"report.pdf", "flow.pdf"} {
+		want, _, err := read(t, &Reader{}, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := (&Reader{}).Read(t.Context(), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Text != want.Text {
+			t.Errorf("a new print of %s reads\n%s\nthe committed one\n%s", name, got.Text, want.Text)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/responses"
 
 	"github.com/cite-rag/cite/normalize"
 )
@@ -213,7 +214,7 @@ func (r *Reader) readPage(ctx context.Context, in pdfium.Pdfium, doc references.
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
 		}
-		p = layoutPage(n, st.Chars)
+		p = layoutPage(n, st.Chars, looseSpaces(in, pg, st.Chars))
 	} else {
 		p = &page{number: n}
 	}
@@ -240,4 +241,36 @@ func (r *Reader) readPage(ctx context.Context, in pdfium.Pdfium, doc references.
 		p.ocr = text
 	}
 	return p, nil
+}
+
+// looseSpaces returns the indexes of the characters of a page before which
+// a word starts though pdfium put no space there ([missingSpaces]), reading
+// the loose boxes of the few characters whose ink gap could hide one. A
+// page whose loose boxes cannot be read gets none.
+func looseSpaces(in pdfium.Pdfium, pg requests.Page, chars []*responses.GetPageTextStructuredChar) map[int]bool {
+	cands := spaceCandidates(chars)
+	if len(cands) == 0 {
+		return nil
+	}
+	tp, err := in.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: pg})
+	if err != nil {
+		return nil
+	}
+	defer in.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
+	type edges struct {
+		x0, x1 float64
+		ok     bool
+	}
+	seen := map[int]edges{}
+	return missingSpaces(chars, cands, func(i int) (float64, float64, bool) {
+		if e, done := seen[i]; done {
+			return e.x0, e.x1, e.ok
+		}
+		var e edges
+		if b, err := in.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i}); err == nil {
+			e = edges{float64(b.Rect.Left), float64(b.Rect.Right), true}
+		}
+		seen[i] = e
+		return e.x0, e.x1, e.ok
+	})
 }

@@ -157,3 +157,41 @@ func TestReadConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// flow.pdf is testdata/flow.html printed by headless Chromium: a
+// paragraph that a page break cuts, a paragraph a forced page break
+// starts, the kerned space of "NASA Administrator" (at 11pt Chromium draws
+// no space glyph and pdfium puts none), a justified paragraph and kerned
+// capitals.
+func TestReadFlow(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "flow.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Pages) != 3 {
+		t.Fatalf("pages %+v", d.Pages)
+	}
+	for _, c := range []struct{ name, want string }{
+		{"a paragraph cut by a page break is one", "the keepers fished from the landing on quiet evenings"},
+		{"a kerned space", "insistence of the NASA Administrator, the report"},
+		{"a kerned space, again", "the NASA Administrator in October"},
+		{"justified text", "A justified paragraph stretches the spaces between its words so that every line but the last reaches the right margin, and a reader must not break its words apart where the gaps are wide nor join them where they are narrow."},
+		{"kerned capitals", "\n\nAVATAR WAVE Toyota LAVA YAWN\n\n"},
+		{"a paragraph a page break starts is another", "for an hour or more.\n\nModern predictions"},
+		{"a paragraph a forced page break starts is another", "along the shore.\n\nTide gauges now report"},
+	} {
+		if !strings.Contains(d.Text, c.want) {
+			t.Errorf("%s: %q not in\n%s", c.name, c.want, d.Text)
+		}
+	}
+	// The page map stays exact: the paragraph's words are on the pages
+	// they are printed on, and a passage across the break names both.
+	from := strings.Index(d.Text, "keepers fished from")
+	to := strings.Index(d.Text, "the landing on quiet")
+	if d.PageAt(from) != 1 || d.PageAt(to) != 2 || d.Pages[1].Offset != to {
+		t.Errorf("the break: %q on page %d, %q on page %d, page 2 at %d (want %d)", "keepers fished from", d.PageAt(from), "the landing on quiet", d.PageAt(to), d.Pages[1].Offset, to)
+	}
+	if p, pe := d.PageRange(from, to+len("the landing")); p != 1 || pe != 2 {
+		t.Errorf("a passage across the break: pages %d-%d, want 1-2", p, pe)
+	}
+}

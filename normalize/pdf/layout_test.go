@@ -1,0 +1,80 @@
+package pdf
+
+import (
+	"testing"
+
+	"github.com/klippa-app/go-pdfium/responses"
+)
+
+// TestMissingSpaces: a word starts where the advance gap between two
+// characters is a space's and wider than the gaps beside it, not in kerned,
+// justified or letter-spaced words. Each case is a run of characters at
+// 12pt: their ink boxes, and their advances (loose boxes) as x0 and width.
+func TestMissingSpaces(t *testing.T) {
+	type ch struct {
+		text       string
+		ink0, ink1 float64 // ink box
+		adv0, adv1 float64 // loose box
+	}
+	for _, c := range []struct {
+		name  string
+		chars []ch
+		want  string
+	}{
+		// "SA|Ad" of "NASA Administrator" as Chromium drew it at 12pt: the
+		// space kerned after the A, 1.7pt of advance left (0.142 em).
+		{"kerned space", []ch{{"S", 253.86, 258.98, 253.6, 259.4}, {"A", 259.85, 268.31, 259.4, 268.1}, {"A", 270.21, 278.67, 269.8, 278.6}, {"d", 279.19, 284.61, 278.6, 284.6}}, "SA Ad"},
+		// Side bearings: wide ink gaps, advances that meet.
+		{"ink gaps inside a word", []ch{{"W", 100, 110, 99.5, 110.5}, {"i", 112, 114, 110.5, 114.6}, {"l", 115.6, 117.6, 114.6, 118.6}, {"d", 120, 125, 118.6, 125.5}}, "Wild"},
+		// Kerning pulls glyphs together: negative gaps.
+		{"kerned pairs", []ch{{"A", 100, 108, 100, 108.7}, {"V", 107.5, 115, 107.4, 116}, {"A", 114.5, 122, 115, 123.7}}, "AVA"},
+		// Letter spacing (0.15 em) widens every gap alike.
+		{"letter-spaced word", []ch{{"w", 100, 108, 99.5, 108.5}, {"o", 110.8, 116, 110.3, 116.3}, {"r", 118.6, 122, 118.1, 122.4}, {"d", 124.4, 130, 124.2, 130.3}}, "word"},
+		// ... but a space in it is still wider than its neighbours.
+		{"letter-spaced words", []ch{{"a", 100, 105, 99.5, 105.5}, {"n", 107.3, 113, 107.3, 113.3}, {"d", 119, 124, 118.3, 124.3}, {"o", 126.5, 131, 126.1, 131.3}}, "an do"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			chars := make([]*responses.GetPageTextStructuredChar, len(c.chars))
+			for i, x := range c.chars {
+				chars[i] = &responses.GetPageTextStructuredChar{Text: x.text, PointPosition: responses.CharPosition{Left: x.ink0, Right: x.ink1, Bottom: 100, Top: 108},
+					FontInformation: &responses.FontInformation{Size: 16, RenderedSize: 12}}
+			}
+			spaces := missingSpaces(chars, spaceCandidates(chars), func(i int) (float64, float64, bool) {
+				return c.chars[i].adv0, c.chars[i].adv1, true
+			})
+			got := ""
+			for _, w := range layoutPage(1, chars, spaces).rows[0].segs {
+				got += w.text
+			}
+			if got != c.want {
+				t.Errorf("read %q, want %q (spaces before %v)", got, c.want, spaces)
+			}
+		})
+	}
+}
+
+// TestContinues: the first paragraph of a page goes on with the last one
+// of the page before when it is set in the same font and starts with a
+// small letter, or the other ends without ending a sentence.
+func TestContinues(t *testing.T) {
+	body := func(text string) line { return line{seg: seg{text: text, size: 11}} }
+	for _, c := range []struct {
+		name        string
+		held, first line
+		want        bool
+	}{
+		{"cut mid-sentence", body("the keepers fished from"), body("the landing on quiet evenings"), true},
+		{"cut after a comma", body("and others a goat,"), body("Hens and a garden"), true},
+		{"cut after a sentence, a small letter next", body("as the tables say (e.g."), body("the Admiralty's)"), true},
+		{"a sentence ends the page", body("for an hour or more."), body("Modern predictions"), false},
+		{"a question ends the page", body("who kept the light?”"), body("Nobody"), false},
+		{"another font", body("the keepers fished from"), line{seg: seg{text: "the landing", size: 9}}, false},
+		{"bold", body("the keepers fished from"), line{seg: seg{text: "the landing", size: 11, bold: true}}, false},
+	} {
+		l := &layout{}
+		l.hold(1, []line{c.held})
+		if got := l.continues([]line{c.first}); got != c.want {
+			t.Errorf("%s: continues = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
