@@ -329,21 +329,6 @@ func (x *vectorIndex) shortlist(ctx context.Context, q []float32, k int, allow b
 	return slices.DeleteFunc(out, func(c candidate) bool { return c.approx+c.err < kth }), nil
 }
 
-// axpy8 adds a*x to y; len(x) >= len(y).
-func axpy8(y []float32, a float32, x []int8) {
-	x = x[:len(y)]
-	i := 0
-	for ; i+4 <= len(y); i += 4 {
-		y[i] += a * float32(x[i])
-		y[i+1] += a * float32(x[i+1])
-		y[i+2] += a * float32(x[i+2])
-		y[i+3] += a * float32(x[i+3])
-	}
-	for ; i < len(y); i++ {
-		y[i] += a * float32(x[i])
-	}
-}
-
 type scored32 struct {
 	score float32
 	rowid int64

@@ -1,0 +1,57 @@
+#include "textflag.h"
+
+// func axpy8AVX2(y *float32, a float32, x *int8, n int)
+TEXT ·axpy8AVX2(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), DI
+	VBROADCASTSS a+8(FP), Y0
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+
+loop:
+	CMPQ AX, CX
+	JGE  done
+	VPMOVSXBD (SI)(AX*1), Y1
+	VPMOVSXBD 8(SI)(AX*1), Y2
+	VPMOVSXBD 16(SI)(AX*1), Y3
+	VPMOVSXBD 24(SI)(AX*1), Y4
+	VCVTDQ2PS Y1, Y1
+	VCVTDQ2PS Y2, Y2
+	VCVTDQ2PS Y3, Y3
+	VCVTDQ2PS Y4, Y4
+	VMOVUPS (DI)(AX*4), Y5
+	VMOVUPS 32(DI)(AX*4), Y6
+	VMOVUPS 64(DI)(AX*4), Y7
+	VMOVUPS 96(DI)(AX*4), Y8
+	VFMADD231PS Y1, Y0, Y5
+	VFMADD231PS Y2, Y0, Y6
+	VFMADD231PS Y3, Y0, Y7
+	VFMADD231PS Y4, Y0, Y8
+	VMOVUPS Y5, (DI)(AX*4)
+	VMOVUPS Y6, 32(DI)(AX*4)
+	VMOVUPS Y7, 64(DI)(AX*4)
+	VMOVUPS Y8, 96(DI)(AX*4)
+	ADDQ $32, AX
+	JMP  loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL eaxArg+0(FP), AX
+	MOVL ecxArg+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv() (eax uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-4
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	RET
