@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/cite-rag/cite/index/analysis"
 )
 
 // Problem is one inconsistency found by [Store.Check].
@@ -27,10 +25,10 @@ type Report struct {
 	Chunks    int          `json:"chunks"`
 	Vectors   int          `json:"vectors"`
 	Embedder  EmbedderInfo `json:"embedder"`
-	// Counts of inconsistencies between chunks, their full-text terms and
-	// their vectors; each nonzero count is also one of Problems.
-	MissingTerms   int `json:"missing_terms"`   // chunks without full-text terms
-	OrphanTerms    int `json:"orphan_terms"`    // full-text rows of no chunk
+	// Counts of inconsistencies between chunks, their full-text index and
+	// their vectors; each nonzero count is also one of Problems. (A
+	// chunk's terms are made again from its text, schema 7: they cannot
+	// be missing.)
 	MissingVectors int `json:"missing_vectors"` // chunks without a vector
 	OrphanVectors  int `json:"orphan_vectors"`  // vectors of no chunk
 	BadVectors     int `json:"bad_vectors"`     // vectors of the wrong size, or not numbers (NaN, ±Inf)
@@ -218,10 +216,6 @@ func (s *Store) checkSearch(ctx context.Context, r *Report, dmg *damage) error {
 		what string
 	}{
 		{&r.Vectors, `SELECT count(*) FROM vectors`, ""},
-		{&r.MissingTerms, `SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.docid = c.rowid)`,
-			"%d chunks have no full-text terms (cite check --repair adds them)"},
-		{&r.OrphanTerms, `SELECT count(*) FROM chunks_fts f WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = f.docid)`,
-			"%d full-text rows belong to no chunk (cite check --repair removes them)"},
 	}
 	for _, c := range counts {
 		if err := s.db.QueryRowContext(ctx, c.sql).Scan(c.n); err != nil {
@@ -378,43 +372,7 @@ func (s *Store) repairPass(ctx context.Context, withCache bool) (did []string, a
 				did = append(did, fmt.Sprintf("removed the chunks of %d damaged documents and marked them to be read again from their files", n))
 			}
 		}
-		if rep.OrphanTerms > 0 {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE docid NOT IN (SELECT rowid FROM chunks)`); err != nil {
-				return err
-			}
-			did = append(did, fmt.Sprintf("removed %d orphaned full-text rows", rep.OrphanTerms))
-		}
-		if rep.MissingTerms > 0 {
-			rows, err := tx.QueryContext(ctx, `SELECT rowid, text FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.docid = c.rowid)`)
-			if err != nil {
-				return err
-			}
-			type row struct {
-				rowid int64
-				text  string
-			}
-			var missing []row
-			for rows.Next() {
-				var r row
-				var text any
-				if err := rows.Scan(&r.rowid, &text); err != nil {
-					rows.Close()
-					return err
-				}
-				r.text, _ = text.(string) // other rows are gone with their documents' chunks
-				missing = append(missing, r)
-			}
-			if err := rows.Close(); err != nil {
-				return err
-			}
-			for _, r := range missing {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (docid, terms) VALUES (?, ?)`, r.rowid, analysis.JoinedTerms(r.text)); err != nil {
-					return err
-				}
-			}
-			did = append(did, fmt.Sprintf("added full-text terms of %d chunks", len(missing)))
-		}
-		if len(dmg.docs) > 0 || rep.OrphanTerms > 0 || rep.MissingTerms > 0 || rep.BadTermCounts > 0 || dmg.count() > 0 {
+		if len(dmg.docs) > 0 || rep.BadTermCounts > 0 || dmg.count() > 0 {
 			df, err := recountTermDF(ctx, tx)
 			if err != nil {
 				return err
@@ -429,7 +387,7 @@ func (s *Store) repairPass(ctx context.Context, withCache bool) (did []string, a
 				did = append(did, fmt.Sprintf("recounted the document frequencies of %d terms", rep.BadTermCounts))
 			}
 		}
-		if len(dmg.docs) > 0 || rep.OrphanTerms > 0 || rep.MissingTerms > 0 || rep.BadPostings > 0 || dmg.count() > 0 {
+		if len(dmg.docs) > 0 || rep.BadPostings > 0 || dmg.count() > 0 {
 			if err := rebuildPostings(ctx, tx); err != nil {
 				return err
 			}
@@ -575,8 +533,8 @@ func repairRows(ctx context.Context, tx *sql.Tx, dmg *damage) ([]string, error) 
 func markReread(ctx context.Context, tx *sql.Tx, ids map[string]bool) (int, error) {
 	n := 0
 	for id := range ids {
-		// The trigger chunks_fts_delete removes the chunks' terms, the
-		// foreign key their vectors.
+		// The trigger chunks_delete leaves tombstones in the postings,
+		// the foreign key removes their vectors.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE document_id = ?`, id); err != nil {
 			return n, err
 		}
@@ -589,30 +547,4 @@ func markReread(ctx context.Context, tx *sql.Tx, ids map[string]bool) (int, erro
 		}
 	}
 	return n, nil
-}
-
-// recountTermDF counts the document frequency of every term, and under the
-// empty term the chunks, from the full-text rows.
-func recountTermDF(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}) (map[string]int, error) {
-	rows, err := q.QueryContext(ctx, `SELECT terms FROM chunks_fts`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	df := map[string]int{}
-	for rows.Next() {
-		var terms any // a damaged row may hold anything
-		if err := rows.Scan(&terms); err != nil {
-			return nil, err
-		}
-		switch t := terms.(type) {
-		case string:
-			countTerms(df, t, +1)
-		case []byte:
-			countTerms(df, string(t), +1)
-		}
-	}
-	return df, rows.Err()
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -12,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/cite-rag/cite/index/analysis"
-	"github.com/cite-rag/cite/index/internal/topk"
 )
 
 // BM25 parameters: Lucene's and Elasticsearch's defaults.
@@ -235,28 +233,6 @@ func countTerms(delta map[string]int, terms string, sign int) {
 	}
 }
 
-// removedTerms subtracts the terms of the chunks with these rowids from
-// delta, reading them before the chunks are deleted.
-func removedTerms(ctx context.Context, tx *sql.Tx, rowids []int64, delta map[string]int) error {
-	stmt, err := tx.PrepareContext(ctx, `SELECT terms FROM chunks_fts WHERE docid = ?`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
-	for _, r := range rowids {
-		var terms string
-		err := stmt.QueryRowContext(ctx, r).Scan(&terms)
-		if err == sql.ErrNoRows {
-			continue // no terms: nothing was counted
-		}
-		if err != nil {
-			return err
-		}
-		countTerms(delta, terms, -1)
-	}
-	return nil
-}
-
 // SearchText ranks the chunks f admits by Okapi BM25 (k1 1.2, b 0.75) over
 // the query's terms ([analysis.QueryTerms]) and returns the k best, best first (ties
 // by rowid). A chunk matches when it has any of the terms. The statistics
@@ -298,95 +274,12 @@ func (s *Store) liveTerms(ctx context.Context, terms []string) ([]string, error)
 	return live, nil
 }
 
-// bm25 scores one chunk: tf[i] occurrences of term i of idf[i], in a chunk
-// of dl terms.
-func bm25(idf []float64, tf []int, dl, avgdl float64) float64 {
-	norm := bm25Norm(dl, avgdl)
-	var score float64
-	for i, n := range tf {
-		if n > 0 {
-			score += termScore(idf[i], uint32(n), norm)
-		}
-	}
-	return score
-}
-
-// matchQuery returns the FTS query and arguments matching any of terms
-// among the chunks f admits, with matchinfo 'naly'.
-func matchQuery(terms []string, f Filter) (string, []any) {
-	quoted := make([]string, len(terms))
-	for i, t := range terms {
-		quoted[i] = `"` + t + `"`
-	}
-	args := []any{strings.Join(quoted, " OR ")}
-	if f.IsZero() {
-		return `SELECT docid, matchinfo(chunks_fts, 'naly') FROM chunks_fts WHERE chunks_fts MATCH ?`, args
-	}
-	// Each match is checked against the filter by its chunk's document
-	// (primary-key look-ups): the cost follows the matches, not the size
-	// of the sources admitted, as an IN over their chunks' rowids would.
-	where, wargs := f.where()
-	return `SELECT f.docid, matchinfo(chunks_fts, 'naly') FROM chunks_fts f
-		CROSS JOIN chunks c ON c.rowid = f.docid
-		CROSS JOIN documents d ON d.id = c.document_id
-		CROSS JOIN sources s ON s.id = d.source_id
-		WHERE chunks_fts MATCH ? AND ` + where, append(args, wargs...)
-}
-
-// scanMatches runs a match query and calls fn with each row's docid, term
-// counts (one per term, in order), length in terms, and the index's average
-// chunk length.
-func (s *Store) scanMatches(ctx context.Context, terms []string, f Filter, fn func(docid int64, tf []int, dl, avgdl float64)) error {
-	q, args := matchQuery(terms, f)
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return fmt.Errorf("full-text search: %w", err)
-	}
-	defer rows.Close()
-	var mi []byte
-	tf := make([]int, len(terms))
-	ne := binary.NativeEndian
-	for rows.Next() {
-		var docid int64
-		if err := rows.Scan(&docid, &mi); err != nil {
-			return fmt.Errorf("full-text search: %w", err)
-		}
-		// n, a, l, then y: one hit count per term.
-		if len(mi) != 4*(3+len(terms)) {
-			return fmt.Errorf("full-text search: matchinfo of %d bytes, want %d", len(mi), 4*(3+len(terms)))
-		}
-		for i := range tf {
-			tf[i] = int(ne.Uint32(mi[12+4*i:]))
-		}
-		fn(docid, tf, float64(ne.Uint32(mi[8:])), max(float64(ne.Uint32(mi[4:])), 1))
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("full-text search: %w", err)
-	}
-	return nil
-}
-
 func idfs(terms []string, ts TermStats) []float64 {
 	out := make([]float64, len(terms))
 	for i, t := range terms {
 		out[i] = ts.IDF(t)
 	}
 	return out
-}
-
-// searchAll scores every chunk matching any of terms: the exhaustive
-// ranking SearchText must equal (TestMaxScoreMatchesExhaustive compares
-// them).
-func (s *Store) searchAll(ctx context.Context, terms []string, ts TermStats, f Filter, k int) ([]Scored, error) {
-	idf := idfs(terms, ts)
-	top := topk.New(k, scoredFirst)
-	err := s.scanMatches(ctx, terms, f, func(docid int64, tf []int, dl, avgdl float64) {
-		top.Push(Scored{Chunk: docid, Score: bm25(idf, tf, dl, avgdl)})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return top.Sorted(), nil
 }
 
 // scoredFirst orders Scored values best first.
@@ -401,46 +294,15 @@ func bestFirst[F float32 | float64](as, bs F, ar, br int64) int {
 	return cmp.Compare(ar, br)
 }
 
-// rebuildFullText re-analyzes every chunk into chunks_fts and records the
-// analyzer version.
+// rebuildFullText counts the document frequencies of the chunks' terms
+// again, writes their postings again and records the analyzer version: the
+// full-text index of a new [analysis.Analyze].
 func rebuildFullText(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts`); err != nil {
-		return err
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT rowid, text FROM chunks`)
+	delta, err := recountTermDF(ctx, tx)
 	if err != nil {
 		return err
 	}
-	type row struct {
-		rowid int64
-		terms string
-	}
-	var all []row
-	for rows.Next() {
-		var r row
-		var text string
-		if err := rows.Scan(&r.rowid, &text); err != nil {
-			rows.Close()
-			return err
-		}
-		r.terms = analysis.JoinedTerms(text)
-		all = append(all, r)
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts (docid, terms) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	delta := map[string]int{"": 0}
-	for _, r := range all {
-		if _, err := ins.ExecContext(ctx, r.rowid, r.terms); err != nil {
-			return err
-		}
-		countTerms(delta, r.terms, +1)
-	}
+	delta[""] += 0 // the number of chunks, even when it is 0
 	if _, err := tx.ExecContext(ctx, `DELETE FROM term_df`); err != nil {
 		return err
 	}

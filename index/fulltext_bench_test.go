@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -264,27 +263,4 @@ func countQueryTerms(text string, terms []string, pos map[string]int, tf []int) 
 		}
 	}
 	return dl
-}
-
-// chunkTerms reads the analyzed terms of chunks by rowid.
-func (s *Store) chunkTerms(ctx context.Context, rowids []int64) (map[int64]string, error) {
-	args := make([]any, len(rowids))
-	for i, r := range rowids {
-		args[i] = r
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT docid, terms FROM chunks_fts WHERE docid IN (?`+strings.Repeat(",?", len(rowids)-1)+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
-	}
-	defer rows.Close()
-	out := make(map[int64]string, len(rowids))
-	for rows.Next() {
-		var r int64
-		var t string
-		if err := rows.Scan(&r, &t); err != nil {
-			return nil, err
-		}
-		out[r] = t
-	}
-	return out, rows.Err()
 }

@@ -84,7 +84,7 @@ func TestMigrateDocumentKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Turn it back into a schema 2 index.
-	for _, q := range []string{`DROP TRIGGER chunks_fts_delete`, `CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunks_fts WHERE docid = old.rowid; END`, `DROP TABLE fts_postings`, `DROP TABLE fts_segments`, `DROP TABLE fts_deleted`, `ALTER TABLE chunks DROP COLUMN page`, `ALTER TABLE chunks DROP COLUMN page_end`, `ALTER TABLE documents DROP COLUMN layout`, `DROP TABLE session_turns`, `DROP TABLE sessions`, `ALTER TABLE documents DROP COLUMN kind`, `PRAGMA user_version = 2`} {
+	for _, q := range append(toSchema6(), `DROP TRIGGER chunks_fts_delete`, `CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunks_fts WHERE docid = old.rowid; END`, `DROP TABLE fts_postings`, `DROP TABLE fts_segments`, `DROP TABLE fts_deleted`, `ALTER TABLE chunks DROP COLUMN page`, `ALTER TABLE chunks DROP COLUMN page_end`, `ALTER TABLE documents DROP COLUMN layout`, `DROP TABLE session_turns`, `DROP TABLE sessions`, `ALTER TABLE documents DROP COLUMN kind`, `PRAGMA user_version = 2`) {
 		if _, err := st.db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestMigrateDocumentKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if v, err := st.SchemaVersion(ctx); err != nil || v != 6 {
+	if v, err := st.SchemaVersion(ctx); err != nil || v != 7 {
 		t.Fatalf("schema %d, %v", v, err)
 	}
 	d, err := st.Document(ctx, "s", "/p/old.md")

@@ -449,17 +449,12 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, ids []int64) error {
 const rebuildBatch = 4096
 
 // rebuildPostings writes the postings of every chunk again, from their
-// full-text terms (a chunk without any has none).
+// texts analyzed again.
 func rebuildPostings(ctx context.Context, tx *sql.Tx) error {
 	ids, _, err := segmentIDs(ctx, tx)
 	if err != nil {
 		return fmt.Errorf("rebuild postings: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT c.rowid, coalesce(f.terms, '') FROM chunks c LEFT JOIN chunks_fts f ON f.docid = c.rowid ORDER BY c.rowid`)
-	if err != nil {
-		return fmt.Errorf("rebuild postings: %w", err)
-	}
-	defer rows.Close()
 	seg := &newSegment{}
 	write := func() error {
 		if len(seg.rowids) == 0 {
@@ -469,27 +464,16 @@ func rebuildPostings(ctx context.Context, tx *sql.Tx) error {
 		seg = &newSegment{}
 		return err
 	}
-	for rows.Next() {
-		var rowid int64
-		var terms any // a damaged row may hold anything
-		if err := rows.Scan(&rowid, &terms); err != nil {
-			return fmt.Errorf("rebuild postings: %w", err)
-		}
-		t, _ := terms.(string)
-		if b, ok := terms.([]byte); ok {
-			t = string(b)
-		}
-		seg.add(rowid, t)
+	err = eachChunkTerms(ctx, tx, `SELECT rowid, text FROM chunks ORDER BY rowid`, nil, func(rowid int64, terms string) error {
+		seg.add(rowid, terms)
 		if len(seg.rowids) == rebuildBatch {
-			if err := write(); err != nil {
-				return err
-			}
+			return write()
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("rebuild postings: %w", err)
 	}
-	rows.Close()
 	if err := write(); err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cite-rag/cite/index/analysis"
 )
 
 // Reader is what search reads from an index: the embedded [Store], or a
@@ -338,8 +340,8 @@ func (s *Store) replicaDocument(ctx context.Context, id string) (ReplicaDocument
 		return ReplicaDocument{}, err
 	}
 	rows, err := tx.QueryContext(ctx, `
-		SELECT c.id, c.ordinal, c.text, c.tokens, c.start_byte, c.end_byte, c.src_start, c.src_end, c.headings, c.page, c.page_end, f.terms, v.vec
-		FROM chunks c LEFT JOIN chunks_fts f ON f.docid = c.rowid LEFT JOIN vectors v ON v.chunk = c.rowid
+		SELECT c.id, c.ordinal, c.text, c.tokens, c.start_byte, c.end_byte, c.src_start, c.src_end, c.headings, c.page, c.page_end, v.vec
+		FROM chunks c LEFT JOIN vectors v ON v.chunk = c.rowid
 		WHERE c.document_id = ? ORDER BY c.ordinal`, id)
 	if err != nil {
 		return ReplicaDocument{}, fmt.Errorf("read chunks of %s: %w", id, err)
@@ -349,16 +351,15 @@ func (s *Store) replicaDocument(ctx context.Context, id string) (ReplicaDocument
 	for rows.Next() {
 		var c Chunk
 		var headings string
-		var terms sql.NullString
 		var vec []byte
-		if err := rows.Scan(&c.ID, &c.Ordinal, &c.Text, &c.Tokens, &c.Start, &c.End, &c.SourceStart, &c.SourceEnd, &headings, &c.Page, &c.PageEnd, &terms, &vec); err != nil {
+		if err := rows.Scan(&c.ID, &c.Ordinal, &c.Text, &c.Tokens, &c.Start, &c.End, &c.SourceStart, &c.SourceEnd, &headings, &c.Page, &c.PageEnd, &vec); err != nil {
 			return ReplicaDocument{}, fmt.Errorf("read chunks of %s: %w", id, err)
 		}
 		c.DocumentID = id
 		if err := json.Unmarshal([]byte(headings), &c.Headings); err != nil {
 			return ReplicaDocument{}, fmt.Errorf("read chunk %s: headings: %w", c.ID, err)
 		}
-		c.Terms = terms.String
+		c.Terms = analysis.JoinedTerms(c.Text)
 		if vec != nil && dim > 0 {
 			if c.Vector, err = decodeVector(vec, dim, nil); err != nil {
 				return ReplicaDocument{}, fmt.Errorf("vector of chunk %s: %w", c.ID, err)

@@ -318,8 +318,6 @@ func TestCheckAndRepairSearchTables(t *testing.T) {
 	for _, tc := range []struct {
 		name, sql, want string
 	}{
-		{"missing terms", `DELETE FROM chunks_fts WHERE docid = (SELECT min(rowid) FROM chunks)`, "chunks have no full-text terms"},
-		{"orphan terms", `INSERT INTO chunks_fts (docid, terms) VALUES (999999, 'ghost')`, "full-text rows belong to no chunk"},
 		{"missing vector", `DELETE FROM vectors WHERE chunk = (SELECT min(rowid) FROM chunks)`, "chunks have no vector"},
 		{"bad vector", `UPDATE vectors SET vec = x'0000' WHERE chunk = (SELECT min(rowid) FROM chunks)`, "do not have the embedder's dimension"},
 		{"orphan vector", `PRAGMA foreign_keys = OFF; INSERT INTO vectors (chunk, vec) VALUES (999999, zeroblob(256))`, "vectors belong to no chunk"},
@@ -382,7 +380,7 @@ func TestMigrationAddsFullText(t *testing.T) {
 	}
 	textDoc(t, st, nil, "s", "/old", "written before full-text search")
 	// Make it look like schema 1.
-	for _, q := range []string{`DROP TRIGGER chunks_fts_delete`, `CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunks_fts WHERE docid = old.rowid; END`, `DROP TABLE fts_postings`, `DROP TABLE fts_segments`, `DROP TABLE fts_deleted`, `ALTER TABLE chunks DROP COLUMN page`, `ALTER TABLE chunks DROP COLUMN page_end`, `ALTER TABLE documents DROP COLUMN layout`, `DROP TABLE session_turns`, `DROP TABLE sessions`, `ALTER TABLE documents DROP COLUMN kind`, `DROP TRIGGER chunks_fts_delete`, `DROP TABLE term_df`, `DROP TABLE chunks_fts`, `DROP TABLE vectors`, `DROP TABLE meta`, `PRAGMA user_version = 1`} {
+	for _, q := range append(toSchema6(), `DROP TRIGGER chunks_fts_delete`, `CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunks_fts WHERE docid = old.rowid; END`, `DROP TABLE fts_postings`, `DROP TABLE fts_segments`, `DROP TABLE fts_deleted`, `ALTER TABLE chunks DROP COLUMN page`, `ALTER TABLE chunks DROP COLUMN page_end`, `ALTER TABLE documents DROP COLUMN layout`, `DROP TABLE session_turns`, `DROP TABLE sessions`, `ALTER TABLE documents DROP COLUMN kind`, `DROP TRIGGER chunks_fts_delete`, `DROP TABLE term_df`, `DROP TABLE chunks_fts`, `DROP TABLE vectors`, `DROP TABLE meta`, `PRAGMA user_version = 1`) {
 		if _, err := st.db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}
@@ -486,7 +484,7 @@ func TestOpenRebuildsFullTextForNewAnalyzer(t *testing.T) {
 		t.Fatal(err)
 	}
 	textDoc(t, st, e, "s", "/d", "analyzed once")
-	if _, err := st.db.ExecContext(ctx, `UPDATE meta SET value = '0' WHERE key = 'analyzer'; DELETE FROM chunks_fts`); err != nil {
+	if _, err := st.db.ExecContext(ctx, `UPDATE meta SET value = '0' WHERE key = 'analyzer'; DELETE FROM term_df; DELETE FROM fts_postings`); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -915,7 +913,7 @@ func TestPostingsMigrationAndRepair(t *testing.T) {
 	for d := range 20 {
 		textDoc(t, st, nil, "s", fmt.Sprintf("/d%d", d), fmt.Sprintf("alpha beta %d gamma", d), strings.Repeat("beta delta ", d+1))
 	}
-	for _, q := range []string{`DROP TRIGGER chunks_fts_delete`, `CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunks_fts WHERE docid = old.rowid; END`, `DROP TABLE fts_postings`, `DROP TABLE fts_segments`, `DROP TABLE fts_deleted`, `DELETE FROM meta WHERE key = 'fts_gen'`, `PRAGMA user_version = 5`} {
+	for _, q := range append(toSchema6(), `DROP TRIGGER chunks_fts_delete`, `CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunks_fts WHERE docid = old.rowid; END`, `DROP TABLE fts_postings`, `DROP TABLE fts_segments`, `DROP TABLE fts_deleted`, `DELETE FROM meta WHERE key = 'fts_gen'`, `PRAGMA user_version = 5`) {
 		if _, err := st.db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

@@ -779,7 +779,6 @@ type putStmts struct {
 	sources      map[string]int64 // source ids by name
 	upsertDoc    *sql.Stmt
 	oldChunks    *sql.Stmt
-	insertTerms  *sql.Stmt
 	insertVector *sql.Stmt
 	insert       *sql.Stmt
 	update       *sql.Stmt
@@ -800,7 +799,6 @@ func preparePut(ctx context.Context, tx *sql.Tx) (*putStmts, error) {
 			hash = excluded.hash, pipeline = excluded.pipeline, text_bytes = excluded.text_bytes,
 			chunks = excluded.chunks, tokens = excluded.tokens, indexed_at = excluded.indexed_at, layout = excluded.layout`},
 		{&st.oldChunks, `SELECT id, rowid FROM chunks WHERE document_id = ?`},
-		{&st.insertTerms, `INSERT INTO chunks_fts (docid, terms) VALUES (?, ?)`},
 		{&st.insertVector, `INSERT OR REPLACE INTO vectors (chunk, vec) VALUES (?, ?)`},
 		{&st.insert, `
 		INSERT INTO chunks (id, document_id, ordinal, text, tokens, start_byte, end_byte, src_start, src_end, headings, page, page_end)
@@ -820,7 +818,7 @@ func preparePut(ctx context.Context, tx *sql.Tx) (*putStmts, error) {
 }
 
 func (st *putStmts) close() {
-	for _, s := range []*sql.Stmt{st.upsertDoc, st.oldChunks, st.insertTerms, st.insertVector, st.insert, st.update, st.deleteChunk} {
+	for _, s := range []*sql.Stmt{st.upsertDoc, st.oldChunks, st.insertVector, st.insert, st.update, st.deleteChunk} {
 		if s != nil {
 			s.Close()
 		}
@@ -894,7 +892,6 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *
 				rowid, err = res.LastInsertId()
 			}
 			if err == nil {
-				_, err = st.insertTerms.ExecContext(ctx, rowid, p.terms)
 				delta[""]++
 				for _, t := range p.distinct {
 					delta[t]++
@@ -920,8 +917,8 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *
 	gone = append(gone, removed...)
 	for id, rowid := range old {
 		seg.remove(rowid)
-		// The trigger chunks_fts_delete removes its terms; the foreign
-		// key, its vector.
+		// The trigger chunks_delete leaves a tombstone in the postings;
+		// the foreign key removes its vector.
 		if _, err := st.deleteChunk.ExecContext(ctx, rowid); err != nil {
 			return err
 		}
@@ -992,9 +989,8 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) ([]string, error)
 		if err := addTermDF(ctx, tx, delta); err != nil {
 			return err
 		}
-		// Chunks, their terms and their vectors go with the document
-		// (foreign keys and the trigger chunks_fts_delete, which leaves
-		// tombstones in the postings).
+		// Chunks and their vectors go with the document (foreign keys;
+		// the trigger chunks_delete leaves tombstones in the postings).
 		res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id)
 		if err != nil {
 			return err
