@@ -347,7 +347,8 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			ix.opts.OnEvent(e)
 		}
 	}
-	// The single writer. Documents to store are written in batches, one
+	// The single writer (and, on this goroutine, the batches it is
+	// handed). Documents to store are written in batches, one
 	// transaction each (each document still all or nothing): a batch is
 	// committed when it holds enough chunks, text or documents
 	// ([batchLimits]), or when it has waited batchDelay and no finished
@@ -393,16 +394,38 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		stats.Bytes += j.read
 		emit(Event{Outcome: j.out, Path: j.path, Reason: j.why, Err: j.err, Chunks: len(j.chunk), Warning: j.warn, Notes: j.notes})
 	}
+	// The writer stores one batch while the next one fills: finished
+	// files keep coming (and the workers keep preparing) during a commit.
+	// It alone touches stats, errs and the events until it is done.
+	type write struct {
+		batch []*job
+		sum   batchSize
+		alone *job // a file that writes in a transaction of its own
+	}
+	writes := make(chan write, 1)
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		for w := range writes {
+			if w.alone != nil {
+				ix.write(ctx, w.alone)
+				finish(w.alone)
+				continue
+			}
+			if ix.onBatch != nil && w.sum.docs > 0 {
+				ix.onBatch(w.sum)
+			}
+			ix.writeBatch(ctx, w.batch)
+			for _, j := range w.batch {
+				finish(j)
+			}
+		}
+	}()
 	flush := func() {
-		if ix.onBatch != nil && sum.docs > 0 {
-			ix.onBatch(sum)
+		if len(batch) > 0 {
+			writes <- write{batch: batch, sum: sum}
 		}
-		ix.writeBatch(ctx, batch)
-		for _, j := range batch {
-			finish(j)
-		}
-		clear(batch)
-		batch, sum = batch[:0], batchSize{}
+		batch, sum = nil, batchSize{}
 	}
 	var timer *time.Timer
 	for {
@@ -440,8 +463,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		}
 		if ix.writesAlone(j) {
 			flush() // keep the events in order
-			ix.write(ctx, j)
-			finish(j)
+			writes <- write{alone: j}
 			continue
 		}
 		if len(batch) == 0 {
@@ -456,6 +478,8 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		}
 	}
 	flush()
+	close(writes)
+	<-writerDone
 	errs = append(errs, walkErrs...) // the walker is done: done closed after jobs
 	if err := ctx.Err(); err != nil {
 		stats.Elapsed = time.Since(start)
@@ -760,12 +784,14 @@ const doneQueue = 4
 const batchDelay = 200 * time.Millisecond
 
 // The most a batch holds before it is committed. A transaction's cost is
-// mostly per chunk and per byte, but its commit (the full-text index's
-// pending terms, the write-ahead log) is a cost per batch: larger batches
-// make fewer. The limits keep a batch's memory small beside the rest of a
-// run's, and a kill loses at most one batch's work (the next run redoes
-// it).
-var batchLimits = batchSize{docs: 64, chunks: 2048, bytes: 8 << 20}
+// partly per batch: each writes a segment of full-text postings (a row per
+// distinct term: a segment of 4,096 chunks has far fewer rows than 64
+// segments of 64 documents), merged with others later, and a document
+// frequency per distinct term. The limits keep a batch's memory (its
+// texts and vectors, three batches at most: one being written, one
+// waiting, one filling) small beside the rest of a run's; a kill loses
+// the batches not yet committed (the next run redoes them).
+var batchLimits = batchSize{docs: 512, chunks: 4096, bytes: 8 << 20}
 
 // batchSize counts what a batch holds.
 type batchSize struct {
