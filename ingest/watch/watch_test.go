@@ -252,13 +252,19 @@ func TestWatchAtomicSaveNeverMissing(t *testing.T) {
 	t.Logf("%d searches during %d atomic saves, none missing", reads, saves)
 }
 
-// TestWatchDebounce writes a file in pieces: it is indexed once.
+// TestWatchDebounce writes a file in pieces: it is indexed once. The
+// pieces are written 10 ms apart, well inside the quiet period; a gap the
+// test itself measured at over the quiet period (the machine stalled it)
+// may rightly split the indexing, once per such gap. (With a quiet period
+// of 200 ms and no such allowance, 1 in 20 runs under the race detector on
+// a loaded 2-core machine was indexed in 3 calls.)
 func TestWatchDebounce(t *testing.T) {
 	dir := t.TempDir()
 	var mu sync.Mutex
 	var batches [][]string
+	const quiet = time.Second
 	f := start(t, dir, func(o *Options) {
-		o.Quiet = 200 * time.Millisecond
+		o.Quiet = quiet
 		o.MaxDelay = 10 * time.Second
 		next := o.OnBatch
 		o.OnBatch = func(paths []string, st ingest.Stats, err error) {
@@ -271,8 +277,15 @@ func TestWatchDebounce(t *testing.T) {
 	p := filepath.Join(dir, "piece.md")
 	fh, err := os.Create(p)
 	do(t, err)
+	stalls := 0 // gaps between two pieces over the quiet period
+	var last time.Time
 	for i := range 10 {
 		fmt.Fprintf(fh, "mike piece %d\n", i)
+		if gap := time.Since(last); i > 0 && gap >= quiet {
+			t.Logf("%v between pieces %d and %d", gap, i-1, i)
+			stalls++
+		}
+		last = time.Now()
 		fh.Sync()
 		time.Sleep(10 * time.Millisecond) // pieces written well inside the quiet period
 	}
@@ -281,8 +294,8 @@ func TestWatchDebounce(t *testing.T) {
 	f.stop()
 	mu.Lock()
 	defer mu.Unlock()
-	if len(batches) != 1 {
-		t.Errorf("indexed in %d calls %v, want 1", len(batches), batches)
+	if len(batches) < 1 || len(batches) > 1+stalls {
+		t.Errorf("indexed in %d calls %v, want 1 (%d stalls)", len(batches), batches, stalls)
 	}
 }
 
