@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 
@@ -21,15 +22,23 @@ index size per chunk, open time, resident memory after the searches, and the
 p50 and p99 latency of each search mode over the corpus's headings. Beside
 cite, on the chunks of cite's index and the same queries: bleve (BM25),
 SQLite FTS5 (bm25()), chromem-go (vectors) and, when a weaviate-server is
-found or given, Weaviate on one node (all modes). Corpora are kept in --work
-for the next run; indexes are removed after each size unless --keep.`, true)
+found or given, Weaviate on one node (all modes). With --serve, cite serve
+is also started on each index, searched through its HTTP API, and its
+resident memory read. Corpora are kept in --work for the next run; indexes
+are removed after each size unless --keep, and a kept index built from the
+same corpus and embedder that this cite opens without an upgrade is
+measured again without rebuilding it (its build figures are the earlier
+run's) unless --rebuild.`, true)
 	corpus := f.String("corpus", "", "folder of Markdown files (default: ../shared/data/markdown beside the working directory or a folder above it)")
 	sizes := f.String("sizes", "10k,100k", "comma-separated sizes in chunks (10k, 100k, 1m, ...)")
 	queries := f.Int("queries", 300, "queries asked in each mode")
 	spec := f.String("embedder", "hash", "embedder: hash[:DIM], ollama:MODEL or openai:MODEL")
 	work := f.String("work", "", "folder for corpora and indexes (default $TMPDIR/cite-bench)")
 	wv := f.String("weaviate", "auto", "Weaviate peer: auto (start a weaviate-server if one is found), off, the path of a weaviate-server, or HOST:PORT of a running node")
-	keep := f.Bool("keep", false, "keep the indexes")
+	keep := f.Bool("keep", false, "keep the indexes, and measure a kept one again instead of rebuilding it where its inputs are the same")
+	rebuild := f.Bool("rebuild", false, "build every index anew, even where a kept one would do")
+	upgrade := f.Bool("upgrade", false, "with --keep, upgrade a kept index made by an older cite in place and measure it, rather than rebuilding it (its build figures stay the older cite's)")
+	serve := f.Bool("serve", true, "also run cite serve on each index: searches through its HTTP API, its resident memory")
 	peers := f.String("peers", "bleve,fts5,chromem", "in-process peers to run (comma-separated; none for cite alone)")
 	if err := f.parse(args); err != nil {
 		return err
@@ -48,7 +57,14 @@ for the next run; indexes are removed after each size unless --keep.`, true)
 		}
 		*corpus = dir
 	}
-	cfg := bench.Config{Corpus: *corpus, Work: *work, Sizes: ns, Queries: *queries, Embedder: *spec, EmbedConfig: e.embedConfig(), Keep: *keep, Log: e.stderr}
+	cfg := bench.Config{Corpus: *corpus, Work: *work, Sizes: ns, Queries: *queries, Embedder: *spec, EmbedConfig: e.embedConfig(), Keep: *keep, Rebuild: *rebuild, Upgrade: *upgrade, Log: e.stderr}
+	if *serve {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("--serve: %w", err)
+		}
+		cfg.Serve = []string{exe}
+	}
 	for _, p := range strings.Split(*peers, ",") {
 		switch strings.TrimSpace(p) {
 		case "bleve":

@@ -31,6 +31,12 @@ func TestMain(m *testing.M) {
 		os.Args = append([]string{"cite"}, a...)
 		main() // signals handled as cite's own
 	}
+	if os.Getenv("CITE_TEST_MAIN_ARGV") == "1" {
+		// The test binary as the cite command, its arguments on the
+		// command line (as cite bench starts cite serve).
+		os.Args = append([]string{"cite"}, os.Args[1:]...)
+		main()
+	}
 	os.Exit(m.Run())
 }
 

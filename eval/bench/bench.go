@@ -70,8 +70,26 @@ type Config struct {
 	EmbedConfig embed.Config
 	// Peers are the other engines measured beside cite.
 	Peers []NewPeer
-	// Keep keeps the indexes after measuring them.
+	// Keep keeps the indexes after measuring them, each with a record of
+	// how it was built. A kept index is measured again by a later run
+	// instead of being built anew when it was built from the same corpus
+	// and embedder (for a peer: the same engine over the same chunks) and,
+	// for cite's, this cite opens it read-only, that is without upgrading
+	// its schema or full-text terms; its build figures are then those of
+	// the run that built it.
 	Keep bool
+	// Rebuild builds every index anew even where a kept one would do.
+	Rebuild bool
+	// Upgrade measures a kept cite index whose format this cite would
+	// upgrade (schema, full-text terms) after upgrading it in place, rather
+	// than building it anew: its build figures are then an older cite's.
+	Upgrade bool
+	// Serve, when set, is the cite command (its path and any arguments
+	// before the subcommand) with which each size's index is also served:
+	// "serve --index DIR --addr 127.0.0.1:0 --no-token" is appended, the
+	// queries are asked through its HTTP API, and its resident memory is
+	// read from /proc (the "cite serve" row).
+	Serve []string
 	// Log receives progress lines (nil: none).
 	Log io.Writer
 }
@@ -184,6 +202,18 @@ type PeerConfig struct {
 	Dim    int    // the vectors' dimension
 	// MemoryBudget is how many bytes the peer may hold in memory.
 	MemoryBudget int64
+	// Reopen: Dir holds what this peer's Build wrote in an earlier run,
+	// over the same chunks. A peer that can open it does so instead of
+	// making a new index, and says so ([Reopener]); Build is then not
+	// called.
+	Reopen bool
+}
+
+// Reopener is a peer that can open what an earlier run built
+// ([PeerConfig.Reopen]).
+type Reopener interface {
+	// Reopened reports whether the peer opened an earlier run's index.
+	Reopened() bool
 }
 
 // NewPeer makes a peer. An error wrapping [ErrSkip] leaves it out of this
@@ -220,8 +250,11 @@ type System struct {
 	OpenMS float64 `json:"open_ms"`
 	// RSSBytes is the resident memory after its searches: this process's
 	// for in-process engines, the server's for Weaviate (-1: unknown).
-	RSSBytes int64                   `json:"rss_bytes"`
-	Latency  map[search.Mode]Latency `json:"latency,omitempty"`
+	RSSBytes int64 `json:"rss_bytes"`
+	// RSSPeakBytes is the peak resident memory of a system in a process
+	// of its own (cite serve), where known.
+	RSSPeakBytes int64                   `json:"rss_peak_bytes,omitempty"`
+	Latency      map[search.Mode]Latency `json:"latency,omitempty"`
 	// Skipped: the system was left out of this size (Note says why).
 	Skipped bool `json:"skipped,omitempty"`
 }
@@ -243,6 +276,7 @@ type Report struct {
 	Dim      int       `json:"dim"`
 	CPUs     int       `json:"cpus"`
 	Go       string    `json:"go"`
+	Commit   string    `json:"commit"` // cite's revision ([Commit])
 	Started  time.Time `json:"started"`
 	Sizes    []Size    `json:"sizes"`
 }
@@ -283,7 +317,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Embedder: emb.Name(), CPUs: runtime.GOMAXPROCS(0), Go: runtime.Version(), Started: time.Now().UTC()}
+	rep := &Report{Embedder: emb.Name(), CPUs: runtime.GOMAXPROCS(0), Go: runtime.Version(), Commit: Commit(), Started: time.Now().UTC()}
 	for _, n := range cfg.Sizes {
 		sz, err := runSize(ctx, cfg, corpus, emb, n)
 		if err != nil {
@@ -306,40 +340,81 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 	}
 	sz := &Size{Target: n, Files: files, CorpusBytes: size, Load: loadAvg()}
 	dir := filepath.Join(cfg.Work, fmt.Sprintf("index-%d", n))
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, err
-	}
+	citeDir := filepath.Join(dir, "cite")
 	if !cfg.Keep {
 		defer os.RemoveAll(dir)
 	}
 
-	// cite: ingest.
-	logf("cite index (%d files, %.0f MB)", files, float64(size)/1e6)
-	freeMemory()
-	st, err := index.Open(ctx, filepath.Join(dir, "cite"), index.Options{Create: true})
-	if err != nil {
-		return nil, err
+	// cite: ingest, or a kept index built from the same inputs.
+	want := &built{Corpus: filepath.Base(root), Embedder: emb.Name(), System: "cite"}
+	var cite System
+	prev := errNotKept
+	var b *built
+	if cfg.Keep && !cfg.Rebuild {
+		b, prev = reusableCite(ctx, dir, want, cfg.Upgrade)
 	}
-	ix, err := ingest.New(ctx, st, ingest.Options{Embedder: emb})
-	if err != nil {
-		st.Close()
-		return nil, err
+	if prev == nil {
+		logf("cite index: reusing %s (%s)", citeDir, b.note())
+		cite = System{Name: "cite", BuildMBps: b.BuildMBps, BuildSeconds: b.BuildSeconds, DiskBytes: dirSize(citeDir), Note: "index " + b.note()}
+		sz.Chunks = b.Chunks
+	} else {
+		if cfg.Keep && !cfg.Rebuild && !errors.Is(prev, fs.ErrNotExist) {
+			logf("cite index: not reusing the kept index: %v", prev)
+		}
+		// A peer's kept index stays: its record says which chunks it has.
+		os.Remove(filepath.Join(dir, "cite.built.json"))
+		// A build an earlier run began and did not finish goes on where
+		// it stopped (cite index is incremental), with --keep.
+		partial := filepath.Join(dir, "cite.partial.json")
+		p, err := readBuilt(partial)
+		resume := err == nil && cfg.Keep && !cfg.Rebuild && p.same(want)
+		if resume {
+			logf("cite index: resuming the build begun %s", p.note())
+		} else {
+			if err := os.RemoveAll(citeDir); err != nil {
+				return nil, err
+			}
+			c := *want
+			c.Commit, c.Load, c.At = Commit(), sz.Load, time.Now().UTC()
+			p = &c
+		}
+		if cfg.Keep {
+			if resume {
+				p.Resumed++
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, err
+			}
+			if err := writeBuilt(partial, p); err != nil {
+				return nil, err
+			}
+		}
+		if cite, sz.Chunks, err = buildCite(ctx, citeDir, root, files, size, emb, logf); err != nil {
+			return nil, err
+		}
+		b := *p
+		b.Chunks, b.BuildSeconds, b.BuildMBps = sz.Chunks, cite.BuildSeconds, cite.BuildMBps
+		if b.Resumed > 0 {
+			// Only the last part's time is known.
+			b.BuildSeconds, b.BuildMBps = 0, 0
+			cite.BuildSeconds, cite.BuildMBps = 0, 0
+			cite.Note = fmt.Sprintf("index built in %d runs, begun %s at commit %s; no build rate", b.Resumed+1, b.At.Format("2006-01-02 15:04 MST"), b.Commit)
+		}
+		if !resume {
+			b.Load += " → " + loadAvg()
+		}
+		if cfg.Keep {
+			if err := writeBuilt(filepath.Join(dir, "cite.built.json"), &b); err != nil {
+				return nil, err
+			}
+			os.Remove(partial)
+		}
 	}
-	stats, err := ix.Index(ctx, root)
-	if cerr := st.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	cite := System{Name: "cite", BuildMBps: stats.MBPerSecond(), BuildSeconds: stats.Elapsed.Seconds(), DiskBytes: dirSize(filepath.Join(dir, "cite"))}
-	sz.Chunks = stats.Chunks
-	logf("cite index: %d chunks, %.1f MB/s", stats.Chunks, cite.BuildMBps)
 
 	// cite: open (as cite search does: open, load the vectors), search.
 	freeMemory()
 	start := time.Now()
-	st, err = index.Open(ctx, filepath.Join(dir, "cite"), index.Options{})
+	st, err := index.Open(ctx, citeDir, index.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -369,9 +444,15 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 		cite.Latency[mode] = lat
 	}
 	cite.RSSBytes = rss(0)
-	cite.Note = "whole search (embed the query, rank, read the hits)"
+	cite.Note = strings.TrimPrefix(cite.Note+"; whole search (embed the query, rank, read the hits)", "; ")
 	sz.Systems = append(sz.Systems, cite)
 	logf("cite searched")
+	if len(cfg.Serve) > 0 {
+		freeMemory()
+		sys := measureServe(ctx, cfg, citeDir, queries)
+		logf("%s: %s", sys.Name, sys.Note)
+		sz.Systems = append(sz.Systems, sys)
+	}
 
 	// Peers, one at a time, on the chunks of cite's index.
 	src := &Source{Store: st, Embedder: emb, Chunks: sz.Chunks}
@@ -385,7 +466,8 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 		return nil, err
 	}
 	for i, np := range cfg.Peers {
-		sys := runPeer(ctx, cfg, np, src, queries, emb.Dim(), filepath.Join(dir, fmt.Sprintf("peer%d", i)))
+		want := &built{Corpus: filepath.Base(root), Embedder: emb.Name(), Chunks: sz.Chunks}
+		sys := runPeer(ctx, cfg, np, src, queries, emb.Dim(), filepath.Join(dir, fmt.Sprintf("peer%d", i)), want)
 		logf("%s: %s", sys.Name, sys.Note)
 		sz.Systems = append(sz.Systems, sys)
 	}
@@ -393,19 +475,86 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 	return sz, nil
 }
 
-// runPeer builds, opens and searches one peer; its failure is its note.
-func runPeer(ctx context.Context, cfg Config, np NewPeer, src *Source, queries []Query, dim int, dir string) (sys System) {
+// buildCite indexes the corpus root (files, size bytes) into a new index
+// in dir with cite index's pipeline; it returns cite's build figures and
+// the number of chunks.
+func buildCite(ctx context.Context, dir, root string, files int, size int64, emb *embed.Embedder, logf func(string, ...any)) (System, int, error) {
+	logf("cite index (%d files, %.0f MB)", files, float64(size)/1e6)
 	freeMemory()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return System{Name: "?", Note: err.Error(), Skipped: true}
+	st, err := index.Open(ctx, dir, index.Options{Create: true})
+	if err != nil {
+		return System{}, 0, err
+	}
+	ix, err := ingest.New(ctx, st, ingest.Options{Embedder: emb})
+	if err != nil {
+		st.Close()
+		return System{}, 0, err
+	}
+	stats, err := ix.Index(ctx, root)
+	// The chunks of the whole index: a build taken up again indexes only
+	// what the earlier run had not.
+	chunks := 0
+	if err == nil {
+		var ts index.TermStats
+		ts, err = st.TermStats(ctx, nil)
+		chunks = ts.Chunks
+	}
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return System{}, 0, err
+	}
+	cite := System{Name: "cite", BuildMBps: stats.MBPerSecond(), BuildSeconds: stats.Elapsed.Seconds(), DiskBytes: dirSize(dir)}
+	logf("cite index: %d chunks (%d new), %.1f MB/s", chunks, stats.Chunks, cite.BuildMBps)
+	return cite, chunks, nil
+}
+
+// runPeer builds (or, with cfg.Keep, reopens what an earlier run built
+// from the inputs of want), opens and searches one peer; its failure is
+// its note.
+func runPeer(ctx context.Context, cfg Config, np NewPeer, src *Source, queries []Query, dim int, dir string, want *built) (sys System) {
+	freeMemory()
+	record := dir + ".built.json"
+	var prev *built
+	if cfg.Keep && !cfg.Rebuild {
+		if b, err := readBuilt(record); err == nil && b.Corpus == want.Corpus && b.Embedder == want.Embedder && b.Chunks == want.Chunks {
+			prev = b
+		}
+	}
+	pcfg := PeerConfig{Dir: dir, Chunks: src.Chunks, Dim: dim, MemoryBudget: memAvailable() / 3, Reopen: prev != nil}
+	var p Peer
+	if prev != nil {
+		// A peer that cannot reopen it, or finds another engine's files,
+		// builds anew.
+		var err error
+		if p, err = np(ctx, pcfg); err == nil {
+			if r, ok := p.(Reopener); !ok || !r.Reopened() || p.Name() != prev.System {
+				p.Close()
+				p = nil
+			}
+		}
+		if p == nil {
+			prev = nil
+			pcfg.Reopen = false
+		}
+	}
+	if p == nil {
+		os.Remove(record)
+		if err := os.RemoveAll(dir); err != nil {
+			return System{Name: "?", Note: err.Error(), Skipped: true}
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return System{Name: "?", Note: err.Error(), Skipped: true}
+		}
+		var err error
+		if p, err = np(ctx, pcfg); err != nil {
+			name, _, _ := strings.Cut(err.Error(), ":")
+			return System{Name: name, Note: err.Error(), Skipped: true}
+		}
 	}
 	if !cfg.Keep {
 		defer os.RemoveAll(dir)
-	}
-	p, err := np(ctx, PeerConfig{Dir: dir, Chunks: src.Chunks, Dim: dim, MemoryBudget: memAvailable() / 3})
-	if err != nil {
-		name, _, _ := strings.Cut(err.Error(), ":")
-		return System{Name: name, Note: err.Error(), Skipped: true}
 	}
 	defer p.Close()
 	sys = System{Name: p.Name(), Latency: map[search.Mode]Latency{}, OpenMS: -1}
@@ -414,14 +563,25 @@ func runPeer(ctx context.Context, cfg Config, np NewPeer, src *Source, queries [
 		sys.Skipped = true
 		return sys
 	}
-	start := time.Now()
-	if err := p.Build(ctx, src); err != nil {
-		return fail("build", err)
+	if prev != nil {
+		sys.BuildSeconds, sys.BuildMBps = prev.BuildSeconds, prev.BuildMBps
+	} else {
+		start := time.Now()
+		if err := p.Build(ctx, src); err != nil {
+			return fail("build", err)
+		}
+		sys.BuildSeconds = time.Since(start).Seconds()
+		sys.BuildMBps = float64(src.TextBytes) / 1e6 / sys.BuildSeconds
+		if _, ok := p.(Reopener); ok && cfg.Keep {
+			b := *want
+			b.System, b.BuildSeconds, b.BuildMBps, b.Commit, b.Load, b.At = p.Name(), sys.BuildSeconds, sys.BuildMBps, Commit(), loadAvg(), time.Now().UTC()
+			if err := writeBuilt(record, &b); err != nil {
+				return fail("build", err)
+			}
+		}
 	}
-	sys.BuildSeconds = time.Since(start).Seconds()
-	sys.BuildMBps = float64(src.TextBytes) / 1e6 / sys.BuildSeconds
 	freeMemory()
-	start = time.Now()
+	start := time.Now()
 	switch err := p.Open(ctx); {
 	case errors.Is(err, ErrNoOpen):
 	case err != nil:
@@ -444,6 +604,9 @@ func runPeer(ctx context.Context, cfg Config, np NewPeer, src *Source, queries [
 		sys.RSSBytes = rss(0)
 	}
 	sys.Note = "ok"
+	if prev != nil {
+		sys.Note = "index " + prev.note()
+	}
 	return sys
 }
 
@@ -544,11 +707,7 @@ func DirSize(dir string) int64 { return dirSize(dir) }
 // rss is the resident memory of process pid (0: this one) in bytes, from
 // /proc (0 where there is none).
 func rss(pid int) int64 {
-	p := "/proc/self/status"
-	if pid > 0 {
-		p = "/proc/" + strconv.Itoa(pid) + "/status"
-	}
-	return procKB(p, "VmRSS:") * 1024
+	return procKB(procStatus(pid), "VmRSS:") * 1024
 }
 
 // RSS is the resident memory of process pid in bytes, for peers.

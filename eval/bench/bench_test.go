@@ -3,7 +3,17 @@ package bench_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cite-rag/cite/eval/bench"
@@ -13,6 +23,196 @@ import (
 	"github.com/cite-rag/cite/internal/testenv"
 	"github.com/cite-rag/cite/search"
 )
+
+// TestMain lets the test binary stand in for cite serve
+// (BENCH_FAKE_SERVE=1): it listens where told, says so as cite serve does,
+// and answers POST /v1/search until SIGTERM.
+func TestMain(m *testing.M) {
+	if os.Getenv("BENCH_FAKE_SERVE") == "1" {
+		fakeServe(os.Args[1:])
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func fakeServe(args []string) {
+	var addr, index string
+	for i, a := range args {
+		switch {
+		case a == "--addr" && i+1 < len(args):
+			addr = args[i+1]
+		case a == "--index" && i+1 < len(args):
+			index = args[i+1]
+		}
+	}
+	if args[0] != "serve" || !slices.Contains(args, "--no-token") {
+		fmt.Fprintf(os.Stderr, "fake cite: want serve ... --no-token, got %q\n", args)
+		os.Exit(2)
+	}
+	if _, err := os.Stat(index); err != nil {
+		fmt.Fprintf(os.Stderr, "fake cite serve: %v\n", err)
+		os.Exit(1)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fake cite serve: %v\n", err)
+		os.Exit(1)
+	}
+	http.HandleFunc("POST /v1/search", func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Query, Mode string }
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Query == "" || !slices.Contains([]string{"bm25", "vector", "hybrid"}, req.Mode) {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		w.Write([]byte(`{"hits":[]}`))
+	})
+	fmt.Fprintf(os.Stderr, "cite serve: listening on http://%s (model none)\n", ln.Addr())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM)
+	go http.Serve(ln, nil)
+	<-sig
+}
+
+// TestServe measures cite serve (here the test binary standing in for it)
+// beside cite: started on the index, asked every query in every mode
+// through its HTTP API, its resident memory read, stopped.
+func TestServe(t *testing.T) {
+	t.Setenv("BENCH_FAKE_SERVE", "1")
+	rep, err := bench.Run(t.Context(), bench.Config{
+		Corpus:  "../../testdata/corpus",
+		Work:    t.TempDir(),
+		Sizes:   []int{60},
+		Queries: 3,
+		Serve:   []string{os.Args[0]},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := rep.Sizes[0].Systems
+	if len(sys) != 2 || sys[1].Name != "cite serve" {
+		t.Fatalf("systems %+v, want cite and cite serve", sys)
+	}
+	s := sys[1]
+	if s.Skipped || s.RSSBytes <= 0 || s.RSSPeakBytes < s.RSSBytes || s.OpenMS <= 0 {
+		t.Errorf("cite serve: %+v", s)
+	}
+	for _, m := range bench.Modes {
+		if l, ok := s.Latency[m]; !ok || l.P50 <= 0 || l.P99 < l.P50 {
+			t.Errorf("cite serve %s: latency %+v", m, l)
+		}
+	}
+
+	// A server that never listens is reported, not waited for.
+	rep, err = bench.Run(t.Context(), bench.Config{
+		Corpus:  "../../testdata/corpus",
+		Work:    t.TempDir(),
+		Sizes:   []int{60},
+		Queries: 3,
+		Serve:   []string{os.Args[0], "--not-a-flag"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Sizes[0].Systems[1]; !s.Skipped || !strings.Contains(s.Note, "ended before listening") {
+		t.Errorf("cite serve that fails: %+v", s)
+	}
+}
+
+// TestResume takes up a build an earlier run left unfinished (its record
+// of a build begun, no record of a build done) where it stopped, rather
+// than starting again; its build rate is then unknown.
+func TestResume(t *testing.T) {
+	cfg := bench.Config{Corpus: "../../testdata/corpus", Work: t.TempDir(), Sizes: []int{60}, Queries: 3, Keep: true}
+	rep, err := bench.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := rep.Sizes[0].Chunks
+	// As if the run had been stopped before the build ended.
+	dir := filepath.Join(cfg.Work, "index-60")
+	if err := os.Rename(filepath.Join(dir, "cite.built.json"), filepath.Join(dir, "cite.partial.json")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = bench.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sz := rep.Sizes[0]
+	if c := sz.Systems[0]; sz.Chunks != chunks || !strings.Contains(c.Note, "built in 2 runs") || c.BuildMBps != 0 || len(c.Latency) != 3 {
+		t.Errorf("resumed: %d chunks (want %d), %+v", sz.Chunks, chunks, c)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cite.partial.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the record of the unfinished build is left: %v", err)
+	}
+	// The finished build is reused by the next run.
+	rep, err = bench.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rep.Sizes[0].Systems[0]; !strings.Contains(c.Note, "reused") {
+		t.Errorf("third run: %+v", c)
+	}
+}
+
+// TestReuse runs the benchmark three times on the same work folder with
+// Keep: the second run measures the kept indexes of cite, bleve and FTS5
+// again with the first run's build figures (chromem-go, in memory, is
+// built again), and a run with another embedder or with Rebuild builds
+// cite's anew.
+func TestReuse(t *testing.T) {
+	if testenv.Race {
+		t.Skip("indexes 300 chunks four times: slow under the race detector (TestServe runs)")
+	}
+	cfg := bench.Config{
+		Corpus:  testenv.SharedData(t, "markdown"),
+		Work:    t.TempDir(),
+		Sizes:   []int{300},
+		Queries: 5,
+		Peers:   []bench.NewPeer{blevepeer.New, fts5peer.New, chromempeer.New},
+		Keep:    true,
+	}
+	run := func(cfg bench.Config) map[string]bench.System {
+		t.Helper()
+		rep, err := bench.Run(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]bench.System{}
+		for _, s := range rep.Sizes[0].Systems {
+			if s.Skipped {
+				t.Fatalf("%s skipped: %s", s.Name, s.Note)
+			}
+			m[strings.Fields(s.Name)[0]] = s
+		}
+		return m
+	}
+	first := run(cfg)
+	second := run(cfg)
+	for name, s := range second {
+		reused := strings.Contains(s.Note, "reused")
+		if want := name != "chromem-go"; reused != want {
+			t.Errorf("second run, %s: reused %v, want %v (%s)", name, reused, want, s.Note)
+		}
+		if reused && s.BuildSeconds != first[name].BuildSeconds {
+			t.Errorf("second run, %s: build %v s, want the first run's %v", name, s.BuildSeconds, first[name].BuildSeconds)
+		}
+		if len(s.Latency) == 0 {
+			t.Errorf("second run, %s: no latencies", name)
+		}
+	}
+	other := cfg
+	other.Embedder = "hash:64"
+	if s := run(other)["cite"]; strings.Contains(s.Note, "reused") {
+		t.Errorf("another embedder: cite's index reused: %s", s.Note)
+	}
+	other = cfg
+	other.Rebuild = true
+	for name, s := range run(other) {
+		if strings.Contains(s.Note, "reused") {
+			t.Errorf("Rebuild: %s reused: %s", name, s.Note)
+		}
+	}
+}
 
 // TestRun runs the whole benchmark at 2,000 chunks with the in-process
 // peers, so that cite bench keeps working: every system builds, opens and

@@ -20,7 +20,7 @@ func WriteJSON(w io.Writer, rep *Report) error {
 // per mode, a peer's p99 followed by its ratio to cite's in the same mode
 // (cite's p99 ÷ the peer's: above 1, the peer is faster).
 func WriteTable(w io.Writer, rep *Report) error {
-	fmt.Fprintf(w, "embedder %s (%d dims), %d CPUs, %s\n", rep.Embedder, rep.Dim, rep.CPUs, rep.Go)
+	fmt.Fprintf(w, "embedder %s (%d dims), %d CPUs, %s, cite commit %s\n", rep.Embedder, rep.Dim, rep.CPUs, rep.Go, rep.Commit)
 	for _, sz := range rep.Sizes {
 		fmt.Fprintf(w, "\n%s chunks (target %s): %d files, %.1f MB of Markdown, %d queries, load average %s\n",
 			group(sz.Chunks), group(sz.Target), sz.Files, float64(sz.CorpusBytes)/1e6, sz.Queries, sz.Load)
@@ -45,7 +45,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 			if s.Note != "" && s.Note != "ok" {
 				notes = append(notes, fmt.Sprintf("%s: %s", s.Name, s.Note))
 			}
-			fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s", s.Name, s.BuildMBps, perChunk(s.DiskBytes, sz.Chunks), openMS(s.OpenMS), mb(s.RSSBytes))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", s.Name, rate(s.BuildMBps), perChunk(s.DiskBytes, sz.Chunks), openMS(s.OpenMS), mb(s.RSSBytes))
 			for _, m := range Modes {
 				l, ok := s.Latency[m]
 				if !ok {
@@ -53,7 +53,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 					continue
 				}
 				fmt.Fprintf(tw, "\t%s / %s", num(l.P50), num(l.P99))
-				if cite != nil && s.Name != "cite" {
+				if cite != nil && !strings.HasPrefix(s.Name, "cite") {
 					if c, ok := cite.Latency[m]; ok && l.P99 > 0 {
 						fmt.Fprintf(tw, " (%.2f×)", c.P99/l.P99)
 					}
@@ -92,6 +92,14 @@ func perChunk(bytes int64, chunks int) string {
 		return "?"
 	}
 	return group(int(float64(bytes) / float64(chunks)))
+}
+
+// rate is a build rate in MB/s ("—" for a system that builds nothing).
+func rate(v float64) string {
+	if v <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", v)
 }
 
 func openMS(v float64) string {

@@ -24,14 +24,28 @@ import (
 
 // Peer is a bleve index of the collection's terms.
 type Peer struct {
-	path string
-	idx  bleve.Index
+	path     string
+	idx      bleve.Index
+	reopened bool
 }
 
-var _ bench.Peer = (*Peer)(nil)
+var (
+	_ bench.Peer     = (*Peer)(nil)
+	_ bench.Reopener = (*Peer)(nil)
+)
 
-// New makes an empty bleve index in cfg.Dir.
+// New makes an empty bleve index in cfg.Dir, or with cfg.Reopen opens
+// the one an earlier run built there.
 func New(ctx context.Context, cfg bench.PeerConfig) (bench.Peer, error) {
+	if cfg.Reopen {
+		p := &Peer{path: filepath.Join(cfg.Dir, "bleve"), reopened: true}
+		idx, err := bleve.Open(p.path)
+		if err != nil {
+			return nil, fmt.Errorf("bleve: %w", err)
+		}
+		p.idx = idx
+		return p, nil
+	}
 	im := bleve.NewIndexMapping()
 	im.ScoringModel = bindex.BM25Scoring
 	if err := im.AddCustomAnalyzer("terms", map[string]any{"type": custom.Name, "tokenizer": whitespace.Name}); err != nil {
@@ -69,6 +83,9 @@ func version() string {
 	}
 	return "v2"
 }
+
+// Reopened reports whether New opened an earlier run's index.
+func (p *Peer) Reopened() bool { return p.reopened }
 
 // Modes: BM25 only.
 func (p *Peer) Modes() []search.Mode { return []search.Mode{search.BM25} }

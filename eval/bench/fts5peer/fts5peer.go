@@ -28,16 +28,35 @@ import (
 
 // Peer is an FTS5 table in a database of its own.
 type Peer struct {
-	path  string
-	db    *sqlite3.Conn
-	query *sqlite3.Stmt
+	path     string
+	db       *sqlite3.Conn
+	query    *sqlite3.Stmt
+	reopened bool
 }
 
-var _ bench.Peer = (*Peer)(nil)
+var (
+	_ bench.Peer     = (*Peer)(nil)
+	_ bench.Reopener = (*Peer)(nil)
+)
 
-// New makes an empty database with the FTS5 table in cfg.Dir.
+// New makes an empty database with the FTS5 table in cfg.Dir, or with
+// cfg.Reopen opens the one an earlier run built there.
 func New(ctx context.Context, cfg bench.PeerConfig) (bench.Peer, error) {
 	p := &Peer{path: filepath.Join(cfg.Dir, "fts5.db")}
+	if cfg.Reopen {
+		if _, err := os.Stat(p.path); err != nil {
+			return nil, fmt.Errorf("fts5: %w", err)
+		}
+		if err := p.open(); err != nil {
+			return nil, err
+		}
+		if err := p.db.Exec(`SELECT count(*) FROM chunks WHERE 0`); err != nil {
+			p.db.Close()
+			return nil, fmt.Errorf("fts5: %w", err)
+		}
+		p.reopened = true
+		return p, nil
+	}
 	if err := p.open(); err != nil {
 		return nil, err
 	}
@@ -74,6 +93,9 @@ func (p *Peer) Name() string {
 	}
 	return "SQLite FTS5"
 }
+
+// Reopened reports whether New opened an earlier run's database.
+func (p *Peer) Reopened() bool { return p.reopened }
 
 // Modes: BM25 only.
 func (p *Peer) Modes() []search.Mode { return []search.Mode{search.BM25} }
