@@ -1,0 +1,157 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/normalize"
+	"github.com/cite-rag/cite/server"
+)
+
+// pdfStub claims PDFs and gives them one page of text: the server serves
+// the original file, whatever its reader made of it.
+type pdfStub struct{}
+
+func (pdfStub) Sniff(data []byte) (string, bool) {
+	return "pdf", bytes.HasPrefix(data, []byte("%PDF-"))
+}
+
+func (pdfStub) Read(context.Context, string, []byte) (*normalize.Document, error) {
+	var x normalize.Extracted
+	x.Page(1)
+	x.Paragraph("Lighthouses were built along dangerous coastlines.")
+	return x.Document("Lighthouses"), nil
+}
+
+// viewerState reads the page count and the current page out of Chromium's
+// PDF viewer (its toolbar, inside shadow roots).
+const viewerState = `(function() {
+	let out = {};
+	(function walk(n) {
+		if (n.shadowRoot) walk(n.shadowRoot);
+		for (const k of n.children || []) walk(k);
+		if (n.id === "pagelength") out.length = n.textContent.trim();
+		if (n.id === "pageSelector") out.page = n.value;
+	})(document);
+	return (out.page || "") + "/" + (out.length || "");
+})()`
+
+// TestBrowserPDFOriginal opens a PDF's original, as a reference's link
+// does (/v1/documents/{id}/source?original=1#page=2), in real headless
+// Chromium: it is shown in Chromium's PDF viewer at page 2, not
+// downloaded, though it is served with the Content-Security-Policy
+// sandbox every source gets (which keeps an HTML original from running
+// script on cite's origin).
+func TestBrowserPDFOriginal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bin := chromium(t)
+	ts, _, st := startAt(t, t.TempDir(), false, nil, server.Config{})
+	docs := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "normalize", "pdf", "testdata", "report.pdf")) // 3 pages
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "report.pdf"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ingest.New(t.Context(), st, ingest.Options{Source: "docs", Readers: []ingest.Reader{pdfStub{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Index(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	d, err := st.Document(t.Context(), "docs", filepath.Join(docs, "report.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	profile, err := os.MkdirTemp("", "cite-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(profile) })
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(profile),
+	)
+	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	downloads := make(chan string, 1)
+	chromedp.ListenBrowser(ctx, func(ev any) {
+		if e, ok := ev.(*browser.EventDownloadWillBegin); ok {
+			select {
+			case downloads <- e.URL:
+			default:
+			}
+		}
+	})
+	var contentType, state string
+	err = chromedp.Run(ctx,
+		browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorDeny).WithEventsEnabled(true),
+		chromedp.Navigate(ts.URL+"/v1/documents/"+d.ID+"/source?original=1#page=2"),
+		chromedp.Evaluate(`document.contentType`, &contentType),
+		// The viewer is an extension's frame: attach to it once it is
+		// there, and poll it until it has loaded the document.
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			var fctx context.Context
+			for {
+				select {
+				case u := <-downloads:
+					return fmt.Errorf("downloaded %s instead of showing it", u)
+				case <-ctx.Done():
+					return fmt.Errorf("the PDF viewer did not load the document (last seen %q): %w", state, ctx.Err())
+				case <-time.After(250 * time.Millisecond):
+				}
+				if fctx == nil {
+					targets, err := chromedp.Targets(ctx)
+					if err != nil {
+						return err
+					}
+					for _, x := range targets {
+						if x.Type == "iframe" && strings.HasPrefix(x.URL, "chrome-extension://") {
+							var cancel context.CancelFunc
+							fctx, cancel = chromedp.NewContext(ctx, chromedp.WithTargetID(x.TargetID))
+							defer cancel()
+						}
+					}
+					continue
+				}
+				if err := chromedp.Run(fctx, chromedp.Evaluate(viewerState, &state)); err != nil {
+					return err
+				}
+				if state == "2/3" {
+					return nil
+				}
+			}
+		}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "application/pdf" || state != "2/3" {
+		t.Errorf("shown as %q, viewer at page/pages %q; want application/pdf at 2/3", contentType, state)
+	}
+}
