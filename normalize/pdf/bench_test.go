@@ -37,20 +37,27 @@ func startup(tb testing.TB, cacheDir string, workers int, data []byte) {
 	p.Close()
 }
 
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
+// usage is the CPU time the process has used, user and system, and its
+// page faults.
+type usage struct {
+	user, sys time.Duration
+	faults    int64 // minor and major
+}
+
+func getUsage() usage {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return usage{time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano()), ru.Minflt + ru.Majflt}
 }
 
 // BenchmarkStartup measures the first PDF of a process: without the
 // compiled module cached (cold: the one-time compile, on one goroutine
 // and on all cores), and with it cached, in this process (warm) and in a
 // fresh process per iteration (process: what `cite index x.pdf` pays;
-// first-pdf-ms and cpu-ms are measured inside the child, from the first
-// call into pdfium to the document opened, wall and CPU time). The
-// machine's load changes wall times several-fold: compare within a run.
+// first-pdf-ms, cpu-ms, sys-ms (the system part of cpu-ms) and faults
+// (page faults) are measured inside the child, from the first call into
+// pdfium to the document opened). The machine's load changes wall times
+// several-fold: compare within a run.
 func BenchmarkStartup(b *testing.B) {
 	data, err := os.ReadFile("testdata/report.pdf")
 	if err != nil {
@@ -71,7 +78,8 @@ func BenchmarkStartup(b *testing.B) {
 		}
 	})
 	b.Run("process", func(b *testing.B) {
-		var wall, cpu time.Duration
+		var wall, cpu, sys time.Duration
+		var faults int64
 		for b.Loop() {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestStartupChild$")
 			cmd.Env = append(os.Environ(), "CITE_PDF_STARTUP="+dir)
@@ -79,21 +87,26 @@ func BenchmarkStartup(b *testing.B) {
 			if err != nil {
 				b.Fatalf("child: %v\n%s", err, out)
 			}
-			var w, c int64
-			if _, err := fmt.Sscanf(string(out), "startup wall=%d cpu=%d", &w, &c); err != nil {
+			var w, u, s, f int64
+			if _, err := fmt.Sscanf(string(out), "startup wall=%d user=%d sys=%d faults=%d", &w, &u, &s, &f); err != nil {
 				b.Fatalf("child said %q: %v", out, err)
 			}
 			wall += time.Duration(w)
-			cpu += time.Duration(c)
+			cpu += time.Duration(u + s)
+			sys += time.Duration(s)
+			faults += f
 		}
-		b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "first-pdf-ms")
-		b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms")
+		n := float64(b.N)
+		b.ReportMetric(float64(wall.Milliseconds())/n, "first-pdf-ms")
+		b.ReportMetric(float64(cpu.Milliseconds())/n, "cpu-ms")
+		b.ReportMetric(float64(sys.Milliseconds())/n, "sys-ms")
+		b.ReportMetric(float64(faults)/n, "faults")
 	})
 }
 
 // TestStartupChild is BenchmarkStartup's child process: it starts pdfium
 // on the cache folder in $CITE_PDF_STARTUP and opens a PDF, and prints the
-// wall and CPU time that took.
+// wall time, CPU time and page faults that took.
 func TestStartupChild(t *testing.T) {
 	dir := os.Getenv("CITE_PDF_STARTUP")
 	if dir == "" {
@@ -103,9 +116,10 @@ func TestStartupChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start, cpu := time.Now(), cpuTime()
+	start, u0 := time.Now(), getUsage()
 	startup(t, dir, 1, data)
-	fmt.Printf("startup wall=%d cpu=%d\n", time.Since(start), cpuTime()-cpu)
+	wall, u := time.Since(start), getUsage()
+	fmt.Printf("startup wall=%d user=%d sys=%d faults=%d\n", wall, u.user-u0.user, u.sys-u0.sys, u.faults-u0.faults)
 }
 
 // BenchmarkExtract reads the same PDF with this package and with poppler's

@@ -195,3 +195,32 @@ func TestReadFlow(t *testing.T) {
 		t.Errorf("a passage across the break: pages %d-%d, want 1-2", p, pe)
 	}
 }
+
+// Start may be called at any time, any number of times, beside reads: the
+// reads wait for the one start and get the same text.
+func TestStart(t *testing.T) {
+	data, err := os.ReadFile("testdata/report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Start()
+	var wg sync.WaitGroup
+	texts := make([]string, 4)
+	for i := range texts {
+		wg.Go(Start)
+		wg.Go(func() {
+			d, _, err := (&Reader{}).Read(t.Context(), data)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			texts[i] = d.Text
+		})
+	}
+	wg.Wait()
+	for _, s := range texts[1:] {
+		if s != texts[0] || s == "" {
+			t.Fatalf("reads beside Start differ: %q, %q", texts[0], s)
+		}
+	}
+}

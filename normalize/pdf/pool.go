@@ -45,6 +45,16 @@ func getPool() (pdfium.Pool, error) {
 	return shared.pool, shared.err
 }
 
+// Start starts pdfium in the background unless it is started already, and
+// returns at once: a caller that expects PDFs calls it as early as it can,
+// so that pdfium's start-up (tenths of a second of CPU with the compiled
+// module cached) overlaps its other work instead of delaying the first
+// PDF. A [Reader.Read] meanwhile waits for that start; its error, if any,
+// is the Read's.
+func Start() {
+	go getPool()
+}
+
 // newPool starts pdfium with its compiled code cached in cacheDir ("" for
 // no cache). A compile that misses the cache runs on workers goroutines.
 //
