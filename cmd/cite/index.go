@@ -49,6 +49,7 @@ found); files unchanged since the last run count as indexed.`, true)
 	if f.NArg() == 0 && !*prune {
 		return f.usageError("index: no PATH given")
 	}
+	startPDF(f.index, *force, f.Args())
 	if *watching {
 		if err := watchUsage(f.Args()); err != nil {
 			return f.usageError("%v", err)

@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 			panic(err)
 		}
 		os.Args = append([]string{"cite"}, a...)
+		if os.Getenv("CITE_TEST_NO_PDF_PRESTART") != "" {
+			prestartPDF = false // BenchmarkIndexFirstPDF's comparison
+		}
 		main() // signals handled as cite's own
 	}
 	if os.Getenv("CITE_TEST_MAIN_ARGV") == "1" {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cite-rag/cite/normalize/pdf"
 )
@@ -84,5 +85,93 @@ func TestDamagedDocuments(t *testing.T) {
 	}
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
+	}
+}
+
+// TestChangedPDF: cite index starts pdfium early for a PATH that is, or a
+// folder that holds, a PDF modified since the index was last written, and
+// not for unchanged PDFs, hidden ones, or a folder whose PDF lies past the
+// scan's limit.
+func TestChangedPDF(t *testing.T) {
+	dir := t.TempDir()
+	indexed := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC) // the index's last write
+	old, changed := indexed.Add(-time.Hour), indexed.Add(time.Hour)
+	files := map[string]time.Time{
+		"new.PDF":              changed,
+		"old.pdf":              old,
+		"tree/a/b/deep.pdf":    changed,
+		"tree/a/notes.md":      changed,
+		"oldtree/x.pdf":        old,
+		"oldtree/y.md":         changed,
+		"hidden/.h/x.pdf":      changed,
+		"hidden/.x.pdf":        changed,
+		"late/a.md":            changed,
+		"late/b.md":            changed,
+		"late/c.md":            changed,
+		"late/z.pdf":           changed,
+		"markdown/readme.md":   changed,
+		"markdown/old.pdf.txt": changed,
+	}
+	for name, mtime := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("%PDF-1.7"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := func(names ...string) []string {
+		for i, n := range names {
+			names[i] = filepath.Join(dir, n)
+		}
+		return names
+	}
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		since time.Time
+		limit int
+		want  bool
+	}{
+		{"changed file", in("new.PDF"), indexed, 100, true},
+		{"unchanged file", in("old.pdf"), indexed, 100, false},
+		{"unchanged file, new index", in("old.pdf"), time.Time{}, 100, true},
+		{"changed file in a folder", in("tree"), indexed, 100, true},
+		{"unchanged file in a folder", in("oldtree"), indexed, 100, false},
+		{"hidden", in("hidden"), indexed, 100, false},
+		{"past the limit", in("late"), indexed, 3, false},
+		{"within the limit", in("late"), indexed, 10, true},
+		{"no PDF", in("markdown"), indexed, 100, false},
+		{"pattern, new index", in("tree/**/*.pdf"), time.Time{}, 100, true},
+		{"pattern", in("tree/**/*.pdf"), indexed, 100, false},
+		{"missing", in("gone"), time.Time{}, 100, false},
+		{"second PATH", in("markdown", "old.pdf", "tree"), indexed, 100, true},
+	} {
+		if got := changedPDF(tc.paths, tc.since, tc.limit); got != tc.want {
+			t.Errorf("%s: changedPDF = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestLastWrite: the index folder's last write is its newest file's
+// modification time, and zero for a folder that does not exist.
+func TestLastWrite(t *testing.T) {
+	dir := t.TempDir()
+	want := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	for i, name := range []string{"index.db", "vectors.cache", "index.lock"} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, nil, 0o644)
+		mtime := want.Add(-time.Duration(i) * time.Hour)
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := lastWrite(dir); !got.Equal(want) {
+		t.Errorf("lastWrite = %v, want %v", got, want)
+	}
+	if got := lastWrite(filepath.Join(dir, "none")); !got.IsZero() {
+		t.Errorf("lastWrite of no folder = %v, want zero", got)
 	}
 }
