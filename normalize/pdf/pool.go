@@ -49,10 +49,15 @@ func getPool() (pdfium.Pool, error) {
 // returns at once: a caller that expects PDFs calls it as early as it can,
 // so that pdfium's start-up (tenths of a second of CPU with the compiled
 // module cached) overlaps its other work instead of delaying the first
-// PDF. A [Reader.Read] meanwhile waits for that start; its error, if any,
-// is the Read's.
+// PDF. It starts the runtime and one worker, which the pool keeps idle for
+// the first [Reader.Read]. A Read meanwhile waits for the runtime's start;
+// its error, if any, is the Read's.
 func Start() {
-	go getPool()
+	go func() {
+		if in, err := instance(context.Background()); err == nil {
+			in.Close()
+		}
+	}()
 }
 
 // newPool starts pdfium with its compiled code cached in cacheDir ("" for
