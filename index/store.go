@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index/analysis"
@@ -588,10 +589,24 @@ func PrepareChunks(chunks []Chunk) {
 			p.distinct = append(p.distinct, t)
 		}
 		if c.Vector != nil {
-			p.vec = encodeVector(c.Vector)
+			p.vec = vectorBytes(c.Vector)
 		}
 		c.prep = p
 	}
+}
+
+// littleEndian says the machine stores a float32 as a vector row does.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// vectorBytes returns v as stored ([encodeVector]): on a little-endian
+// machine v's own memory, not a copy (SQLite copies a blob it is given,
+// and a batch of 4,096 chunks of 2,048 dimensions would hold 32 MB more).
+// The bytes must not outlive v or be written.
+func vectorBytes(v []float32) []byte {
+	if !littleEndian || len(v) == 0 {
+		return encodeVector(v)
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
 }
 
 // prepared returns what PrepareChunks made of c, made again if missing or

@@ -152,6 +152,7 @@ func benchIndex(b *testing.B, e *embed.Embedder) {
 	md := testenv.SharedData(b, "markdown")
 	var stats Stats
 	var cpu time.Duration
+	batches := 0
 	for b.Loop() {
 		b.StopTimer()
 		dir := b.TempDir()
@@ -163,6 +164,7 @@ func benchIndex(b *testing.B, e *embed.Embedder) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		ix.onBatch = func(batchSize) { batches++ }
 		b.StartTimer()
 		c0 := cpuTime()
 		stats, err = ix.Index(b.Context(), md)
@@ -188,6 +190,7 @@ func benchIndex(b *testing.B, e *embed.Embedder) {
 		b.Fatalf("indexed %d files, want %d: %+v", stats.Added, want, stats)
 	}
 	b.ReportMetric(float64(stats.Chunks), "chunks")
+	b.ReportMetric(float64(batches)/float64(b.N), "batches")
 	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
 }
 

@@ -403,6 +403,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		alone *job // a file that writes in a transaction of its own
 	}
 	writes := make(chan write, 1)
+	var inflight atomic.Int32 // writes handed over and not done
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
@@ -410,20 +411,25 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			if w.alone != nil {
 				ix.write(ctx, w.alone)
 				finish(w.alone)
-				continue
+			} else {
+				if ix.onBatch != nil && w.sum.docs > 0 {
+					ix.onBatch(w.sum)
+				}
+				ix.writeBatch(ctx, w.batch)
+				for _, j := range w.batch {
+					finish(j)
+				}
 			}
-			if ix.onBatch != nil && w.sum.docs > 0 {
-				ix.onBatch(w.sum)
-			}
-			ix.writeBatch(ctx, w.batch)
-			for _, j := range w.batch {
-				finish(j)
-			}
+			inflight.Add(-1)
 		}
 	}()
+	hand := func(w write) {
+		inflight.Add(1)
+		writes <- w
+	}
 	flush := func() {
 		if len(batch) > 0 {
-			writes <- write{batch: batch, sum: sum}
+			hand(write{batch: batch, sum: sum})
 		}
 		batch, sum = nil, batchSize{}
 	}
@@ -441,6 +447,13 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 				break
 			}
 			wait := ix.batchDelay - time.Since(since)
+			if inflight.Load() > 0 {
+				// The writer is busy: the batch goes on filling, and
+				// is handed over when the writer is free (a batch
+				// handed over now would wait anyway, and a loaded
+				// machine would get many small ones).
+				wait = max(wait, writerPoll)
+			}
 			if wait <= 0 {
 				flush()
 				continue
@@ -454,7 +467,9 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			case j, ok = <-done:
 				timer.Stop()
 			case <-timer.C:
-				flush()
+				if inflight.Load() == 0 {
+					flush()
+				}
 				continue
 			}
 		}
@@ -463,7 +478,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		}
 		if ix.writesAlone(j) {
 			flush() // keep the events in order
-			writes <- write{alone: j}
+			hand(write{alone: j})
 			continue
 		}
 		if len(batch) == 0 {
@@ -782,6 +797,10 @@ const doneQueue = 4
 // waiting, before it is committed: the longest the events of written files
 // lag behind (unless a batch fills up first).
 const batchDelay = 200 * time.Millisecond
+
+// writerPoll is how often a batch past its delay looks whether the writer
+// is free to take it.
+const writerPoll = 10 * time.Millisecond
 
 // The most a batch holds before it is committed. A transaction's cost is
 // partly per batch: each writes a segment of full-text postings (a row per
