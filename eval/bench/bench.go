@@ -369,7 +369,7 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 		p, err := readBuilt(partial)
 		resume := err == nil && cfg.Keep && !cfg.Rebuild && p.same(want)
 		if resume {
-			logf("cite index: resuming the build begun %s", p.note())
+			logf("cite index: taking up the build begun %s at commit %s", p.At.Format("2006-01-02 15:04 MST"), p.Commit)
 		} else {
 			if err := os.RemoveAll(citeDir); err != nil {
 				return nil, err

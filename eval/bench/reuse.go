@@ -46,6 +46,9 @@ func (b *built) same(want *built) bool {
 // note describes the earlier build for a report.
 func (b *built) note() string {
 	s := fmt.Sprintf("built %s at commit %s, load %s", b.At.Format("2006-01-02 15:04 MST"), b.Commit, b.Load)
+	if b.Resumed > 0 {
+		s = fmt.Sprintf("built in %d runs begun %s at commit %s", b.Resumed+1, b.At.Format("2006-01-02 15:04 MST"), b.Commit)
+	}
 	if len(b.Upgraded) > 0 {
 		s += ", its format upgraded in place by commit " + strings.Join(b.Upgraded, ", then ")
 	}
