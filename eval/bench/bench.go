@@ -446,22 +446,24 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 	cite.RSSBytes = rss(0)
 	cite.Note = strings.TrimPrefix(cite.Note+"; whole search (embed the query, rank, read the hits)", "; ")
 	sz.Systems = append(sz.Systems, cite)
-	logf("cite searched")
+	logf("cite searched: %s", figures(&cite))
 	if len(cfg.Serve) > 0 {
 		freeMemory()
 		sys := measureServe(ctx, cfg, citeDir, queries)
-		logf("%s: %s", sys.Name, sys.Note)
+		logf("%s: %s; %s", sys.Name, sys.Note, figures(&sys))
 		sz.Systems = append(sz.Systems, sys)
 	}
 
 	// Peers, one at a time, on the chunks of cite's index.
 	src := &Source{Store: st, Embedder: emb, Chunks: sz.Chunks}
-	err = src.EachText(ctx, func(b []Chunk) error {
-		for _, c := range b {
-			src.TextBytes += int64(len(c.Text))
-		}
-		return nil
-	})
+	if len(cfg.Peers) > 0 {
+		err = src.EachText(ctx, func(b []Chunk) error {
+			for _, c := range b {
+				src.TextBytes += int64(len(c.Text))
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -608,6 +610,19 @@ func runPeer(ctx context.Context, cfg Config, np NewPeer, src *Source, queries [
 		sys.Note = "index " + prev.note()
 	}
 	return sys
+}
+
+// figures sums up a system's measurements for the log, so that a run
+// stopped early has still said them.
+func figures(s *System) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "open %s ms, RSS %s MB", openMS(s.OpenMS), mb(s.RSSBytes))
+	for _, m := range Modes {
+		if l, ok := s.Latency[m]; ok {
+			fmt.Fprintf(&b, ", %s p50 / p99 %s / %s ms", m, num(l.P50), num(l.P99))
+		}
+	}
+	return b.String()
 }
 
 // measure asks every query once, after one warm-up query.
