@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,26 +13,10 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/cite-rag/cite/answer/modeltest"
+	"github.com/cite-rag/cite/internal/chromiumtest"
 	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/server"
 )
-
-// chromium finds the browser: Debian's chromium package, or CHROMIUM.
-func chromium(t *testing.T) string {
-	for _, name := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not installed (.ci/run installs Debian's chromium package)")
-	}
-	t.Skip("chromium is not installed: apt-get install chromium chromium-driver to run the browser test")
-	return ""
-}
 
 // TestBrowser drives the chat page in real headless Chromium, on a server
 // with a token: without a login the page is the login form; the login URL
@@ -51,7 +34,7 @@ func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	bin := chromium(t)
+	bin := chromiumtest.Bin(t)
 	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
 		{ToolCalls: []modeltest.ToolCall{{Name: "search_data_sources", Arguments: `{"query":"checkpoint"}`}}},
 		{Text: []string{"A checkpoint copies the committed pages back into the database file [do", "c:1]."}, Pace: 5 * time.Millisecond},
@@ -71,30 +54,7 @@ func TestBrowser(t *testing.T) {
 	}
 	ts, _ := start(t, m, server.Config{Token: token})
 
-	// A fresh profile, removed at the end without failing the test:
-	// Chromium may still be writing to it as it exits.
-	profile, err := os.MkdirTemp("", "cite-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(profile) })
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(412, 915), // a phone-sized window
-	)
-	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancel := chromiumtest.Context(t, bin, 90*time.Second, chromedp.WindowSize(412, 915)) // a phone-sized window
 	defer cancel()
 	// Every response the page gets, but the first.
 	var mu sync.Mutex

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/internal/chromiumtest"
 	"github.com/cite-rag/cite/normalize"
 	"github.com/cite-rag/cite/server"
 )
@@ -55,7 +56,7 @@ func TestBrowserPDFOriginal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	bin := chromium(t)
+	bin := chromiumtest.Bin(t)
 	ts, _, st := startAt(t, t.TempDir(), false, nil, server.Config{})
 	docs := t.TempDir()
 	data, err := os.ReadFile(filepath.Join("..", "normalize", "pdf", "testdata", "report.pdf")) // 3 pages
@@ -77,27 +78,7 @@ func TestBrowserPDFOriginal(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	profile, err := os.MkdirTemp("", "cite-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(profile) })
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(profile),
-	)
-	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancel := chromiumtest.Context(t, bin, 3*time.Minute)
 	defer cancel()
 	downloads := make(chan string, 1)
 	chromedp.ListenBrowser(ctx, func(ev any) {

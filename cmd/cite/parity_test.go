@@ -20,6 +20,7 @@ import (
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/internal/chromiumtest"
 	"github.com/cite-rag/cite/internal/testenv"
 	"github.com/cite-rag/cite/search"
 )
@@ -236,27 +237,7 @@ func printPDFs(t *testing.T, chromium, htmlDir, pdfDir string) {
 	if err != nil || len(pages) == 0 {
 		t.Fatalf("no pages in %s: %v", htmlDir, err)
 	}
-	profile, err := os.MkdirTemp("", "cite-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(profile) })
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(profile),
-	)
-	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 5*time.Minute)
+	ctx, cancel := chromiumtest.Context(t, chromium, 5*time.Minute)
 	defer cancel()
 	for _, p := range pages {
 		var pdf []byte
