@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -12,11 +11,9 @@ import (
 
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
-	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/normalize"
 	"github.com/cite-rag/cite/normalize/office"
-	"github.com/cite-rag/cite/search"
 	"github.com/cite-rag/cite/server"
 )
 
@@ -38,27 +35,9 @@ func (officeReader) Read(ctx context.Context, format string, data []byte) (*norm
 // are read with readers.
 func startReaders(t *testing.T, readers ...ingest.Reader) *httptest.Server {
 	t.Helper()
-	ctx := t.Context()
-	dir := t.TempDir()
-	st, err := index.Open(ctx, dir, index.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	emb, _ := embed.New("hash", embed.Config{})
-	st.UseEmbedder(ctx, emb)
-	s, err := search.Open(ctx, st, search.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := answer.New(answer.Config{Model: answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats}), Retriever: s, Library: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(server.New(server.Config{Logger: slog.New(slog.DiscardHandler)}, server.Deps{
-		Store: st, Searcher: s, Engine: eng, ModelName: "cite-extractive", Embedder: emb, UploadDir: filepath.Join(dir, "uploads"), Readers: readers,
-	}).Handler())
-	t.Cleanup(ts.Close)
+	ts, _, _ := startEngine(t, t.TempDir(), false, nil, server.Config{}, answer.Config{}, func(d *server.Deps, _ *index.Store) {
+		d.Readers = readers
+	})
 	return ts
 }
 

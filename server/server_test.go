@@ -48,8 +48,9 @@ func startKeep(t *testing.T, model provider.ChatModel, keep bool) (*httptest.Ser
 }
 
 // startEngine is startAt with the engine's configuration (its Model,
-// Retriever and Library are set here).
-func startEngine(t *testing.T, dir string, corpus bool, model provider.ChatModel, cfg server.Config, acfg answer.Config) (*httptest.Server, string, *index.Store) {
+// Retriever and Library are set here); each of more completes the
+// server's dependencies (readers, sessions) before it starts.
+func startEngine(t *testing.T, dir string, corpus bool, model provider.ChatModel, cfg server.Config, acfg answer.Config, more ...func(*server.Deps, *index.Store)) (*httptest.Server, string, *index.Store) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := index.Open(ctx, dir, index.Options{Create: true})
@@ -81,7 +82,11 @@ func startEngine(t *testing.T, dir string, corpus bool, model provider.ChatModel
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	ts := httptest.NewServer(server.New(cfg, server.Deps{Store: st, Searcher: s, Engine: eng, ModelName: name, Embedder: emb, UploadDir: filepath.Join(dir, "uploads")}).Handler())
+	deps := server.Deps{Store: st, Searcher: s, Engine: eng, ModelName: name, Embedder: emb, UploadDir: filepath.Join(dir, "uploads")}
+	for _, f := range more {
+		f(&deps, st)
+	}
+	ts := httptest.NewServer(server.New(cfg, deps).Handler())
 	t.Cleanup(ts.Close)
 	return ts, name, st
 }

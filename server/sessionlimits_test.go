@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"encoding/json"
-	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -13,9 +12,7 @@ import (
 
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
-	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/index/session"
-	"github.com/cite-rag/cite/search"
 	"github.com/cite-rag/cite/server"
 )
 
@@ -24,28 +21,10 @@ import (
 // "T0ken-for-tests".
 func startSessions(t *testing.T, dir string, cfg session.Config) *httptest.Server {
 	t.Helper()
-	ctx := t.Context()
-	st, err := index.Open(ctx, dir, index.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	emb, _ := embed.New("hash", embed.Config{})
-	st.UseEmbedder(ctx, emb)
-	s, err := search.Open(ctx, st, search.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := answer.New(answer.Config{Model: answer.NewExtractive(answer.ExtractiveOptions{TermStats: st.TermStats}), Retriever: s, Library: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	uploads := filepath.Join(dir, "uploads")
-	cfg.Dir = filepath.Join(uploads, "sessions")
-	sess := session.New(st, cfg)
-	ts := httptest.NewServer(server.New(server.Config{Token: testToken, Logger: slog.New(slog.DiscardHandler)},
-		server.Deps{Store: st, Searcher: s, Engine: eng, Embedder: emb, UploadDir: uploads, Sessions: sess}).Handler())
-	t.Cleanup(ts.Close)
+	ts, _, _ := startEngine(t, dir, false, nil, server.Config{Token: testToken}, answer.Config{}, func(d *server.Deps, st *index.Store) {
+		cfg.Dir = filepath.Join(d.UploadDir, "sessions")
+		d.Sessions = session.New(st, cfg)
+	})
 	return ts
 }
 
