@@ -330,8 +330,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedder, n int) (*Size, error) {
+	// Each line says when and at what load, so that a long run's log
+	// tells the load during each part.
 	logf := func(format string, args ...any) {
-		fmt.Fprintf(cfg.Log, "%d: "+format+"\n", append([]any{n}, args...)...)
+		fmt.Fprintf(cfg.Log, "%s load %s: %d: "+format+"\n", append([]any{time.Now().UTC().Format("15:04:05"), loadAvg(), n}, args...)...)
 	}
 	logf("writing the corpus")
 	root, files, size, err := corpus.Materialize(ctx, cfg.Work, n)
@@ -446,11 +448,11 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 	cite.RSSBytes = rss(0)
 	cite.Note = strings.TrimPrefix(cite.Note+"; whole search (embed the query, rank, read the hits)", "; ")
 	sz.Systems = append(sz.Systems, cite)
-	logf("cite searched: %s", figures(&cite))
+	logf("cite searched: %s", figures(&cite, sz.Chunks))
 	if len(cfg.Serve) > 0 {
 		freeMemory()
 		sys := measureServe(ctx, cfg, citeDir, queries)
-		logf("%s: %s; %s", sys.Name, sys.Note, figures(&sys))
+		logf("%s: %s; %s", sys.Name, sys.Note, figures(&sys, sz.Chunks))
 		sz.Systems = append(sz.Systems, sys)
 	}
 
@@ -469,8 +471,12 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 	}
 	for i, np := range cfg.Peers {
 		want := &built{Corpus: filepath.Base(root), Embedder: emb.Name(), Chunks: sz.Chunks}
-		sys := runPeer(ctx, cfg, np, src, queries, emb.Dim(), filepath.Join(dir, fmt.Sprintf("peer%d", i)), want)
-		logf("%s: %s", sys.Name, sys.Note)
+		sys := runPeer(ctx, cfg, np, src, queries, emb.Dim(), filepath.Join(dir, fmt.Sprintf("peer%d", i)), want, logf)
+		if sys.Skipped {
+			logf("%s: %s", sys.Name, sys.Note)
+		} else {
+			logf("%s searched: %s; %s", sys.Name, sys.Note, figures(&sys, sz.Chunks))
+		}
 		sz.Systems = append(sz.Systems, sys)
 	}
 	sz.Load += " → " + loadAvg()
@@ -515,7 +521,7 @@ func buildCite(ctx context.Context, dir, root string, files int, size int64, emb
 // runPeer builds (or, with cfg.Keep, reopens what an earlier run built
 // from the inputs of want), opens and searches one peer; its failure is
 // its note.
-func runPeer(ctx context.Context, cfg Config, np NewPeer, src *Source, queries []Query, dim int, dir string, want *built) (sys System) {
+func runPeer(ctx context.Context, cfg Config, np NewPeer, src *Source, queries []Query, dim int, dir string, want *built, logf func(string, ...any)) (sys System) {
 	freeMemory()
 	record := dir + ".built.json"
 	var prev *built
@@ -574,6 +580,7 @@ func runPeer(ctx context.Context, cfg Config, np NewPeer, src *Source, queries [
 		}
 		sys.BuildSeconds = time.Since(start).Seconds()
 		sys.BuildMBps = float64(src.TextBytes) / 1e6 / sys.BuildSeconds
+		logf("%s built: %.0f s, %s MB/s", sys.Name, sys.BuildSeconds, rate(sys.BuildMBps))
 		if _, ok := p.(Reopener); ok && cfg.Keep {
 			b := *want
 			b.System, b.BuildSeconds, b.BuildMBps, b.Commit, b.Load, b.At = p.Name(), sys.BuildSeconds, sys.BuildMBps, Commit(), loadAvg(), time.Now().UTC()
@@ -612,10 +619,16 @@ func runPeer(ctx context.Context, cfg Config, np NewPeer, src *Source, queries [
 	return sys
 }
 
-// figures sums up a system's measurements for the log, so that a run
-// stopped early has still said them.
-func figures(s *System) string {
+// figures sums up a system's measurements at a size of chunks for the
+// log, so that a run stopped early has still said them.
+func figures(s *System, chunks int) string {
 	var b strings.Builder
+	if s.BuildMBps > 0 {
+		fmt.Fprintf(&b, "build %s MB/s, ", rate(s.BuildMBps))
+	}
+	if s.DiskBytes != 0 {
+		fmt.Fprintf(&b, "disk %s B/chunk, ", perChunk(s.DiskBytes, chunks))
+	}
 	fmt.Fprintf(&b, "open %s ms, RSS %s MB", openMS(s.OpenMS), mb(s.RSSBytes))
 	for _, m := range Modes {
 		if l, ok := s.Latency[m]; ok {

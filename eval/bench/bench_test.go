@@ -275,6 +275,11 @@ func TestRun(t *testing.T) {
 				t.Errorf("%s %s: latency %+v", s.Name, m, l)
 			}
 		}
+		// A long run stopped early has logged every finished system's
+		// figures, each line with its time and load.
+		if !logHas(log.String(), s.Name+" searched: ", "build ", " MB/s", "RSS ", " load ") {
+			t.Errorf("%s: its figures are not in the log:\n%s", s.Name, log.String())
+		}
 	}
 	var table, js bytes.Buffer
 	if err := bench.WriteTable(&table, rep); err != nil {
@@ -284,4 +289,18 @@ func TestRun(t *testing.T) {
 		t.Errorf("JSON: %v\n%s", err, js.String())
 	}
 	t.Logf("\n%s", table.String())
+}
+
+// logHas reports whether a line of log holds every one of parts.
+func logHas(log string, parts ...string) bool {
+	for line := range strings.Lines(log) {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(line, p)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
