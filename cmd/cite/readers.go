@@ -167,16 +167,16 @@ var prestartPDF = true
 // through for a PDF.
 const pdfScanLimit = 10_000
 
-// startPDF starts pdfium in the background when the PATHs name a PDF that
-// the index in folder idx may not hold as it is (see changedPDF; all of
-// them when force is set), so that pdfium's start-up (0.3–0.4 s of CPU
+// startPDF starts pdfium for r in the background when the PATHs name a
+// PDF that the index in folder idx may not hold as it is (see changedPDF;
+// all of them when force is set), so that pdfium's start-up (0.3–0.4 s of CPU
 // with the compiled module cached) overlaps the tokenizer's load, the
 // index's opening and the files read before the first PDF instead of
 // delaying that PDF. Names and times are only a guess (formats are told by
 // content, changes by hashes): a wrong guess costs that start-up in the
 // background, a missed one nothing (the first PDF starts pdfium as
 // before).
-func startPDF(idx string, force bool, paths []string) {
+func startPDF(r *pdf.Reader, idx string, force bool, paths []string) {
 	if !prestartPDF {
 		return
 	}
@@ -186,7 +186,7 @@ func startPDF(idx string, force bool, paths []string) {
 			since = lastWrite(idx)
 		}
 		if changedPDF(paths, since, pdfScanLimit) {
-			pdf.Start()
+			r.Start()
 		}
 	}()
 }

@@ -18,9 +18,9 @@ import (
 
 // startup starts a pool on cacheDir, compiling on workers goroutines when
 // the cache misses, and opens the first PDF: what the first PDF of a run
-// costs.
+// of cite index costs (its pdfium code is the uninterruptible one).
 func startup(tb testing.TB, cacheDir string, workers int, data []byte) {
-	p, err := newPool(cacheDir, workers)
+	p, err := newPool(cacheDir, workers, false)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -130,16 +130,24 @@ func BenchmarkExtract(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("pdfium", func(b *testing.B) {
-		if _, _, err := (&Reader{}).Read(b.Context(), data); err != nil {
-			b.Fatal(err)
-		}
-		for b.Loop() {
-			if _, _, err := (&Reader{OCR: OCRNever}).Read(b.Context(), data); err != nil {
+	for _, r := range []struct {
+		name string
+		r    Reader
+	}{
+		{"pdfium", Reader{OCR: OCRNever}},
+		{"pdfium-uninterruptible", Reader{OCR: OCRNever, Uninterruptible: true}},
+	} {
+		b.Run(r.name, func(b *testing.B) {
+			if _, _, err := r.r.Read(b.Context(), data); err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
+			for b.Loop() {
+				if _, _, err := r.r.Read(b.Context(), data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 	b.Run("pdftotext", func(b *testing.B) {
 		bin := need(b, "pdftotext", "poppler-utils")
 		for b.Loop() {

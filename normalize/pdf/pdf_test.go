@@ -1,11 +1,13 @@
 package pdf
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -89,6 +91,7 @@ func TestReadReport(t *testing.T) {
 	}
 }
 
+// Both modes, interruptible and not, fail the same way.
 func TestReadErrors(t *testing.T) {
 	for _, c := range []struct {
 		file string
@@ -99,12 +102,53 @@ func TestReadErrors(t *testing.T) {
 		{"encrypted.pdf", Reader{}, ErrEncrypted, "encrypted: a password is required"},
 		{"damaged.pdf", Reader{}, ErrDamaged, "damaged PDF: incorrect format"},
 		{"report.pdf", Reader{MaxPages: 2}, ErrTooLarge, "too many pages: 3 pages, the limit is 2"},
-		{"report.pdf", Reader{Timeout: time.Nanosecond}, errors.ErrUnsupported, "context deadline exceeded"},
+		{"report.pdf", Reader{Timeout: time.Nanosecond}, context.DeadlineExceeded, "context deadline exceeded"},
 	} {
-		_, _, err := read(t, &c.r, c.file)
-		if err == nil || (c.want != errors.ErrUnsupported && !errors.Is(err, c.want)) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: %v, want %v (%q)", c.file, err, c.want, c.msg)
+		for _, unint := range []bool{false, true} {
+			c.r.Uninterruptible = unint
+			_, _, err := read(t, &c.r, c.file)
+			if err == nil || !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%s (uninterruptible %v): %v, want %v (%q)", c.file, unint, err, c.want, c.msg)
+			}
 		}
+	}
+}
+
+// An uninterruptible reader reads every PDF as the interruptible one does.
+func TestUninterruptibleSameText(t *testing.T) {
+	for _, name := range []string{"report.pdf", "flow.pdf", "scanned.pdf"} {
+		want, wantRep, err := read(t, &Reader{OCR: OCRNever}, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotRep, err := read(t, &Reader{OCR: OCRNever, Uninterruptible: true}, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Text != want.Text || !reflect.DeepEqual(got.Pages, want.Pages) || !reflect.DeepEqual(gotRep, wantRep) {
+			t.Errorf("%s: uninterruptible read differs:\n%q %+v\n%q %+v", name, got.Text, gotRep, want.Text, wantRep)
+		}
+	}
+}
+
+// A document over its time budget is abandoned at once, wherever its
+// reading is; the abandoned readings free their instances when they end,
+// so that reads go on working after many of them.
+func TestUninterruptibleAbandoned(t *testing.T) {
+	data, err := os.ReadFile("testdata/report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		budget := time.Duration(i) * 2 * time.Millisecond
+		r := &Reader{Timeout: max(budget, time.Nanosecond), Uninterruptible: true}
+		if _, _, err := r.Read(t.Context(), data); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("budget %v: %v", budget, err)
+		}
+	}
+	d, _, err := (&Reader{Uninterruptible: true}).Read(t.Context(), data)
+	if err != nil || !strings.Contains(d.Text, "Lighthouse") {
+		t.Fatalf("a read after abandoned ones: %v", err)
 	}
 }
 
@@ -203,11 +247,12 @@ func TestStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Start()
+	r := &Reader{}
+	r.Start()
 	var wg sync.WaitGroup
 	texts := make([]string, 4)
 	for i := range texts {
-		wg.Go(Start)
+		wg.Go(r.Start)
 		wg.Go(func() {
 			d, _, err := (&Reader{}).Read(t.Context(), data)
 			if err != nil {

@@ -16,10 +16,12 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// shared is the pdfium WebAssembly pool shared by every [Reader] of the
-// process: created on the first PDF, never closed (it lives as long as the
+// shared holds the pdfium WebAssembly pools shared by every [Reader] of
+// the process, one for interruptible instances and one for the others
+// ([Reader.Uninterruptible]; their compiled code differs): each created on
+// the first PDF read in its mode, never closed (it lives as long as the
 // process, as a database connection pool does).
-var shared struct {
+var shared [2]struct {
 	once sync.Once
 	pool pdfium.Pool
 	err  error
@@ -38,23 +40,27 @@ func CacheDir() string {
 // getPool returns the shared pool, creating it on first use. Compiling
 // pdfium.wasm costs seconds once per machine; the compiled code is cached
 // in [CacheDir], so later processes start in a fraction of that.
-func getPool() (pdfium.Pool, error) {
-	shared.once.Do(func() {
-		shared.pool, shared.err = newPool(CacheDir(), runtime.GOMAXPROCS(0))
+func getPool(interruptible bool) (pdfium.Pool, error) {
+	sh := &shared[0]
+	if interruptible {
+		sh = &shared[1]
+	}
+	sh.once.Do(func() {
+		sh.pool, sh.err = newPool(CacheDir(), runtime.GOMAXPROCS(0), interruptible)
 	})
-	return shared.pool, shared.err
+	return sh.pool, sh.err
 }
 
-// Start starts pdfium in the background unless it is started already, and
-// returns at once: a caller that expects PDFs calls it as early as it can,
-// so that pdfium's start-up (tenths of a second of CPU with the compiled
-// module cached) overlaps its other work instead of delaying the first
-// PDF. It starts the runtime and one worker, which the pool keeps idle for
-// the first [Reader.Read]. A Read meanwhile waits for the runtime's start;
-// its error, if any, is the Read's.
-func Start() {
+// Start starts pdfium for r's reads in the background unless it is
+// started already, and returns at once: a caller that expects PDFs calls
+// it as early as it can, so that pdfium's start-up (tenths of a second of
+// CPU with the compiled module cached) overlaps its other work instead of
+// delaying the first PDF. It starts the runtime and one worker, which the
+// pool keeps idle for the first [Reader.Read]. A Read meanwhile waits for
+// the runtime's start; its error, if any, is the Read's.
+func (r *Reader) Start() {
 	go func() {
-		if in, err := instance(context.Background()); err == nil {
+		if in, err := instance(context.Background(), !r.Uninterruptible); err == nil {
 			in.Close()
 		}
 	}()
@@ -62,6 +68,12 @@ func Start() {
 
 // newPool starts pdfium with its compiled code cached in cacheDir ("" for
 // no cache). A compile that misses the cache runs on workers goroutines.
+// The code of an interruptible pool checks, in loops and calls, whether
+// its instance was killed, and each call into it starts a goroutine that
+// kills the instance when the call's context is done (wazero's
+// CloseOnContextDone): what lets [Reader.Timeout] stop a page mid-call,
+// and what makes a text-heavy page several times slower to read, since
+// pdfium is called several times a character.
 //
 // Where a warm start goes (BenchmarkStartup/process, CPU time): about 90%
 // is wazero's CompileModule, which decodes and validates pdfium.wasm's
@@ -69,9 +81,9 @@ func Start() {
 // reads the 22 MB of cached machine code back and checksums it; its API
 // has no way to skip either. Instantiating a worker (18 MB of memory, the
 // data segments, _initialize, FPDF_InitLibrary) is the rest.
-func newPool(cacheDir string, workers int) (pdfium.Pool, error) {
+func newPool(cacheDir string, workers int, interruptible bool) (pdfium.Pool, error) {
 	rc := wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
-		WithCloseOnContextDone(true) // so that Read's time budget can stop pdfium
+		WithCloseOnContextDone(interruptible)
 	if cacheDir != "" {
 		if err := os.MkdirAll(cacheDir, 0o755); err == nil {
 			if cache, err := wazero.NewCompilationCacheWithDir(cacheDir); err == nil {
@@ -100,10 +112,10 @@ func newPool(cacheDir string, workers int) (pdfium.Pool, error) {
 	return p, nil
 }
 
-// instance borrows a pdfium instance from the shared pool; the caller
-// closes it.
-func instance(ctx context.Context) (pdfium.Pdfium, error) {
-	p, err := getPool()
+// instance borrows a pdfium instance from the shared pool of its mode; the
+// caller closes it.
+func instance(ctx context.Context, interruptible bool) (pdfium.Pdfium, error) {
+	p, err := getPool(interruptible)
 	if err != nil {
 		return nil, err
 	}
