@@ -569,12 +569,15 @@ type chunkPrep struct {
 	headings string   // Headings as JSON
 	distinct []string // the distinct terms of Terms
 	vector   []float32
-	vec      []byte // vector encoded
+	vec      []byte  // vector encoded
+	q        []int8  // vector quantized, for the in-memory vectors
+	scale    float32 // of q
 }
 
 // PrepareChunks does the work of storing chunks that needs no database:
 // their full-text terms (when Terms is empty), the distinct terms counted
-// in document frequencies, the headings and the vector as stored. Callers
+// in document frequencies, the headings, and the vector as stored and
+// quantized for the in-memory vectors. Callers
 // that prepare documents in parallel (ingest's workers) call it once
 // Terms and Vector are final, to keep that work off the single writer;
 // [Store.PutDocuments] does what was not done, or no longer matches.
@@ -590,6 +593,8 @@ func PrepareChunks(chunks []Chunk) {
 		}
 		if c.Vector != nil {
 			p.vec = vectorBytes(c.Vector)
+			p.q = make([]int8, len(c.Vector))
+			p.scale = quantize(c.Vector, p.q)
 		}
 		c.prep = p
 	}
@@ -916,7 +921,7 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *
 		}
 		if err == nil && c.Vector != nil {
 			_, err = st.insertVector.ExecContext(ctx, rowid, p.vec)
-			vecs = append(vecs, vectorRow{rowid, c.Vector})
+			vecs = append(vecs, vectorRow{rowid: rowid, vec: c.Vector, q: p.q, scale: p.scale})
 		}
 		if err != nil {
 			return fmt.Errorf("write chunk %d: %w", c.Ordinal, err)

@@ -32,10 +32,14 @@ func rowsPerSegment(dim int) int {
 	return max(1, min(segRows, segBytes/max(dim, 1)))
 }
 
-// vectorRow is a chunk's vector under the chunk's rowid.
+// vectorRow is a chunk's vector under the chunk's rowid, with its
+// quantized values when they were made ahead ([PrepareChunks]): q nil, or
+// quantize(vec, q) gave scale.
 type vectorRow struct {
 	rowid int64
 	vec   []float32
+	q     []int8
+	scale float32
 }
 
 // vectorIndex holds an index's vectors in memory for exhaustive search,
@@ -117,6 +121,15 @@ func (x *vectorIndex) segment(slot int) (seg []int8, capacity, i int) {
 // of x.dim values, is scratch space (allocated when nil). The caller holds
 // x.mu for writing.
 func (x *vectorIndex) add(rowid int64, v []float32, buf []int8) {
+	if buf == nil {
+		buf = make([]int8, x.dim)
+	}
+	x.put(rowid, buf, quantize(v, buf))
+}
+
+// put stores the quantized vector q with its scale under rowid, replacing
+// the vector it had. The caller holds x.mu for writing.
+func (x *vectorIndex) put(rowid int64, q []int8, scale float32) {
 	slot, ok := x.slots[rowid]
 	if !ok {
 		if n := len(x.free); n > 0 {
@@ -131,13 +144,10 @@ func (x *vectorIndex) add(rowid int64, v []float32, buf []int8) {
 		x.rowids[slot] = rowid
 		x.n++
 	}
-	if buf == nil {
-		buf = make([]int8, x.dim)
-	}
-	x.scales[slot] = quantize(v, buf)
+	x.scales[slot] = scale
 	seg, c, i := x.segment(int(slot))
-	for j, q := range buf {
-		seg[j*c+i] = q
+	for j, v := range q {
+		seg[j*c+i] = v
 	}
 }
 
@@ -564,14 +574,44 @@ func (s *Store) vectorsChanged(gen int64, gone []int64, added []vectorRow) {
 	for _, r := range gone {
 		x.remove(r)
 	}
-	buf := make([]int8, x.dim)
+	// New rowids, with no free slot to take, are appended a block at a
+	// time (one vector at a time writes to dim pages); the others take
+	// their slot or a free one.
+	const block = 64
+	buf := make([]int8, block*x.dim)
+	ids := make([]int64, 0, block)
+	scales := make([]float32, 0, block)
+	flush := func() {
+		x.appendBlock(ids, scales, buf)
+		ids, scales = ids[:0], scales[:0]
+	}
 	for _, r := range added {
-		if len(r.vec) != x.dim {
+		if len(r.vec) != x.dim || (r.q != nil && len(r.q) != x.dim) {
 			x.gen.Store(-1)
 			return
 		}
-		x.add(r.rowid, r.vec, buf)
+		if _, ok := x.slots[r.rowid]; ok || len(x.free) > 0 || slices.Contains(ids, r.rowid) {
+			flush()
+			if r.q != nil {
+				x.put(r.rowid, r.q, r.scale)
+			} else {
+				x.add(r.rowid, r.vec, buf[:x.dim])
+			}
+			continue
+		}
+		q := buf[len(ids)*x.dim : (len(ids)+1)*x.dim]
+		scale := r.scale
+		if r.q != nil {
+			copy(q, r.q)
+		} else {
+			scale = quantize(r.vec, q)
+		}
+		ids, scales = append(ids, r.rowid), append(scales, scale)
+		if len(ids) == block {
+			flush()
+		}
 	}
+	flush()
 	x.gen.Store(gen)
 }
 

@@ -331,7 +331,7 @@ func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (i
 			if _, err := put.ExecContext(ctx, rowid, encodeVector(v)); err != nil {
 				return err
 			}
-			rows = append(rows, vectorRow{rowid, v})
+			rows = append(rows, vectorRow{rowid: rowid, vec: v})
 			if !slices.Contains(docs, doc) {
 				docs = append(docs, doc)
 			}
