@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -201,7 +202,9 @@ func addTermDF(ctx context.Context, tx *sql.Tx, delta map[string]int) error {
 		args = args[:0]
 		return nil
 	}
-	for t, d := range delta {
+	// In the order of the table's key (see writeSegment).
+	for _, t := range slices.Sorted(maps.Keys(delta)) {
+		d := delta[t]
 		if d == 0 {
 			continue
 		}

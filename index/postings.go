@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -158,7 +159,10 @@ func writeSegment(ctx context.Context, tx *sql.Tx, d *segmentData) (int64, error
 	}
 	defer ins.Close()
 	var buf []byte
-	for t, ps := range d.terms {
+	// In the order of the table's key: each row goes where the last one
+	// went or just after, on pages still in SQLite's cache.
+	for _, t := range slices.Sorted(maps.Keys(d.terms)) {
+		ps := d.terms[t]
 		buf = postings.Encode(buf[:0], ps)
 		if _, err := ins.ExecContext(ctx, t, id, buf); err != nil {
 			return 0, fmt.Errorf("write postings of %q: %w", t, err)
