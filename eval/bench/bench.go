@@ -40,6 +40,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cite-rag/cite/index"
@@ -391,16 +392,41 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 				return nil, err
 			}
 		}
-		if cite, sz.Chunks, err = buildCite(ctx, citeDir, root, files, size, emb, logf); err != nil {
+		// The run records its part of the build as it goes (and when it
+		// ends, stopped or not), so that a build taken up again knows how
+		// long the earlier runs spent on it.
+		part := buildPart{Commit: Commit(), Load: loadAvg()}
+		record := func(d time.Duration) {
+			if !cfg.Keep {
+				return
+			}
+			c := *p
+			pt := part
+			pt.Seconds, pt.Load = d.Seconds(), part.Load+" → "+loadAvg()
+			c.Parts = append(slices.Clone(p.Parts), pt)
+			if err := writeBuilt(partial, &c); err != nil {
+				logf("cite index: recording the build's progress: %v", err)
+			}
+		}
+		if cite, sz.Chunks, err = buildCite(ctx, citeDir, root, files, size, emb, logf, record); err != nil {
 			return nil, err
 		}
 		b := *p
+		part.Seconds, part.Load = cite.BuildSeconds, part.Load+" → "+loadAvg()
+		b.Parts = append(slices.Clone(p.Parts), part)
 		b.Chunks, b.BuildSeconds, b.BuildMBps = sz.Chunks, cite.BuildSeconds, cite.BuildMBps
 		if b.Resumed > 0 {
-			// Only the last part's time is known.
+			// The build time is the sum of the runs' parts, where each
+			// recorded its own: the corpus over that time is the rate.
+			note := "no build rate (a run recorded no build time)"
 			b.BuildSeconds, b.BuildMBps = 0, 0
-			cite.BuildSeconds, cite.BuildMBps = 0, 0
-			cite.Note = fmt.Sprintf("index built in %d runs, begun %s at commit %s; no build rate", b.Resumed+1, b.At.Format("2006-01-02 15:04 MST"), b.Commit)
+			if sec, ok := b.partsSeconds(); ok && sec > 0 {
+				b.BuildSeconds, b.BuildMBps = sec, float64(size)/1e6/sec
+				note = "build time summed over them: " + b.partsNote()
+			}
+			cite.BuildSeconds, cite.BuildMBps = b.BuildSeconds, b.BuildMBps
+			cite.Note = fmt.Sprintf("index built in %d runs, begun %s at commit %s; %s", b.Resumed+1, b.At.Format("2006-01-02 15:04 MST"), b.Commit, note)
+			logf("cite index: %s", cite.Note)
 		}
 		if !resume {
 			b.Load += " → " + loadAvg()
@@ -486,9 +512,14 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 // buildCite indexes the corpus root (files, size bytes) into a new index
 // in dir with cite index's pipeline; it returns cite's build figures and
 // the number of chunks.
-func buildCite(ctx context.Context, dir, root string, files int, size int64, emb *embed.Embedder, logf func(string, ...any)) (System, int, error) {
+//
+// record is called with the time spent so far every [checkpointEvery]
+// while it builds, and once when it ends, stopped or not.
+func buildCite(ctx context.Context, dir, root string, files int, size int64, emb *embed.Embedder, logf func(string, ...any), record func(time.Duration)) (System, int, error) {
 	logf("cite index (%d files, %.0f MB)", files, float64(size)/1e6)
 	freeMemory()
+	start := time.Now()
+	defer func() { record(time.Since(start)) }()
 	st, err := index.Open(ctx, dir, index.Options{Create: true})
 	if err != nil {
 		return System{}, 0, err
@@ -498,7 +529,23 @@ func buildCite(ctx context.Context, dir, root string, files int, size int64, emb
 		st.Close()
 		return System{}, 0, err
 	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(checkpointEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				record(time.Since(start))
+			}
+		}
+	})
 	stats, err := ix.Index(ctx, root)
+	close(done)
+	wg.Wait()
 	// The chunks of the whole index: a build taken up again indexes only
 	// what the earlier run had not.
 	chunks := 0
@@ -517,6 +564,10 @@ func buildCite(ctx context.Context, dir, root string, files int, size int64, emb
 	logf("cite index: %d chunks (%d new), %.1f MB/s", chunks, stats.Chunks, cite.BuildMBps)
 	return cite, chunks, nil
 }
+
+// checkpointEvery is how often a build records the time it has spent, for
+// a later run taking it up if it is stopped.
+const checkpointEvery = 30 * time.Second
 
 // runPeer builds (or, with cfg.Keep, reopens what an earlier run built
 // from the inputs of want), opens and searches one peer; its failure is

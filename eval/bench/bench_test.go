@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,38 +121,120 @@ func TestServe(t *testing.T) {
 
 // TestResume takes up a build an earlier run left unfinished (its record
 // of a build begun, no record of a build done) where it stopped, rather
-// than starting again; its build rate is then unknown.
+// than starting again; its build time is then the sum of the runs' parts,
+// unknown where a run recorded none.
 func TestResume(t *testing.T) {
-	cfg := bench.Config{Corpus: "../../testdata/corpus", Work: t.TempDir(), Sizes: []int{60}, Queries: 3, Keep: true}
-	rep, err := bench.Run(t.Context(), cfg)
+	for _, tc := range []struct {
+		name string
+		// stop leaves an unfinished build in work, index-60.
+		stop     func(t *testing.T, cfg bench.Config, dir string)
+		wantRate bool
+	}{
+		{"stopped as it began", func(t *testing.T, cfg bench.Config, dir string) {
+			// The run is stopped when it starts building.
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			cfg.Log = cancelOn{"cite index (", cancel}
+			if _, err := bench.Run(ctx, cfg); !errors.Is(err, context.Canceled) {
+				t.Fatalf("stopped run: %v", err)
+			}
+		}, true},
+		{"stopped as it ended", func(t *testing.T, cfg bench.Config, dir string) {
+			if _, err := bench.Run(t.Context(), cfg); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(filepath.Join(dir, "cite.built.json"), filepath.Join(dir, "cite.partial.json")); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"by a run that recorded no time", func(t *testing.T, cfg bench.Config, dir string) {
+			if _, err := bench.Run(t.Context(), cfg); err != nil {
+				t.Fatal(err)
+			}
+			// The record as runs before the parts were recorded wrote it.
+			rec := editRecord(t, filepath.Join(dir, "cite.built.json"), func(m map[string]any) { delete(m, "parts") })
+			if err := os.Rename(rec, filepath.Join(dir, "cite.partial.json")); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := bench.Config{Corpus: "../../testdata/corpus", Work: t.TempDir(), Sizes: []int{60}, Queries: 3, Keep: true}
+			dir := filepath.Join(cfg.Work, "index-60")
+			tc.stop(t, cfg, dir)
+			var recorded float64
+			editRecord(t, filepath.Join(dir, "cite.partial.json"), func(m map[string]any) {
+				if parts, ok := m["parts"].([]any); ok && len(parts) == 1 {
+					recorded = parts[0].(map[string]any)["build_s"].(float64)
+				}
+			})
+			if tc.wantRate && recorded <= 0 {
+				t.Fatalf("the stopped run recorded no build time")
+			}
+			rep, err := bench.Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sz := rep.Sizes[0]
+			c := sz.Systems[0]
+			if sz.Chunks < 50 || !strings.Contains(c.Note, "built in 2 runs") || len(c.Latency) != 3 {
+				t.Errorf("resumed: %d chunks, %+v", sz.Chunks, c)
+			}
+			if tc.wantRate {
+				if c.BuildMBps <= 0 || c.BuildSeconds <= recorded || !strings.Contains(c.Note, "summed") {
+					t.Errorf("resumed: build %v s (the first run recorded %v s), %.2f MB/s, note %q", c.BuildSeconds, recorded, c.BuildMBps, c.Note)
+				}
+			} else if c.BuildMBps != 0 || c.BuildSeconds != 0 || !strings.Contains(c.Note, "no build rate") {
+				t.Errorf("resumed after a run that recorded no time: build %v s, %.2f MB/s, note %q", c.BuildSeconds, c.BuildMBps, c.Note)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "cite.partial.json")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the record of the unfinished build is left: %v", err)
+			}
+			// The finished build is reused by the next run, with its build
+			// figures.
+			rep, err = bench.Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := rep.Sizes[0].Systems[0]; !strings.Contains(r.Note, "reused") || r.BuildMBps != c.BuildMBps {
+				t.Errorf("third run: %+v", r)
+			}
+		})
+	}
+}
+
+// cancelOn is a log that calls cancel when a line holds s.
+type cancelOn struct {
+	s      string
+	cancel context.CancelFunc
+}
+
+func (c cancelOn) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(c.s)) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// editRecord changes the JSON record at path with edit, and returns path.
+func editRecord(t *testing.T, path string, edit func(map[string]any)) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks := rep.Sizes[0].Chunks
-	// As if the run had been stopped before the build ended.
-	dir := filepath.Join(cfg.Work, "index-60")
-	if err := os.Rename(filepath.Join(dir, "cite.built.json"), filepath.Join(dir, "cite.partial.json")); err != nil {
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = bench.Run(t.Context(), cfg)
-	if err != nil {
+	edit(m)
+	if data, err = json.Marshal(m); err != nil {
 		t.Fatal(err)
 	}
-	sz := rep.Sizes[0]
-	if c := sz.Systems[0]; sz.Chunks != chunks || !strings.Contains(c.Note, "built in 2 runs") || c.BuildMBps != 0 || len(c.Latency) != 3 {
-		t.Errorf("resumed: %d chunks (want %d), %+v", sz.Chunks, chunks, c)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "cite.partial.json")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("the record of the unfinished build is left: %v", err)
-	}
-	// The finished build is reused by the next run.
-	rep, err = bench.Run(t.Context(), cfg)
-	if err != nil {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c := rep.Sizes[0].Systems[0]; !strings.Contains(c.Note, "reused") {
-		t.Errorf("third run: %+v", c)
-	}
+	return path
 }
 
 // TestReuse runs the benchmark three times on the same work folder with

@@ -30,11 +30,33 @@ type built struct {
 	Load         string    `json:"load"`
 	At           time.Time `json:"at"`
 	// Resumed is how many times an unfinished build was taken up again by
-	// a later run (its build time is then unknown).
+	// a later run.
 	Resumed int `json:"resumed,omitempty"`
+	// Parts are the runs that built it, in order, each with the time it
+	// spent building as last recorded (every [checkpointEvery] and when it
+	// ended): the build time of an index built in several runs is their
+	// sum, unknown where a run recorded none (before the record held it).
+	Parts []buildPart `json:"parts,omitempty"`
 	// Upgraded lists the commits that upgraded the index's format in
 	// place since ([Config.Upgrade]).
 	Upgraded []string `json:"upgraded,omitempty"`
+}
+
+// buildPart is one run's part of a build.
+type buildPart struct {
+	Commit  string  `json:"commit"`
+	Seconds float64 `json:"build_s"`
+	Load    string  `json:"load"` // at its start → at its last record
+}
+
+// partsSeconds is the summed build time of b's runs, and whether every
+// run recorded its own.
+func (b *built) partsSeconds() (float64, bool) {
+	var sec float64
+	for _, p := range b.Parts {
+		sec += p.Seconds
+	}
+	return sec, len(b.Parts) == b.Resumed+1
 }
 
 // same reports whether b was built from the same inputs as want.
@@ -48,11 +70,23 @@ func (b *built) note() string {
 	s := fmt.Sprintf("built %s at commit %s, load %s", b.At.Format("2006-01-02 15:04 MST"), b.Commit, b.Load)
 	if b.Resumed > 0 {
 		s = fmt.Sprintf("built in %d runs begun %s at commit %s", b.Resumed+1, b.At.Format("2006-01-02 15:04 MST"), b.Commit)
+		if _, ok := b.partsSeconds(); ok {
+			s += " (" + b.partsNote() + ")"
+		}
 	}
 	if len(b.Upgraded) > 0 {
 		s += ", its format upgraded in place by commit " + strings.Join(b.Upgraded, ", then ")
 	}
 	return s + "; reused"
+}
+
+// partsNote says each run's build time, commit and load.
+func (b *built) partsNote() string {
+	var parts []string
+	for _, p := range b.Parts {
+		parts = append(parts, fmt.Sprintf("%.0f s at commit %s, load %s", p.Seconds, p.Commit, p.Load))
+	}
+	return strings.Join(parts, "; then ")
 }
 
 func readBuilt(path string) (*built, error) {
