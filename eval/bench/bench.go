@@ -115,7 +115,8 @@ type Query struct {
 type Source struct {
 	Store    *index.Store
 	Embedder *embed.Embedder
-	// Chunks is the number of chunks, TextBytes the bytes of their text.
+	// Chunks is the number of chunks, TextBytes the bytes of their text
+	// (-1 before a peer first needs it).
 	Chunks    int
 	TextBytes int64
 }
@@ -152,6 +153,25 @@ func (s *Source) EachText(ctx context.Context, fn func([]Chunk) error) error {
 		return fn(batch)
 	}
 	return nil
+}
+
+// textSize is the bytes of the chunks' text.
+func (s *Source) textSize(ctx context.Context) (int64, error) {
+	docs, err := s.Store.Documents(ctx, "")
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, d := range docs {
+		cs, err := s.Store.Chunks(ctx, d.ID)
+		if err != nil {
+			return 0, err
+		}
+		for _, c := range cs {
+			n += int64(len(c.Text))
+		}
+	}
+	return n, nil
 }
 
 // EachVector calls fn with the chunks' vectors in batches, with ID and
@@ -483,18 +503,10 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 	}
 
 	// Peers, one at a time, on the chunks of cite's index.
-	src := &Source{Store: st, Embedder: emb, Chunks: sz.Chunks}
-	if len(cfg.Peers) > 0 {
-		err = src.EachText(ctx, func(b []Chunk) error {
-			for _, c := range b {
-				src.TextBytes += int64(len(c.Text))
-			}
-			return nil
-		})
-	}
-	if err != nil {
-		return nil, err
-	}
+	// The chunks' text is counted when a peer first builds (at 1M chunks
+	// reading it takes minutes, for nothing when every peer's index is
+	// kept).
+	src := &Source{Store: st, Embedder: emb, Chunks: sz.Chunks, TextBytes: -1}
 	for i, np := range cfg.Peers {
 		want := &built{Corpus: filepath.Base(root), Embedder: emb.Name(), Chunks: sz.Chunks}
 		sys := runPeer(ctx, cfg, np, src, queries, emb.Dim(), filepath.Join(dir, fmt.Sprintf("peer%d", i)), want, logf)
@@ -625,6 +637,13 @@ func runPeer(ctx context.Context, cfg Config, np NewPeer, src *Source, queries [
 	if prev != nil {
 		sys.BuildSeconds, sys.BuildMBps = prev.BuildSeconds, prev.BuildMBps
 	} else {
+		if src.TextBytes < 0 {
+			n, err := src.textSize(ctx)
+			if err != nil {
+				return fail("build", err)
+			}
+			src.TextBytes = n
+		}
 		start := time.Now()
 		if err := p.Build(ctx, src); err != nil {
 			return fail("build", err)
