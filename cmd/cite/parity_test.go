@@ -22,6 +22,7 @@ import (
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/internal/chromiumtest"
 	"github.com/cite-rag/cite/internal/testenv"
+	"github.com/cite-rag/cite/normalize/pdf"
 	"github.com/cite-rag/cite/search"
 )
 
@@ -258,8 +259,9 @@ func printPDFs(t *testing.T, chromium, htmlDir, pdfDir string) {
 	}
 }
 
-// indexFolder indexes a folder with cite's readers (cite index's) and the
-// hash embedder into a temporary index.
+// indexFolder indexes a folder with cite's readers as cite index has them
+// (PDFs read by uninterruptible pdfium) and the hash embedder into a
+// temporary index.
 func indexFolder(t *testing.T, dir string) (*index.Store, *search.Searcher) {
 	t.Helper()
 	st, err := index.Open(t.Context(), t.TempDir(), index.Options{Create: true})
@@ -268,7 +270,7 @@ func indexFolder(t *testing.T, dir string) (*index.Store, *search.Searcher) {
 	}
 	t.Cleanup(func() { st.Close() })
 	emb, _ := embed.New("hash", embed.Config{})
-	ix, err := ingest.New(t.Context(), st, ingest.Options{Embedder: emb, Readers: documentReaders(nil)})
+	ix, err := ingest.New(t.Context(), st, ingest.Options{Embedder: emb, Readers: documentReaders(&pdf.Reader{Uninterruptible: true})})
 	if err != nil {
 		t.Fatal(err)
 	}
