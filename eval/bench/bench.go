@@ -278,6 +278,9 @@ type System struct {
 	Latency      map[search.Mode]Latency `json:"latency,omitempty"`
 	// Skipped: the system was left out of this size (Note says why).
 	Skipped bool `json:"skipped,omitempty"`
+	// Load is the 1-minute load average when its part of the run began
+	// (for cite: its build, or its reuse) and when it ended.
+	Load string `json:"load,omitempty"`
 }
 
 // Size is the measurements at one collection size.
@@ -369,6 +372,7 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 	}
 
 	// cite: ingest, or a kept index built from the same inputs.
+	citeLoad := loadAvg()
 	want := &built{Corpus: filepath.Base(root), Embedder: emb.Name(), System: "cite"}
 	var cite System
 	prev := errNotKept
@@ -492,12 +496,15 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 		cite.Latency[mode] = lat
 	}
 	cite.RSSBytes = rss(0)
+	cite.Load = citeLoad + " → " + loadAvg()
 	cite.Note = strings.TrimPrefix(cite.Note+"; whole search (embed the query, rank, read the hits)", "; ")
 	sz.Systems = append(sz.Systems, cite)
 	logf("cite searched: %s", figures(&cite, sz.Chunks))
 	if len(cfg.Serve) > 0 {
 		freeMemory()
+		load := loadAvg()
 		sys := measureServe(ctx, cfg, citeDir, queries)
+		sys.Load = load + " → " + loadAvg()
 		logf("%s: %s; %s", sys.Name, sys.Note, figures(&sys, sz.Chunks))
 		sz.Systems = append(sz.Systems, sys)
 	}
@@ -509,7 +516,9 @@ func runSize(ctx context.Context, cfg Config, corpus *Corpus, emb *embed.Embedde
 	src := &Source{Store: st, Embedder: emb, Chunks: sz.Chunks, TextBytes: -1}
 	for i, np := range cfg.Peers {
 		want := &built{Corpus: filepath.Base(root), Embedder: emb.Name(), Chunks: sz.Chunks}
+		load := loadAvg()
 		sys := runPeer(ctx, cfg, np, src, queries, emb.Dim(), filepath.Join(dir, fmt.Sprintf("peer%d", i)), want, logf)
+		sys.Load = load + " → " + loadAvg()
 		if sys.Skipped {
 			logf("%s: %s", sys.Name, sys.Note)
 		} else {

@@ -327,6 +327,10 @@ func TestRun(t *testing.T) {
 	if sz.Queries != 20 {
 		t.Errorf("%d queries, want 20", sz.Queries)
 	}
+	var table, js bytes.Buffer
+	if err := bench.WriteTable(&table, rep); err != nil {
+		t.Fatal(err)
+	}
 	want := map[string][]search.Mode{
 		"cite":        bench.Modes,
 		"bleve":       {search.BM25},
@@ -360,13 +364,12 @@ func TestRun(t *testing.T) {
 		}
 		// A long run stopped early has logged every finished system's
 		// figures, each line with its time and load.
+		if s.Load == "" || !strings.Contains(table.String(), s.Name+" "+s.Load) {
+			t.Errorf("%s: load during its part %q, not in the table", s.Name, s.Load)
+		}
 		if !logHas(log.String(), s.Name+" searched: ", "build ", " MB/s", "RSS ", " load ") {
 			t.Errorf("%s: its figures are not in the log:\n%s", s.Name, log.String())
 		}
-	}
-	var table, js bytes.Buffer
-	if err := bench.WriteTable(&table, rep); err != nil {
-		t.Fatal(err)
 	}
 	if err := bench.WriteJSON(&js, rep); err != nil || !json.Valid(js.Bytes()) {
 		t.Errorf("JSON: %v\n%s", err, js.String())

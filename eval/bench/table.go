@@ -67,6 +67,15 @@ func WriteTable(w io.Writer, rep *Report) error {
 		for _, n := range notes {
 			fmt.Fprintf(w, "  %s\n", n)
 		}
+		var loads []string
+		for _, s := range sz.Systems {
+			if s.Load != "" && !s.Skipped {
+				loads = append(loads, s.Name+" "+s.Load)
+			}
+		}
+		if len(loads) > 0 {
+			fmt.Fprintf(w, "  load average during each part: %s\n", strings.Join(loads, "; "))
+		}
 	}
 	fmt.Fprintln(w, "\n(×) is cite's p99 ÷ the peer's in the same mode: above 1 the peer is faster at p99.")
 	return nil
