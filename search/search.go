@@ -607,11 +607,17 @@ func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int, 
 	byText := map[string]int{} // hit text -> position in out
 	folded := false
 	for len(ranked) > 0 && len(out) < k {
-		// Read a batch: just what is missing without a cap or a copy seen,
-		// more with one.
+		// Read a batch: just what is missing without a cap or a copy seen;
+		// twice that once a copy was folded (a search that folds one
+		// typically needs 3–10 more chunks, each read costing about as
+		// much as a fifth of a batch); more with a cap, which can skip
+		// many.
 		n := k - len(out)
-		if perDoc > 0 || folded {
+		switch {
+		case perDoc > 0:
 			n = max(n*2, 32)
+		case folded:
+			n *= 2
 		}
 		batch := ranked[:min(n, len(ranked))]
 		ranked = ranked[len(batch):]
