@@ -39,7 +39,8 @@
 //
 // Read returns [ErrEncrypted] for a PDF that needs a password, [ErrDamaged]
 // (wrapped with pdfium's reason) for a file pdfium cannot read, and
-// [ErrTooLarge] above [Reader.MaxPages]; a document that takes longer than
-// [Reader.Timeout] fails with the context's error. Messages name the
+// [ErrTooLarge] above [Reader.MaxPages], and [ErrTimeout] (naming the
+// limit and the page it was reading) for a document that takes longer than
+// [Reader.Timeout]. Messages name the
 // problem, not the file: the caller adds its name.
 package pdf

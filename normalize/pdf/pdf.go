@@ -28,6 +28,8 @@ var (
 	ErrDamaged = errors.New("damaged PDF")
 	// ErrTooLarge: the PDF has more pages than [Reader.MaxPages].
 	ErrTooLarge = errors.New("too many pages")
+	// ErrTimeout: reading the PDF took longer than [Reader.Timeout].
+	ErrTimeout = errors.New("over the time limit of one PDF")
 )
 
 // Defaults of a zero [Reader].
@@ -126,7 +128,7 @@ func (r *Reader) Read(ctx context.Context, data []byte) (*normalize.Document, *R
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w (%v)", ErrTimeout, timeout))
 	defer cancel()
 	maxPages := r.MaxPages
 	if maxPages <= 0 {

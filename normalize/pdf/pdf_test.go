@@ -1,7 +1,6 @@
 package pdf
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -102,7 +101,7 @@ func TestReadErrors(t *testing.T) {
 		{"encrypted.pdf", Reader{}, ErrEncrypted, "encrypted: a password is required"},
 		{"damaged.pdf", Reader{}, ErrDamaged, "damaged PDF: incorrect format"},
 		{"report.pdf", Reader{MaxPages: 2}, ErrTooLarge, "too many pages: 3 pages, the limit is 2"},
-		{"report.pdf", Reader{Timeout: time.Nanosecond}, context.DeadlineExceeded, "context deadline exceeded"},
+		{"report.pdf", Reader{Timeout: time.Nanosecond}, ErrTimeout, "over the time limit of one PDF (1ns)"},
 	} {
 		for _, unint := range []bool{false, true} {
 			c.r.Uninterruptible = unint
@@ -142,7 +141,7 @@ func TestUninterruptibleAbandoned(t *testing.T) {
 	for i := range 12 {
 		budget := time.Duration(i) * 2 * time.Millisecond
 		r := &Reader{Timeout: max(budget, time.Nanosecond), Uninterruptible: true}
-		if _, _, err := r.Read(t.Context(), data); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		if _, _, err := r.Read(t.Context(), data); err != nil && !errors.Is(err, ErrTimeout) {
 			t.Errorf("budget %v: %v", budget, err)
 		}
 	}
