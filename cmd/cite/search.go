@@ -14,6 +14,7 @@ import (
 	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/normalize/pdf"
 	"github.com/cite-rag/cite/search"
 	"golang.org/x/term"
 )
@@ -456,7 +457,7 @@ func rereadDocuments(ctx context.Context, e *env, st *index.Store) ([]string, er
 		if err != nil {
 			sp, _ = chunk.New(chunk.Options{})
 		}
-		ix, err := ingest.New(ctx, st, ingest.Options{Source: g.source, Splitter: sp, Embedder: emb, Readers: documentReaders(nil)})
+		ix, err := ingest.New(ctx, st, ingest.Options{Source: g.source, Splitter: sp, Embedder: emb, Readers: documentReaders(&pdf.Reader{Uninterruptible: true})})
 		if err != nil {
 			return did, err
 		}
