@@ -253,11 +253,7 @@ func (s *Store) SearchText(ctx context.Context, query string, f Filter, k int) (
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
-	live, err := s.liveTerms(ctx, terms)
-	if err != nil || len(live) == 0 {
-		return nil, err
-	}
-	return s.searchPostings(ctx, live, f, k, false)
+	return s.searchPostings(ctx, terms, f, k, false)
 }
 
 // liveTerms returns the terms found in some chunk, rarest first (the
@@ -267,14 +263,19 @@ func (s *Store) liveTerms(ctx context.Context, terms []string) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
+	return liveIn(terms, ts), nil
+}
+
+// liveIn returns the distinct terms ts finds in some chunk, rarest first.
+func liveIn(terms []string, ts TermStats) []string {
 	var live []string
 	for _, t := range terms {
-		if ts.DF[t] > 0 {
+		if ts.DF[t] > 0 && !slices.Contains(live, t) {
 			live = append(live, t)
 		}
 	}
 	slices.SortStableFunc(live, func(a, b string) int { return ts.DF[a] - ts.DF[b] })
-	return live, nil
+	return live
 }
 
 func idfs(terms []string, ts TermStats) []float64 {

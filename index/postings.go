@@ -257,6 +257,9 @@ type loadedSegment struct {
 	lengths []uint32
 	deleted []uint64 // bit per chunk; nil when none is
 	size    int      // bytes of its encoding
+	// stored is the segment as read, without tombstones: the same for
+	// every search until the segment is read again.
+	stored *loadedSegment
 }
 
 func (s *loadedSegment) isDeleted(doc uint32) bool {
@@ -273,7 +276,9 @@ func readSegment(ctx context.Context, q readQuerier, id int64) (*loadedSegment, 
 	if err != nil {
 		return nil, fmt.Errorf("read full-text segment %d: %w: %w", id, ErrCorrupt, err)
 	}
-	return &loadedSegment{id: id, rowids: rowids, lengths: lengths, size: len(docs)}, nil
+	seg := &loadedSegment{id: id, rowids: rowids, lengths: lengths, size: len(docs)}
+	seg.stored = seg
+	return seg, nil
 }
 
 // tombstone is a row of fts_deleted.
@@ -300,7 +305,7 @@ func readTombstones(ctx context.Context, q readQuerier) ([]tombstone, error) {
 
 // withTombstones returns s with the chunks that tombs delete marked.
 func (s *loadedSegment) withTombstones(tombs []tombstone) *loadedSegment {
-	out := &loadedSegment{id: s.id, rowids: s.rowids, lengths: s.lengths, size: s.size}
+	out := &loadedSegment{id: s.id, rowids: s.rowids, lengths: s.lengths, size: s.size, stored: s.stored}
 	for _, t := range tombs {
 		if t.upto < s.id || len(s.rowids) == 0 || t.chunk < s.rowids[0] || t.chunk > s.rowids[len(s.rowids)-1] {
 			continue
@@ -500,13 +505,15 @@ type ftsCache struct {
 	segs  map[int64]*loadedSegment // without tombstones
 	docs  int                      // chunks in the segments
 	total int64                    // their lengths
+	lists listCache                // the postings lists searches read
 }
 
 // ftsView is the postings' chunks for one search.
 type ftsView struct {
-	segs  map[int64]*loadedSegment // with their tombstones
-	docs  int                      // chunks not deleted
-	total int64                    // their lengths
+	segs   map[int64]*loadedSegment // with their tombstones
+	sorted []*loadedSegment         // the same, by id
+	docs   int                      // chunks not deleted
+	total  int64                    // their lengths
 }
 
 // ftsView returns the segments as of the read transaction q, with the
@@ -554,9 +561,11 @@ func (s *Store) ftsView(ctx context.Context, q readQuerier) (ftsView, error) {
 			return ftsView{}, err
 		}
 		c.gen, c.segs, c.docs, c.total = gen, segs, docs, total
+		c.lists.keep(segs)
 	}
 	v := ftsView{segs: c.segs, docs: c.docs, total: c.total}
 	if len(tombs) == 0 {
+		v.sorted = sortedSegments(v.segs)
 		return v, nil
 	}
 	v.segs = make(map[int64]*loadedSegment, len(c.segs))
@@ -571,7 +580,98 @@ func (s *Store) ftsView(ctx context.Context, q readQuerier) (ftsView, error) {
 			}
 		}
 	}
+	v.sorted = sortedSegments(v.segs)
 	return v, nil
+}
+
+func sortedSegments(segs map[int64]*loadedSegment) []*loadedSegment {
+	return slices.SortedFunc(maps.Values(segs), func(a, b *loadedSegment) int { return cmp.Compare(a.id, b.id) })
+}
+
+// listsReadHook, when set (by tests), learns how many lists a search
+// read from SQLite rather than from memory.
+var listsReadHook func(read int)
+
+// termLists returns the postings lists of terms in the segments of view,
+// by segment as stored and term: those s.fts.lists holds, as long as
+// their sizes are the ones stored, and the others read in tx and kept.
+func (s *Store) termLists(ctx context.Context, tx readQuerier, view ftsView, terms []string) (map[listKey]*postings.List, error) {
+	out := make(map[listKey]*postings.List, len(terms)*len(view.sorted))
+	args := make([]any, len(terms))
+	for i, t := range terms {
+		args[i] = t
+	}
+	in := `(?` + strings.Repeat(",?", len(terms)-1) + `)`
+	rows, err := tx.QueryContext(ctx, `SELECT term, segment, length(data) FROM fts_postings WHERE term IN `+in, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type stored struct {
+		seg     *loadedSegment
+		term    string
+		encoded int
+	}
+	var missing []stored
+	read := map[string]bool{}
+	for rows.Next() {
+		var st stored
+		var id int64
+		if err := rows.Scan(&st.term, &id, &st.encoded); err != nil {
+			return nil, err
+		}
+		if st.seg = view.segs[id]; st.seg == nil {
+			return nil, fmt.Errorf("%w: postings of %q name segment %d, which does not exist", ErrCorrupt, st.term, id)
+		}
+		if l := s.fts.lists.get(st.seg, st.term, st.encoded); l != nil {
+			out[listKey{st.seg.stored, st.term}] = l
+			continue
+		}
+		missing = append(missing, st)
+		read[st.term] = true
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if listsReadHook != nil {
+		listsReadHook(len(missing))
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	args = args[:0]
+	for t := range read {
+		args = append(args, t)
+	}
+	in = `(?` + strings.Repeat(",?", len(args)-1) + `)`
+	rows, err = tx.QueryContext(ctx, `SELECT term, segment, data FROM fts_postings WHERE term IN `+in, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var id int64
+		var data []byte
+		if err := rows.Scan(&term, &id, &data); err != nil {
+			return nil, err
+		}
+		seg := view.segs[id]
+		if seg == nil {
+			return nil, fmt.Errorf("%w: postings of %q name segment %d, which does not exist", ErrCorrupt, term, id)
+		}
+		k := listKey{seg.stored, term}
+		if out[k] != nil {
+			continue
+		}
+		l, err := postings.Decode(data, uint32(len(seg.rowids)))
+		if err != nil {
+			return nil, fmt.Errorf("%w: postings of %q in segment %d: %w", ErrCorrupt, term, id, err)
+		}
+		out[k] = l
+		s.fts.lists.put(seg, term, len(data), l)
+	}
+	return out, rows.Err()
 }
 
 // avgLength returns the average chunk length as FTS4's matchinfo 'a'
@@ -745,9 +845,9 @@ func (q *postingsQuery) searchSegment(seg *loadedSegment, lists []*termList) err
 	return nil
 }
 
-// searchPostings ranks the chunks f admits by BM25 over terms (sorted
-// rarest first, each in some chunk) and returns the k best, best first.
-// exhaustive scores every match (the oracle of the tests).
+// searchPostings ranks the chunks f admits by BM25 over terms and returns
+// the k best, best first. exhaustive scores every match (the oracle of the
+// tests).
 func (s *Store) searchPostings(ctx context.Context, terms []string, f Filter, k int, exhaustive bool) ([]Scored, error) {
 	tx, end, err := s.snapshot(ctx)
 	if err != nil {
@@ -758,6 +858,9 @@ func (s *Store) searchPostings(ctx context.Context, terms []string, f Filter, k 
 	if err != nil {
 		return nil, err
 	}
+	if terms = liveIn(terms, ts); len(terms) == 0 {
+		return nil, nil
+	}
 	view, err := s.ftsView(ctx, tx)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", err)
@@ -765,47 +868,31 @@ func (s *Store) searchPostings(ctx context.Context, terms []string, f Filter, k 
 	q := &postingsQuery{terms: terms, idf: idfs(terms, ts), exhaustive: exhaustive}
 	top := topk.New(k, scoredFirst)
 	q.top = top
+	read, err := s.termLists(ctx, tx, view, terms)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
+	// Each segment's lists in the order of their terms' text, as SQLite
+	// returns them.
 	pos := make(map[string]int, len(terms))
 	for i, t := range terms {
 		pos[t] = i
 	}
 	lists := map[int64][]*termList{}
 	segs := []*loadedSegment{}
+	for _, t := range slices.Sorted(slices.Values(terms)) {
+		for _, seg := range view.sorted {
+			l := read[listKey{seg.stored, t}]
+			if l == nil {
+				continue
+			}
+			if lists[seg.id] == nil {
+				segs = append(segs, seg)
+			}
+			lists[seg.id] = append(lists[seg.id], &termList{term: pos[t], list: l})
+		}
+	}
 	docs, total := view.docs, view.total
-	args := make([]any, len(terms))
-	for i, t := range terms {
-		args[i] = t
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT term, segment, data FROM fts_postings WHERE term IN (?`+strings.Repeat(",?", len(terms)-1)+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
-	}
-	for rows.Next() {
-		var term string
-		var id int64
-		var data []byte
-		if err := rows.Scan(&term, &id, &data); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("full-text search: %w", err)
-		}
-		seg := view.segs[id]
-		if seg == nil {
-			rows.Close()
-			return nil, fmt.Errorf("full-text search: %w: postings of %q name segment %d, which does not exist", ErrCorrupt, term, id)
-		}
-		l, err := postings.Decode(data, uint32(len(seg.rowids)))
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("full-text search: %w: postings of %q in segment %d: %w", ErrCorrupt, term, id, err)
-		}
-		if lists[id] == nil {
-			segs = append(segs, seg)
-		}
-		lists[id] = append(lists[id], &termList{term: pos[term], list: l})
-	}
-	if err := rows.Close(); err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
-	}
 	q.avgdl = avgLength(docs, total)
 	if !f.IsZero() {
 		allowed, err := filterChunks(ctx, tx, f)

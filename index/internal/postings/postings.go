@@ -31,6 +31,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // BlockSize is the number of documents of every block but a list's last.
@@ -99,6 +100,12 @@ type List struct {
 	MaxTF  uint32  // largest term frequency of the list
 	MinDL  uint32  // shortest document of the list
 	data   []byte
+}
+
+// Size returns about how many bytes the list holds: its encoded blocks
+// and its skip list.
+func (l *List) Size() int {
+	return cap(l.data) + cap(l.Blocks)*int(unsafe.Sizeof(Block{}))
 }
 
 func corrupt(format string, args ...any) error {
