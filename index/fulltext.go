@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cite-rag/cite/index/analysis"
 )
@@ -160,15 +161,27 @@ func termStats(ctx context.Context, q readQuerier, terms []string) (TermStats, e
 	return ts, rows.Err()
 }
 
-// distinctTerms returns the distinct terms of an analyzed text (terms
-// joined by spaces).
-func distinctTerms(terms string) map[string]int {
-	m := map[string]int{}
+// termCounts returns the distinct terms of an analyzed text (terms joined
+// by spaces) with their frequencies, in no particular order, and the
+// number of terms.
+func termCounts(terms string) ([]termCount, uint32) {
+	m := countMaps.Get().(map[string]uint32)
+	defer countMaps.Put(m)
+	n := uint32(0)
 	for t := range strings.FieldsSeq(terms) {
 		m[t]++
+		n++
 	}
-	return m
+	out := make([]termCount, 0, len(m))
+	for t, c := range m {
+		out = append(out, termCount{t, c})
+	}
+	clear(m)
+	return out, n
 }
+
+// countMaps are the scratch maps of termCounts.
+var countMaps = sync.Pool{New: func() any { return map[string]uint32{} }}
 
 // addTermDF applies document-frequency changes, termDFRows terms a
 // statement.
@@ -231,8 +244,9 @@ func termDFQuery(n int) string {
 // and for the chunk itself under the empty term.
 func countTerms(delta map[string]int, terms string, sign int) {
 	delta[""] += sign
-	for t := range distinctTerms(terms) {
-		delta[t] += sign
+	counts, _ := termCounts(terms)
+	for _, c := range counts {
+		delta[c.term] += sign
 	}
 }
 

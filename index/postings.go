@@ -41,15 +41,35 @@ const compactTombstones = 1024
 // newSegment collects the chunks a write transaction adds, for
 // [flushSegment].
 type newSegment struct {
-	rowids []int64
-	terms  []string // analyzed, joined by spaces
+	chunks []segmentChunk
 	gone   map[int64]bool
 }
 
-// add records a chunk the transaction inserted.
+// segmentChunk is a chunk of a new segment: its distinct terms with their
+// frequencies, and its length in terms.
+type segmentChunk struct {
+	rowid  int64
+	counts []termCount
+	length uint32
+}
+
+// termCount is a term of a text with its number of occurrences.
+type termCount struct {
+	term string
+	tf   uint32
+}
+
+// add records a chunk the transaction inserted, given its analyzed terms
+// joined by spaces.
 func (s *newSegment) add(rowid int64, terms string) {
-	s.rowids = append(s.rowids, rowid)
-	s.terms = append(s.terms, terms)
+	counts, n := termCounts(terms)
+	s.addCounted(rowid, counts, n)
+}
+
+// addCounted records a chunk the transaction inserted, given its terms
+// counted ([termCounts]).
+func (s *newSegment) addCounted(rowid int64, counts []termCount, length uint32) {
+	s.chunks = append(s.chunks, segmentChunk{rowid, counts, length})
 }
 
 // remove records a chunk the transaction deleted, which may be one it
@@ -70,17 +90,13 @@ type segmentData struct {
 
 // build returns the segment of the chunks added and not removed since.
 func (s *newSegment) build() *segmentData {
-	type entry struct {
-		rowid int64
-		terms string
-	}
-	var es []entry
-	for i, r := range s.rowids {
-		if !s.gone[r] {
-			es = append(es, entry{r, s.terms[i]})
+	var es []segmentChunk
+	for _, c := range s.chunks {
+		if !s.gone[c.rowid] {
+			es = append(es, c)
 		}
 	}
-	slices.SortStableFunc(es, func(a, b entry) int { return cmp.Compare(a.rowid, b.rowid) })
+	slices.SortStableFunc(es, func(a, b segmentChunk) int { return cmp.Compare(a.rowid, b.rowid) })
 	// A rowid removed and used again: its last chunk is the one.
 	for i := 0; i+1 < len(es); {
 		if es[i].rowid == es[i+1].rowid {
@@ -90,19 +106,12 @@ func (s *newSegment) build() *segmentData {
 		}
 	}
 	d := &segmentData{terms: map[string][]postings.Posting{}}
-	counts := map[string]uint32{}
 	for _, e := range es {
 		doc := uint32(len(d.rowids))
-		clear(counts)
-		n := uint32(0)
-		for t := range strings.FieldsSeq(e.terms) {
-			n++
-			counts[t]++
-		}
 		d.rowids = append(d.rowids, e.rowid)
-		d.lengths = append(d.lengths, n)
-		for t, tf := range counts {
-			d.terms[t] = append(d.terms[t], postings.Posting{Doc: doc, TF: tf, DL: n})
+		d.lengths = append(d.lengths, e.length)
+		for _, c := range e.counts {
+			d.terms[c.term] = append(d.terms[c.term], postings.Posting{Doc: doc, TF: c.tf, DL: e.length})
 		}
 	}
 	return d
@@ -111,12 +120,12 @@ func (s *newSegment) build() *segmentData {
 // flushSegment writes the segment of the chunks a write transaction added,
 // then merges segments if a tier is full or tombstones are many.
 func flushSegment(ctx context.Context, tx *sql.Tx, seg *newSegment) error {
-	if len(seg.rowids) > 0 {
+	if len(seg.chunks) > 0 {
 		if _, err := writeSegment(ctx, tx, seg.build()); err != nil {
 			return err
 		}
 	}
-	return maintainSegments(ctx, tx, len(seg.rowids) > 0)
+	return maintainSegments(ctx, tx, len(seg.chunks) > 0)
 }
 
 // maintainSegments merges segments if a tier is full, or all of them if
@@ -466,7 +475,7 @@ func rebuildPostings(ctx context.Context, tx *sql.Tx) error {
 	}
 	seg := &newSegment{}
 	write := func() error {
-		if len(seg.rowids) == 0 {
+		if len(seg.chunks) == 0 {
 			return nil
 		}
 		_, err := writeSegment(ctx, tx, seg.build())
@@ -475,7 +484,7 @@ func rebuildPostings(ctx context.Context, tx *sql.Tx) error {
 	}
 	err = eachChunkTerms(ctx, tx, `SELECT rowid, text FROM chunks ORDER BY rowid`, nil, func(rowid int64, terms string) error {
 		seg.add(rowid, terms)
-		if len(seg.rowids) == rebuildBatch {
+		if len(seg.chunks) == rebuildBatch {
 			return write()
 		}
 		return nil

@@ -571,9 +571,10 @@ type Chunk struct {
 // chunkPrep is the part of a chunk's write that needs no database, done
 // ahead by [PrepareChunks].
 type chunkPrep struct {
-	terms    string   // the Terms it was made from
-	headings string   // Headings as JSON
-	distinct []string // the distinct terms of Terms
+	terms    string      // the Terms it was made from
+	headings string      // Headings as JSON
+	counts   []termCount // the distinct terms of Terms, with their frequencies
+	length   uint32      // the number of terms
 	vector   []float32
 	vec      []byte  // vector encoded
 	q        []int8  // vector quantized, for the in-memory vectors
@@ -594,9 +595,7 @@ func PrepareChunks(chunks []Chunk) {
 			c.Terms = analysis.JoinedTerms(c.Text)
 		}
 		p := &chunkPrep{terms: c.Terms, headings: headingsJSON(c.Headings), vector: c.Vector}
-		for t := range distinctTerms(c.Terms) {
-			p.distinct = append(p.distinct, t)
-		}
+		p.counts, p.length = termCounts(c.Terms)
 		if c.Vector != nil {
 			p.vec = vectorBytes(c.Vector)
 			p.q = make([]int8, len(c.Vector))
@@ -919,10 +918,10 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *
 			}
 			if err == nil {
 				delta[""]++
-				for _, t := range p.distinct {
-					delta[t]++
+				for _, t := range p.counts {
+					delta[t.term]++
 				}
-				seg.add(rowid, p.terms)
+				seg.addCounted(rowid, p.counts, p.length)
 			}
 		}
 		if err == nil && c.Vector != nil {
