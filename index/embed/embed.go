@@ -31,6 +31,7 @@ import (
 
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/provider"
 )
 
@@ -292,6 +293,27 @@ func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]floa
 		return e.embedLocal(ctx, texts)
 	}
 	return e.embedWindows(ctx, texts, e.docPrefix)
+}
+
+// EmbedDocumentTerms embeds text as a document, as [Embedder.EmbedDocuments]
+// does, when the embedder reads texts as analysis terms (the hash
+// embedder), and calls each with every term of [analysis.Terms](text) in
+// order as it goes: a caller that needs the terms too (the full-text
+// index) has them without analyzing the text again. For the other
+// embedders (models) ok is false and nothing is done: they embed with
+// EmbedDocuments. It is safe for concurrent use.
+func (e *Embedder) EmbedDocumentTerms(text string, each func(*analysis.Term)) (v []float32, ok bool, err error) {
+	if e == nil {
+		return nil, false, errNoEmbedder
+	}
+	h, ok := e.impl.(*hashEmbedder)
+	if !ok {
+		return nil, false, nil
+	}
+	if isBlank(text) {
+		return nil, true, fmt.Errorf("embed text: %w", ErrEmptyText)
+	}
+	return h.docVector(text, each), true, nil
 }
 
 // EmbedQuery embeds a search query and returns its unit vector.

@@ -1,0 +1,185 @@
+package embed
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/internal/testenv"
+)
+
+// referenceVector is the hash embedder's vector as it was first written:
+// every occurrence of a word hashes the word and its n-grams again. The
+// vectors in indexes were made by it; hashEmbedder.vector must give the
+// same bits (TestHashEmbedderMatchesReference, FuzzHashEmbedderMatchesReference).
+func (h *hashEmbedder) referenceVector(text string, idf func(string) float64, query bool) []float32 {
+	s := new(hashState)
+	s.vw = make([]float64, h.dim)
+	s.vg = make([]float64, h.dim)
+	n, stops := 0, 0
+	add := func(t *analysis.Term, w float64) {
+		s.key = append(append(s.key[:0], 1), t.Term...)
+		s.words.add(xxhash.Sum64(s.key), w)
+		if h.maxN > 0 && !t.CJK {
+			h.ngrams(s, t.Word, w)
+		}
+	}
+	for t := range analysis.Terms(text) {
+		n++
+		if t.Stop {
+			stops++
+			continue
+		}
+		w := 1.0
+		if query && idf != nil {
+			w = idf(t.Term)
+			if !(w > 0) || math.IsInf(w, 0) {
+				continue
+			}
+		}
+		add(t, w)
+	}
+	if n > 0 && stops == n {
+		for t := range analysis.Terms(text) {
+			w := 1.0
+			if idf != nil {
+				w = idf(t.Term)
+				if !(w > 0) || math.IsInf(w, 0) {
+					continue
+				}
+			}
+			add(t, w)
+		}
+	}
+	if s.words.len() == 0 {
+		if query && n > 0 && idf != nil {
+			return h.referenceVector(text, nil, true)
+		}
+		for _, f := range strings.Fields(text) {
+			t := analysis.Term{Word: []byte(f), Term: f}
+			add(&t, 1)
+		}
+	}
+	for _, i := range s.words.used {
+		addFeature(s.vw, s.words.keys[i], featureWeight(s.words.vals[i], query))
+	}
+	for _, i := range s.grams.used {
+		addFeature(s.vg, s.grams.keys[i], featureWeight(s.grams.vals[i], query))
+	}
+	nw, ng := l2norm64(s.vw), l2norm64(s.vg)
+	aw, ag := math.Sqrt(h.words), math.Sqrt(1-h.words)
+	if nw > 0 {
+		aw /= nw
+	}
+	if ng > 0 {
+		ag /= ng
+	} else {
+		ag = 0
+	}
+	for i := range s.vw {
+		s.vw[i] = aw*s.vw[i] + ag*s.vg[i]
+	}
+	return normalized64(s.vw)
+}
+
+// referenceTexts are texts on the edges of the hash embedder's rules.
+var referenceTexts = []string{
+	"Get-ChildItem -Path C:\\Windows -Recurse lists the files, and Get-ChildItem lists folders",
+	"Super Bowl 50 was an American football game. The game was played on February 7, 2016.",
+	"Café naïve 東京都 don't Tom's ½ ﬁle ß Straße ǅ",
+	"the the the and of to",       // stopwords only
+	"--- *** 🙂 ||",                // no letters or digits
+	"",                            // nothing
+	"aaaa aaaa aaaaaaaa a aa aaa", // n-grams repeated inside and across words
+	"東京都 東京 京都 東京都に住んでいます カタカナ ｶﾀｶﾅ",
+	"lists listing listed list LIST List",                        // words sharing a term
+	strings.Repeat("word", 40) + " " + strings.Repeat("ab1", 60), // past maxTermBytes
+	"Ελληνικά Кириллица русский Ελληνικά",
+}
+
+func sameBits(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestHashEmbedderMatchesReference: the hash embedder's document vectors
+// are those of its first implementation, bit for bit (indexes hold them),
+// and the terms it reports as it goes are analysis.Analyze's.
+func TestHashEmbedderMatchesReference(t *testing.T) {
+	// Texts of 500 tokens, from the shared corpus where there is one.
+	chunks := embedChunks(strings.Repeat("The pipeline passes objects to the next command; ", 100), 2100)
+	if !testing.Short() && !testenv.Race {
+		if sample := embedCorpusSampleIf(t, 1<<20); sample != "" {
+			chunks = embedChunks(sample, 2100)
+		}
+	}
+	for _, spec := range []string{"hash", "hash:64", "hash:256?ngrams=0", "hash:512?ngrams=2-6&words=0.3"} {
+		e := mustEmbedder(t, spec)
+		h := e.impl.(*hashEmbedder)
+		texts := referenceTexts
+		if spec == "hash" {
+			texts = append(slices.Clone(texts), chunks...)
+		}
+		for _, text := range texts {
+			want := h.referenceVector(text, nil, false)
+			var terms []string
+			got, ok, err := e.EmbedDocumentTerms(text, func(t *analysis.Term) { terms = append(terms, t.Term) })
+			if isBlank(text) {
+				if !ok || !errors.Is(err, ErrEmptyText) {
+					t.Fatalf("%s %q: %v %v", spec, text, ok, err)
+				}
+				continue
+			}
+			if !ok || err != nil {
+				t.Fatalf("%s %q: %v %v", spec, text, ok, err)
+			}
+			if !sameBits(got, want) {
+				t.Fatalf("%s %q: vector differs from the reference", spec, clip(text))
+			}
+			if all := analysis.Analyze(text); !slices.Equal(terms, all) {
+				t.Fatalf("%s %q: terms %q, Analyze %q", spec, clip(text), terms, all)
+			}
+			if vs := embedDocs(t, e, text); !sameBits(vs[0], want) {
+				t.Fatalf("%s %q: EmbedDocuments differs from the reference", spec, clip(text))
+			}
+		}
+	}
+}
+
+func clip(s string) string { return s[:min(len(s), 80)] }
+
+// embedCorpusSampleIf is embedCorpusSample, or "" where the shared corpus
+// is missing.
+func embedCorpusSampleIf(t *testing.T, maxBytes int) string {
+	var sample string
+	t.Run("corpus", func(t *testing.T) { sample = embedCorpusSample(t, maxBytes) })
+	return sample
+}
+
+func FuzzHashEmbedderMatchesReference(f *testing.F) {
+	for _, text := range referenceTexts {
+		f.Add(text)
+	}
+	e, err := New("hash:64", Config{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	h := e.impl.(*hashEmbedder)
+	f.Fuzz(func(t *testing.T, text string) {
+		if !sameBits(h.docVector(text, nil), h.referenceVector(text, nil, false)) {
+			t.Fatalf("%q: vector differs from the reference", text)
+		}
+	})
+}
