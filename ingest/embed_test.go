@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"hash/fnv"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -204,5 +205,76 @@ func TestEmbedderMismatchRefused(t *testing.T) {
 	}
 	if _, err := New(t.Context(), st, Options{Embedder: b}); err == nil || !strings.Contains(err.Error(), "cite reindex") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestHashEmbedderAnalyzesOnce: with the hash embedder, which reports the
+// terms it reads, each chunk is analyzed once for its vector and its
+// full-text terms; the vectors are EmbedDocuments', and the full-text
+// index ranks as one made without an embedder.
+func TestHashEmbedderAnalyzesOnce(t *testing.T) {
+	ctx := t.Context()
+	e, err := embed.New("hash:256", embed.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := chunk.New(chunk.Options{Size: 120, Overlap: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{
+		"long.md":  file(paragraphs(300, nil)), // chunks done on all the cores
+		"short.md": file("# Bees\n\nHoneybees dance to say where the flowers are."),
+		"stop.md":  file("The and of to."),
+		"cafe.md":  file("Café naïve 東京都 don't Tom's"),
+	}
+	withVectors, plain := newStore(t), newStore(t)
+	stats, _, err := run(t, withVectors, fsys, Options{Embedder: e, Splitter: sp}, ".")
+	if err != nil || stats.Chunks < 100 || stats.Vectors != stats.Chunks || stats.MissingVectors != 0 {
+		t.Fatalf("%+v %v", stats, err)
+	}
+	if _, _, err := run(t, plain, fsys, Options{Splitter: sp}, "."); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, withVectors)
+	checkIndex(t, plain)
+	n := 0
+	err = withVectors.Vectors(ctx, func(id string, v []float32) error {
+		n++
+		c, err := withVectors.ChunkByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		want, err := e.EmbedDocuments(ctx, []string{c.Text})
+		if err != nil {
+			return err
+		}
+		for i := range v {
+			if math.Float32bits(v[i]) != math.Float32bits(want[0][i]) {
+				t.Fatalf("chunk %q: vector differs from EmbedDocuments' at %d", c.Text, i)
+			}
+		}
+		return nil
+	})
+	if err != nil || n != stats.Chunks {
+		t.Fatalf("%d vectors: %v", n, err)
+	}
+	for _, q := range []string{"paragraph words", "ordinary text", "honeybee", "cafe", "東京", "the", "edited zz"} {
+		a, err := withVectors.SearchText(ctx, q, index.Filter{}, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := plain.SearchText(ctx, q, index.Filter{}, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a) != len(b) {
+			t.Fatalf("%q: %d hits, %d without vectors", q, len(a), len(b))
+		}
+		for i := range a {
+			if a[i].Score != b[i].Score {
+				t.Fatalf("%q rank %d: score %v, %v without vectors", q, i, a[i].Score, b[i].Score)
+			}
+		}
 	}
 }

@@ -523,13 +523,35 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	return stats, errors.Join(errs...)
 }
 
-// embed gives the job's chunks that the index has no vector for a vector.
-// It runs on the workers. After a failure, it embeds nothing more in this
-// run: the documents are stored without vectors.
-func (ix *Indexer) embed(ctx context.Context, j *job) {
-	e := ix.opts.Embedder
-	if e == nil {
-		return
+// embedTerms gives c its vector and its terms, joined by spaces, in one
+// analysis of its text, if e reads texts as analysis terms; ok is false
+// if it does not.
+func embedTerms(ctx context.Context, e *embed.Embedder, c *index.Chunk) (ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	var b strings.Builder
+	v, ok, err := e.EmbedDocumentTerms(c.Text, func(t *analysis.Term) {
+		if b.Len() == 0 {
+			b.Grow(len(c.Text))
+		} else {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.Term)
+	})
+	if ok && err == nil {
+		c.Vector, c.Terms = v, b.String()
+	}
+	return ok, err
+}
+
+// needVectors returns which of the job's chunks need a vector (those the
+// index does not have yet), nil if none does or nothing is to be embedded,
+// and sets j.missing to their number. After an embedding failure in this
+// run, nothing more is embedded: the chunks are stored without vectors.
+func (ix *Indexer) needVectors(ctx context.Context, j *job) []bool {
+	if ix.opts.Embedder == nil {
+		return nil
 	}
 	index.AssignIDs(j.doc, j.chunk)
 	have := map[string]bool{}
@@ -537,37 +559,59 @@ func (ix *Indexer) embed(ctx context.Context, j *job) {
 		var err error
 		if have, err = ix.store.VectorIDs(ctx, j.doc.ID); err != nil {
 			j.out, j.err = Failed, err
-			return
+			return nil
 		}
 	}
+	need := make([]bool, len(j.chunk))
+	n := 0
+	for i, c := range j.chunk {
+		if !have[c.ID] {
+			need[i] = true
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	j.missing = n
+	if ix.embedErr.Load() != nil {
+		return nil
+	}
+	return need
+}
+
+// embed gives the chunks of the job that need one a vector, with an
+// embedder of models. It runs on the workers.
+func (ix *Indexer) embed(ctx context.Context, j *job, need []bool) {
 	var texts []string
 	var which []int
 	for i, c := range j.chunk {
-		if !have[c.ID] {
+		if need[i] {
 			texts = append(texts, c.Text)
 			which = append(which, i)
 		}
 	}
-	if len(texts) == 0 {
-		return
-	}
-	if ep := ix.embedErr.Load(); ep != nil {
-		j.missing = len(texts)
-		return
-	}
-	vs, err := e.EmbedDocuments(ctx, texts)
+	vs, err := ix.opts.Embedder.EmbedDocuments(ctx, texts)
 	if err != nil {
-		if ctx.Err() == nil {
-			ix.embedErr.CompareAndSwap(nil, &err)
-		}
-		j.missing = len(texts)
-		j.warn = fmt.Errorf("stored without vectors: %w", err)
+		ix.embedFailed(ctx, j, err)
 		return
 	}
 	for k, i := range which {
 		j.chunk[i].Vector = vs[k]
 	}
-	j.vectors = len(texts)
+	j.vectors, j.missing = len(texts), 0
+}
+
+// embedFailed records that embedding the job's chunks failed: they are
+// stored without vectors, and no more embedding is tried in this run.
+func (ix *Indexer) embedFailed(ctx context.Context, j *job, err error) {
+	if ctx.Err() == nil {
+		ix.embedErr.CompareAndSwap(nil, &err)
+	}
+	for i := range j.chunk {
+		j.chunk[i].Vector = nil
+	}
+	j.warn = fmt.Errorf("stored without vectors: %w", err)
 }
 
 // FillVectors embeds the chunks of the index that have no vector, in
@@ -715,13 +759,11 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	}
 	cs, tokens := ix.splitter.Split(nd.Text, headings)
 	j.chunk = make([]index.Chunk, len(cs))
-	// A large document's chunks are analyzed on all the cores.
-	inParts(len(cs), ix.opts.Workers, func(i int) {
-		c := cs[i]
+	for i, c := range cs {
 		ss, se := nd.SourceSpan(c.Start, c.End)
-		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se, Terms: analysis.JoinedTerms(c.Text)}
+		j.chunk[i] = index.Chunk{Chunk: c, SourceStart: ss, SourceEnd: se}
 		j.chunk[i].Page, j.chunk[i].PageEnd = nd.PageRange(c.Start, c.End)
-	})
+	}
 	j.doc = &index.Document{
 		// Ingest reads files (a saved web page too: its spans are bytes of
 		// the saved copy), so every document it makes is a file.
@@ -733,8 +775,47 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	if prev != nil {
 		j.out = Updated
 	}
-	ix.embed(ctx, j)
-	// What the writer would do without the database, done here.
+	ix.analyze(ctx, j)
+}
+
+// analyze gives the job's chunks their full-text terms and, with an
+// embedder, vectors (those the index does not have yet), then does what
+// the writer would do without the database ([index.PrepareChunks]). A
+// large document's chunks are done on all the cores. An embedder that
+// reads texts as analysis terms (the hash embedder) reports the terms as
+// it embeds: each chunk is analyzed once.
+func (ix *Indexer) analyze(ctx context.Context, j *job) {
+	need := ix.needVectors(ctx, j)
+	if j.out == Failed {
+		return
+	}
+	e := ix.opts.Embedder
+	var failed atomic.Pointer[error]
+	var embedded atomic.Int64
+	inParts(len(j.chunk), ix.opts.Workers, func(i int) {
+		c := &j.chunk[i]
+		if need != nil && need[i] && failed.Load() == nil {
+			ok, err := embedTerms(ctx, e, c)
+			if err != nil {
+				failed.CompareAndSwap(nil, &err)
+			} else if ok {
+				embedded.Add(1)
+			}
+		}
+		if c.Terms == "" {
+			c.Terms = analysis.JoinedTerms(c.Text)
+		}
+	})
+	switch ep := failed.Load(); {
+	case ep != nil:
+		ix.embedFailed(ctx, j, *ep)
+	case need == nil:
+	case int(embedded.Load()) == j.missing:
+		j.vectors, j.missing = j.missing, 0
+	default:
+		// An embedder of models: it embeds in batches of its own.
+		ix.embed(ctx, j, need)
+	}
 	inParts(len(j.chunk), ix.opts.Workers, func(i int) { index.PrepareChunks(j.chunk[i : i+1]) })
 }
 
