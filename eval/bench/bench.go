@@ -705,7 +705,10 @@ func figures(s *System, chunks int) string {
 	if s.BuildMBps > 0 {
 		fmt.Fprintf(&b, "build %s MB/s, ", rate(s.BuildMBps))
 	}
-	if s.DiskBytes > 0 || s.DiskBytes == -1 {
+	switch {
+	case s.DiskBytes == -1:
+		b.WriteString("in memory, ")
+	case s.DiskBytes > 0:
 		fmt.Fprintf(&b, "disk %s B/chunk, ", perChunk(s.DiskBytes, chunks))
 	}
 	fmt.Fprintf(&b, "open %s ms, RSS %s MB", openMS(s.OpenMS), mb(s.RSSBytes))
