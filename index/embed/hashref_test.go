@@ -13,7 +13,8 @@ import (
 	"github.com/cite-rag/cite/internal/testenv"
 )
 
-// referenceVector is the hash embedder's vector as it was first written:
+// referenceVector is the hash embedder's vector as it was first written
+// (its queries as well as its documents):
 // every occurrence of a word hashes the word and its n-grams again. The
 // vectors in indexes were made by it; hashEmbedder.vector must give the
 // same bits (TestHashEmbedderMatchesReference, FuzzHashEmbedderMatchesReference).
@@ -154,9 +155,18 @@ func TestHashEmbedderMatchesReference(t *testing.T) {
 			if vs := embedDocs(t, e, text); !sameBits(vs[0], want) {
 				t.Fatalf("%s %q: EmbedDocuments differs from the reference", spec, clip(text))
 			}
+			for _, idf := range []func(string) float64{nil, termIDF} {
+				q, err := e.EmbedQuery(t.Context(), text, idf)
+				if err != nil || !sameBits(q, h.referenceVector(text, idf, true)) {
+					t.Fatalf("%s %q: query vector differs from the reference (%v)", spec, clip(text), err)
+				}
+			}
 		}
 	}
 }
+
+// termIDF is an idf of sorts that differs from term to term.
+func termIDF(term string) float64 { return 1 + float64(len(term)%7)/3 }
 
 func clip(s string) string { return s[:min(len(s), 80)] }
 
