@@ -68,7 +68,8 @@ type vectorIndex struct {
 	slots  map[int64]int32 // chunk rowid -> slot
 	free   []int32
 	segs   [][]int8
-	n      int // vectors held
+	n      int        // vectors held
+	signs  *signCodes // the sign codes, once a dense query needed them (vecsign.go)
 }
 
 func newVectorIndex(dim int) *vectorIndex {
@@ -149,6 +150,9 @@ func (x *vectorIndex) put(rowid int64, q []int8, scale float32) {
 	for j, v := range q {
 		seg[j*c+i] = v
 	}
+	if x.signs != nil {
+		x.signs.setSign(int(slot), buf, x.scales[slot])
+	}
 }
 
 // vector copies the quantized vector in slot to dst (of x.dim values) and
@@ -175,6 +179,12 @@ func (x *vectorIndex) remove(rowid int64) {
 	seg, c, i := x.segment(int(slot))
 	for j := range x.dim {
 		seg[j*c+i] = 0
+	}
+	if x.signs != nil {
+		clear(x.signs.bits[int(slot)*x.signs.words : int(slot+1)*x.signs.words])
+		x.signs.factor[slot] = 0
+		clear(x.signs.nibs[int(slot)*x.signs.half : int(slot+1)*x.signs.half])
+		x.signs.nscale[slot] = 0
 	}
 	x.free = append(x.free, slot)
 	x.n--
@@ -262,13 +272,45 @@ func (x *vectorIndex) shortlist(ctx context.Context, q []float32, k int, allow b
 	// Half a quantization step a value, plus a generous allowance for the
 	// float32 rounding of both sums and of the scale.
 	errPerScale := float32(l1 * (0.5 + 1e-3 + 2e-5*float64(len(terms))))
+	size := shortlistSize(k)
+	var all []scored32
+	var err error
+	if x.signs != nil && denseQuery(len(terms), x.dim, x.n) {
+		all, err = x.signShortlist(ctx, q, terms, size, allow)
+	} else {
+		all, err = x.columnScan(ctx, terms, size, allow)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]candidate, len(all))
+	lower := make([]float32, len(all))
+	for i, a := range all {
+		e := x.scales[x.slots[a.rowid]] * errPerScale
+		out[i] = candidate{rowid: a.rowid, approx: a.score, err: e}
+		lower[i] = a.score - e
+	}
+	if len(out) <= k {
+		return out, nil
+	}
+	// The k-th best lower bound: no vector whose upper bound is below it
+	// can be among the k best.
+	slices.SortFunc(lower, func(a, b float32) int { return cmp.Compare(b, a) })
+	kth := lower[k-1]
+	return slices.DeleteFunc(out, func(c candidate) bool { return c.approx+c.err < kth }), nil
+}
+
+// columnScan returns the (up to) size vectors, among the slots in allow
+// (all when nil), whose scores by their int8 values are the largest, best
+// first: one pass over a column of every segment per query term, the
+// segments shared among the cores. The caller holds x.mu for reading.
+func (x *vectorIndex) columnScan(ctx context.Context, terms []queryTerm, size int, allow bitmap) ([]scored32, error) {
 	nseg := len(x.segs)
 	workers := min(runtime.GOMAXPROCS(0), nseg)
 	// A small index is not worth a goroutine per core.
 	if x.n*len(terms) < 1<<18 {
 		workers = 1
 	}
-	size := shortlistSize(k)
 	tops := make([]*topk.Heap[scored32], workers)
 	var wg sync.WaitGroup
 	var next atomic.Int64
@@ -321,22 +363,7 @@ func (x *vectorIndex) shortlist(ctx context.Context, q []float32, k int, allow b
 			best.Push(s)
 		}
 	}
-	all := best.Sorted()
-	out := make([]candidate, len(all))
-	lower := make([]float32, len(all))
-	for i, a := range all {
-		e := x.scales[x.slots[a.rowid]] * errPerScale
-		out[i] = candidate{rowid: a.rowid, approx: a.score, err: e}
-		lower[i] = a.score - e
-	}
-	if len(out) <= k {
-		return out, nil
-	}
-	// The k-th best lower bound: no vector whose upper bound is below it
-	// can be among the k best.
-	slices.SortFunc(lower, func(a, b float32) int { return cmp.Compare(b, a) })
-	kth := lower[k-1]
-	return slices.DeleteFunc(out, func(c candidate) bool { return c.approx+c.err < kth }), nil
+	return best.Sorted(), nil
 }
 
 type scored32 struct {
@@ -503,6 +530,11 @@ func (x *vectorIndex) appendBlock(rowids []int64, scales []float32, vs []int8) {
 			x.rowids = append(x.rowids, r)
 		}
 		x.scales = append(x.scales, scales[:n]...)
+		if x.signs != nil {
+			for i := range n {
+				x.signs.setSign(first+i, vs[i*x.dim:(i+1)*x.dim], scales[i])
+			}
+		}
 		x.n += n
 		rowids, scales, vs = rowids[n:], scales[n:], vs[n*x.dim:]
 	}
@@ -654,6 +686,13 @@ func (s *Store) SearchVectors(ctx context.Context, q []float32, f Filter, k int)
 // searchShortlist is [vectorIndex.shortlist] among the chunks allowed (all
 // when nil), holding x.mu for reading.
 func (x *vectorIndex) searchShortlist(ctx context.Context, q []float32, k int, allowed []int64) ([]candidate, error) {
+	nnz := 0
+	for _, v := range q {
+		if v != 0 {
+			nnz++
+		}
+	}
+	x.needSigns(nnz)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if x.dim == 0 {

@@ -155,7 +155,7 @@ func TestVectorRecall(t *testing.T) {
 // corpusChunks returns the texts of the chunks of the Markdown files under
 // dir (as cite index makes them, .github left out) and the innermost
 // heading of each ("" for none).
-func corpusChunks(t *testing.T, dir string) (texts, headings []string) {
+func corpusChunks(t testing.TB, dir string) (texts, headings []string) {
 	sp, err := chunk.New(chunk.Options{})
 	if err != nil {
 		t.Fatal(err)

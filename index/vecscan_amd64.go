@@ -10,3 +10,12 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func axpy8AVX2(y *float32, a float32, x *int8, n int)
+
+// useVPOPCNT reports whether the CPU has AVX-512's quadword popcount on
+// 256-bit registers, for [signCounts].
+var useVPOPCNT = cpu.X86.HasAVX512VPOPCNTDQ && cpu.X86.HasAVX512VL && useAVX2
+
+// signCountsAVX512 is [signCountsGeneric] in AVX-512; chunks > 0.
+//
+//go:noescape
+func signCountsAVX512(codes *uint64, planes *uint64, chunks, n int, pcs, sums *uint32)

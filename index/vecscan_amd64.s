@@ -37,3 +37,64 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func signCountsAVX512(codes *uint64, planes *uint64, chunks, n int, pcs, sums *uint32)
+TEXT ·signCountsAVX512(SB), NOSPLIT, $0-48
+	MOVQ codes+0(FP), SI
+	MOVQ chunks+16(FP), R9
+	MOVQ n+24(FP), R8
+	MOVQ pcs+32(FP), DI
+	MOVQ sums+40(FP), R10
+
+vec:
+	TESTQ R8, R8
+	JZ    end
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	MOVQ  planes+8(FP), DX
+	MOVQ  R9, CX
+
+chunk:
+	VMOVDQU  (SI), Y1
+	VPOPCNTQ Y1, Y4
+	VPADDQ   Y4, Y2, Y2
+	VPAND    (DX), Y1, Y5
+	VPOPCNTQ Y5, Y5
+	VPADDQ   Y5, Y3, Y3
+	VPAND    32(DX), Y1, Y5
+	VPOPCNTQ Y5, Y5
+	VPSLLQ   $1, Y5, Y5
+	VPADDQ   Y5, Y3, Y3
+	VPAND    64(DX), Y1, Y5
+	VPOPCNTQ Y5, Y5
+	VPSLLQ   $2, Y5, Y5
+	VPADDQ   Y5, Y3, Y3
+	VPAND    96(DX), Y1, Y5
+	VPOPCNTQ Y5, Y5
+	VPSLLQ   $3, Y5, Y5
+	VPADDQ   Y5, Y3, Y3
+	ADDQ     $32, SI
+	ADDQ     $128, DX
+	DECQ     CX
+	JNZ      chunk
+
+	VEXTRACTI128 $1, Y2, X4
+	VPADDQ       X4, X2, X2
+	VPSHUFD      $0x4e, X2, X4
+	VPADDQ       X4, X2, X2
+	VMOVQ        X2, AX
+	MOVL         AX, (DI)
+	VEXTRACTI128 $1, Y3, X4
+	VPADDQ       X4, X3, X3
+	VPSHUFD      $0x4e, X3, X4
+	VPADDQ       X4, X3, X3
+	VMOVQ        X3, AX
+	MOVL         AX, (R10)
+	ADDQ         $4, DI
+	ADDQ         $4, R10
+	DECQ         R8
+	JMP          vec
+
+end:
+	VZEROUPPER
+	RET
