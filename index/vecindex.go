@@ -57,6 +57,8 @@ type vectorRow struct {
 // values among thousands, so a search reads a few percent of the vectors
 // (chromem-go's row-major scan reads all of them: search's
 // BenchmarkChromemQuery; BenchmarkVectorSearch times this scan at 1M).
+// A dense query (a model's) would read every byte: it scans the vectors'
+// signs instead ([signCodes], BenchmarkDenseSearch).
 type vectorIndex struct {
 	gen atomic.Int64 // vectors generation it reflects; -1: stale
 
@@ -151,7 +153,7 @@ func (x *vectorIndex) put(rowid int64, q []int8, scale float32) {
 		seg[j*c+i] = v
 	}
 	if x.signs != nil {
-		x.signs.setSign(int(slot), buf, x.scales[slot])
+		x.signs.setSign(int(slot), q, scale)
 	}
 }
 
