@@ -797,8 +797,12 @@ func freeMemory() {
 	debug.FreeOSMemory()
 }
 
-// dirSize is the bytes of the files under dir.
+// dirSize is the bytes of the files under dir, which may be a symbolic
+// link to a folder (an index kept elsewhere).
 func dirSize(dir string) int64 {
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
 	var n int64
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {

@@ -390,3 +390,26 @@ func logHas(log string, parts ...string) bool {
 	}
 	return false
 }
+
+// TestDirSize counts the files under a folder, also when it is named by a
+// symbolic link (a kept index linked into another work folder).
+func TestDirSize(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "index", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, size := range map[string]int{"index/a": 10, "index/sub/b": 5} {
+		if err := os.WriteFile(filepath.Join(dir, name), make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "index"), link); err != nil {
+		t.Skip(err)
+	}
+	for _, p := range []string{filepath.Join(dir, "index"), link} {
+		if n := bench.DirSize(p); n != 15 {
+			t.Errorf("DirSize(%s) = %d, want 15", p, n)
+		}
+	}
+}
