@@ -15,6 +15,7 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/index/internal/topk"
 	"github.com/cite-rag/cite/internal/testenv"
 	"github.com/cite-rag/cite/normalize"
@@ -67,31 +68,7 @@ func TestVectorRecall(t *testing.T) {
 	ctx := t.Context()
 	texts, headings := corpusChunks(t, corpus)
 	e := mustEmbedder(t, "hash")
-	x := newVectorIndex(e.Dim())
-	floats := make(map[int64][]float32, len(texts))
-	df := map[string]int{}
-	for start := 0; start < len(texts); start += 512 {
-		batch := texts[start:min(start+512, len(texts))]
-		vs, err := e.EmbedDocuments(ctx, batch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range vs {
-			r := int64(start + i + 1)
-			x.add(r, v, nil)
-			floats[r] = v
-		}
-		for _, text := range batch {
-			seen := map[string]bool{}
-			for _, term := range analysis.Analyze(text) {
-				if !seen[term] {
-					seen[term] = true
-					df[term]++
-				}
-			}
-		}
-	}
-	idf := func(term string) float64 { return analysis.IDF(len(texts), df[term]) }
+	x, floats, idf := embedCorpus(t, e, texts, nil)
 	t.Logf("%d chunks, %d dimensions", len(texts), e.Dim())
 
 	// Queries: headings as in BenchmarkSearch, and a sentence of a chunk.
@@ -285,4 +262,36 @@ func BenchmarkVectorSearch(b *testing.B) {
 			runtime.KeepAlive(x)
 		})
 	}
+}
+
+// embedCorpus embeds texts with e into a new vector index, chunk i at rowid
+// i+1, each vector put through transform first when it is set, and returns
+// the index, the vectors it holds and the texts' inverse document
+// frequencies.
+func embedCorpus(t *testing.T, e *embed.Embedder, texts []string, transform func([]float32) []float32) (*vectorIndex, map[int64][]float32, func(string) float64) {
+	t.Helper()
+	x := newVectorIndex(e.Dim())
+	floats := make(map[int64][]float32, len(texts))
+	df := map[string]int{}
+	for start := 0; start < len(texts); start += 512 {
+		batch := texts[start:min(start+512, len(texts))]
+		vs, err := e.EmbedDocuments(t.Context(), batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vs {
+			if transform != nil {
+				v = transform(v)
+			}
+			r := int64(start + i + 1)
+			x.add(r, v, nil)
+			floats[r] = v
+		}
+		for _, text := range batch {
+			for _, term := range uniqueTerms(text) {
+				df[term]++
+			}
+		}
+	}
+	return x, floats, func(term string) float64 { return analysis.IDF(len(texts), df[term]) }
 }

@@ -147,30 +147,12 @@ func TestSignShortlistRecall(t *testing.T) {
 	texts, headings := corpusChunks(t, testenv.SharedData(t, "markdown"))
 	e := mustEmbedder(t, "hash:768")
 	rot := newRotation(e.Dim(), 5)
-	x := newVectorIndex(e.Dim())
-	floats := make(map[int64][]float32, len(texts))
-	df := map[string]int{}
 	tmp := make([]float32, e.Dim())
-	for start := 0; start < len(texts); start += 512 {
-		batch := texts[start:min(start+512, len(texts))]
-		vs, err := e.EmbedDocuments(ctx, batch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range vs {
-			r := int64(start + i + 1)
-			rv := make([]float32, len(v))
-			rot.apply(rv, v, tmp)
-			x.add(r, rv, nil)
-			floats[r] = rv
-		}
-		for _, text := range batch {
-			for _, term := range uniqueTerms(text) {
-				df[term]++
-			}
-		}
-	}
-	idf := func(term string) float64 { return analysis.IDF(len(texts), df[term]) }
+	x, floats, idf := embedCorpus(t, e, texts, func(v []float32) []float32 {
+		rv := make([]float32, len(v))
+		rot.apply(rv, v, tmp)
+		return rv
+	})
 	queries := denseQueries(t, e, texts, headings, func(string) func(string) float64 { return idf }, 300)
 	rotated := make([][]float32, len(queries))
 	wants := make([][]Scored, len(queries))
