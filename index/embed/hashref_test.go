@@ -120,10 +120,10 @@ func sameBits(a, b []float32) bool {
 // and the terms it reports as it goes are analysis.Analyze's.
 func TestHashEmbedderMatchesReference(t *testing.T) {
 	// Texts of 500 tokens, from the shared corpus where there is one.
-	chunks := embedChunks(strings.Repeat("The pipeline passes objects to the next command; ", 100), 2100)
+	chunks := testenv.SplitAtSpace(strings.Repeat("The pipeline passes objects to the next command; ", 100), 2100)
 	if !testing.Short() && !testenv.Race {
 		if sample := embedCorpusSampleIf(t, 1<<20); sample != "" {
-			chunks = embedChunks(sample, 2100)
+			chunks = testenv.SplitAtSpace(sample, 2100)
 		}
 	}
 	for _, spec := range []string{"hash", "hash:64", "hash:256?ngrams=0", "hash:512?ngrams=2-6&words=0.3"} {
@@ -170,11 +170,11 @@ func termIDF(term string) float64 { return 1 + float64(len(term)%7)/3 }
 
 func clip(s string) string { return s[:min(len(s), 80)] }
 
-// embedCorpusSampleIf is embedCorpusSample, or "" where the shared corpus
+// embedCorpusSampleIf is testenv.MarkdownSample, or "" where the shared corpus
 // is missing.
 func embedCorpusSampleIf(t *testing.T, maxBytes int) string {
 	var sample string
-	t.Run("corpus", func(t *testing.T) { sample = embedCorpusSample(t, maxBytes) })
+	t.Run("corpus", func(t *testing.T) { sample = testenv.MarkdownSample(t, maxBytes) })
 	return sample
 }
 

@@ -1,9 +1,12 @@
 package testenv
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode"
 )
 
 // FindSharedData returns the folder shared/data/sub found beside the
@@ -39,4 +42,51 @@ func SharedData(tb testing.TB, sub string) string {
 		tb.Skipf("shared data %s absent (expected at ../shared/data beside the repository, as in CI)", sub)
 	}
 	return dir
+}
+
+// MarkdownSample returns up to about maxBytes of the shared Markdown
+// corpus, its .md files in lexical order each followed by a newline, or
+// skips as [SharedData] does.
+func MarkdownSample(tb testing.TB, maxBytes int) string {
+	tb.Helper()
+	dir := SharedData(tb, "markdown")
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return err
+		}
+		if b.Len() >= maxBytes {
+			return filepath.SkipAll
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b.String()
+}
+
+// SplitAtSpace cuts text in pieces of about size bytes, each ending
+// after white space. The Markdown corpus averages 4.2 bytes per o200k
+// token, so 2,100 bytes is about a 500-token chunk.
+func SplitAtSpace(text string, size int) []string {
+	var out []string
+	for len(text) > size {
+		cut := size
+		for cut < len(text) && !unicode.IsSpace(rune(text[cut])) {
+			cut++
+		}
+		out = append(out, text[:cut])
+		text = text[cut:]
+	}
+	if strings.TrimSpace(text) != "" {
+		out = append(out, text)
+	}
+	return out
 }
