@@ -126,8 +126,10 @@ func (s *Splitter) Split(text string, headings []Heading) ([]Chunk, int) {
 	if text == "" {
 		return nil, 0
 	}
-	toks := s.tok.tokens(text)
-	sp := splitter{Splitter: s, text: text, toks: toks, headings: headings}
+	cache := getPieceCache()
+	defer putPieceCache(cache)
+	toks := s.tok.tokens(cache, text)
+	sp := splitter{Splitter: s, text: text, toks: toks, headings: headings, cache: cache}
 	return sp.run(), toks.len()
 }
 
@@ -138,6 +140,7 @@ type splitter struct {
 	toks     *tokenList
 	headings []Heading
 	path     headingPath
+	cache    *pieceCache // the tokenizer's, for this call alone
 
 	// Scratch space, reused from chunk to chunk.
 	cands []cand
@@ -222,7 +225,7 @@ func (sp *splitter) firstPiece(start, kStart int) (base, k1 int) {
 				return base, k // back in step with the document
 			}
 			e := subPiece(text, pos, end)
-			base += len(sp.tok.pieceTokens(text[pos:e], single[:]))
+			base += len(sp.tok.cachedTokens(sp.cache, text[pos:e], single[:]))
 			if base > sp.size {
 				return base, k
 			}
@@ -334,13 +337,13 @@ func (sp *splitter) count(c span, p int) (int, bool) {
 		if p-c.start > maxTokenBytes*sp.size {
 			return 0, false
 		}
-		return sp.tok.Count(sp.text[c.start:p]), true
+		return sp.tok.count(sp.cache, sp.text[c.start:p]), true
 	}
 	pa := sp.tokStart(ka)
 	if p-pa > maxTokenBytes*sp.size {
 		return 0, false
 	}
-	return c.base + ka - c.k1 + sp.tok.Count(sp.text[pa:p]), true
+	return c.base + ka - c.k1 + sp.tok.count(sp.cache, sp.text[pa:p]), true
 }
 
 // cut chooses where the chunk starting at start ends, after prevEnd. It
@@ -373,7 +376,7 @@ func (sp *splitter) cut(start, kStart, prevEnd int) (int, int) {
 		// not get back in step with: try the ends of its own tokens,
 		// latest first, before trying every byte.
 		lim := sp.scanLimit(start)
-		sp.own = sp.tok.tokensN(sp.own[:0], sp.text[start:lim], sp.size)
+		sp.own = sp.tok.tokensN(sp.cache, sp.own[:0], sp.text[start:lim], sp.size)
 		own := sp.own
 		for i := min(sp.size, len(own)) - 1; i >= 0; i-- {
 			p := start + int(own[i].end)
@@ -383,7 +386,7 @@ func (sp *splitter) cut(start, kStart, prevEnd int) (int, int) {
 			if !charBoundary(sp.text, p) {
 				continue
 			}
-			if n := sp.tok.Count(sp.text[start:p]); n <= sp.size {
+			if n := sp.tok.count(sp.cache, sp.text[start:p]); n <= sp.size {
 				return p, n
 			}
 		}
@@ -409,7 +412,7 @@ func (sp *splitter) cut(start, kStart, prevEnd int) (int, int) {
 	for !charBoundary(sp.text, p) {
 		p++
 	}
-	return p, sp.tok.Count(sp.text[start:p])
+	return p, sp.tok.count(sp.cache, sp.text[start:p])
 }
 
 // beforeHeading reports whether only whitespace separates p from a heading.
@@ -520,8 +523,8 @@ func (sp *splitter) nextStart(start, end, kEnd int) (int, int) {
 		next++
 	}
 	for _, c := range cands {
-		n := sp.tok.Count(sp.text[c.p:end])
-		if n > sp.overlap || (n+4 > sp.size && sp.tok.Count(sp.text[c.p:next]) > sp.size) {
+		n := sp.tok.count(sp.cache, sp.text[c.p:end])
+		if n > sp.overlap || (n+4 > sp.size && sp.tok.count(sp.cache, sp.text[c.p:next]) > sp.size) {
 			continue
 		}
 		return c.p, c.k

@@ -35,10 +35,11 @@
 // and under fuzzing), from tables embedded in the binary by
 // github.com/pkoukk/tiktoken-go-loader: it never touches the network. It is
 // about 7 times faster than tiktoken-go's Encode, because it pre-tokenizes
-// with a hand-written scanner instead of regexp2 and caches the byte-pair
-// encoding of pieces that are not single tokens. A document is tokenized
-// once; chunk counts are derived from its tokens, re-encoding only the part
-// of a pre-token that a cut splits.
+// with a hand-written scanner instead of regexp2, caches the byte-pair
+// encoding of pieces that are not single tokens, and keeps the tokens of
+// the pieces it met last in a small cache of each call's own. A document
+// is tokenized once; chunk counts are derived from its tokens, re-encoding
+// only the part of a pre-token that a cut splits.
 //
 // # The piece cap
 //
@@ -57,6 +58,7 @@
 // included (BenchmarkPathological in package ingest). Loading the
 // tokenizer takes about 0.3 s and 40 MB once per process, and the first
 // piece over 256 bytes sorts the tokens for longest match (about 60 ms and
-// 3 MB more); Split holds one 4-byte token record per token of the text,
-// in blocks that grow without copying.
+// 3 MB more); each encoding call in progress has a piece cache of 256 KB
+// (up to 8 are kept between calls); Split holds one 4-byte token record
+// per token of the text, in blocks that grow without copying.
 package chunk

@@ -25,11 +25,14 @@ const Encoding = "o200k_base"
 // It pre-tokenizes with a hand-written scanner equivalent to the encoding's
 // regular expression (pretokenize.go), answers pieces that are single tokens
 // from the rank table, and has tiktoken-go byte-pair-encode the rest,
-// remembering the result. That is several times faster than tiktoken-go's
-// own Encode, whose regexp2 scan dominates its cost, and gives the same
-// tokens (TestTokenizerMatchesTiktoken, FuzzTokenizer).
+// remembering the result. In front of both, each encoding call has a small
+// cache of its own of the pieces met last ([pieceCache]): most pieces of a
+// text are a few thousand words met again and again. That is several times
+// faster than tiktoken-go's own Encode, whose regexp2 scan dominates its
+// cost, and gives the same tokens (TestTokenizerMatchesTiktoken,
+// FuzzTokenizer, TestPieceCache).
 //
-// A Tokenizer is safe for concurrent use. Its piece cache is bounded.
+// A Tokenizer is safe for concurrent use. Its caches are bounded.
 type Tokenizer struct {
 	ranks   map[string]int // token bytes -> id; shared with tiktoken-go, read-only
 	lengths []uint16       // id -> token length in bytes
@@ -227,12 +230,14 @@ func (t *Tokenizer) invalidPiece(piece string) []uint32 {
 // Encode returns the o200k_base token ids of text. Special-token text such
 // as "<|endoftext|>" is encoded as ordinary text.
 func (t *Tokenizer) Encode(text string) []int {
+	c := getPieceCache()
+	defer putPieceCache(c)
 	var out []int
 	var single [1]uint32
 	for i := 0; i < len(text); {
 		for end := nextPiece(text, i); i < end; {
 			e := subPiece(text, i, end)
-			for _, id := range t.pieceTokens(text[i:e], single[:]) {
+			for _, id := range t.cachedTokens(c, text[i:e], single[:]) {
 				out = append(out, int(id))
 			}
 			i = e
@@ -243,12 +248,19 @@ func (t *Tokenizer) Encode(text string) []int {
 
 // Count returns the number of o200k_base tokens in text.
 func (t *Tokenizer) Count(text string) int {
+	c := getPieceCache()
+	defer putPieceCache(c)
+	return t.count(c, text)
+}
+
+// count is [Tokenizer.Count] with the piece cache c.
+func (t *Tokenizer) count(c *pieceCache, text string) int {
 	n := 0
 	var single [1]uint32
 	for i := 0; i < len(text); {
 		for end := nextPiece(text, i); i < end; {
 			e := subPiece(text, i, end)
-			n += len(t.pieceTokens(text[i:e], single[:]))
+			n += len(t.cachedTokens(c, text[i:e], single[:]))
 			i = e
 		}
 	}
@@ -309,15 +321,15 @@ func (l *tokenList) pieceStart(k int) bool {
 	return l.blocks[k>>tokenBlockBits][k&(tokenBlock-1)]&pieceStartBit != 0
 }
 
-// tokens returns the tokens of text.
-func (t *Tokenizer) tokens(text string) *tokenList {
+// tokens returns the tokens of text, using the piece cache c.
+func (t *Tokenizer) tokens(c *pieceCache, text string) *tokenList {
 	l := &tokenList{hint: len(text)/4 + 1}
 	var single [1]uint32
 	for i := 0; i < len(text); {
 		for end := nextPiece(text, i); i < end; {
 			e := subPiece(text, i, end)
 			off := i
-			for k, id := range t.pieceTokens(text[i:e], single[:]) {
+			for k, id := range t.cachedTokens(c, text[i:e], single[:]) {
 				off += int(t.lengths[id])
 				l.add(off, k == 0)
 			}
@@ -328,15 +340,15 @@ func (t *Tokenizer) tokens(text string) *tokenList {
 }
 
 // tokensN appends to dst the first n or more tokens of text, stopping at
-// the piece where it has n.
-func (t *Tokenizer) tokensN(dst []token, text string, n int) []token {
+// the piece where it has n, using the piece cache c.
+func (t *Tokenizer) tokensN(c *pieceCache, dst []token, text string, n int) []token {
 	var single [1]uint32
 	n += len(dst)
 	for i := 0; i < len(text) && len(dst) < n; {
 		for end := nextPiece(text, i); i < end && len(dst) < n; {
 			e := subPiece(text, i, end)
 			off := i
-			for k, id := range t.pieceTokens(text[i:e], single[:]) {
+			for k, id := range t.cachedTokens(c, text[i:e], single[:]) {
 				off += int(t.lengths[id])
 				dst = append(dst, token{end: int32(off), pieceStart: k == 0})
 			}

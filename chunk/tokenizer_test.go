@@ -81,7 +81,7 @@ func TestTokenizerMatchesTiktoken(t *testing.T) {
 // checkTokenSpans checks that token lengths add up to the text.
 func checkTokenSpans(t *testing.T, tok *Tokenizer, text string) {
 	t.Helper()
-	toks := tok.tokens(text)
+	toks := tok.tokens(new(pieceCache), text)
 	prev := 0
 	for i := range toks.len() {
 		if toks.end(i) <= prev {
