@@ -206,13 +206,14 @@ func Terms(text string) iter.Seq[*Term] {
 
 // analyzer holds the scratch space of one analysis; analyzers are pooled so
 // that analyzing allocates only the returned terms (and the first sighting
-// of each distinct word, in the stem cache).
+// of each distinct word, in the term cache).
 type analyzer struct {
 	norm  []byte // NFKC form of the current word
 	word  []byte // folded sub-word being built
 	cjk   []cjkChar
 	env   *snowballstem.Env
-	stems map[string]string // word -> term, bounded by maxStemCache
+	terms *termCache
+	stems map[string]string // words over wordKeyMax bytes -> term, bounded by maxStemCache
 	tok   Term
 	// stopped ends run early: the consumer of [Terms] stopped.
 	stopped bool
@@ -227,19 +228,48 @@ type cjkChar struct {
 
 const maxStemCache = 1 << 16
 
-var analyzerPool = sync.Pool{New: func() any {
+// maxFreeAnalyzers bounds the analyzers kept between calls (about 0.6 MB
+// each once their term caches fill). More analyses at once than that get a
+// new analyzer each, dropped afterwards. Unlike a sync.Pool, which drops
+// its contents at every other garbage collection (a few times a second
+// during ingest), the list keeps the term caches warm.
+const maxFreeAnalyzers = 8
+
+var analyzers struct {
+	mu   sync.Mutex
+	free []*analyzer
+}
+
+func getAnalyzer() *analyzer {
+	analyzers.mu.Lock()
+	if n := len(analyzers.free); n > 0 {
+		a := analyzers.free[n-1]
+		analyzers.free = analyzers.free[:n-1]
+		analyzers.mu.Unlock()
+		return a
+	}
+	analyzers.mu.Unlock()
+	return newAnalyzer()
+}
+
+func newAnalyzer() *analyzer {
 	return &analyzer{
 		env:   snowballstem.NewEnv(""),
-		stems: make(map[string]string, 1024),
+		terms: new(termCache),
+		stems: make(map[string]string),
 		word:  make([]byte, 0, 64),
 		norm:  make([]byte, 0, 64),
 	}
-}}
+}
 
-func getAnalyzer() *analyzer { return analyzerPool.Get().(*analyzer) }
 func putAnalyzer(a *analyzer) {
 	a.stopped = false
-	analyzerPool.Put(a)
+	a.tok = Term{} // hold no text
+	analyzers.mu.Lock()
+	defer analyzers.mu.Unlock()
+	if len(analyzers.free) < maxFreeAnalyzers {
+		analyzers.free = append(analyzers.free, a)
+	}
 }
 
 // Character classes of the scanner.
@@ -512,8 +542,7 @@ func (a *analyzer) emitWord(start, end int, emit func(*Term)) {
 	}
 	t := &a.tok
 	t.Word = w
-	t.Term = a.stem(w)
-	t.Stop = isStopWord(w)
+	t.Term, t.Stop = a.term(w)
 	t.CJK = false
 	t.Start, t.End = start, end
 	emit(t)
@@ -525,26 +554,54 @@ func isStopWord(w []byte) bool {
 	return ok
 }
 
-// stem returns the term of the folded word w: its Porter2 stem when w is
-// made of ASCII letters, else w itself. Results are cached.
-func (a *analyzer) stem(w []byte) string {
+// term returns the term of the folded word (or CJK bigram) w, [stem]'s,
+// and whether w is a stopword, from the term cache when w is short, else
+// from the stem cache.
+func (a *analyzer) term(w []byte) (term string, stop bool) {
+	if len(w) > wordKeyMax {
+		return a.stemLong(w), isStopWord(w)
+	}
+	lo, hi := wordKey(w)
+	set := &a.terms.sets[wordHash(lo, hi, len(w))]
+	if e := &set[0]; e.lo == lo && e.hi == hi && int(e.n) == len(w) {
+		return e.term, e.stop
+	}
+	if e := set[1]; e.lo == lo && e.hi == hi && int(e.n) == len(w) {
+		set[1] = set[0]
+		set[0] = e
+		return e.term, e.stop
+	}
+	term, stop = a.stem(w), isStopWord(w)
+	set[1] = set[0]
+	set[0] = termEntry{lo: lo, hi: hi, n: uint8(len(w)), stop: stop, term: term}
+	return term, stop
+}
+
+// stemLong is [analyzer.stem] of a word over wordKeyMax bytes, cached.
+func (a *analyzer) stemLong(w []byte) string {
 	if t, ok := a.stems[string(w)]; ok {
 		return t
 	}
+	term := a.stem(w)
+	if len(a.stems) >= maxStemCache {
+		clear(a.stems)
+	}
+	a.stems[string(w)] = term
+	return term
+}
+
+// stem returns the term of the folded word w: its Porter2 stem when w is
+// made of ASCII letters, else w itself.
+func (a *analyzer) stem(w []byte) string {
 	word := string(w)
-	term := word
 	if isASCIILetters(w) && len(w) > 2 {
 		a.env.SetCurrent(word)
 		english.Stem(a.env)
 		if s := a.env.Current(); s != "" {
-			term = s
+			return s
 		}
 	}
-	if len(a.stems) >= maxStemCache {
-		clear(a.stems)
-	}
-	a.stems[word] = term
-	return term
+	return word
 }
 
 func isASCIILetters(w []byte) bool {
@@ -616,15 +673,7 @@ func (a *analyzer) emitCJK(c1, c2 cjkChar, emit func(*Term)) {
 	w := a.norm[c1.from:c2.to]
 	t := &a.tok
 	t.Word = w
-	if s, ok := a.stems[string(w)]; ok {
-		t.Term = s
-	} else {
-		t.Term = string(w)
-		if len(a.stems) >= maxStemCache {
-			clear(a.stems)
-		}
-		a.stems[t.Term] = t.Term
-	}
+	t.Term, _ = a.term(w) // w itself: not ASCII, never a stopword
 	t.Stop, t.CJK = false, true
 	t.Start, t.End = c1.start, c2.end
 	emit(t)
