@@ -30,9 +30,10 @@ func (b *box) add(o box) {
 
 type word struct {
 	box
-	text string
-	size float64
-	bold bool
+	text    string
+	size    float64
+	bold    bool
+	spacing float64 // its letter spacing, in points, where pdfium's spaces inside it were dropped
 }
 
 // seg is a piece of a row: a column's line, or a table cell.
@@ -57,14 +58,24 @@ type page struct {
 // fold replaces ligatures by their letters.
 var fold = strings.NewReplacer("ﬀ", "ff", "ﬁ", "fi", "ﬂ", "fl", "ﬃ", "ffi", "ﬄ", "ffl", "ﬅ", "st", "ﬆ", "st", "\u0002", "\u2010")
 
-// layoutPage turns a page's characters into rows; spaces holds the indexes
-// of characters that start a word though pdfium put no space before them
-// (see [missingSpaces]).
-func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, spaces map[int]bool) *page {
+// spacing corrects pdfium's word spaces on a page: missing holds the
+// indexes of characters that start a word though pdfium put no space
+// before them ([missingSpaces]); spurious the spaces pdfium generated
+// inside letter-spaced words, each with the spacing of the letters beside
+// it in points ([spuriousSpaces]).
+type spacing struct {
+	missing  map[int]bool
+	spurious map[int]float64
+}
+
+// layoutPage turns a page's characters into rows, with sp's corrections
+// of pdfium's spaces.
+func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, sp spacing) *page {
 	p := &page{number: n}
 	var words []word
 	var cur word
 	var sb strings.Builder
+	joined := false // the last character was a spurious space, skipped
 	flush := func() {
 		if sb.Len() > 0 {
 			cur.text = fold.Replace(sb.String())
@@ -74,8 +85,13 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, spaces map[
 		cur = word{}
 	}
 	for i, c := range chars {
-		if spaces[i] {
+		if sp.missing[i] {
 			flush()
+		}
+		if ls, ok := sp.spurious[i]; ok && sb.Len() > 0 {
+			cur.spacing = max(cur.spacing, ls)
+			joined = true
+			continue
 		}
 		r, _ := utf8.DecodeRuneInString(c.Text)
 		pos := c.PointPosition
@@ -94,8 +110,9 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, spaces map[
 			overlap := min(cur.y1, b.y1) - max(cur.y0, b.y0)
 			gap := b.x0 - cur.x1
 			// Words end at pdfium's spaces; a wide gap with no space
-			// (columns, table cells) ends one too.
-			if overlap <= 0 || gap > 0.8*h || b.x0 < cur.x0-0.5*h {
+			// (columns, table cells) ends one too, unless the gap is
+			// a letter spacing found wider than most.
+			if overlap <= 0 || (gap > 0.8*h && !joined) || b.x0 < cur.x0-0.5*h {
 				flush()
 			}
 		}
@@ -106,6 +123,7 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, spaces map[
 			cur.bold = cur.bold && bold
 		}
 		sb.WriteString(c.Text)
+		joined = false
 	}
 	flush()
 	p.rows = makeRows(words)
@@ -178,23 +196,62 @@ func spaceCandidates(chars []*responses.GetPageTextStructuredChar) []int {
 }
 
 // missingSpaces returns the candidates (see [spaceCandidates]) before which
-// a word starts, given the characters' loose boxes' left and right edges.
-func missingSpaces(chars []*responses.GetPageTextStructuredChar, candidates []int, loose func(i int) (x0, x1 float64, ok bool)) map[int]bool {
-	// gap is the advance gap between chars i-1 and i; 0 when they are not
-	// adjacent.
-	gap := func(i int) (float64, bool) {
-		if !adjacent(chars, i) {
+// a word starts, given the characters' loose boxes' left and right edges
+// and the spaces found spurious ([spuriousSpaces]), which join the letters
+// beside them.
+func missingSpaces(chars []*responses.GetPageTextStructuredChar, candidates []int, loose func(i int) (x0, x1 float64, ok bool), spurious map[int]float64) map[int]bool {
+	// gap is the advance gap between chars a and b; 0 when either is
+	// missing (-1).
+	gap := func(a, b int) (float64, bool) {
+		if a < 0 || b < 0 {
 			return 0, true
 		}
-		_, a1, ok1 := loose(i - 1)
-		b0, _, ok2 := loose(i)
+		_, a1, ok1 := loose(a)
+		b0, _, ok2 := loose(b)
 		return b0 - a1, ok1 && ok2
+	}
+	// prev and next are the letters before and after chars[i] in its
+	// word as far as pdfium's spaces go: adjacent, or across a spurious
+	// space; -1 when there is none.
+	prev := func(i int) int {
+		if adjacent(chars, i) {
+			return i - 1
+		}
+		if _, ok := spurious[i-1]; ok {
+			return i - 2
+		}
+		return -1
+	}
+	next := func(i int) int {
+		if adjacent(chars, i+1) {
+			return i + 1
+		}
+		if _, ok := spurious[i+1]; ok {
+			return i + 2
+		}
+		return -1
+	}
+	// nearby is the letter spacing found by spuriousSpaces within a few
+	// characters of chars[i] on its line, or 0: the spacing of a
+	// two-letter word, which has no gaps of its own beside.
+	nearby := func(i int) float64 {
+		for d := 1; d <= 8; d++ {
+			for _, j := range [2]int{i - d, i + d} {
+				if ls, ok := spurious[j]; ok && sameLine(chars[j-1], chars[i]) {
+					return ls
+				}
+			}
+		}
+		return 0
 	}
 	var out map[int]bool
 	for _, i := range candidates {
-		g, ok := gap(i)
-		before, ok1 := gap(i - 1)
-		after, ok2 := gap(i + 1)
+		g, ok := gap(i-1, i)
+		before, ok1 := gap(prev(i-1), i-1)
+		after, ok2 := gap(i, next(i))
+		if prev(i-1) < 0 && next(i) < 0 {
+			before = nearby(i)
+		}
 		if ok && ok1 && ok2 && spaceBefore(g, before, after, em(chars[i])) {
 			if out == nil {
 				out = map[int]bool{}
@@ -210,6 +267,145 @@ func missingSpaces(chars []*responses.GetPageTextStructuredChar, candidates []in
 // between them.
 func spaceBefore(gap, before, after, em float64) bool {
 	return gap > minSpace*em && gap > max(before, after, 0)+spaceMargin*em
+}
+
+// Spurious spaces. Letter spacing (CSS letter-spacing, a PDF's Tc) widens
+// the gap after every character. Where the producer drew no space glyphs
+// pdfium generates a space wherever a gap looks wide to it, and in
+// letter-spaced text that is at many of the letters: a heading set 0.3 em
+// apart came out "Q u a r t e r l y R e p o r t". A generated space is the
+// letters' spacing, not a word's, when its advance gap (loose boxes, as for
+// missing spaces) is no wider than the narrower of the gaps beside it (to
+// the letter before the one before it and after the one after it) by
+// spaceMargin, and those gaps are a letter spacing themselves (from
+// minSpace): a word space in letter-spaced text is a space's width wider
+// than the spacing, and text set without spacing has none of its spaces
+// checked. A one-letter word keeps its spaces: one of its gaps is a word
+// space, and the narrower one is compared.
+
+// generatedSpace reports whether c is a space pdfium made up: no glyph
+// drawn, so no width.
+func generatedSpace(c *responses.GetPageTextStructuredChar) bool {
+	return c.Text == " " && c.PointPosition.Right <= c.PointPosition.Left
+}
+
+// inkBefore returns the ink character before chars[i] on its line, across
+// one generated space, or -1.
+func inkBefore(chars []*responses.GetPageTextStructuredChar, i int) int {
+	j := i - 1
+	if j >= 0 && generatedSpace(chars[j]) {
+		j--
+	}
+	if j < 0 || !level(chars[j], chars[i]) {
+		return -1
+	}
+	return j
+}
+
+// inkAfter returns the ink character after chars[i] on its line, across
+// one generated space, or -1.
+func inkAfter(chars []*responses.GetPageTextStructuredChar, i int) int {
+	j := i + 1
+	if j < len(chars) && generatedSpace(chars[j]) {
+		j++
+	}
+	if j >= len(chars) || !level(chars[i], chars[j]) {
+		return -1
+	}
+	return j
+}
+
+// sameLine reports whether a and b are drawn level with each other.
+func sameLine(a, b *responses.GetPageTextStructuredChar) bool {
+	p, q := a.PointPosition, b.PointPosition
+	return min(p.Top, q.Top) > max(p.Bottom, q.Bottom)
+}
+
+// level reports whether b is an ink character drawn after ink character a
+// on a's line.
+func level(a, b *responses.GetPageTextStructuredChar) bool {
+	if !inkChar(a) || !inkChar(b) {
+		return false
+	}
+	return sameLine(a, b) && b.PointPosition.Left > a.PointPosition.Left
+}
+
+// generatedCandidates returns the indexes of the spaces pdfium generated
+// between two letters whose ink gaps beside could be a letter spacing: the
+// few spaces [spuriousSpaces] reads loose boxes for.
+func generatedCandidates(chars []*responses.GetPageTextStructuredChar) []int {
+	var out []int
+	for i := 1; i+1 < len(chars); i++ {
+		if !generatedSpace(chars[i]) || !level(chars[i-1], chars[i+1]) {
+			continue
+		}
+		p, n := i-1, i+1
+		e := em(chars[n])
+		spaced := func(a, b int) bool {
+			return a >= 0 && b >= 0 && chars[b].PointPosition.Left-chars[a].PointPosition.Right > candidateGap*e
+		}
+		pp, nn := inkBefore(chars, p), inkAfter(chars, n)
+		if (pp < 0 || spaced(pp, p)) && (nn < 0 || spaced(n, nn)) && (pp >= 0 || nn >= 0) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// spuriousSpaces returns the candidates (see [generatedCandidates]) that
+// are letter spacing, not word spaces, each with the letters' spacing,
+// given the characters' loose boxes' left and right edges.
+func spuriousSpaces(chars []*responses.GetPageTextStructuredChar, candidates []int, loose func(i int) (x0, x1 float64, ok bool)) map[int]float64 {
+	gap := func(a, b int) (float64, bool) {
+		if a < 0 || b < 0 {
+			return math.Inf(1), true
+		}
+		_, a1, ok1 := loose(a)
+		b0, _, ok2 := loose(b)
+		return b0 - a1, ok1 && ok2
+	}
+	var out map[int]float64
+	for _, i := range candidates {
+		p, n := i-1, i+1
+		g, ok := gap(p, n)
+		before, ok1 := gap(inkBefore(chars, p), p)
+		after, ok2 := gap(n, inkAfter(chars, n))
+		// The narrower gap beside is the letters' spacing (a period
+		// after a letter is often kerned closer); the wider one says
+		// the text is letter-spaced at all.
+		letters, wide := min(before, after), max(before, after)
+		if math.IsInf(wide, 1) {
+			wide = letters
+		}
+		e := em(chars[n])
+		if ok && ok1 && ok2 && !math.IsInf(letters, 1) && (letter(chars[p]) && letter(chars[n]) || alnum(chars[p]) && closing(chars[n])) &&
+			wide > minSpace*e && g <= max(letters, 0)+spaceMargin*e {
+			if out == nil {
+				out = map[int]float64{}
+			}
+			out[i] = max(letters, 0)
+		}
+	}
+	return out
+}
+
+// letter reports whether c is a letter: letter spacing is looked for
+// between letters, and before closing punctuation, only, so that digits
+// and signs set apart ("1 2 3", "x = a + b") keep their spaces.
+func letter(c *responses.GetPageTextStructuredChar) bool {
+	r, _ := utf8.DecodeRuneInString(c.Text)
+	return unicode.IsLetter(r)
+}
+
+// alnum reports whether c is a letter or a digit.
+func alnum(c *responses.GetPageTextStructuredChar) bool {
+	r, _ := utf8.DecodeRuneInString(c.Text)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// closing reports whether c is punctuation that ends a word or sentence.
+func closing(c *responses.GetPageTextStructuredChar) bool {
+	return len(c.Text) > 0 && strings.ContainsAny(c.Text[:1], ".,;:!?)]}'") || c.Text == "’" || c.Text == "”"
 }
 
 // makeRows groups words into rows, top to bottom, and splits each row into
@@ -251,6 +447,12 @@ func makeRows(words []word) []row {
 	space := quantile(gaps, 0.25)
 	out := make([]row, 0, len(rows))
 	for _, r := range rows {
+		// A letter-spaced row's word spaces are wider by its spacing
+		// on either side.
+		var spacing float64
+		for _, w := range r {
+			spacing = max(spacing, w.spacing)
+		}
 		var rw row
 		var s seg
 		var sb strings.Builder
@@ -262,7 +464,7 @@ func makeRows(words []word) []row {
 		for i, w := range r {
 			if i > 0 {
 				gap := w.x0 - r[i-1].x1
-				if gap > max(0.7*min(w.h(), r[i-1].h()), 1.8*space) {
+				if gap > max(0.7*min(w.h(), r[i-1].h()), 1.8*space)+2*spacing {
 					end()
 				} else {
 					sb.WriteByte(' ')

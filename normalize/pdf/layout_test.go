@@ -41,9 +41,9 @@ func TestMissingSpaces(t *testing.T) {
 			}
 			spaces := missingSpaces(chars, spaceCandidates(chars), func(i int) (float64, float64, bool) {
 				return c.chars[i].adv0, c.chars[i].adv1, true
-			})
+			}, nil)
 			got := ""
-			for _, w := range layoutPage(1, chars, spaces).rows[0].segs {
+			for _, w := range layoutPage(1, chars, spacing{missing: spaces}).rows[0].segs {
 				got += w.text
 			}
 			if got != c.want {

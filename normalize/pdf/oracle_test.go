@@ -113,6 +113,8 @@ func TestFixtures(t *testing.T) {
 	run(chromium, append(headless, "--generate-pdf-document-outline", "--print-to-pdf="+filepath.Join(dir, "report.pdf"), filepath.Join(abs, "report.html"))...)
 	// A paragraph cut by a page break, kerned spaces, justified text.
 	run(chromium, append(headless, "--generate-pdf-document-outline", "--print-to-pdf="+filepath.Join(dir, "flow.pdf"), filepath.Join(abs, "flow.html"))...)
+	// Letter-spaced text, and text set without spacing beside it.
+	run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, "spaced.pdf"), filepath.Join(abs, "spaced.html"))...)
 	// A scanned page: a picture of text, printed.
 	png := filepath.Join(t.TempDir(), "scan.png")
 	run(chromium, append(headless, "--screenshot="+png, "--window-size=1000,300", filepath.Join(abs, "scan.html"))...)
@@ -130,7 +132,7 @@ func TestFixtures(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "damaged.pdf"), report[:3000], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"report.pdf", "flow.pdf"} {
+	for _, name := range []string{"report.pdf", "flow.pdf", "spaced.pdf"} {
 		want, _, err := read(t, &Reader{}, name)
 		if err != nil {
 			t.Fatal(err)

@@ -311,18 +311,20 @@ func (r *Reader) readPage(ctx context.Context, in pdfium.Pdfium, doc references.
 	return p, nil
 }
 
-// looseSpaces returns the indexes of the characters of a page before which
-// a word starts though pdfium put no space there ([missingSpaces]), reading
-// the loose boxes of the few characters whose ink gap could hide one. A
-// page whose loose boxes cannot be read gets none.
-func looseSpaces(in pdfium.Pdfium, pg requests.Page, chars []*responses.GetPageTextStructuredChar) map[int]bool {
-	cands := spaceCandidates(chars)
-	if len(cands) == 0 {
-		return nil
+// looseSpaces returns the corrections of pdfium's spaces on a page: the
+// characters before which a word starts though pdfium put no space there
+// ([missingSpaces]) and the spaces it generated inside letter-spaced words
+// ([spuriousSpaces]), reading the loose boxes of the few characters whose
+// ink gaps could hide either. A page whose loose boxes cannot be read gets
+// none.
+func looseSpaces(in pdfium.Pdfium, pg requests.Page, chars []*responses.GetPageTextStructuredChar) spacing {
+	cands, gens := spaceCandidates(chars), generatedCandidates(chars)
+	if len(cands) == 0 && len(gens) == 0 {
+		return spacing{}
 	}
 	tp, err := in.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: pg})
 	if err != nil {
-		return nil
+		return spacing{}
 	}
 	defer in.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
 	type edges struct {
@@ -330,7 +332,7 @@ func looseSpaces(in pdfium.Pdfium, pg requests.Page, chars []*responses.GetPageT
 		ok     bool
 	}
 	seen := map[int]edges{}
-	return missingSpaces(chars, cands, func(i int) (float64, float64, bool) {
+	loose := func(i int) (float64, float64, bool) {
 		if e, done := seen[i]; done {
 			return e.x0, e.x1, e.ok
 		}
@@ -340,5 +342,7 @@ func looseSpaces(in pdfium.Pdfium, pg requests.Page, chars []*responses.GetPageT
 		}
 		seen[i] = e
 		return e.x0, e.x1, e.ok
-	})
+	}
+	spurious := spuriousSpaces(chars, gens, loose)
+	return spacing{missing: missingSpaces(chars, cands, loose, spurious), spurious: spurious}
 }

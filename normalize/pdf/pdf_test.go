@@ -239,6 +239,30 @@ func TestReadFlow(t *testing.T) {
 	}
 }
 
+// spaced.pdf is testdata/spaced.html printed by headless Chromium: text
+// set with letter spacing from 1px to 0.5 em (CSS letter-spacing), where
+// pdfium generates a space at many of the letters ("Q u a r t e r l y"),
+// beside the same kinds of text set without it. Every word reads whole,
+// word spaces are kept, and digits and signs set apart stay apart.
+func TestReadLetterSpacing(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "spaced.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(strings.Fields(d.Text), " ")
+	want := "Quarterly Report " +
+		"The committee reviewed the annual budget and approved a proposal. " + // 0.15 em
+		"Revenue grew by twelve percent over the previous year. " + // 2px
+		"It is a small, quiet harbour on the west coast. " + // 1px
+		"ANNUAL SUMMARY " + // 0.5 em, capitals
+		"Keepers of the light wrote in the log at dusk. " + // 0.05 em
+		"Set without spacing: x = a + b, steps 1 2 3, I am a cat, from A to Z. " +
+		"Spaced: x = a + b, steps 1 2 3, I am a cat." // 0.2 em
+	if got != want {
+		t.Errorf("read\n%s\nwant\n%s", got, want)
+	}
+}
+
 // Start may be called at any time, any number of times, beside reads: the
 // reads wait for the one start and get the same text.
 func TestStart(t *testing.T) {
