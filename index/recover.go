@@ -132,7 +132,7 @@ func recoverFile(ctx context.Context, dir, file string) (*Recovery, error) {
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		os.Remove(tmp + suffix)
 	}
-	st, err := openFile(ctx, dir, tmp, Options{Create: true})
+	st, err := openFile(ctx, dir, tmp, Options{Create: true}, false)
 	if err != nil {
 		return nil, fmt.Errorf("create new database: %w", err)
 	}

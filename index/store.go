@@ -73,7 +73,14 @@ type Options struct {
 	// Verify runs SQLite's quick_check before anything else and fails with
 	// ErrCorrupt if the database is damaged, so that a damaged index is not
 	// written into. It reads every page: about 0.25 s for an index of 240
-	// MB whose pages the system has cached.
+	// MB whose pages the system has cached, a minute or more for one of 8
+	// GB. It is skipped when the last process to write the index verified
+	// it too, closed it cleanly and recorded the database file as it left
+	// it, and the file is unchanged since (clean.go): a writable store
+	// opened with Verify makes that record when it is closed, unless the
+	// file changed under it by other hands than its own commits, or
+	// another process still has the index open for writing.
+	// [Store.QuickChecked] says whether the check ran.
 	Verify bool
 }
 
@@ -83,6 +90,7 @@ type Options struct {
 type Store struct {
 	db       *sql.DB
 	dir      string
+	file     string // the database file
 	readOnly bool
 
 	vmu       sync.Mutex   // guards the fields below (not the index itself)
@@ -93,6 +101,14 @@ type Store struct {
 	replica Replica // receives every committed change ([Store.SetReplica]); nil: none
 
 	fts ftsCache // the full-text segments in memory
+
+	// The clean-close record (clean.go).
+	verified     bool       // opened with Options.Verify: the database was sound
+	quickChecked bool       // Open ran SQLite's quick_check
+	fmu          sync.Mutex // guards the fields below
+	stamp        fileStamp  // the database file as this process last left it
+	stampOK      bool       // stamp is known
+	foreign      bool       // the file changed by other hands than this process's commits
 }
 
 // Open opens the index in dir, migrating its schema forward if it was
@@ -140,7 +156,17 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
 	}
-	s, err := openFile(ctx, dir, file, opts)
+	// A clean-close record matching the file stands for the quick_check
+	// the process that made it ran. A writable open removes it before it
+	// opens the database: a process killed from here on leaves none.
+	var clean bool
+	if rec, ok := readClean(dir); ok && opts.Verify {
+		clean = cleanMatches(file, rec)
+	}
+	if !opts.ReadOnly && !removeClean(dir) {
+		clean = false
+	}
+	s, err := openFile(ctx, dir, file, opts, clean)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
 	}
@@ -150,9 +176,10 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// openFile opens the database file of the index in dir.
-func openFile(ctx context.Context, dir, file string, opts Options) (*Store, error) {
-	s := &Store{dir: dir, readOnly: opts.ReadOnly}
+// openFile opens the database file of the index in dir. clean says a
+// clean-close record matches the file: Verify needs no quick_check.
+func openFile(ctx context.Context, dir, file string, opts Options, clean bool) (*Store, error) {
+	s := &Store{dir: dir, file: file, readOnly: opts.ReadOnly, verified: opts.Verify}
 	var err error
 	if opts.ReadOnly {
 		s.db, err = openReadOnly(ctx, file)
@@ -162,11 +189,17 @@ func openFile(ctx context.Context, dir, file string, opts Options) (*Store, erro
 	if err != nil {
 		return nil, dbError(err)
 	}
-	if opts.Verify {
+	if opts.Verify && !clean {
+		s.quickChecked = true
 		if err := s.quickCheck(ctx); err != nil {
 			s.db.Close()
 			return nil, err
 		}
+	}
+	if s.verified && !s.readOnly {
+		// The file as checked: from here on, only the store's commits
+		// may change it (Store.wrote), a schema upgrade's among them.
+		s.stamp, s.stampOK = statFile(file)
 	}
 	// A new database turning to WAL mode, or a log being recovered, is
 	// busy without SQLite waiting on busy_timeout: try again a while.
@@ -313,7 +346,10 @@ func ping(ctx context.Context, db *sql.DB) error {
 	return db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&n)
 }
 
-// Close closes the database and releases the vectors held in memory.
+// Close closes the database and releases the vectors held in memory. A
+// store opened for writing with [Options.Verify] records that it closed
+// the index cleanly (see Options.Verify), so that the next open need not
+// check it again.
 func (s *Store) Close() error {
 	s.vmu.Lock()
 	s.vectors = nil
@@ -322,8 +358,57 @@ func (s *Store) Close() error {
 	}
 	s.releases = nil
 	s.vmu.Unlock()
-	return s.db.Close()
+	clean := s.closingClean()
+	err := s.db.Close()
+	if err == nil && clean {
+		// Closing the last connection folds the log into the file and
+		// deletes it; a log left holds another process's writes to come.
+		if st, ok := statFile(s.file); ok && walEmpty(s.file) {
+			// Without the record the next open checks the file, as
+			// after a crash: nothing is lost by failing to write it.
+			writeClean(s.dir, st)
+		}
+	}
+	return err
 }
+
+// closingClean reports whether the store, closing, may record a clean
+// close: it was opened for writing with Options.Verify, and the database
+// file is as its own last commit left it.
+func (s *Store) closingClean() bool {
+	if s.readOnly || !s.verified {
+		return false
+	}
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	st, ok := statFile(s.file)
+	return ok && s.stampOK && !s.foreign && st == s.stamp
+}
+
+// wrote runs commit, the end of one of the store's write transactions,
+// and keeps the clean-close record's account of the database file:
+// SQLite writes the file (a checkpoint of the log) only while committing
+// or closing, so a file that changed since the store's last commit was
+// changed by other hands (another process, cite's or not), and the store
+// will not record a clean close.
+func (s *Store) wrote(commit func() error) error {
+	if s.readOnly || !s.verified {
+		return commit()
+	}
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	if st, ok := statFile(s.file); !ok || st != s.stamp {
+		s.foreign = true
+	}
+	err := commit()
+	s.stamp, s.stampOK = statFile(s.file)
+	return err
+}
+
+// QuickChecked reports whether [Open] ran SQLite's quick_check:
+// [Options.Verify] was set and no record of a clean close matched the
+// database file.
+func (s *Store) QuickChecked() bool { return s.quickChecked }
 
 // Dir returns the index folder.
 func (s *Store) Dir() string { return s.dir }
@@ -479,7 +564,7 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		tx.Rollback()
 		return dbError(err)
 	}
-	return dbError(tx.Commit())
+	return dbError(s.wrote(tx.Commit))
 }
 
 // Tables hands the index's database to a package under index that keeps

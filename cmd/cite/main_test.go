@@ -431,6 +431,16 @@ func killWhen(t *testing.T, vars map[string]string, what, idx string, args []str
 		t.Fatal(err)
 	}
 	<-exited
+	// The process killed left no record of a clean close: the next writer
+	// checks the whole file.
+	vst, err := index.Open(t.Context(), idx, index.Options{Verify: true})
+	if err != nil {
+		t.Fatalf("%s: open with Verify after crash: %v; output:\n%s", what, err, out.String())
+	}
+	if !vst.QuickChecked() {
+		t.Errorf("%s: the open after SIGKILL did not run quick_check", what)
+	}
+	vst.Close()
 	st, err := index.Open(t.Context(), idx, index.Options{})
 	if err != nil {
 		t.Fatalf("%s: open after crash: %v; output:\n%s", what, err, out.String())
@@ -781,5 +791,46 @@ func TestRepairUnreadableIndex(t *testing.T) {
 				t.Errorf("search after repair: exit %d\n%s%s", code, out, errOut)
 			}
 		})
+	}
+}
+
+// TestCleanCloseSkipsCheck: each command that writes the index checks it
+// when it opens it, and closes it cleanly, so that the next one to open it
+// need not check the whole file again; cite check --repair, which opens
+// it without that check, leaves the next one to check it.
+func TestCleanCloseSkipsCheck(t *testing.T) {
+	dir := t.TempDir()
+	docs, idx := filepath.Join(dir, "docs"), filepath.Join(dir, "idx")
+	os.Mkdir(docs, 0o755)
+	writeCorpus(t, docs, 20, 4<<10, 3)
+	steps := []struct {
+		name      string
+		before    func()
+		args      []string
+		wantCheck bool // the open after the command runs quick_check
+	}{
+		{"index (creates)", nil, []string{"index", "--index", idx, "--quiet", docs}, false},
+		{"index of one changed file", func() {
+			os.WriteFile(filepath.Join(docs, "doc0003.md"), []byte("one changed file\n"), 0o644)
+		}, []string{"index", "--index", idx, "--quiet", docs}, false},
+		{"rm", nil, []string{"rm", "--index", idx, filepath.Join(docs, "doc0004.md")}, false},
+		{"check --repair", nil, []string{"check", "--index", idx, "--repair"}, true},
+		{"index after the repair", nil, []string{"index", "--index", idx, "--quiet", docs}, false},
+	}
+	for _, s := range steps {
+		if s.before != nil {
+			s.before()
+		}
+		if code, stdout, stderr := cite(t, s.args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s %s", s.name, code, stdout, stderr)
+		}
+		st, err := index.Open(t.Context(), idx, index.Options{Verify: true})
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if st.QuickChecked() != s.wantCheck {
+			t.Errorf("after %s: quick_check ran: %v, want %v", s.name, st.QuickChecked(), s.wantCheck)
+		}
+		st.Close()
 	}
 }

@@ -189,6 +189,16 @@ func TestServeWatch(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatalf("still running a minute after SIGTERM:\n%s", out.String())
 	}
+	// The server checked the index when it opened it and closed it
+	// cleanly: the next writer need not check it again.
+	st, err := index.Open(t.Context(), idx, index.Options{Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.QuickChecked() {
+		t.Error("quick_check ran on the index cite serve closed cleanly")
+	}
 }
 
 // TestWatchDocuments watches a folder as cite index --watch does while a
