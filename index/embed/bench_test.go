@@ -7,7 +7,8 @@ import (
 )
 
 // BenchmarkHashEmbed measures the default hash embedder on 500-token
-// chunks of real Markdown: one goroutine (vector), and EmbedDocuments on
+// chunks of real Markdown: one goroutine (vector, the query path without
+// idf; doc, the document path cite index takes), and EmbedDocuments on
 // all cores (batch).
 func BenchmarkHashEmbed(b *testing.B) {
 	chunks := testenv.SplitAtSpace(testenv.MarkdownSample(b, 2<<20), 2100)
@@ -22,6 +23,15 @@ func BenchmarkHashEmbed(b *testing.B) {
 			for b.Loop() {
 				for _, c := range chunks {
 					h.vector(c, nil, false)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(chunks))/b.Elapsed().Seconds(), "chunks/s")
+		})
+		b.Run(spec+"/doc", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, c := range chunks {
+					h.docVector(c, nil)
 				}
 			}
 			b.ReportMetric(float64(b.N*len(chunks))/b.Elapsed().Seconds(), "chunks/s")

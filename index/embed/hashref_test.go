@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -18,16 +19,19 @@ import (
 // every occurrence of a word hashes the word and its n-grams again. The
 // vectors in indexes were made by it; hashEmbedder.vector must give the
 // same bits (TestHashEmbedderMatchesReference, FuzzHashEmbedderMatchesReference).
+//
+// It uses none of the embedder's helpers, so that making them faster cannot
+// change the reference with them: the features are summed in Go maps, in
+// the order the first implementation met them.
 func (h *hashEmbedder) referenceVector(text string, idf func(string) float64, query bool) []float32 {
-	s := new(hashState)
-	s.vw = make([]float64, h.dim)
-	s.vg = make([]float64, h.dim)
+	s := &refState{words: newRefTable(), grams: newRefTable()}
+	vw := make([]float64, h.dim)
+	vg := make([]float64, h.dim)
 	n, stops := 0, 0
 	add := func(t *analysis.Term, w float64) {
-		s.key = append(append(s.key[:0], 1), t.Term...)
-		s.words.add(xxhash.Sum64(s.key), w)
+		s.words.add(xxhash.Sum64(append([]byte{1}, t.Term...)), w)
 		if h.maxN > 0 && !t.CJK {
-			h.ngrams(s, t.Word, w)
+			h.refNgrams(s, t.Word, w)
 		}
 	}
 	for t := range analysis.Terms(text) {
@@ -66,13 +70,19 @@ func (h *hashEmbedder) referenceVector(text string, idf func(string) float64, qu
 			add(&t, 1)
 		}
 	}
-	for _, i := range s.words.used {
-		addFeature(s.vw, s.words.keys[i], featureWeight(s.words.vals[i], query))
+	weight := func(c float64) float64 {
+		if query {
+			return c
+		}
+		return 1 + math.Log(c)
 	}
-	for _, i := range s.grams.used {
-		addFeature(s.vg, s.grams.keys[i], featureWeight(s.grams.vals[i], query))
+	for _, f := range s.words.order {
+		refAddFeature(vw, f, weight(s.words.sum[f]))
 	}
-	nw, ng := l2norm64(s.vw), l2norm64(s.vg)
+	for _, f := range s.grams.order {
+		refAddFeature(vg, f, weight(s.grams.sum[f]))
+	}
+	nw, ng := refNorm(vw), refNorm(vg)
 	aw, ag := math.Sqrt(h.words), math.Sqrt(1-h.words)
 	if nw > 0 {
 		aw /= nw
@@ -82,10 +92,79 @@ func (h *hashEmbedder) referenceVector(text string, idf func(string) float64, qu
 	} else {
 		ag = 0
 	}
-	for i := range s.vw {
-		s.vw[i] = aw*s.vw[i] + ag*s.vg[i]
+	for i := range vw {
+		vw[i] = aw*vw[i] + ag*vg[i]
 	}
-	return normalized64(s.vw)
+	n2 := refNorm(vw)
+	out := make([]float32, len(vw))
+	if n2 == 0 {
+		return out
+	}
+	for i, x := range vw {
+		out[i] = float32(x / n2)
+	}
+	return out
+}
+
+// refState is the reference's scratch space.
+type refState struct{ words, grams *refTable }
+
+// refTable sums a weight per feature, remembering the order in which the
+// features came (feature 0 counts as 1, as the first implementation's
+// table kept 0 for its empty slots).
+type refTable struct {
+	sum   map[uint64]float64
+	order []uint64
+}
+
+func newRefTable() *refTable { return &refTable{sum: map[uint64]float64{}} }
+
+func (t *refTable) add(f uint64, w float64) {
+	if f == 0 {
+		f = 1
+	}
+	if _, ok := t.sum[f]; !ok {
+		t.order = append(t.order, f)
+	}
+	t.sum[f] += w
+}
+
+func (t *refTable) len() int { return len(t.order) }
+
+// refAddFeature adds w to the dimension of feature f, with the sign f gives.
+func refAddFeature(v []float64, f uint64, w float64) {
+	i := f % uint64(len(v))
+	if f>>63 != 0 {
+		w = -w
+	}
+	v[i] += w
+}
+
+func refNorm(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x * x
+	}
+	return math.Sqrt(s)
+}
+
+// refNgrams adds weight w to each character n-gram of "<word>", n counted
+// in runes.
+func (h *hashEmbedder) refNgrams(s *refState, word []byte, w float64) {
+	p := append(append([]byte{'<'}, word...), '>')
+	var starts []int // rune boundaries of p, and its end
+	for i := range len(p) {
+		if utf8.RuneStart(p[i]) {
+			starts = append(starts, i)
+		}
+	}
+	starts = append(starts, len(p))
+	runes := len(starts) - 1
+	for n := h.minN; n <= h.maxN && n <= runes; n++ {
+		for i := 0; i+n <= runes; i++ {
+			s.grams.add(xxhash.Sum64(p[starts[i]:starts[i+n]]), w)
+		}
+	}
 }
 
 // referenceTexts are texts on the edges of the hash embedder's rules.
