@@ -2,9 +2,11 @@ package embed
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"net/url"
 	"strconv"
 	"strings"
@@ -211,7 +213,8 @@ type hashState struct {
 var hashStatePool = sync.Pool{New: func() any { return &hashState{seen: wordTable{seed: maphash.MakeSeed()}} }}
 
 // getState returns scratch space for an embedding of h's dimension, with
-// its tables empty and its vectors zero.
+// its tables empty and its vectors zero ([hashEmbedder.mix] leaves them
+// zero).
 func (h *hashEmbedder) getState() *hashState {
 	s := hashStatePool.Get().(*hashState)
 	s.words.reset()
@@ -220,14 +223,12 @@ func (h *hashEmbedder) getState() *hashState {
 		s.vw = make([]float64, h.dim)
 		s.vg = make([]float64, h.dim)
 	}
-	clear(s.vw)
-	clear(s.vg)
 	return s
 }
 
 func putState(s *hashState) {
 	// Do not keep the tables of a huge text for the next ones.
-	if len(s.grams.keys) > 1<<18 || len(s.seen.slots) > 1<<18 {
+	if len(s.grams.slots) > 1<<18 || len(s.seen.slots) > 1<<18 {
 		s.words, s.grams, s.seen = featureTable{}, featureTable{}, wordTable{seed: s.seen.seed}
 	}
 	hashStatePool.Put(s)
@@ -300,9 +301,15 @@ func (t *wordTable) reset() {
 // with linear probing, reused from text to text (a Go map costs 5 times as
 // much here).
 type featureTable struct {
-	keys []uint64 // 0: empty slot
-	vals []float64
-	used []int32 // occupied slots, in insertion order
+	slots []feature // key 0: empty slot
+	used  []int32   // occupied slots, in insertion order
+}
+
+// feature is a slot of a featureTable: a feature and its weight, side by
+// side, so that a probe reads one cache line.
+type feature struct {
+	key uint64
+	val float64
 }
 
 // add adds w to feature f.
@@ -310,18 +317,18 @@ func (t *featureTable) add(f uint64, w float64) {
 	if f == 0 {
 		f = 1 // 0 marks empty slots
 	}
-	if 2*(len(t.used)+1) > len(t.keys) {
+	if 2*(len(t.used)+1) > len(t.slots) {
 		t.grow()
 	}
-	mask := uint64(len(t.keys) - 1)
+	mask := uint64(len(t.slots) - 1)
 	for i := f & mask; ; i = (i + 1) & mask {
-		switch t.keys[i] {
+		sl := &t.slots[i]
+		switch sl.key {
 		case f:
-			t.vals[i] += w
+			sl.val += w
 			return
 		case 0:
-			t.keys[i] = f
-			t.vals[i] = w
+			*sl = feature{f, w}
 			t.used = append(t.used, int32(i))
 			return
 		}
@@ -330,19 +337,18 @@ func (t *featureTable) add(f uint64, w float64) {
 
 func (t *featureTable) grow() {
 	old := *t
-	n := max(2*len(old.keys), 1024)
-	t.keys = make([]uint64, n)
-	t.vals = make([]float64, n)
+	n := max(2*len(old.slots), 1024)
+	t.slots = make([]feature, n)
 	t.used = make([]int32, 0, n/2)
 	for _, i := range old.used {
-		t.add(old.keys[i], old.vals[i])
+		t.add(old.slots[i].key, old.slots[i].val)
 	}
 }
 
 // reset empties the table, keeping its memory.
 func (t *featureTable) reset() {
 	for _, i := range t.used {
-		t.keys[i] = 0
+		t.slots[i].key = 0
 	}
 	t.used = t.used[:0]
 }
@@ -384,7 +390,7 @@ func (h *hashEmbedder) docVector(text string, each func(*analysis.Term)) []float
 	for i := range s.seen.words {
 		d := &s.seen.words[i]
 		s.key = append(append(s.key[:0], 1), d.term...)
-		s.words.add(xxhash.Sum64(s.key), d.count)
+		s.words.add(sum64(s.key), d.count)
 		if h.maxN > 0 && !d.cjk {
 			h.ngrams(s, s.seen.bytes[d.from:d.to], d.count)
 		}
@@ -407,7 +413,7 @@ func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool)
 	n, stops := 0, 0
 	add := func(t *analysis.Term, w float64) {
 		s.key = append(append(s.key[:0], 1), t.Term...)
-		s.words.add(xxhash.Sum64(s.key), w)
+		s.words.add(sum64(s.key), w)
 		if h.maxN > 0 && !t.CJK {
 			h.ngrams(s, t.Word, w)
 		}
@@ -457,15 +463,24 @@ func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool)
 }
 
 // mix makes the vector of the features in s: words and n-grams each scaled
-// to unit length, mixed by the words' share, normalized.
+// to unit length, mixed by the words' share, normalized. It leaves s.vw
+// and s.vg zero.
+//
+// Its sums run in the order of the first implementation's (features in
+// the order they came, dimensions in order), so that its float64
+// arithmetic gives the same bits; it only makes fewer passes over the
+// dimensions.
 func (h *hashEmbedder) mix(s *hashState, query bool) []float32 {
-	for _, i := range s.words.used {
-		addFeature(s.vw, s.words.keys[i], featureWeight(s.words.vals[i], query))
+	vw, vg := s.vw, s.vg[:len(s.vw)]
+	addFeatures(vw, &s.words, query)
+	addFeatures(vg, &s.grams, query)
+	var sw, sg float64
+	for i, x := range vw {
+		y := vg[i]
+		sw += x * x
+		sg += y * y
 	}
-	for _, i := range s.grams.used {
-		addFeature(s.vg, s.grams.keys[i], featureWeight(s.grams.vals[i], query))
-	}
-	nw, ng := l2norm64(s.vw), l2norm64(s.vg)
+	nw, ng := math.Sqrt(sw), math.Sqrt(sg)
 	aw, ag := math.Sqrt(h.words), math.Sqrt(1-h.words)
 	if nw > 0 {
 		aw /= nw
@@ -475,10 +490,57 @@ func (h *hashEmbedder) mix(s *hashState, query bool) []float32 {
 	} else {
 		ag = 0
 	}
-	for i := range s.vw {
-		s.vw[i] = aw*s.vw[i] + ag*s.vg[i]
+	// normalized64 of the mix, which is built here in vw.
+	var sum float64
+	for i, x := range vw {
+		x = aw*x + ag*vg[i]
+		vw[i] = x
+		vg[i] = 0
+		sum += x * x
 	}
-	return normalized64(s.vw)
+	n := math.Sqrt(sum)
+	out := make([]float32, len(vw))
+	if n == 0 {
+		clear(vw)
+		return out
+	}
+	out = out[:len(vw)]
+	for i, x := range vw {
+		out[i] = float32(x / n)
+		vw[i] = 0
+	}
+	return out
+}
+
+// addFeatures adds the features of t to v, each to its dimension with the
+// sign it gives ([addFeature]), weighed by [featureWeight], in the order
+// they came.
+func addFeatures(v []float64, t *featureTable, query bool) {
+	dim := uint64(len(v))
+	if dim&(dim-1) != 0 {
+		for _, i := range t.used {
+			addFeature(v, t.slots[i].key, featureWeight(t.slots[i].val, query))
+		}
+		return
+	}
+	// A power of two (the default dimensions): f%dim is f&mask, without
+	// a division.
+	mask := dim - 1
+	for _, i := range t.used {
+		f, w := t.slots[i].key, t.slots[i].val
+		if !query {
+			// sublinearTF, inlined.
+			if n := int(w); w >= 0 && w < float64(len(sublinearTable)) && float64(n) == w {
+				w = sublinearTable[n&(len(sublinearTable)-1)]
+			} else {
+				w = sublinear(w)
+			}
+		}
+		if f>>63 != 0 {
+			w = -w
+		}
+		v[f&mask] += w
+	}
 }
 
 // featureWeight turns a feature's count in a document into its sublinear term
@@ -487,14 +549,20 @@ func featureWeight(c float64, query bool) float64 {
 	if query {
 		return c
 	}
-	if n := int(c); n < len(sublinearTF) && float64(n) == c {
-		return sublinearTF[n]
+	if n := int(c); c >= 0 && c < float64(len(sublinearTable)) && float64(n) == c {
+		return sublinearTable[n]
 	}
-	return 1 + math.Log(c)
+	return sublinear(c)
 }
 
-// sublinearTF caches 1+ln(tf) for small counts.
-var sublinearTF = func() (t [64]float64) {
+// sublinear returns 1+ln(c), apart from its callers: they inline.
+//
+//go:noinline
+func sublinear(c float64) float64 { return 1 + math.Log(c) }
+
+// sublinearTable caches 1+ln(tf) for small counts (a power of two of
+// them).
+var sublinearTable = func() (t [64]float64) {
 	for i := 1; i < len(t); i++ {
 		t[i] = 1 + math.Log(float64(i))
 	}
@@ -508,14 +576,6 @@ func addFeature(v []float64, f uint64, w float64) {
 		w = -w
 	}
 	v[i] += w
-}
-
-func l2norm64(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x * x
-	}
-	return math.Sqrt(s)
 }
 
 // ngrams adds weight w to each character n-gram of "<word>".
@@ -532,7 +592,7 @@ func (h *hashEmbedder) ngrams(s *hashState, word []byte, w float64) {
 	if ascii {
 		for n := h.minN; n <= h.maxN && n <= len(p); n++ {
 			for i := 0; i+n <= len(p); i++ {
-				s.grams.add(xxhash.Sum64(p[i:i+n]), w)
+				s.grams.add(sum64(p[i:i+n]), w)
 			}
 		}
 		return
@@ -548,7 +608,46 @@ func (h *hashEmbedder) ngrams(s *hashState, word []byte, w float64) {
 	runes := len(s.runes) - 1
 	for n := h.minN; n <= h.maxN && n <= runes; n++ {
 		for i := 0; i+n <= runes; i++ {
-			s.grams.add(xxhash.Sum64(p[s.runes[i]:s.runes[i+n]]), w)
+			s.grams.add(sum64(p[s.runes[i]:s.runes[i+n]]), w)
 		}
 	}
+}
+
+// XXH64's primes.
+const (
+	prime1 uint64 = 11400714785074694791
+	prime2 uint64 = 14029467366897019727
+	prime3 uint64 = 1609587929392839161
+	prime4 uint64 = 9650029242287828579
+	prime5 uint64 = 2870177450012600261
+)
+
+// sum64 is xxhash.Sum64(b): XXH64 with seed 0. Features are short (an
+// n-gram is a few bytes, a word rarely 32), and for them this Go version
+// of XXH64's tail costs less than the call to xxhash's assembly
+// (TestSum64 checks it against xxhash).
+func sum64(b []byte) uint64 {
+	if len(b) >= 32 {
+		return xxhash.Sum64(b)
+	}
+	h := prime5 + uint64(len(b))
+	for ; len(b) >= 8; b = b[8:] {
+		h ^= bits.RotateLeft64(binary.LittleEndian.Uint64(b)*prime2, 31) * prime1
+		h = bits.RotateLeft64(h, 27)*prime1 + prime4
+	}
+	if len(b) >= 4 {
+		h ^= uint64(binary.LittleEndian.Uint32(b)) * prime1
+		h = bits.RotateLeft64(h, 23)*prime2 + prime3
+		b = b[4:]
+	}
+	for _, c := range b {
+		h ^= uint64(c) * prime5
+		h = bits.RotateLeft64(h, 11) * prime1
+	}
+	h ^= h >> 33
+	h *= prime2
+	h ^= h >> 29
+	h *= prime3
+	h ^= h >> 32
+	return h
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -290,13 +291,13 @@ func TestFeatures(t *testing.T) {
 		t.Fatalf("%d features, want %d", ft.len(), len(want))
 	}
 	for _, i := range ft.used {
-		if want[ft.keys[i]] != ft.vals[i] {
-			t.Fatalf("feature %#x = %v, want %v", ft.keys[i], ft.vals[i], want[ft.keys[i]])
+		if f := ft.slots[i]; want[f.key] != f.val {
+			t.Fatalf("feature %#x = %v, want %v", f.key, f.val, want[f.key])
 		}
 	}
 	ft.reset()
 	ft.add(42, 1)
-	if ft.len() != 1 || ft.vals[ft.used[0]] != 1 {
+	if ft.len() != 1 || ft.slots[ft.used[0]].val != 1 {
 		t.Fatal("reset left features behind")
 	}
 }
@@ -455,5 +456,22 @@ func TestHashEmbedderAnalysisVersion(t *testing.T) {
 	}
 	if _, err := New(fmt.Sprintf("hash?analysis=%d", analysis.Version+1), Config{}); err == nil || !strings.Contains(err.Error(), "reindex") {
 		t.Errorf("another analysis version: err = %v, want a refusal naming cite reindex", err)
+	}
+}
+
+// TestSum64: sum64 is xxhash.Sum64, at every length up to past the
+// 32 bytes where it hands over to xxhash.
+func TestSum64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, 80)
+	for n := range len(b) {
+		for range 50 {
+			for i := range b[:n] {
+				b[i] = byte(rng.Uint32())
+			}
+			if got, want := sum64(b[:n]), xxhash.Sum64(b[:n]); got != want {
+				t.Fatalf("sum64(%x) = %x, xxhash.Sum64 %x", b[:n], got, want)
+			}
+		}
 	}
 }
