@@ -35,15 +35,15 @@ type pieceEntry struct {
 }
 
 const (
-	pieceCacheBits = 12
-	pieceCacheSets = 1 << pieceCacheBits // 8,192 entries, 256 KB
+	pieceCacheBits = 14
+	pieceCacheSets = 1 << pieceCacheBits // 32,768 entries, 1 MB
 	pieceEntryIDs  = 3                   // pieces of more tokens are not kept (1 in 1,000)
 	pieceKeyMax    = 16                  // longest piece pieceKey packs
 )
 
-// maxFreePieceCaches bounds the piece caches kept between calls: 2 MB.
+// maxFreePieceCaches bounds the piece caches kept between calls: 4 MB.
 // More calls at once than that get a new one each, dropped afterwards.
-const maxFreePieceCaches = 8
+const maxFreePieceCaches = 4
 
 var pieceCaches struct {
 	mu   sync.Mutex

@@ -55,11 +55,19 @@ func (c class) punct() bool { return c == cOther || c == cMark }
 // space reports membership in \s.
 func (c class) space() bool { return c == cSpace || c == cNewline }
 
-var asciiClass [utf8.RuneSelf]class
+// byteClass is the class of each ASCII byte, and cMulti for the other
+// bytes, which start (or continue) longer UTF-8 sequences or are invalid.
+var byteClass [256]class
+
+// cMulti marks, in byteClass, a byte that is not a character by itself.
+const cMulti class = 0xFF
 
 func init() {
-	for r := rune(0); r < utf8.RuneSelf; r++ {
-		asciiClass[r] = classify(r)
+	for b := range byteClass {
+		byteClass[b] = cMulti
+		if b < utf8.RuneSelf {
+			byteClass[b] = classify(rune(b))
+		}
 	}
 }
 
@@ -87,10 +95,19 @@ func classify(r rune) class {
 
 // classAt returns the class and byte width of the character at text[i].
 // An invalid byte counts as one character of class cOther.
+//
+// The scanning loops below write out its ASCII case, a table lookup, and
+// call classAtRune for the rest: classAt is too large to inline, and a
+// call per character cost as much as the rest of the scan.
 func classAt(text string, i int) (class, int) {
-	if b := text[i]; b < utf8.RuneSelf {
-		return asciiClass[b], 1
+	if c := byteClass[text[i]]; c != cMulti {
+		return c, 1
 	}
+	return classAtRune(text, i)
+}
+
+// classAtRune is classAt of a character that is not ASCII.
+func classAtRune(text string, i int) (class, int) {
 	r, n := utf8.DecodeRuneInString(text[i:])
 	if r == utf8.RuneError && n == 1 {
 		return cOther, 1
@@ -173,7 +190,10 @@ func nextPiece(text string, i int) int {
 			j = i + 1
 		}
 		for j < len(text) {
-			c2, n2 := classAt(text, j)
+			c2, n2 := byteClass[text[j]], 1
+			if c2 == cMulti {
+				c2, n2 = classAtRune(text, j)
+			}
 			if !c2.punct() {
 				break
 			}
@@ -191,7 +211,10 @@ func nextPiece(text string, i int) int {
 	// Branches 5 to 7 all start with a run of whitespace [i, e).
 	e, lastNewline := i, -1
 	for e < len(text) {
-		c2, n2 := classAt(text, e)
+		c2, n2 := byteClass[text[e]], 1
+		if c2 == cMulti {
+			c2, n2 = classAtRune(text, e)
+		}
 		if !c2.space() {
 			break
 		}
@@ -224,7 +247,10 @@ func nextPiece(text string, i int) int {
 func wordLower(text string, i int) (int, bool) {
 	j, lastW := i, -1
 	for j < len(text) {
-		c, n := classAt(text, j)
+		c, n := byteClass[text[j]], 1
+		if c == cMulti {
+			c, n = classAtRune(text, j)
+		}
 		if !c.inUpper() {
 			break
 		}
@@ -249,7 +275,10 @@ func wordLower(text string, i int) (int, bool) {
 func wordUpper(text string, i int) (int, bool) {
 	j := i
 	for j < len(text) {
-		c, n := classAt(text, j)
+		c, n := byteClass[text[j]], 1
+		if c == cMulti {
+			c, n = classAtRune(text, j)
+		}
 		if !c.inUpper() {
 			break
 		}
@@ -264,7 +293,10 @@ func wordUpper(text string, i int) (int, bool) {
 // lowerRun returns the end of the run of W characters starting at j.
 func lowerRun(text string, j int) int {
 	for j < len(text) {
-		c, n := classAt(text, j)
+		c, n := byteClass[text[j]], 1
+		if c == cMulti {
+			c, n = classAtRune(text, j)
+		}
 		if !c.inLower() {
 			break
 		}

@@ -3,6 +3,7 @@ package chunk
 import (
 	"fmt"
 	"hash/maphash"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -179,11 +180,7 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 	}
 	switch {
 	case utf8.ValidString(piece):
-		enc := t.bpe.EncodeOrdinary(piece)
-		ids = make([]uint32, len(enc))
-		for i, id := range enc {
-			ids[i] = uint32(id)
-		}
+		ids = t.bytePairEncode(piece)
 	default:
 		ids = t.invalidPiece(piece)
 	}
@@ -195,6 +192,59 @@ func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
 	sh.m[string([]byte(piece))] = ids // copy: never pin the caller's text
 	sh.bytes += len(piece) + 4*len(ids)
 	sh.mu.Unlock()
+	return ids
+}
+
+// bytePairEncode encodes a piece of at most longPiece bytes as tiktoken
+// does (its byte_pair_merge, as tiktoken-go ports it): starting from the
+// piece's bytes, merge the adjacent pair whose bytes are the token of
+// lowest rank, the leftmost of equals, until no pair is a token. Its tokens
+// are tiktoken-go's EncodeOrdinary of the piece, without EncodeOrdinary's
+// regexp2 pre-tokenization of a text that is one piece already
+// (TestBytePairEncode).
+func (t *Tokenizer) bytePairEncode(piece string) []uint32 {
+	type part struct{ start, rank int }
+	var buf [longPiece + 1]part
+	parts := buf[:0]
+	if len(piece) > longPiece {
+		parts = make([]part, 0, len(piece)+1)
+	}
+	for i := range len(piece) + 1 {
+		parts = append(parts, part{i, math.MaxInt})
+	}
+	// rank returns the rank of the bytes of parts i to i+skip+1 together,
+	// or MaxInt if they are not a token.
+	rank := func(i, skip int) int {
+		if i+skip+2 < len(parts) {
+			if r, ok := t.ranks[piece[parts[i].start:parts[i+skip+2].start]]; ok {
+				return r
+			}
+		}
+		return math.MaxInt
+	}
+	for i := 0; i < len(parts)-2; i++ {
+		parts[i].rank = rank(i, 0)
+	}
+	for len(parts) > 1 {
+		minRank, i := math.MaxInt, -1
+		for k := 0; k < len(parts)-1; k++ {
+			if parts[k].rank < minRank {
+				minRank, i = parts[k].rank, k
+			}
+		}
+		if i < 0 {
+			break
+		}
+		parts[i].rank = rank(i, 1)
+		if i > 0 {
+			parts[i-1].rank = rank(i-1, 1)
+		}
+		parts = append(parts[:i+1], parts[i+2:]...)
+	}
+	ids := make([]uint32, len(parts)-1)
+	for k := range ids {
+		ids[k] = uint32(t.ranks[piece[parts[k].start:parts[k+1].start]])
+	}
 	return ids
 }
 
@@ -328,8 +378,14 @@ func (t *Tokenizer) tokens(c *pieceCache, text string) *tokenList {
 	for i := 0; i < len(text); {
 		for end := nextPiece(text, i); i < end; {
 			e := subPiece(text, i, end)
+			ids := t.cachedTokens(c, text[i:e], single[:])
+			if len(ids) == 1 { // most pieces: no need to look up its length
+				l.add(e, true)
+				i = e
+				continue
+			}
 			off := i
-			for k, id := range t.cachedTokens(c, text[i:e], single[:]) {
+			for k, id := range ids {
 				off += int(t.lengths[id])
 				l.add(off, k == 0)
 			}
