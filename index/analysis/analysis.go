@@ -213,7 +213,7 @@ type analyzer struct {
 	cjk   []cjkChar
 	env   *snowballstem.Env
 	terms *termCache
-	stems map[string]string // words over wordKeyMax bytes -> term, bounded by maxStemCache
+	stems map[string]string // word -> term, bounded by maxStemCache, behind terms
 	tok   Term
 	// stopped ends run early: the consumer of [Terms] stopped.
 	stopped bool
@@ -228,12 +228,13 @@ type cjkChar struct {
 
 const maxStemCache = 1 << 16
 
-// maxFreeAnalyzers bounds the analyzers kept between calls (about 0.6 MB
-// each once their term caches fill). More analyses at once than that get a
-// new analyzer each, dropped afterwards. Unlike a sync.Pool, which drops
-// its contents at every other garbage collection (a few times a second
-// during ingest), the list keeps the term caches warm.
-const maxFreeAnalyzers = 8
+// maxFreeAnalyzers bounds the analyzers kept between calls (each with a
+// term cache of 320 KB and a stem cache of up to maxStemCache words: about
+// 2 MB for the 20,000 distinct words of the Markdown corpus). More analyses
+// at once than that get a new analyzer each, dropped afterwards. Unlike a
+// sync.Pool, which drops its contents at every other garbage collection (a
+// few times a second during ingest), the list keeps the caches warm.
+const maxFreeAnalyzers = 4
 
 var analyzers struct {
 	mu   sync.Mutex
@@ -369,7 +370,12 @@ func (a *analyzer) scanWord(text string, start int, emit func(*Term)) int {
 	i := start
 loop:
 	for i < len(text) {
-		cl, size := classAt(text, i)
+		cl, size := uint8(classSep), 1
+		if c := text[i]; c < utf8.RuneSelf {
+			cl = asciiClass[c] // classAt, inlined for ASCII
+		} else {
+			cl, size = classAt(text, i)
+		}
 		switch cl {
 		case classWord:
 			if size > 1 {
@@ -555,11 +561,11 @@ func isStopWord(w []byte) bool {
 }
 
 // term returns the term of the folded word (or CJK bigram) w, [stem]'s,
-// and whether w is a stopword, from the term cache when w is short, else
-// from the stem cache.
+// and whether w is a stopword: from the term cache when w is short and
+// met lately, else from the stem cache.
 func (a *analyzer) term(w []byte) (term string, stop bool) {
 	if len(w) > wordKeyMax {
-		return a.stemLong(w), isStopWord(w)
+		return a.stemCached(w), isStopWord(w)
 	}
 	lo, hi := wordKey(w)
 	set := &a.terms.sets[wordHash(lo, hi, len(w))]
@@ -571,14 +577,14 @@ func (a *analyzer) term(w []byte) (term string, stop bool) {
 		set[0] = e
 		return e.term, e.stop
 	}
-	term, stop = a.stem(w), isStopWord(w)
+	term, stop = a.stemCached(w), isStopWord(w)
 	set[1] = set[0]
 	set[0] = termEntry{lo: lo, hi: hi, n: uint8(len(w)), stop: stop, term: term}
 	return term, stop
 }
 
-// stemLong is [analyzer.stem] of a word over wordKeyMax bytes, cached.
-func (a *analyzer) stemLong(w []byte) string {
+// stemCached is [analyzer.stem], cached.
+func (a *analyzer) stemCached(w []byte) string {
 	if t, ok := a.stems[string(w)]; ok {
 		return t
 	}

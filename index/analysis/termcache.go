@@ -8,8 +8,8 @@ import "math/bits"
 // words and one or two cache lines, where a map keyed by the word's string
 // costs a string hash and cache misses in a map grown to tens of thousands
 // of words, and the stopword map a second lookup. Words not found are
-// stemmed ([analyzer.stem]), so the terms are the same with or without it
-// (TestTermCache).
+// looked up in that map, and stemmed ([analyzer.stem]) if not there, so the
+// terms are the same with or without it (TestTermCache).
 //
 // It is two-way set-associative: a word goes in one of the two entries of
 // its set, the one used least recently giving way.
