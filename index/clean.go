@@ -65,29 +65,14 @@ func removeClean(dir string) bool {
 }
 
 // writeClean records that the database file of the index in dir, stamped
-// st, was closed cleanly after a check. The record is written to a
-// temporary file and renamed into place, so a reader sees all of it or
-// none.
+// st, was closed cleanly after a check. A record cut short (a crash while
+// it is written) does not parse, and does not count.
 func writeClean(dir string, st fileStamp) error {
 	b, err := json.Marshal(cleanRecord{Version: cleanVersion, File: st})
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, cleanFile+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, cleanFile))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return os.WriteFile(filepath.Join(dir, cleanFile), append(b, '\n'), 0o644)
 }
 
 // cleanMatches reports whether the database file matches the clean-close
