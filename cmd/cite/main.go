@@ -217,7 +217,9 @@ const (
 
 // openIndex opens the index named by the flags. Commands that write verify
 // the database first (index.Options.Verify), so as not to write into a
-// damaged one.
+// damaged one; the check is skipped when the last of them to write it
+// verified it too and closed it cleanly, and the file has not changed
+// since.
 //
 // With --store weaviate://..., the collection is attached as the index's
 // replica (every write is pushed to it) and is what searches read
