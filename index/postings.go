@@ -42,7 +42,10 @@ const compactTombstones = 1024
 // [flushSegment].
 type newSegment struct {
 	chunks []segmentChunk
-	gone   map[int64]bool
+	// gone holds the rowids the transaction deleted, each with the number
+	// of chunks added before its last deletion: SQLite may give a deleted
+	// rowid (the highest) to a chunk inserted after, which stays.
+	gone map[int64]int
 }
 
 // segmentChunk is a chunk of a new segment: its distinct terms with their
@@ -76,9 +79,9 @@ func (s *newSegment) addCounted(rowid int64, counts []termCount, length uint32) 
 // added.
 func (s *newSegment) remove(rowid int64) {
 	if s.gone == nil {
-		s.gone = map[int64]bool{}
+		s.gone = map[int64]int{}
 	}
-	s.gone[rowid] = true
+	s.gone[rowid] = len(s.chunks)
 }
 
 // segmentData is a segment's content, ready to write.
@@ -91,8 +94,8 @@ type segmentData struct {
 // build returns the segment of the chunks added and not removed since.
 func (s *newSegment) build() *segmentData {
 	var es []segmentChunk
-	for _, c := range s.chunks {
-		if !s.gone[c.rowid] {
+	for i, c := range s.chunks {
+		if added, ok := s.gone[c.rowid]; !ok || i >= added {
 			es = append(es, c)
 		}
 	}

@@ -1092,3 +1092,30 @@ func TestManyFilteredSearches(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestPostingsOfReusedRowid writes, in one batch, a document that loses
+// its last chunk (the highest rowid, which SQLite then gives to the next
+// chunk inserted) and a new document: the new document's chunk must be
+// found, though its rowid is one the batch removed.
+func TestPostingsOfReusedRowid(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t)
+	textDoc(t, st, nil, "s", "/a", "alpha words", "beta words")
+	a := []Chunk{{Chunk: chunk.Chunk{Ordinal: 0, Text: "alpha words", Tokens: 1, End: 11}, SourceEnd: 11}}
+	b := []Chunk{{Chunk: chunk.Chunk{Ordinal: 0, Text: "gamma words", Tokens: 1, End: 11}, SourceEnd: 11}}
+	doc := func(path string) *Document {
+		return &Document{Source: "s", Path: path, Title: path, Type: "text", Hash: "h", Pipeline: "p", TextBytes: 11}
+	}
+	if _, err := st.PutDocuments(ctx, []DocumentChunks{{doc("/a"), a}, {doc("/b"), b}}); err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := st.SearchText(ctx, "gamma", Filter{}, 10); err != nil || len(rs) != 1 {
+		t.Errorf("gamma: %v, %v; want the chunk of /b", rs, err)
+	}
+	if rs, err := st.SearchText(ctx, "beta", Filter{}, 10); err != nil || len(rs) != 0 {
+		t.Errorf("beta: %v, %v; want nothing", rs, err)
+	}
+	if rep, err := st.Check(ctx); err != nil || !rep.OK() {
+		t.Fatalf("check: %+v %v", rep, err)
+	}
+}
