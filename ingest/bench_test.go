@@ -62,7 +62,9 @@ func BenchmarkNormalizeChunk(b *testing.B) {
 	}
 	b.SetBytes(total)
 	var chunks atomic.Int64
+	var cpu time.Duration
 	for b.Loop() {
+		c0 := cpuTime()
 		chunks.Store(0)
 		var next atomic.Int64
 		var wg sync.WaitGroup
@@ -77,7 +79,9 @@ func BenchmarkNormalizeChunk(b *testing.B) {
 			})
 		}
 		wg.Wait()
+		cpu += cpuTime() - c0
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(chunks.Load()), "chunks")
 }
 
