@@ -58,7 +58,7 @@
 // included (BenchmarkPathological in package ingest). Loading the
 // tokenizer takes about 0.3 s and 40 MB once per process, and the first
 // piece over 256 bytes sorts the tokens for longest match (about 60 ms and
-// 3 MB more); each encoding call in progress has a piece cache of 1 MB
-// (up to 4 are kept between calls); Split holds one 4-byte token record
+// 3 MB more); each encoding call in progress has a piece cache of 512 KB
+// (one per core is kept between calls); Split holds one 4-byte token record
 // per token of the text, in blocks that grow without copying.
 package chunk

@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"math/bits"
+	"runtime"
 	"sync"
 )
 
@@ -19,9 +20,10 @@ import (
 // of its set (one cache line), the one used least recently giving way. One
 // pieceCache serves one goroutine at a time; encoding calls take one from
 // a free list ([getPieceCache]), so that it carries over from text to text
-// without being shared. The list keeps up to [maxFreePieceCaches] of them
-// for the life of the process (a sync.Pool would drop them at every other
-// garbage collection, which ingest runs a few times a second).
+// without being shared. The list keeps one per core (cite index splits a
+// file per core) for the life of the process; more calls at once get a new
+// one each, dropped afterwards. A sync.Pool would drop them at every other
+// garbage collection, which ingest runs a few times a second.
 type pieceCache struct {
 	sets [pieceCacheSets][2]pieceEntry
 }
@@ -35,15 +37,11 @@ type pieceEntry struct {
 }
 
 const (
-	pieceCacheBits = 14
-	pieceCacheSets = 1 << pieceCacheBits // 32,768 entries, 1 MB
+	pieceCacheBits = 13
+	pieceCacheSets = 1 << pieceCacheBits // 16,384 entries, 512 KB
 	pieceEntryIDs  = 3                   // pieces of more tokens are not kept (1 in 1,000)
 	pieceKeyMax    = 16                  // longest piece pieceKey packs
 )
-
-// maxFreePieceCaches bounds the piece caches kept between calls: 4 MB.
-// More calls at once than that get a new one each, dropped afterwards.
-const maxFreePieceCaches = 4
 
 var pieceCaches struct {
 	mu   sync.Mutex
@@ -64,7 +62,7 @@ func getPieceCache() *pieceCache {
 func putPieceCache(c *pieceCache) {
 	pieceCaches.mu.Lock()
 	defer pieceCaches.mu.Unlock()
-	if len(pieceCaches.free) < maxFreePieceCaches {
+	if len(pieceCaches.free) < runtime.GOMAXPROCS(0) {
 		pieceCaches.free = append(pieceCaches.free, c)
 	}
 }

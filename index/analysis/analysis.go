@@ -17,6 +17,7 @@ package analysis
 import (
 	"iter"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -228,14 +229,13 @@ type cjkChar struct {
 
 const maxStemCache = 1 << 16
 
-// maxFreeAnalyzers bounds the analyzers kept between calls (each with a
-// term cache of 320 KB and a stem cache of up to maxStemCache words: about
-// 2 MB for the 20,000 distinct words of the Markdown corpus). More analyses
-// at once than that get a new analyzer each, dropped afterwards. Unlike a
-// sync.Pool, which drops its contents at every other garbage collection (a
-// few times a second during ingest), the list keeps the caches warm.
-const maxFreeAnalyzers = 4
-
+// The free analyzers are kept, two per core (about as many as a sync.Pool
+// holds between two garbage collections), each with a term cache of 320 KB
+// and a stem cache of up to maxStemCache words (about 2 MB for the 20,000
+// distinct words of the Markdown corpus). More analyses at once than that
+// get a new analyzer each, dropped afterwards. Unlike a sync.Pool, which
+// drops its contents at every other garbage collection (a few times a
+// second during ingest), the list keeps the caches warm.
 var analyzers struct {
 	mu   sync.Mutex
 	free []*analyzer
@@ -268,7 +268,7 @@ func putAnalyzer(a *analyzer) {
 	a.tok = Term{} // hold no text
 	analyzers.mu.Lock()
 	defer analyzers.mu.Unlock()
-	if len(analyzers.free) < maxFreeAnalyzers {
+	if len(analyzers.free) < 2*runtime.GOMAXPROCS(0) {
 		analyzers.free = append(analyzers.free, a)
 	}
 }
