@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // cleanFile records, beside the database, that the last process to write
@@ -91,4 +92,19 @@ func cleanMatches(file string, rec fileStamp) bool {
 func walEmpty(file string) bool {
 	wal, err := os.Stat(file + "-wal")
 	return errors.Is(err, fs.ErrNotExist) || err == nil && wal.Size() == 0
+}
+
+// settle waits until a write to a file would stamp it with a later inode
+// change time than changeNs, the stamp of the file as the store just left
+// it, so that no write after it goes unseen for falling in the same tick
+// of the clock. It reports false if the clock does not get there within
+// 100 ms (it was set back): the stamp cannot vouch for the file.
+func settle(changeNs int64) bool {
+	for range 100 {
+		if fsNow() > changeNs {
+			return true
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return false
 }

@@ -98,6 +98,28 @@ func TestCleanClose(t *testing.T) {
 				t.Fatalf("size and modification time not restored: %v %v", now, err)
 			}
 		}, true, ErrCorrupt},
+		{"4 KB of random bytes at once after a checked writer's commit and close, times set back", func(t *testing.T, dir, file string) {
+			// The close writes the file (its log folded in) and the
+			// record; the bytes come at once after, within the same tick
+			// of the clock that stamps the file's times, unless the
+			// close waited for the next.
+			st, err := Open(t.Context(), dir, Options{Verify: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			putTexts(t, st, e, "/more.txt", "written just before the close")
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			garbage(t, file)
+			if err := os.Chtimes(file, fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}, true, ErrCorrupt},
 		{"4 KB of random bytes while a checked writer had it open", func(t *testing.T, dir, file string) {
 			st, err := Open(t.Context(), dir, Options{Verify: true})
 			if err != nil {

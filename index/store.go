@@ -363,7 +363,7 @@ func (s *Store) Close() error {
 	if err == nil && clean {
 		// Closing the last connection folds the log into the file and
 		// deletes it; a log left holds another process's writes to come.
-		if st, ok := statFile(s.file); ok && walEmpty(s.file) {
+		if st, ok := statFile(s.file); ok && walEmpty(s.file) && settle(st.ChangeNs) {
 			// Without the record the next open checks the file, as
 			// after a crash: nothing is lost by failing to write it.
 			writeClean(s.dir, st)
@@ -397,11 +397,15 @@ func (s *Store) wrote(commit func() error) error {
 	}
 	s.fmu.Lock()
 	defer s.fmu.Unlock()
-	if st, ok := statFile(s.file); !ok || st != s.stamp {
+	before, ok := statFile(s.file)
+	if !ok || before != s.stamp {
 		s.foreign = true
 	}
 	err := commit()
 	s.stamp, s.stampOK = statFile(s.file)
+	if s.stamp != before && !settle(s.stamp.ChangeNs) {
+		s.foreign = true
+	}
 	return err
 }
 
