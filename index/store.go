@@ -822,6 +822,14 @@ func (s *Store) PutDocuments(ctx context.Context, batch []DocumentChunks) ([]Cha
 		vecs, gone, gen = vecs[:0], gone[:0], 0
 		delta := map[string]int{} // document frequencies
 		seg := &newSegment{}      // the postings of the chunks added
+		// A batch dirties thousands of pages (a 2,048-dimension vector
+		// takes two and a bit). With SQLite's default cache of 2 MB it
+		// spills them to the log during the transaction, writes the ones
+		// it changes again once more, and at commit reads back every
+		// frame since the first rewritten one to sum them again.
+		if _, err := tx.ExecContext(ctx, writeCacheSize); err != nil {
+			return err
+		}
 		dim, err := vectorDim(ctx, tx)
 		if err != nil {
 			return err
@@ -886,6 +894,10 @@ func (s *Store) PutDocuments(ctx context.Context, batch []DocumentChunks) ([]Cha
 	}
 	return chs, nil
 }
+
+// writeCacheSize sets the page cache of a connection that writes
+// documents: 16 MB (SQLite's default is 2 MB). The connection keeps it.
+const writeCacheSize = "PRAGMA cache_size = -16384"
 
 // putStmts are the statements of a PutDocuments transaction, prepared
 // once for all its documents.
