@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,7 +172,9 @@ func benchIndex(b *testing.B, e *embed.Embedder) {
 		ix.onBatch = func(batchSize) { batches++ }
 		b.StartTimer()
 		c0 := cpuTime()
+		rg := trace.StartRegion(b.Context(), "Index")
 		stats, err = ix.Index(b.Context(), md)
+		rg.End()
 		cpu += cpuTime() - c0
 		if err != nil {
 			b.Fatal(err)

@@ -161,6 +161,16 @@ type Indexer struct {
 	// batchDelay is how long a batch waits for more files (batchDelay, the
 	// constant, unless a test sets it).
 	batchDelay time.Duration
+	// cpu holds a token for each core ([runtime.GOMAXPROCS]): a worker
+	// takes one to prepare a file it has read, and the writer one to
+	// write, so that
+	// the writer, once it has something to write, gets a core of its own
+	// at the next file a worker finishes instead of a share of the cores
+	// with all the workers. With a share, it fell behind while the
+	// workers prepared files and wrote the last batches alone with the
+	// other cores idle (a tenth of a corpus run); now no more than a
+	// batch waits for it when the workers are done.
+	cpu chan struct{}
 }
 
 // New returns an Indexer writing to store. With an embedder, it records it
@@ -189,6 +199,7 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 		}
 	}
 	ix := &Indexer{store: store, opts: opts, splitter: sp, fsys: opts.FS, batchDelay: batchDelay}
+	ix.cpu = make(chan struct{}, runtime.GOMAXPROCS(0))
 	ix.pipeline = fmt.Sprintf("v%d/%s/%d/%d", pipelineVersion, chunk.Encoding, sp.Size(), sp.Overlap())
 	if ix.fsys == nil {
 		ix.fsys = osFS{}
@@ -409,13 +420,17 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		defer close(writerDone)
 		for w := range writes {
 			if w.alone != nil {
+				ix.cpu <- struct{}{}
 				ix.write(ctx, w.alone)
+				<-ix.cpu
 				finish(w.alone)
 			} else {
 				if ix.onBatch != nil && w.sum.docs > 0 {
 					ix.onBatch(w.sum)
 				}
+				ix.cpu <- struct{}{}
 				ix.writeBatch(ctx, w.batch)
+				<-ix.cpu
 				for _, j := range w.batch {
 					finish(j)
 				}
@@ -708,6 +723,10 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		j.out, j.err = Failed, &PathError{j.path, unwrapPathErr(err)}
 		return
 	}
+	// The rest is work for a core (or a model's wait, which gives it
+	// back): reading, which may wait on anything, holds none.
+	ix.cpu <- struct{}{}
+	defer func() { <-ix.cpu }()
 	j.read = int64(len(data))
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
@@ -813,8 +832,11 @@ func (ix *Indexer) analyze(ctx context.Context, j *job) {
 	case int(embedded.Load()) == j.missing:
 		j.vectors, j.missing = j.missing, 0
 	default:
-		// An embedder of models: it embeds in batches of its own.
+		// An embedder of models: it embeds in batches of its own,
+		// waiting on the model, with its core given back meanwhile.
+		<-ix.cpu
 		ix.embed(ctx, j, need)
+		ix.cpu <- struct{}{}
 	}
 	inParts(len(j.chunk), ix.opts.Workers, func(i int) { index.PrepareChunks(j.chunk[i : i+1]) })
 }
