@@ -82,6 +82,13 @@ type Options struct {
 	// another process still has the index open for writing.
 	// [Store.QuickChecked] says whether the check ran.
 	Verify bool
+
+	// Checking, when set, is called as Verify's quick_check starts, with
+	// the size of the database file in bytes, and the function it returns
+	// (if not nil) when the check ends: a command can say why its start
+	// waits, which on a large index after an unclean close is a minute or
+	// more.
+	Checking func(size int64) (done func())
 }
 
 // Store is an index on disk: one SQLite database in WAL mode holding data
@@ -191,7 +198,19 @@ func openFile(ctx context.Context, dir, file string, opts Options, clean bool) (
 	}
 	if opts.Verify && !clean {
 		s.quickChecked = true
-		if err := s.quickCheck(ctx); err != nil {
+		var done func()
+		if opts.Checking != nil {
+			var size int64
+			if fi, err := os.Stat(file); err == nil {
+				size = fi.Size()
+			}
+			done = opts.Checking(size)
+		}
+		err := s.quickCheck(ctx)
+		if done != nil {
+			done()
+		}
+		if err != nil {
 			s.db.Close()
 			return nil, err
 		}

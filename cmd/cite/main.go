@@ -12,7 +12,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
@@ -229,6 +231,7 @@ func (f *flags) openIndex(ctx context.Context, a access) (*index.Store, error) {
 		Create:   a == createIndex,
 		ReadOnly: a == readIndex || a == queryIndex,
 		Verify:   a == writeIndex || a == createIndex,
+		Checking: f.checking,
 	})
 	if f.store == "" || f.store == "embedded" {
 		return st, err
@@ -301,4 +304,31 @@ func displayPath(p string) string {
 		}
 	}
 	return index.EscapePath(p)
+}
+
+// checkingDelay is how long the quick_check of a writable open runs before
+// the command says why it waits.
+var checkingDelay = time.Second
+
+// checking is [index.Options.Checking]: once the check has run for
+// checkingDelay (on a large index after an unclean close it reads every
+// page, a minute or more at a million chunks), it says what the command
+// is waiting for.
+func (f *flags) checking(size int64) func() {
+	var mu sync.Mutex
+	stopped := false
+	out := f.Output()
+	t := time.AfterFunc(checkingDelay, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			fmt.Fprintf(out, "cite: checking the index (%.1f MB) before writing to it: it was not closed cleanly, or another program changed it; this reads the whole file\n", float64(size)/1e6)
+		}
+	})
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		t.Stop()
+	}
 }

@@ -834,3 +834,41 @@ func TestCleanCloseSkipsCheck(t *testing.T) {
 		st.Close()
 	}
 }
+
+// TestCheckingMessage: a writable open that has to run quick_check (no
+// record of a clean close) says why it waits once the check has run for
+// checkingDelay; an open after a clean close says nothing.
+func TestCheckingMessage(t *testing.T) {
+	defer func(d time.Duration) { checkingDelay = d }(checkingDelay)
+	checkingDelay = 0
+	dir := t.TempDir()
+	docs, idx := filepath.Join(dir, "docs"), filepath.Join(dir, "idx")
+	os.Mkdir(docs, 0o755)
+	writeCorpus(t, docs, 5, 2<<10, 3)
+	if code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", docs); code != 0 {
+		t.Fatalf("index: exit %d: %s %s", code, stdout, stderr)
+	}
+	for _, c := range []struct {
+		name   string
+		before func()
+		want   bool
+	}{
+		{"after a clean close", nil, false},
+		{"without a clean-close record", func() {
+			if err := os.Remove(filepath.Join(idx, "index.clean")); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	} {
+		if c.before != nil {
+			c.before()
+		}
+		code, stdout, stderr := cite(t, "index", "--index", idx, "--quiet", docs)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s %s", c.name, code, stdout, stderr)
+		}
+		if got := strings.Contains(stderr, "cite: checking the index ("); got != c.want {
+			t.Errorf("%s: said it checks the index: %v, want %v; stderr:\n%s", c.name, got, c.want, stderr)
+		}
+	}
+}
