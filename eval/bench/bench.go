@@ -47,6 +47,7 @@ import (
 	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/internal/benchquery"
 	"github.com/cite-rag/cite/search"
 )
 
@@ -745,45 +746,38 @@ func measure(ctx context.Context, queries []Query, ask func(*Query) error) (Late
 }
 
 // makeQueries returns the innermost headings of every 50th chunk,
-// distinct, up to n (as search's BenchmarkSearch), with their terms and
-// query vectors.
+// distinct, up to n ([benchquery.Picker], as search's BenchmarkSearch),
+// with their terms and query vectors.
 func makeQueries(ctx context.Context, st *index.Store, emb *embed.Embedder, n int) ([]Query, error) {
 	docs, err := st.Documents(ctx, "")
 	if err != nil {
 		return nil, err
 	}
-	var qs []Query
-	seen := map[string]bool{}
-	i := 0
+	p := benchquery.Picker{Limit: n}
+pick:
 	for _, d := range docs {
 		cs, err := st.Chunks(ctx, d.ID)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range cs {
-			i++
-			if i%50 != 0 || len(c.Headings) == 0 {
-				continue
-			}
-			h := c.Headings[len(c.Headings)-1]
-			terms := analysis.QueryTerms(h)
-			if seen[h] || len(terms) == 0 {
-				continue
-			}
-			seen[h] = true
-			ts, err := st.TermStats(ctx, terms)
-			if err != nil {
-				return nil, err
-			}
-			v, err := emb.EmbedQuery(ctx, h, ts.IDF)
-			if err != nil {
-				return nil, err
-			}
-			qs = append(qs, Query{Text: h, Terms: terms, Vector: v})
-			if len(qs) == n {
-				return qs, nil
+			if !p.Add(c.Headings) {
+				break pick
 			}
 		}
+	}
+	qs := make([]Query, 0, len(p.Queries))
+	for _, h := range p.Queries {
+		terms := analysis.QueryTerms(h)
+		ts, err := st.TermStats(ctx, terms)
+		if err != nil {
+			return nil, err
+		}
+		v, err := emb.EmbedQuery(ctx, h, ts.IDF)
+		if err != nil {
+			return nil, err
+		}
+		qs = append(qs, Query{Text: h, Terms: terms, Vector: v})
 	}
 	return qs, nil
 }

@@ -44,4 +44,16 @@ func TestPicker(t *testing.T) {
 			t.Errorf("%d queries after %d chunks", len(p.Queries), i+1)
 		}
 	})
+	for _, limit := range []int{1, 7, Max + 20} {
+		t.Run(fmt.Sprintf("stops at Limit %d", limit), func(t *testing.T) {
+			p := Picker{Limit: limit}
+			i := 0
+			for p.Add([]string{fmt.Sprintf("Heading %d", i)}) {
+				i++
+			}
+			if len(p.Queries) != limit || i != limit*50-1 {
+				t.Errorf("%d queries after %d chunks", len(p.Queries), i+1)
+			}
+		})
+	}
 }
