@@ -8,9 +8,6 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-
-	"github.com/pkoukk/tiktoken-go"
-	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // Encoding is the name of the only encoding cite uses: GPT-4o's.
@@ -25,8 +22,8 @@ const Encoding = "o200k_base"
 //
 // It pre-tokenizes with a hand-written scanner equivalent to the encoding's
 // regular expression (pretokenize.go), answers pieces that are single tokens
-// from the rank table, and has tiktoken-go byte-pair-encode the rest,
-// remembering the result. In front of both, each encoding call has a small
+// from the rank table, and byte-pair encodes the rest itself, remembering
+// the result. In front of both, each encoding call has a small
 // cache of its own of the pieces met last ([pieceCache]): most pieces of a
 // text are a few thousand words met again and again. That is several times
 // faster than tiktoken-go's own Encode, whose regexp2 scan dominates its
@@ -35,9 +32,8 @@ const Encoding = "o200k_base"
 //
 // A Tokenizer is safe for concurrent use. Its caches are bounded.
 type Tokenizer struct {
-	ranks   map[string]int // token bytes -> id; shared with tiktoken-go, read-only
+	ranks   map[string]int // token bytes -> id; read-only
 	lengths []uint16       // id -> token length in bytes
-	bpe     *tiktoken.Tiktoken
 	seed    maphash.Seed
 	shards  [cacheShards]cacheShard
 
@@ -110,51 +106,27 @@ var (
 	loadErr  error
 )
 
-// capturingLoader hands tiktoken-go the ranks embedded by
-// tiktoken-go-loader (never the network) and keeps them for the Tokenizer.
-type capturingLoader struct {
-	ranks map[string]int
-}
-
-func (l *capturingLoader) LoadTiktokenBpe(file string) (map[string]int, error) {
-	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(file)
-	if err != nil {
-		return nil, fmt.Errorf("load %s offline: %w", file, err)
-	}
-	l.ranks = ranks
-	return ranks, nil
-}
-
 // O200k returns the shared o200k_base tokenizer, loading it on first use
-// (about 0.3 s and 40 MB for the rank tables).
-//
-// Loading installs tiktoken-go-loader's offline loader as tiktoken-go's
-// process-wide BPE loader, so no tiktoken-go encoding in this process ever
-// downloads its tables.
+// (about 0.03 s and 10 MB for the rank table; [Preload] starts that early).
+// It reads the table tiktoken-go-loader embeds, never the network.
 func O200k() (*Tokenizer, error) {
 	loadOnce.Do(func() { loaded, loadErr = newTokenizer() })
 	return loaded, loadErr
 }
 
+// Preload starts loading the shared tokenizer in the background, for a
+// program that will need it after other start-up work: [O200k] and [New]
+// then find it loaded, or wait only for what is left.
+func Preload() {
+	go O200k()
+}
+
 func newTokenizer() (*Tokenizer, error) {
-	loader := &capturingLoader{}
-	tiktoken.SetBpeLoader(loader)
-	enc, err := tiktoken.GetEncoding(Encoding)
+	ranks, lengths, err := loadRanks()
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", Encoding, err)
 	}
-	if loader.ranks == nil {
-		return nil, fmt.Errorf("load tokenizer %s: ranks were loaded before the offline loader was installed", Encoding)
-	}
-	t := &Tokenizer{ranks: loader.ranks, bpe: enc, seed: maphash.MakeSeed()}
-	maxID := 0
-	for _, id := range t.ranks {
-		maxID = max(maxID, id)
-	}
-	t.lengths = make([]uint16, maxID+1)
-	for tok, id := range t.ranks {
-		t.lengths[id] = uint16(len(tok))
-	}
+	t := &Tokenizer{ranks: ranks, lengths: lengths, seed: maphash.MakeSeed()}
 	for i := range t.shards {
 		t.shards[i].m = make(map[string][]uint32)
 	}
@@ -265,14 +237,25 @@ func (t *Tokenizer) invalidPiece(piece string) []uint32 {
 			valid += n
 		}
 		if valid > 0 {
-			for _, id := range t.bpe.EncodeOrdinary(piece[:valid]) {
-				ids = append(ids, uint32(id))
-			}
+			ids = t.appendValid(ids, piece[:valid])
 			piece = piece[valid:]
 			continue
 		}
 		ids = append(ids, t.pieceTokens(piece[:1], single[:])[0])
 		piece = piece[1:]
+	}
+	return ids
+}
+
+// appendValid appends to ids the tokens of text, valid UTF-8 without a
+// piece over longPiece bytes, encoded whole as tiktoken does: pre-token
+// pieces, each byte-pair encoded.
+func (t *Tokenizer) appendValid(ids []uint32, text string) []uint32 {
+	var single [1]uint32
+	for i := 0; i < len(text); {
+		end := nextPiece(text, i)
+		ids = append(ids, t.pieceTokens(text[i:end], single[:])...)
+		i = end
 	}
 	return ids
 }
