@@ -54,6 +54,7 @@ found); files unchanged since the last run count as indexed.`, true)
 	// times faster for it; --watch runs on, and stops them.
 	oneShot := !*watching
 	startPDF(&pdf.Reader{Uninterruptible: oneShot}, f.index, *force, f.Args())
+	chunk.Preload() // while the index opens; chunk.New below waits for it
 	if *watching {
 		if err := watchUsage(f.Args()); err != nil {
 			return f.usageError("%v", err)
@@ -77,10 +78,6 @@ found); files unchanged since the last run count as indexed.`, true)
 	chunkOverlap := *overlap
 	if chunkOverlap == 0 {
 		chunkOverlap = -1 // chunk.Options: -1 means none, 0 the default
-	}
-	sp, err := chunk.New(chunk.Options{Size: *size, Overlap: chunkOverlap})
-	if err != nil {
-		return f.usageError("%v", err)
 	}
 	ocrMode, err := pdf.ParseOCR(*ocr)
 	if err != nil {
@@ -115,6 +112,13 @@ found); files unchanged since the last run count as indexed.`, true)
 	if err != nil {
 		if *embedder != "" {
 			return f.usageError("--embedder: %v", err)
+		}
+		return err
+	}
+	sp, err := chunk.New(chunk.Options{Size: *size, Overlap: chunkOverlap})
+	if err != nil {
+		if errors.Is(err, chunk.ErrOptions) {
+			return f.usageError("%v", err)
 		}
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/answer"
+	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
 	sessions "github.com/cite-rag/cite/index/session"
@@ -60,6 +61,7 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 		if err := watchUsage(f.Args()); err != nil {
 			return f.usageError("%v", err)
 		}
+		chunk.Preload() // while the index opens, for the first pass
 	} else if f.NArg() > 0 {
 		return f.usageError("serve: PATHs are for --watch")
 	}
