@@ -1,9 +1,12 @@
 package chunk
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -23,37 +26,47 @@ import (
 // maps, every token sorted, the regexp), several times slower.
 func loadRanks() (map[string]int, []uint16, error) {
 	file := Encoding + ".tiktoken"
-	data, err := assets.Assets.ReadFile(file)
+	f, err := assets.Assets.Open(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", file, err)
 	}
-	ranks, lengths, err := parseRanks(data)
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("load %s: %w", file, err)
+	}
+	ranks, lengths, err := parseRanks(f, int(info.Size()))
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", file, err)
 	}
 	return ranks, lengths, nil
 }
 
-// parseRanks parses a rank table in tiktoken's format, for [loadRanks].
-func parseRanks(data []byte) (map[string]int, []uint16, error) {
-	n := bytes.Count(data, []byte{'\n'})
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	buf := make([]byte, 0, base64.StdEncoding.DecodedLen(len(data))) // more than the tokens' bytes
-	ends := make([]uint32, 0, n)                                     // token k is buf[ends[k-1]:ends[k]]
+// parseRanks parses a rank table in tiktoken's format of size bytes, for
+// [loadRanks]. It reads it through a small buffer and decodes the tokens
+// into one string, so that the file is never copied whole.
+func parseRanks(r io.Reader, size int) (map[string]int, []uint16, error) {
+	var all strings.Builder                       // the tokens, end to end
+	all.Grow(base64.StdEncoding.DecodedLen(size)) // more than they need
+	n := size/16 + 1                              // lines are 14 to 180 bytes, typically 18
+	ends := make([]uint32, 0, n)                  // token k is all[ends[k-1]:ends[k]]
 	ranks := make([]int32, 0, n)
-	for line := 1; len(data) > 0; line++ {
-		var text []byte
-		text, data, _ = bytes.Cut(data, []byte{'\n'})
+	sc := bufio.NewScanner(r)
+	var tok [(maxTokenBytes + 2) / 3 * 3]byte
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Bytes()
 		if len(text) == 0 {
 			continue
 		}
-		tok, num, ok := bytes.Cut(text, []byte{' '})
-		m, err := base64.StdEncoding.Decode(buf[len(buf):cap(buf)], tok)
-		switch {
-		case !ok:
+		b64, num, ok := bytes.Cut(text, []byte{' '})
+		if !ok {
 			return nil, nil, fmt.Errorf("line %d: no space between token and rank", line)
+		}
+		if base64.StdEncoding.DecodedLen(len(b64)) > len(tok) {
+			return nil, nil, fmt.Errorf("line %d: token of over %d bytes", line, maxTokenBytes)
+		}
+		m, err := base64.StdEncoding.Decode(tok[:], b64)
+		switch {
 		case err != nil:
 			return nil, nil, fmt.Errorf("line %d: token: %w", line, err)
 		case m == 0 || m > maxTokenBytes:
@@ -63,11 +76,14 @@ func parseRanks(data []byte) (map[string]int, []uint16, error) {
 		if !ok {
 			return nil, nil, fmt.Errorf("line %d: rank %q is not a number", line, num)
 		}
-		buf = buf[:len(buf)+m]
-		ends = append(ends, uint32(len(buf)))
+		all.Write(tok[:m])
+		ends = append(ends, uint32(all.Len()))
 		ranks = append(ranks, rank)
 	}
-	all := string(buf)
+	if err := sc.Err(); err != nil {
+		return nil, nil, err
+	}
+	toks := all.String()
 	table := make(map[string]int, len(ends))
 	lengths := make([]uint16, len(ends))
 	start := uint32(0)
@@ -77,7 +93,7 @@ func parseRanks(data []byte) (map[string]int, []uint16, error) {
 			return nil, nil, fmt.Errorf("rank %d: want ranks 0 to %d, each once", r, len(ends)-1)
 		}
 		lengths[r] = uint16(end - start)
-		table[all[start:end]] = int(r)
+		table[toks[start:end]] = int(r)
 		start = end
 	}
 	if len(table) != len(ends) {

@@ -55,7 +55,7 @@ func TestParseRanksErrors(t *testing.T) {
 		fmt.Fprintf(&bytes, "%s %d\n", base64.StdEncoding.EncodeToString([]byte{byte(b)}), b)
 	}
 	valid := bytes.String()
-	if ranks, lengths, err := parseRanks([]byte(valid + "\n" + "aGk= 256")); err != nil || len(ranks) != 257 || ranks["hi"] != 256 || lengths[256] != 2 {
+	if ranks, lengths, err := parseRanks(strings.NewReader(valid+"\n"+"aGk= 256"), len(valid)+9); err != nil || len(ranks) != 257 || ranks["hi"] != 256 || lengths[256] != 2 {
 		t.Fatalf("valid table: %d ranks, hi %d, err %v", len(ranks), ranks["hi"], err)
 	}
 	for _, tc := range []struct{ name, data, want string }{
@@ -64,6 +64,7 @@ func TestParseRanksErrors(t *testing.T) {
 		{"bad base64", valid + "a!k= 256\n", "line 257: token: illegal base64 data"},
 		{"empty token", valid + " 256\n", "line 257: token of 0 bytes"},
 		{"long token", valid + base64.StdEncoding.EncodeToString(make([]byte, 129)) + " 256\n", "line 257: token of 129 bytes"},
+		{"longer token", valid + base64.StdEncoding.EncodeToString(make([]byte, 300)) + " 256\n", "line 257: token of over 128 bytes"},
 		{"bad rank", valid + "aGk= 2x\n", `line 257: rank "2x" is not a number`},
 		{"negative rank", valid + "aGk= -1\n", `line 257: rank "-1" is not a number`},
 		{"rank gap", valid + "aGk= 257\n", "rank 257: want ranks 0 to 256, each once"},
@@ -72,7 +73,7 @@ func TestParseRanksErrors(t *testing.T) {
 		{"byte missing", strings.Replace(valid, "AA== 0\n", "aGk= 0\n", 1), "byte 0x00 is not a token"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := parseRanks([]byte(tc.data))
+			_, _, err := parseRanks(strings.NewReader(tc.data), len(tc.data))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want %q", err, tc.want)
 			}
