@@ -278,3 +278,54 @@ func TestHashEmbedderAnalyzesOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorsMadeLater: chunks left without vectors (an index made without
+// an embedder, vectors dropped by cite reindex or cite check --repair) get
+// them from the next run, whose files are unchanged; then a run finds none
+// missing.
+func TestVectorsMadeLater(t *testing.T) {
+	fsys := fstest.MapFS{
+		"a.md": file("# Bees\n\nHoneybees dance to say where the flowers are."),
+		"b.md": file(paragraphs(40, nil)),
+	}
+	e, err := embed.New("hash:64", embed.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := chunk.New(chunk.Options{Size: 120, Overlap: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		first Options
+		drop  func(t *testing.T, st *index.Store)
+	}{
+		{"made without an embedder", Options{Splitter: sp}, nil},
+		{"dropped", Options{Splitter: sp, Embedder: e}, func(t *testing.T, st *index.Store) {
+			if err := st.ResetVectors(t.Context(), e); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newStore(t)
+			first, _, err := run(t, st, fsys, tc.first, ".")
+			if err != nil || first.Chunks < 10 {
+				t.Fatalf("%+v, %v", first, err)
+			}
+			if tc.drop != nil {
+				tc.drop(t, st)
+			}
+			stats, _, err := run(t, st, fsys, Options{Splitter: sp, Embedder: e}, ".")
+			if err != nil || stats.Unchanged != 2 || stats.Vectors != first.Chunks {
+				t.Fatalf("made %d of %d vectors: %+v, %v", stats.Vectors, first.Chunks, stats, err)
+			}
+			checkIndex(t, st)
+			stats, _, err = run(t, st, fsys, Options{Splitter: sp, Embedder: e}, ".")
+			if err != nil || stats.Unchanged != 2 || stats.Vectors != 0 {
+				t.Fatalf("again: %+v, %v", stats, err)
+			}
+		})
+	}
+}

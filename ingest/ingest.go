@@ -632,20 +632,29 @@ func (ix *Indexer) embedFailed(ctx context.Context, j *job, err error) {
 // FillVectors embeds the chunks of the index that have no vector, in
 // batches, each stored in its own transaction, and returns how many it
 // stored. progress, if set, is called after each batch with the running
-// total.
+// total. With the vectors in memory (as [Indexer.Index] has them) it finds
+// that none is missing without reading the index
+// ([index.Store.ChunksWithoutVectors]).
 func FillVectors(ctx context.Context, store *index.Store, e *embed.Embedder, progress func(done int)) (int, error) {
 	if err := store.CheckEmbedder(ctx, e); err != nil {
 		return 0, err
 	}
 	const batch = 256
 	done := 0
-	var after int64
-	for {
-		cs, err := store.MissingVectors(ctx, after, batch)
-		if err != nil || len(cs) == 0 {
+	missing, err := store.ChunksWithoutVectors(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for len(missing) > 0 {
+		n := min(batch, len(missing))
+		cs, err := store.ChunkTexts(ctx, missing[:n])
+		if err != nil {
 			return done, err
 		}
-		after = cs[len(cs)-1].Rowid
+		missing = missing[n:]
+		if len(cs) == 0 {
+			continue
+		}
 		texts := make([]string, len(cs))
 		for i, c := range cs {
 			texts[i] = c.Text
@@ -658,8 +667,8 @@ func FillVectors(ctx context.Context, store *index.Store, e *embed.Embedder, pro
 		for i, c := range cs {
 			m[c.ID] = vs[i]
 		}
-		n, err := store.PutVectors(ctx, m)
-		done += n
+		stored, err := store.PutVectors(ctx, m)
+		done += stored
 		if err != nil {
 			return done, err
 		}
@@ -667,6 +676,7 @@ func FillVectors(ctx context.Context, store *index.Store, e *embed.Embedder, pro
 			progress(done)
 		}
 	}
+	return done, nil
 }
 
 // prepare decides what to do with a file and, when it must be indexed,
