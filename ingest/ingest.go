@@ -238,7 +238,7 @@ func (ix *Indexer) storedPath(name string) string {
 type job struct {
 	file    File
 	path    string
-	prev    *index.Document // stored version, if any
+	prev    *index.Stamp    // stored version, if any
 	doc     *index.Document // to store
 	chunk   []index.Chunk
 	read    int64 // bytes read
@@ -287,11 +287,13 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		}
 		names = append(names, n)
 	}
-	existing, err := ix.store.Documents(ctx, ix.opts.Source)
+	// The documents stored at or under the paths walked, to compare the
+	// files with: what is read follows the paths, not the index's size.
+	existing, err := ix.store.Stamps(ctx, ix.opts.Source, ix.stampPaths(names))
 	if err != nil {
 		return stats, err
 	}
-	known := make(map[string]*index.Document, len(existing))
+	known := make(map[string]*index.Stamp, len(existing))
 	for i := range existing {
 		known[existing[i].Path] = &existing[i]
 	}
@@ -330,7 +332,9 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			if ix.opts.Skip != nil && ix.opts.Skip(p) {
 				continue
 			}
-			seen[p] = true
+			if ix.opts.Prune {
+				seen[p] = true // the files found: the others under the paths are pruned
+			}
 			found.Add(1)
 			select {
 			case jobs <- &job{file: f, path: p, prev: known[p]}:
@@ -1032,7 +1036,7 @@ func (ix *Indexer) write(ctx context.Context, j *job) {
 
 // prune removes documents under names (all of the source's, when names is
 // empty) whose files are gone.
-func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.Document, seen map[string]bool, stats *Stats, errs *[]error, emit func(Event)) {
+func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.Stamp, seen map[string]bool, stats *Stats, errs *[]error, emit func(Event)) {
 	for _, d := range existing {
 		if seen[d.Path] || !ix.covers(names, d.Path) {
 			continue
@@ -1050,9 +1054,34 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.D
 	}
 }
 
+// stampPaths returns the stored paths at or under which the documents of
+// the walked names lie, for [index.Store.Stamps]: a pattern's folder before
+// its first wildcard; "" (all) for no names.
+func (ix *Indexer) stampPaths(names []string) []string {
+	if len(names) == 0 {
+		return []string{""}
+	}
+	paths := make([]string, 0, len(names))
+	for _, n := range names {
+		if hasMeta(n) {
+			n = n[:strings.IndexAny(n, metaChars)]
+			n = n[:strings.LastIndex(n, "/")+1] // its folder, with its "/"
+			if n == "" {
+				n = "."
+			}
+		}
+		if n == "." {
+			paths = append(paths, ix.prefix) // "/" or "": every path
+			continue
+		}
+		paths = append(paths, ix.storedPath(n))
+	}
+	return paths
+}
+
 // knownUnder reports whether a document of existing lies at or under the
 // stored path p.
-func (ix *Indexer) knownUnder(p string, existing []index.Document) bool {
+func (ix *Indexer) knownUnder(p string, existing []index.Stamp) bool {
 	for _, d := range existing {
 		if d.Path == p || strings.HasPrefix(d.Path, strings.TrimSuffix(p, "/")+"/") {
 			return true

@@ -634,3 +634,28 @@ func TestWriterBatches(t *testing.T) {
 		})
 	}
 }
+
+// TestStampPaths: the stored paths whose documents a run compares files
+// with: each name's, a pattern's folder before its first wildcard, every
+// path for the root, a pattern without a folder or no name at all.
+func TestStampPaths(t *testing.T) {
+	for _, tc := range []struct {
+		prefix string
+		names  []string
+		want   []string
+	}{
+		{"", []string{"."}, []string{""}},
+		{"/", []string{"."}, []string{"/"}},
+		{"", []string{"docs", "notes/a.md"}, []string{"docs", "notes/a.md"}},
+		{"/", []string{"home/me/docs"}, []string{"/home/me/docs"}},
+		{"/", []string{"home/me/**/*.md", "home/me/d?/x.md"}, []string{"/home/me/", "/home/me/"}},
+		{"", []string{"*.md"}, []string{""}},
+		{"", []string{"docs/a[bc]/*.md"}, []string{"docs/"}},
+		{"/", nil, []string{""}},
+	} {
+		ix := &Indexer{prefix: tc.prefix}
+		if got := ix.stampPaths(tc.names); !slices.Equal(got, tc.want) {
+			t.Errorf("prefix %q, names %q: got %q, want %q", tc.prefix, tc.names, got, tc.want)
+		}
+	}
+}

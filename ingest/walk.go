@@ -196,7 +196,10 @@ func hiddenMatch(pattern, match string) bool {
 	return false
 }
 
-func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[{\`) }
+func hasMeta(p string) bool { return strings.ContainsAny(p, metaChars) }
+
+// metaChars are the characters that make a name a pattern.
+const metaChars = `*?[{\`
 
 // unwrapPathErr drops the *fs.PathError wrapper, whose path the caller
 // prints already.
