@@ -158,6 +158,12 @@ type Indexer struct {
 
 	// onBatch, if set (by tests), sees what each batch written holds.
 	onBatch func(batchSize)
+	// inFlight is the most chunks prepared and not yet written (two
+	// batches' worth, [batchLimits], unless a test sets it), and onWait,
+	// if set (by tests), is called when a worker waits for them to be
+	// written.
+	inFlight int
+	onWait   func()
 	// batchDelay is how long a batch waits for more files (batchDelay, the
 	// constant, unless a test sets it).
 	batchDelay time.Duration
@@ -198,7 +204,7 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 			return nil, err
 		}
 	}
-	ix := &Indexer{store: store, opts: opts, splitter: sp, fsys: opts.FS, batchDelay: batchDelay}
+	ix := &Indexer{store: store, opts: opts, splitter: sp, fsys: opts.FS, batchDelay: batchDelay, inFlight: 2 * batchLimits.chunks}
 	ix.cpu = make(chan struct{}, runtime.GOMAXPROCS(0))
 	ix.pipeline = fmt.Sprintf("v%d/%s/%d/%d", pipelineVersion, chunk.Encoding, sp.Size(), sp.Overlap())
 	if ix.fsys == nil {
@@ -250,6 +256,8 @@ type job struct {
 	warn    error // embedding failed: stored without vectors
 	keep    bool  // Skipped, but keep the stored version (the file was changing)
 	notes   []string
+	budget  *chunkBudget // the run's chunks in flight; nil: no bound
+	held    int          // chunks of budget held until the file is written
 }
 
 // Index walks paths and brings the index up to date with what it finds.
@@ -305,6 +313,8 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	// the workers go on preparing the next ones meanwhile.
 	done := make(chan *job, doneQueue*ix.opts.Workers)
 	seen := make(map[string]bool)
+	budget := newChunkBudget(ix.inFlight)
+	budget.onWait = ix.onWait
 	var walkErrs []error
 	var found atomic.Int64
 	var listed atomic.Bool
@@ -337,7 +347,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			}
 			found.Add(1)
 			select {
-			case jobs <- &job{file: f, path: p, prev: known[p]}:
+			case jobs <- &job{file: f, path: p, prev: known[p], budget: budget}:
 			case <-ctx.Done():
 				return
 			}
@@ -428,6 +438,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 				ix.write(ctx, w.alone)
 				<-ix.cpu
 				finish(w.alone)
+				budget.give(w.alone.held)
 			} else {
 				if ix.onBatch != nil && w.sum.docs > 0 {
 					ix.onBatch(w.sum)
@@ -437,6 +448,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 				<-ix.cpu
 				for _, j := range w.batch {
 					finish(j)
+					budget.give(j.held)
 				}
 			}
 			inflight.Add(-1)
@@ -808,7 +820,32 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	if prev != nil {
 		j.out = Updated
 	}
+	if err := ix.hold(ctx, j); err != nil {
+		j.out, j.err = Failed, err
+		return
+	}
 	ix.analyze(ctx, j)
+}
+
+// hold takes the job's chunks from the run's budget of chunks in flight,
+// waiting, if they are not free, until the writer has written enough. A
+// worker waits with its core given back: the writer needs one to write.
+func (ix *Indexer) hold(ctx context.Context, j *job) error {
+	if j.budget == nil {
+		return nil
+	}
+	n, ok := j.budget.tryTake(len(j.chunk))
+	if !ok {
+		<-ix.cpu
+		var err error
+		n, err = j.budget.take(ctx, len(j.chunk))
+		ix.cpu <- struct{}{}
+		if err != nil {
+			return err
+		}
+	}
+	j.held = n
+	return nil
 }
 
 // analyze gives the job's chunks their full-text terms and, with an
@@ -921,13 +958,15 @@ const writerPoll = 10 * time.Millisecond
 
 // The most a batch holds before it is committed. A transaction's cost is
 // partly per batch: each writes a segment of full-text postings (a row per
-// distinct term: a segment of 4,096 chunks has far fewer rows than 64
+// distinct term: a segment of 1,024 chunks has far fewer rows than 16
 // segments of 64 documents), merged with others later, and a document
-// frequency per distinct term. The limits keep a batch's memory (its
-// texts and vectors, three batches at most: one being written, one
-// waiting, one filling) small beside the rest of a run's; a kill loses
-// the batches not yet committed (the next run redoes them).
-var batchLimits = batchSize{docs: 512, chunks: 4096, bytes: 8 << 20}
+// frequency per distinct term. A kill loses the batches not yet committed
+// (the next run redoes them). At most two batches' chunks are prepared
+// and not yet written (one batch being written while the next fills):
+// their vectors, terms and quantized vectors are most of what a run holds
+// beyond the index's in-memory vectors, and a worker that would hold more
+// waits for the writer.
+var batchLimits = batchSize{docs: 512, chunks: 1024, bytes: 2 << 20}
 
 // batchSize counts what a batch holds.
 type batchSize struct {
