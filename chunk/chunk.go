@@ -129,6 +129,7 @@ func (s *Splitter) Split(text string, headings []Heading) ([]Chunk, int) {
 	cache := getPieceCache()
 	defer putPieceCache(cache)
 	toks := s.tok.tokens(cache, text)
+	defer putTokenList(toks) // the chunks keep nothing of it
 	sp := splitter{Splitter: s, text: text, toks: toks, headings: headings, cache: cache}
 	return sp.run(), toks.len()
 }

@@ -331,11 +331,16 @@ func (l *tokenList) add(end int, pieceStart bool) {
 		v |= pieceStartBit
 	}
 	if l.n&(tokenBlock-1) == 0 && l.n>>tokenBlockBits == len(l.blocks) {
-		c := tokenBlock
-		if l.n == 0 {
+		k, c := len(l.blocks), tokenBlock
+		if k == 0 {
 			c = min(max(l.hint, 16), tokenBlock)
 		}
-		l.blocks = append(l.blocks, make([]uint32, 0, c))
+		if k < cap(l.blocks) && cap(l.blocks[:k+1][k]) >= c { // a block of a list before
+			l.blocks = l.blocks[:k+1]
+			l.blocks[k] = l.blocks[k][:0]
+		} else {
+			l.blocks = append(l.blocks, make([]uint32, 0, c))
+		}
 	}
 	b := &l.blocks[len(l.blocks)-1]
 	*b = append(*b, v)
@@ -343,6 +348,38 @@ func (l *tokenList) add(end int, pieceStart bool) {
 }
 
 func (l *tokenList) len() int { return l.n }
+
+// tokenLists holds token lists done with, for their blocks: a document's
+// tokens take as many bytes as its text, and most documents are small.
+var tokenLists sync.Pool
+
+// maxPooledTokens bounds the tokens a pooled list has room for (1 MB).
+const maxPooledTokens = 1 << 18
+
+// getTokenList returns an empty token list whose first block will have
+// room for about hint tokens, reusing the blocks of a list before that
+// are large enough.
+func getTokenList(hint int) *tokenList {
+	if l, ok := tokenLists.Get().(*tokenList); ok {
+		l.hint = hint
+		return l
+	}
+	return &tokenList{hint: hint}
+}
+
+// putTokenList empties l and keeps it for getTokenList, unless it holds
+// room for more than maxPooledTokens. l must not be used after.
+func putTokenList(l *tokenList) {
+	room := 0
+	for _, b := range l.blocks[:cap(l.blocks)] {
+		room += cap(b)
+	}
+	if room > maxPooledTokens {
+		return
+	}
+	l.blocks, l.n = l.blocks[:0], 0
+	tokenLists.Put(l)
+}
 
 // end returns the byte offset where token k ends.
 func (l *tokenList) end(k int) int {
@@ -354,9 +391,10 @@ func (l *tokenList) pieceStart(k int) bool {
 	return l.blocks[k>>tokenBlockBits][k&(tokenBlock-1)]&pieceStartBit != 0
 }
 
-// tokens returns the tokens of text, using the piece cache c.
+// tokens returns the tokens of text, using the piece cache c. The caller
+// may give the list back with putTokenList when done with it.
 func (t *Tokenizer) tokens(c *pieceCache, text string) *tokenList {
-	l := &tokenList{hint: len(text)/4 + 1}
+	l := getTokenList(len(text)/4 + 1)
 	var single [1]uint32
 	for i := 0; i < len(text); {
 		for end := nextPiece(text, i); i < end; {

@@ -442,3 +442,29 @@ func toUint32(ids []int) []uint32 {
 	}
 	return out
 }
+
+// TestTokenListReuse checks that a token list made with the blocks of
+// lists before (longer, shorter, of several blocks) has the tokens of a
+// new one.
+func TestTokenListReuse(t *testing.T) {
+	tok := tokenizer(t)
+	long := strings.Repeat("word ", 140000) // 140,001 tokens: three blocks
+	for _, text := range []string{long, "short text", long[:5000], long, "", "x", long[:400000], long[:5000]} {
+		want := &tokenList{hint: len(text)/4 + 1}
+		for i := 0; i < len(text); {
+			e := nextPiece(text, i)
+			want.add(e, true)
+			i = e
+		}
+		got := tok.tokens(new(pieceCache), text)
+		if got.len() != want.len() {
+			t.Fatalf("%d bytes: %d tokens, want %d", len(text), got.len(), want.len())
+		}
+		for k := range want.len() {
+			if got.end(k) != want.end(k) || got.pieceStart(k) != want.pieceStart(k) {
+				t.Fatalf("%d bytes: token %d differs", len(text), k)
+			}
+		}
+		putTokenList(got)
+	}
+}
