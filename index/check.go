@@ -103,7 +103,7 @@ func (s *Store) check(ctx context.Context) (Report, *damage, error) {
 	if e := r.Embedder; !dmg.meta && e.Dim > 0 {
 		// A dimension no vector has is damaged, not every vector.
 		var total, fit int
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(length(vec) = 4 * ?), 0) FROM vectors`, e.Dim).Scan(&total, &fit); err != nil {
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(length(vec) IN (4 * ?1, 2 * ?1 + 1)), 0) FROM vectors`, e.Dim).Scan(&total, &fit); err != nil {
 			return r, dmg, fmt.Errorf("check index: %w", err)
 		}
 		if total > 0 && fit == 0 {
@@ -406,12 +406,16 @@ func (s *Store) repairPass(ctx context.Context, withCache bool) (did []string, a
 		}
 		if dmg.meta {
 			// With the embedder's name, its dimension is that of most of
-			// its vectors (the rows repairRows removed are gone, a damaged
-			// name among them); without it, the vectors cannot be used.
+			// its vectors, float16 or float32 alike ([vectorFormatDim]; the
+			// rows repairRows removed are gone, a damaged name among
+			// them); without it, the vectors cannot be used.
 			name, _ := getMeta(ctx, tx, metaEmbedder)
 			dim := 0
 			if name != "" {
-				err := tx.QueryRowContext(ctx, `SELECT length(vec) / 4 FROM vectors WHERE typeof(vec) = 'blob' AND length(vec) > 0 AND length(vec) % 4 = 0 GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`).Scan(&dim)
+				err := tx.QueryRowContext(ctx, `
+					SELECT CASE length(vec) % 2 WHEN 1 THEN length(vec) / 2 ELSE length(vec) / 4 END
+					FROM vectors WHERE typeof(vec) = 'blob' AND length(vec) > 1 AND (length(vec) % 2 = 1 OR length(vec) % 4 = 0)
+					GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`).Scan(&dim)
 				if err != nil && !errors.Is(err, sql.ErrNoRows) {
 					return err
 				}

@@ -24,6 +24,12 @@ func TestRepairUndecodableRows(t *testing.T) {
 		binary.LittleEndian.PutUint32(b[4*5:], math.Float32bits(x))
 		return fmt.Sprintf("x'%x'", b)
 	}
+	vec16 := func(h uint16) string { // float16
+		b := make([]byte, 2*64+1)
+		binary.LittleEndian.PutUint16(b[2*5:], h)
+		b[2*64] = vecFloat16
+		return fmt.Sprintf("x'%x'", b)
+	}
 	const firstA = `(SELECT min(c.rowid) FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = '/a.txt')`
 	cases := []struct {
 		name, sql string
@@ -45,11 +51,19 @@ func TestRepairUndecodableRows(t *testing.T) {
 		{"source name a blob", `UPDATE sources SET name = x'00ff'`, "name is a blob", false, false},
 		{"NaN vector", `UPDATE vectors SET vec = ` + vec(float32(math.NaN())) + ` WHERE chunk = ` + firstA, "value 5 is NaN, not a number", false, false},
 		{"infinite vector", `UPDATE vectors SET vec = ` + vec(float32(math.Inf(-1))) + ` WHERE chunk = ` + firstA, "value 5 is -Inf", false, false},
+		{"float16 NaN vector", `UPDATE vectors SET vec = ` + vec16(0x7e00) + ` WHERE chunk = ` + firstA, "value 5 is NaN, not a number", false, false},
+		{"float16 infinite vector", `UPDATE vectors SET vec = ` + vec16(0x7c00) + ` WHERE chunk = ` + firstA, "value 5 is +Inf", false, false},
+		{"float16 format byte", `UPDATE vectors SET vec = CAST(substr(vec, 1, 128) || x'11' AS BLOB) WHERE chunk = ` + firstA, "ends in format byte 0x11", false, false},
+		{"float16 vector cut short", `UPDATE vectors SET vec = substr(vec, 1, 128) WHERE chunk = ` + firstA, "vector of 128 bytes, want 129 (float16) or 256 (float32) for 64 dimensions", false, false},
 		{"vector a text", `UPDATE vectors SET vec = 'abc' WHERE chunk = ` + firstA, "vec is a text", false, false},
 		{"document frequency a text", `UPDATE term_df SET df = 'x' WHERE term = (SELECT max(term) FROM term_df)`, "df is a text", false, false},
 		{"dimension a text", `UPDATE meta SET value = 'abc' WHERE key = 'dim'`, "not a positive number", false, false},
 		{"dimension negative", `UPDATE meta SET value = -7 WHERE key = 'dim'`, "not a positive number", false, false},
 		{"dimension of no vector", `UPDATE meta SET value = 65 WHERE key = 'dim'`, "none of its 5 vectors has the recorded dimension, 65", false, false},
+		// Half the dimensions as float32 would take the bytes of the
+		// float16 vectors but for their format byte.
+		{"dimension halved", `UPDATE meta SET value = 32 WHERE key = 'dim'`, "none of its 5 vectors has the recorded dimension, 32", false, false},
+		{"dimension doubled", `UPDATE meta SET value = 128 WHERE key = 'dim'`, "none of its 5 vectors has the recorded dimension, 128", false, false},
 		{"embedder's name empty", `UPDATE meta SET value = '' WHERE key = 'embedder'`, "name is empty", false, false},
 		{"turn references not JSON", `UPDATE session_turns SET refs = 'nope'`, "refs are not JSON", false, false},
 	}

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index/analysis"
@@ -684,8 +683,8 @@ type chunkPrep struct {
 	counts   []termCount // the distinct terms of Terms, with their frequencies
 	length   uint32      // the number of terms
 	vector   []float32
-	vec      []byte  // vector encoded
-	q        []int8  // vector quantized, for the in-memory vectors
+	vec      []byte  // vector encoded ([storedVector])
+	q        []int8  // vector as stored, quantized, for the in-memory vectors
 	scale    float32 // of q
 }
 
@@ -705,26 +704,13 @@ func PrepareChunks(chunks []Chunk) {
 		p := &chunkPrep{terms: c.Terms, headings: headingsJSON(c.Headings), vector: c.Vector}
 		p.counts, p.length = termCounts(c.Terms)
 		if c.Vector != nil {
-			p.vec = vectorBytes(c.Vector)
+			var stored []float32
+			p.vec, stored = storedVector(c.Vector)
 			p.q = make([]int8, len(c.Vector))
-			p.scale = quantize(c.Vector, p.q)
+			p.scale = quantize(stored, p.q)
 		}
 		c.prep = p
 	}
-}
-
-// littleEndian says the machine stores a float32 as a vector row does.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-// vectorBytes returns v as stored ([encodeVector]): on a little-endian
-// machine v's own memory, not a copy (SQLite copies a blob it is given,
-// and a batch of 4,096 chunks of 2,048 dimensions would hold 32 MB more).
-// The bytes must not outlive v or be written.
-func vectorBytes(v []float32) []byte {
-	if !littleEndian || len(v) == 0 {
-		return encodeVector(v)
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
 }
 
 // prepared returns what PrepareChunks made of c, made again if missing or

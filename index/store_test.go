@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -324,16 +323,6 @@ func TestOpenConcurrently(t *testing.T) {
 			if err := <-errs; err != nil {
 				t.Fatalf("round %d: %v", round, err)
 			}
-		}
-	}
-}
-
-// TestVectorBytes: the bytes a vector is stored as are encodeVector's,
-// whether they are the vector's own memory or a copy.
-func TestVectorBytes(t *testing.T) {
-	for _, v := range [][]float32{nil, {}, {1}, {0.5, -0.25, 3e-7, -1}} {
-		if got, want := vectorBytes(v), encodeVector(v); !bytes.Equal(got, want) {
-			t.Errorf("%v: % x, want % x", v, got, want)
 		}
 	}
 }

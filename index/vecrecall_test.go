@@ -53,10 +53,13 @@ func recallAt(got, want []Scored) float64 {
 
 // TestVectorRecall: on the shared Markdown corpus (16,919 chunks of 500
 // tokens) with the default hash embedder, the quantized search ranked by
-// the shortlist's float32 vectors finds the exact float32 search's 10 best
-// (Recall@10 ≥ 0.99, ties aside), and its 30 best (the depth hybrid search
-// asks for), for 300 queries made of the corpus's headings and 300 of
-// sentences of its chunks. The scores it returns are the exact ones.
+// the shortlist's vectors as stored finds the exact float32 search's 10
+// best (Recall@10 ≥ 0.99, ties aside), and its 30 best (the depth hybrid
+// search asks for), for 300 queries made of the corpus's headings and 300
+// of sentences of its chunks: with the vectors stored as float16, and as
+// float32 (as older cite stored them). The scores it returns are the exact
+// ones of the vectors as stored, within 1e-3 (relative) of the float32
+// vectors' scores.
 func TestVectorRecall(t *testing.T) {
 	if testenv.Race {
 		t.Skip("embeds the shared corpus: runs in the race-free CI step")
@@ -90,41 +93,68 @@ func TestVectorRecall(t *testing.T) {
 		}
 	}
 
-	for _, k := range []int{10, 30} {
-		var sum float64
-		var perfect, shortlisted, maxList int
-		for _, q := range queries {
-			qv, err := e.EmbedQuery(ctx, q, idf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := exactSearch(floats, qv, k)
-			cands, err := x.shortlist(ctx, qv, k, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			shortlisted += len(cands)
-			maxList = max(maxList, len(cands))
-			got, err := searchFloats(ctx, x, floats, qv, k, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, g := range got {
-				if exact := float64(exactScore(queryTerms(qv), floats[g.Chunk])); g.Score != exact {
-					t.Fatalf("query %q: chunk %d scored %v, its exact score is %v", q, g.Chunk, g.Score, exact)
+	// The vectors as stored as float16, and the in-memory vectors made of
+	// them, as loading them from the database makes them.
+	x16 := newVectorIndex(e.Dim())
+	halves := make(map[int64][]float32, len(floats))
+	for r := int64(1); r <= int64(len(floats)); r++ {
+		_, h := storedVector(floats[r])
+		x16.add(r, h, nil)
+		halves[r] = h
+	}
+	stores := []struct {
+		name   string
+		x      *vectorIndex
+		stored map[int64][]float32
+	}{{"float16", x16, halves}, {"float32", x, floats}}
+
+	for _, st := range stores {
+		for _, k := range []int{10, 30} {
+			var sum, maxDiff, maxRel float64
+			var perfect, shortlisted, maxList int
+			for _, q := range queries {
+				qv, err := e.EmbedQuery(ctx, q, idf)
+				if err != nil {
+					t.Fatal(err)
 				}
+				want := exactSearch(floats, qv, k)
+				cands, err := st.x.shortlist(ctx, qv, k, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				shortlisted += len(cands)
+				maxList = max(maxList, len(cands))
+				got, err := searchFloats(ctx, st.x, st.stored, qv, k, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				terms := queryTerms(qv)
+				for _, g := range got {
+					if exact := float64(exactScore(terms, st.stored[g.Chunk])); g.Score != exact {
+						t.Fatalf("%s: query %q: chunk %d scored %v, its exact score is %v", st.name, q, g.Chunk, g.Score, exact)
+					}
+					f32 := float64(exactScore(terms, floats[g.Chunk]))
+					d := math.Abs(g.Score - f32)
+					maxDiff = max(maxDiff, d)
+					if f32 != 0 {
+						maxRel = max(maxRel, d/math.Abs(f32))
+					}
+				}
+				r := recallAt(got, want)
+				if r == 1 {
+					perfect++
+				}
+				sum += r
 			}
-			r := recallAt(got, want)
-			if r == 1 {
-				perfect++
+			recall := sum / float64(len(queries))
+			t.Logf("%s: Recall@%d %.4f over %d queries (%d all found); vectors read a query: %.1f on average, %d at most (shortlist %d); scores differ from the float32 vectors' by %.2g at most (%.2g relative)",
+				st.name, k, recall, len(queries), perfect, float64(shortlisted)/float64(len(queries)), maxList, shortlistSize(k), maxDiff, maxRel)
+			if recall < 0.99 {
+				t.Errorf("%s: Recall@%d %.4f against the exact float32 search, want at least 0.99", st.name, k, recall)
 			}
-			sum += r
-		}
-		recall := sum / float64(len(queries))
-		t.Logf("Recall@%d %.4f over %d queries (%d all found); float32 vectors read a query: %.1f on average, %d at most (shortlist %d)",
-			k, recall, len(queries), perfect, float64(shortlisted)/float64(len(queries)), maxList, shortlistSize(k))
-		if recall < 0.99 {
-			t.Errorf("Recall@%d %.4f against the exact search, want at least 0.99", k, recall)
+			if maxRel >= 1e-3 {
+				t.Errorf("%s: scores differ from the float32 vectors' by up to %.2g relative, want less than 1e-3", st.name, maxRel)
+			}
 		}
 	}
 }

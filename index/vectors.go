@@ -9,6 +9,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/x448/float16"
 )
 
 // Errors about vectors callers branch on.
@@ -328,10 +330,11 @@ func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (i
 				name, _ := getMeta(ctx, tx, metaEmbedder)
 				return fmt.Errorf("%w: document %s: the vector of chunk %s from embedder %s has value %d %v, not a number", ErrInvalidInput, path, id, name, i, v[i])
 			}
-			if _, err := put.ExecContext(ctx, rowid, encodeVector(v)); err != nil {
+			b, stored := storedVector(v)
+			if _, err := put.ExecContext(ctx, rowid, b); err != nil {
 				return err
 			}
-			rows = append(rows, vectorRow{rowid: rowid, vec: v})
+			rows = append(rows, vectorRow{rowid: rowid, vec: stored})
 			if !slices.Contains(docs, doc) {
 				docs = append(docs, doc)
 			}
@@ -369,8 +372,52 @@ func nonFinite(v []float32) int {
 	return -1
 }
 
-// encodeVector encodes v as little-endian float32 values.
+// Vectors are stored little-endian, as IEEE 754 binary16 (float16) values,
+// two bytes a value, followed by one byte, [vecFloat16]: half the bytes of
+// float32. Blobs of 4*dim bytes are float32, as cite wrote them before,
+// and are read as they are (no schema change); they become float16 when
+// their chunk is embedded again (cite reindex, a changed document). The
+// format byte makes a float16 blob's length odd, so a blob tells its format
+// and its dimension without the index's recorded dimension: 2*dim bytes
+// alone would be 4*(dim/2), a float32 vector of half the dimensions, and
+// cite check could not tell a recorded dimension damaged to half (or
+// double) from a good one, nor --repair restore it from the vectors.
+//
+// A vector with a value too large for float16 (|x| ≥ 65520, which would
+// round to infinity) is stored as float32, whole: the embedders' vectors
+// are unit length, so only a caller's own vectors can be that large, and
+// they lose nothing. Rounding is to nearest, ties to even
+// (github.com/x448/float16): a value keeps 11 significant bits, a relative
+// error of at most 2⁻¹¹ (4.9e-4), and one below 2⁻¹⁴ (6.1e-5, a subnormal
+// float16) an absolute error of at most 2⁻²⁵ (3e-8), which a dot product
+// of unit vectors does not notice. Every reader (the ranking of the
+// shortlist, the in-memory vectors and vectors.cache, cite check, the
+// Weaviate replica, [Store.Vectors]) sees the stored values, and the
+// writers quantize the rounded values ([storedVector]), so the in-memory
+// vectors are the database's.
+
+// vecFloat16 is the byte that ends a vector stored as float16.
+const vecFloat16 = 0x10
+
+// encodeVector returns v as stored: float16 values and [vecFloat16], or
+// float32 values when one of v does not fit a float16 (|x| ≥ 65520, NaN or
+// infinite).
 func encodeVector(v []float32) []byte {
+	b := make([]byte, 2*len(v)+1)
+	for i, x := range v {
+		h := float16.Fromfloat32(x)
+		if !h.IsFinite() {
+			return encodeFloat32(v)
+		}
+		binary.LittleEndian.PutUint16(b[2*i:], h.Bits())
+	}
+	b[2*len(v)] = vecFloat16
+	return b
+}
+
+// encodeFloat32 encodes v as little-endian float32 values, the format of
+// vectors too large for float16 and of those older cite wrote.
+func encodeFloat32(v []float32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
@@ -378,15 +425,55 @@ func encodeVector(v []float32) []byte {
 	return b
 }
 
+// storedVector returns v as stored ([encodeVector]) and the values a
+// reader decodes from it: v rounded to float16, or v itself when it is
+// stored as float32.
+func storedVector(v []float32) (b []byte, r []float32) {
+	b = encodeVector(v)
+	if len(b) == 4*len(v) {
+		return b, v
+	}
+	r, _ = decodeVector(b, len(v), nil) // finite: encodeVector checked
+	return b, r
+}
+
+// vectorFormatDim returns the dimension of the vector a blob of n bytes
+// holds, and whether it is float16; 0 when n fits neither format.
+func vectorFormatDim(n int) (dim int, half bool) {
+	switch {
+	case n%2 == 1:
+		return n / 2, true
+	case n%4 == 0:
+		return n / 4, false
+	}
+	return 0, false
+}
+
 // decodeVector decodes a vector of dim values from b into dst (allocated
-// when nil). A NaN or infinite value is an error: it would make every
-// score it enters NaN or infinite.
+// when nil): float16 values when b holds 2*dim+1 bytes, float32 when it
+// holds 4*dim. Another length or format byte, or a NaN or infinite value,
+// is an error: the latter would make every score it enters NaN or infinite.
 func decodeVector(b []byte, dim int, dst []float32) ([]float32, error) {
-	if len(b) != 4*dim {
-		return nil, fmt.Errorf("vector of %d bytes, want %d (%d dimensions)", len(b), 4*dim, dim)
+	n, half := vectorFormatDim(len(b))
+	if n != dim {
+		return nil, fmt.Errorf("vector of %d bytes, want %d (float16) or %d (float32) for %d dimensions", len(b), 2*dim+1, 4*dim, dim)
+	}
+	if half && b[2*dim] != vecFloat16 {
+		return nil, fmt.Errorf("vector of %d bytes ends in format byte %#x, want %#x (float16)", len(b), b[2*dim], vecFloat16)
 	}
 	if dst == nil {
 		dst = make([]float32, dim)
+	}
+	dst = dst[:dim]
+	if half {
+		for i := range dst {
+			h := float16.Frombits(binary.LittleEndian.Uint16(b[2*i:]))
+			if !h.IsFinite() {
+				return nil, fmt.Errorf("vector value %d is %v, not a number", i, h.Float32())
+			}
+			dst[i] = h.Float32()
+		}
+		return dst, nil
 	}
 	for i := range dst {
 		x := math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
