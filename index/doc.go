@@ -7,7 +7,7 @@
 // It is the third stage of the ingest pipeline and the ground search reads
 // from. It imports package chunk for its types only and index/analysis for
 // the full-text terms, and is the only home of github.com/mattn/go-sqlite3
-// in cite.
+// and of github.com/x448/float16 (the vectors' stored format) in cite.
 //
 // The database runs in WAL mode. A document, its chunks, their full-text
 // terms, the document frequencies they change and their vectors are written
