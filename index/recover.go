@@ -338,7 +338,11 @@ func copyReadable(ctx context.Context, old *sql.Conn, tx *sql.Tx, rec *Recovery)
 	if keepVectors {
 		n, lost, skipped, err = copyTable(ctx, old, tx, "vectors", nil, func(rowid int64, row map[string]any) bool {
 			b, ok := row["vec"].([]byte)
-			return ok && chunks[rowid] && len(b) == 4*dim
+			if !ok || !chunks[rowid] {
+				return false
+			}
+			_, err := decodeVector(b, dim, nil) // float16 or float32
+			return err == nil
 		})
 		if err != nil {
 			return err

@@ -163,6 +163,9 @@ func TestRecover(t *testing.T) {
 			if rep.Documents < 40 && rec.LostRows+rec.Skipped == 0 && !rec.MetaLost && rec.LostDocuments == 0 {
 				t.Errorf("documents lost but none reported: %+v", rec)
 			}
+			if rec.Chunks > 0 && !rec.MetaLost && rec.Vectors == 0 {
+				t.Errorf("%d chunks recovered and none of their vectors", rec.Chunks)
+			}
 			if rep.MissingVectors != 0 && !rec.MetaLost {
 				// The chunks whose vectors were lost are found by full-text
 				// search until the caller makes them.

@@ -24,8 +24,9 @@ import (
 // crash leaves the old snapshot or the new one.
 //
 // It holds the vectors as the in-memory index does, quantized to int8 with
-// a float32 scale each: a quarter of the float32 vectors the database
-// holds (2,060 bytes a vector of 2,048 dimensions, against 8,192).
+// a float32 scale each: half the float16 vectors the database holds
+// (2,060 bytes a vector of 2,048 dimensions, against 4,097; 8,192 for the
+// float32 vectors of older cite).
 //
 // A checksum covers the header, the embedder name, the rowids, which say
 // which chunk each vector is (a damaged one would make vector search

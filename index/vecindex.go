@@ -44,10 +44,11 @@ type vectorRow struct {
 
 // vectorIndex holds an index's vectors in memory for exhaustive search,
 // quantized: each vector is one byte a value (int8) and one float32 scale,
-// a quarter of its float32 size. The float32 vectors stay in the database
-// alone; a search ranks every vector by its quantized values, then reads
-// the float32 vectors of a shortlist of the best and ranks them by their
-// exact scores ([Store.SearchVectors]).
+// a quarter of its float32 size. The vectors as stored (float16, or float32
+// from older cite: [encodeVector]) stay in the database alone; a search
+// ranks every vector by its quantized values, then reads the stored
+// vectors of a shortlist of the best and ranks them by their exact scores
+// ([Store.SearchVectors]).
 //
 // The vectors are stored column-major in segments of rows slots: value j
 // of the vector in slot i lies at segs[i/rows][j*c+i%rows], where c, the
@@ -425,7 +426,7 @@ type scored32 struct {
 func scored32First(a, b scored32) int { return bestFirst(a.score, b.score, a.rowid, b.rowid) }
 
 // rank returns the k candidates with the largest exact scores, best first
-// (ties by rowid), reading their float32 vectors with read; a candidate
+// (ties by rowid), reading their vectors with read; a candidate
 // read does not return (its chunk is gone) is left out.
 func rank(q []float32, cands []candidate, k int, read func(rowids []int64, fn func(rowid int64, v []float32) error) error) ([]Scored, error) {
 	if len(cands) == 0 {
@@ -455,8 +456,8 @@ func rank(q []float32, cands []candidate, k int, read func(rowids []int64, fn fu
 	return out, nil
 }
 
-// readVectors calls fn with the float32 vector, of dim values, of each
-// chunk of rowids that has one, in no particular order.
+// readVectors calls fn with the vector as stored ([decodeVector]), of dim
+// values, of each chunk of rowids that has one, in no particular order.
 func (s *Store) readVectors(ctx context.Context, rowids []int64, dim int, fn func(rowid int64, v []float32) error) error {
 	var b strings.Builder
 	args := make([]any, len(rowids))
@@ -702,10 +703,10 @@ func (s *Store) vectorsChanged(gen int64, gone []int64, added []vectorRow) {
 // chunks f admits. q must come from the index's embedder. The first search
 // loads the vectors into memory, quantized; later ones reuse them,
 // reloading only when another process changed them. The quantized vectors
-// give a shortlist; the float32 vectors of the shortlist, read from the
-// database, give the scores returned and the order: those of the exact
-// search, whose k best the shortlist holds but in rare cases
-// (TestVectorRecall).
+// give a shortlist; the vectors of the shortlist as stored (float16),
+// read from the database, give the scores returned and the order: those of
+// the exact search over the stored vectors, whose k best the shortlist
+// holds but in rare cases (TestVectorRecall).
 func (s *Store) SearchVectors(ctx context.Context, q []float32, f Filter, k int) ([]Scored, error) {
 	x, err := s.vectorIndex(ctx)
 	if err != nil {

@@ -28,7 +28,9 @@ CREATE TABLE term_df (
 ) WITHOUT ROWID;
 
 -- One vector per chunk: unit-length float32 values, little-endian, of the
--- embedder recorded in meta. A chunk without a row here is found by
+-- embedder recorded in meta. (Since 2026-11, float16 values and a format
+-- byte, 2*dim+1 bytes, without a new schema: index/vectors.go,
+-- encodeVector; float32 blobs, 4*dim bytes, are still read.) A chunk without a row here is found by
 -- full-text search only until its vector is made (cite index fills missing
 -- vectors; cite check --repair too).
 CREATE TABLE vectors (
