@@ -696,6 +696,7 @@ type chunkPrep struct {
 // Terms and Vector are final, to keep that work off the single writer;
 // [Store.PutDocuments] does what was not done, or no longer matches.
 func PrepareChunks(chunks []Chunk) {
+	var scratch []float32 // for the vectors as stored, to quantize
 	for i := range chunks {
 		c := &chunks[i]
 		if c.Terms == "" {
@@ -704,8 +705,11 @@ func PrepareChunks(chunks []Chunk) {
 		p := &chunkPrep{terms: c.Terms, headings: headingsJSON(c.Headings), vector: c.Vector}
 		p.counts, p.length = termCounts(c.Terms)
 		if c.Vector != nil {
-			var stored []float32
-			p.vec, stored = storedVector(c.Vector)
+			vec, stored := storedVector(c.Vector, scratch)
+			if !sameVector(stored, c.Vector) {
+				scratch = stored // float16: rounded into scratch
+			}
+			p.vec = vec
 			p.q = make([]int8, len(c.Vector))
 			p.scale = quantize(stored, p.q)
 		}

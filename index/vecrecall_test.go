@@ -98,7 +98,7 @@ func TestVectorRecall(t *testing.T) {
 	x16 := newVectorIndex(e.Dim())
 	halves := make(map[int64][]float32, len(floats))
 	for r := int64(1); r <= int64(len(floats)); r++ {
-		_, h := storedVector(floats[r])
+		_, h := storedVector(floats[r], nil)
 		x16.add(r, h, nil)
 		halves[r] = h
 	}

@@ -330,7 +330,7 @@ func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (i
 				name, _ := getMeta(ctx, tx, metaEmbedder)
 				return fmt.Errorf("%w: document %s: the vector of chunk %s from embedder %s has value %d %v, not a number", ErrInvalidInput, path, id, name, i, v[i])
 			}
-			b, stored := storedVector(v)
+			b, stored := storedVector(v, nil)
 			if _, err := put.ExecContext(ctx, rowid, b); err != nil {
 				return err
 			}
@@ -426,14 +426,17 @@ func encodeFloat32(v []float32) []byte {
 }
 
 // storedVector returns v as stored ([encodeVector]) and the values a
-// reader decodes from it: v rounded to float16, or v itself when it is
-// stored as float32.
-func storedVector(v []float32) (b []byte, r []float32) {
+// reader decodes from it: v rounded to float16, in dst when it has room
+// (allocated otherwise), or v itself when it is stored as float32.
+func storedVector(v, dst []float32) (b []byte, r []float32) {
 	b = encodeVector(v)
 	if len(b) == 4*len(v) {
 		return b, v
 	}
-	r, _ = decodeVector(b, len(v), nil) // finite: encodeVector checked
+	if cap(dst) < len(v) {
+		dst = make([]float32, len(v))
+	}
+	r, _ = decodeVector(b, len(v), dst[:len(v)]) // finite: encodeVector checked
 	return b, r
 }
 

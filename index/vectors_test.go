@@ -238,7 +238,7 @@ func TestStoredVector(t *testing.T) {
 			for i := range v {
 				w[i] = v[i] * scale
 			}
-			b, r := storedVector(w)
+			b, r := storedVector(w, nil)
 			d, err := decodeVector(b, dim, nil)
 			if err != nil || !slices.Equal(d, r) {
 				t.Fatalf("dim %d scale %v: decoded %v, %v, storedVector said %v", dim, scale, d[:min(3, dim)], err, r[:min(3, dim)])
@@ -272,7 +272,7 @@ func FuzzDecodeVector(f *testing.F) {
 		if i := nonFinite(v); i >= 0 {
 			t.Fatalf("value %d is %v", i, v[i])
 		}
-		again, r := storedVector(v)
+		again, r := storedVector(v, nil)
 		if len(b) == 2*int(dim)+1 && !bytes.Equal(again, b) {
 			t.Fatalf("float16 % x stored again as % x", b, again)
 		}
@@ -474,4 +474,46 @@ func TestFloat32VectorsOfOlderCite(t *testing.T) {
 	}
 	all, _ := storedFloats(t, st, 64)
 	search("re-embedded", all)
+}
+
+// TestPrepareChunksVectors: PrepareChunks stores each vector as
+// encodeVector does and quantizes the values stored, for vectors stored as
+// float16 and as float32 (too large) in one batch, and leaves the chunks'
+// vectors as they were.
+func TestPrepareChunksVectors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 16))
+	var chunks []Chunk
+	var orig [][]float32
+	for i := range 6 {
+		v := make([]float32, 32)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+			if i%3 == 1 {
+				v[j] *= 1e5 // float32
+			}
+		}
+		chunks = append(chunks, Chunk{Vector: v})
+		orig = append(orig, slices.Clone(v))
+	}
+	PrepareChunks(chunks)
+	for i, c := range chunks {
+		if !slices.Equal(c.Vector, orig[i]) {
+			t.Fatalf("chunk %d: vector changed", i)
+		}
+		p := c.prep
+		if want := encodeVector(orig[i]); !bytes.Equal(p.vec, want) {
+			t.Errorf("chunk %d: stored % x, want % x", i, p.vec[:8], want[:8])
+		}
+		if (len(p.vec) == 4*32) != (i%3 == 1) {
+			t.Errorf("chunk %d: stored in %d bytes", i, len(p.vec))
+		}
+		stored, err := decodeVector(p.vec, 32, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := make([]int8, 32)
+		if scale := quantize(stored, q); scale != p.scale || !slices.Equal(q, p.q) {
+			t.Errorf("chunk %d: quantized %v × %v, want %v × %v", i, p.q, p.scale, q, scale)
+		}
+	}
 }
