@@ -440,6 +440,14 @@ func storedVector(v, dst []float32) (b []byte, r []float32) {
 	return b, r
 }
 
+// RoundVector returns v as the store gives it back ([Store.Vectors], the
+// scores of [Store.SearchVectors]): rounded to float16, or v itself when a
+// value is too large for float16 and it is stored as float32.
+func RoundVector(v []float32) []float32 {
+	_, r := storedVector(v, nil)
+	return r
+}
+
 // vectorFormatDim returns the dimension of the vector a blob of n bytes
 // holds, and whether it is float16; 0 when n fits neither format.
 func vectorFormatDim(n int) (dim int, half bool) {

@@ -224,8 +224,9 @@ func TestVectorEncoding(t *testing.T) {
 	}
 }
 
-// TestStoredVector: the values storedVector gives are those a reader
-// decodes from its bytes, within float16's rounding of the vector.
+// TestStoredVector: the values storedVector (and RoundVector) give are
+// those a reader decodes from its bytes, within float16's rounding of the
+// vector.
 func TestStoredVector(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 16))
 	for _, dim := range []int{1, 7, 768, 2048} {
@@ -240,7 +241,7 @@ func TestStoredVector(t *testing.T) {
 			}
 			b, r := storedVector(w, nil)
 			d, err := decodeVector(b, dim, nil)
-			if err != nil || !slices.Equal(d, r) {
+			if err != nil || !slices.Equal(d, r) || !slices.Equal(RoundVector(w), r) {
 				t.Fatalf("dim %d scale %v: decoded %v, %v, storedVector said %v", dim, scale, d[:min(3, dim)], err, r[:min(3, dim)])
 			}
 			for i := range w {
