@@ -205,6 +205,7 @@ func readOnlyFolder(t *testing.T, withWriter bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		w.ckpt.wait() // the file changes no more
 		if fi, err := os.Stat(filepath.Join(dir, dbFile+"-wal")); err != nil || fi.Size() == 0 {
 			t.Fatalf("no log: %v", err)
 		}

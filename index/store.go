@@ -106,6 +106,8 @@ type Store struct {
 
 	replica Replica // receives every committed change ([Store.SetReplica]); nil: none
 
+	ckpt *checkpointer // folds the log into the file; nil in a read-only store
+
 	fts ftsCache // the full-text segments in memory
 
 	// The clean-close record (clean.go).
@@ -249,6 +251,11 @@ func openFile(ctx context.Context, dir, file string, opts Options, clean bool) (
 		s.db.Close()
 		return nil, dbError(err)
 	}
+	if !opts.ReadOnly {
+		s.ckpt = startCheckpointer(s, writeDSN(file))
+		// Fold in what the migration and the opens wrote.
+		s.ckpt.committed()
+	}
 	return s, nil
 }
 
@@ -306,16 +313,19 @@ func dsn(file, params string) string {
 // of BM25 searches at 100k chunks).
 const readParams = "_stmt_cache_size=32"
 
+// writeDSN is the SQLite URI of a database file opened for writing.
+func writeDSN(file string) string {
+	return dsn(file, "_journal_mode=WAL&_synchronous=NORMAL&_foreign_keys=on&_busy_timeout=10000&_txlock=immediate&"+readParams)
+}
+
 // openReadWrite opens a database for reading and writing.
 func openReadWrite(file string) (*sql.DB, error) {
 	// WAL: readers never block the writer; synchronous=NORMAL is durable
 	// against process crashes (a power cut may lose the last commits, never
 	// corrupt). _txlock=immediate takes the write lock at BEGIN, so two
 	// writers queue on busy_timeout instead of failing to upgrade.
-	db, err := sql.Open("sqlite3", dsn(file, "_journal_mode=WAL&_synchronous=NORMAL&_foreign_keys=on&_busy_timeout=10000&_txlock=immediate&"+readParams))
-	if err != nil {
-		return nil, err
-	}
+	// Its connections leave checkpoints to the store's checkpointer.
+	db := openWriteDB(writeDSN(file))
 	db.SetMaxOpenConns(4)
 	return db, nil
 }
@@ -376,6 +386,9 @@ func (s *Store) Close() error {
 	}
 	s.releases = nil
 	s.vmu.Unlock()
+	if s.ckpt != nil {
+		s.ckpt.close()
+	}
 	clean := s.closingClean()
 	err := s.db.Close()
 	if err == nil && clean {
@@ -404,25 +417,14 @@ func (s *Store) closingClean() bool {
 }
 
 // wrote runs commit, the end of one of the store's write transactions,
-// and keeps the clean-close record's account of the database file:
-// SQLite writes the file (a checkpoint of the log) only while committing
-// or closing, so a file that changed since the store's last commit was
-// changed by other hands (another process, cite's or not), and the store
-// will not record a clean close.
+// and hands the log it wrote to the checkpointer. A commit writes the log
+// only, never the database file: the store's connections write the file
+// only in a checkpoint ([Store.checkpoint]), which keeps the clean-close
+// record's account of it, or when the last of them closes.
 func (s *Store) wrote(commit func() error) error {
-	if s.readOnly || !s.verified {
-		return commit()
-	}
-	s.fmu.Lock()
-	defer s.fmu.Unlock()
-	before, ok := statFile(s.file)
-	if !ok || before != s.stamp {
-		s.foreign = true
-	}
 	err := commit()
-	s.stamp, s.stampOK = statFile(s.file)
-	if s.stamp != before && !settle(s.stamp.ChangeNs) {
-		s.foreign = true
+	if s.ckpt != nil {
+		s.ckpt.committed()
 	}
 	return err
 }
@@ -577,6 +579,9 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if s.readOnly {
 		return ErrReadOnly
+	}
+	if s.ckpt != nil {
+		s.ckpt.bound()
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -1085,7 +1090,10 @@ func (s *Store) Touch(ctx context.Context, id string, size int64, mtime time.Tim
 	if s.readOnly {
 		return fmt.Errorf("touch document %s: %w", id, ErrReadOnly)
 	}
-	_, err := s.db.ExecContext(ctx, `UPDATE documents SET size = ?, mtime = ? WHERE id = ?`, size, mtime.UnixNano(), id)
+	err := s.wrote(func() error {
+		_, err := s.db.ExecContext(ctx, `UPDATE documents SET size = ?, mtime = ? WHERE id = ?`, size, mtime.UnixNano(), id)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("touch document %s: %w", id, dbError(err))
 	}
