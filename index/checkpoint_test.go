@@ -67,7 +67,7 @@ func TestCheckpointer(t *testing.T) {
 	st.ckpt.wait()
 	st.ckpt.close()
 	before := size(file)
-	put(st, "/big.txt", 600) // 1,500 pages and more
+	put(st, "/big.txt", 1500) // more than 1,000 pages
 	if now := size(file); now != before {
 		t.Fatalf("a commit wrote the database file: %d bytes, %d before", now, before)
 	}
@@ -77,7 +77,7 @@ func TestCheckpointer(t *testing.T) {
 	st.ckpt = startCheckpointer(st, writeDSN(file))
 	st.ckpt.committed()
 	st.ckpt.wait()
-	if now := size(file); now < before+600*8192 {
+	if now := size(file); now < before+1000*4096 {
 		t.Fatalf("the checkpointer did not fold the log into the file: %d bytes, %d before", now, before)
 	}
 
