@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -32,15 +31,7 @@ func toSchema6() []string {
 // read-only after it.
 func TestMigrateDropsFTS4(t *testing.T) {
 	ctx := t.Context()
-	dir := filepath.Join(t.TempDir(), "idx")
-	st, err := Open(ctx, dir, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := mustEmbedder(t, "hash:64")
-	if err := st.UseEmbedder(ctx, e); err != nil {
-		t.Fatal(err)
-	}
+	dir, st, e := createWithEmbedder(t, "hash:64")
 	for d := range 12 {
 		textDoc(t, st, e, "s", fmt.Sprintf("/d%d", d), fmt.Sprintf("Alpha beta %d gamma.", d), strings.Repeat("beta delta ", d+1), "The café's menus")
 	}

@@ -474,21 +474,13 @@ func TestVectorIndexMatchesChromem(t *testing.T) {
 
 func TestOpenRebuildsFullTextForNewAnalyzer(t *testing.T) {
 	ctx := t.Context()
-	dir := filepath.Join(t.TempDir(), "idx")
-	st, err := Open(ctx, dir, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := mustEmbedder(t, "hash:64")
-	if err := st.UseEmbedder(ctx, e); err != nil {
-		t.Fatal(err)
-	}
+	dir, st, e := createWithEmbedder(t, "hash:64")
 	textDoc(t, st, e, "s", "/d", "analyzed once")
 	if _, err := st.db.ExecContext(ctx, `UPDATE meta SET value = '0' WHERE key = 'analyzer'; DELETE FROM term_df; DELETE FROM fts_postings`); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	st, err = Open(ctx, dir, Options{})
+	st, err := Open(ctx, dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,12 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -46,18 +46,8 @@ func f16Table() []f16Entry {
 			t = append(t, f16Entry{v, uint16(h)})
 		}
 	}
-	slices.SortFunc(t, func(a, b f16Entry) int { return cmpFloat(a.v, b.v) })
+	slices.SortFunc(t, func(a, b f16Entry) int { return cmp.Compare(a.v, b.v) })
 	return t
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // f16Round is the reference rounding of x to float16: the nearest finite
@@ -322,15 +312,7 @@ func storedFloats(t *testing.T, st *Store, dim int) (map[int64][]float32, map[in
 // every vector as float16.
 func TestFloat32VectorsOfOlderCite(t *testing.T) {
 	ctx := t.Context()
-	dir := filepath.Join(t.TempDir(), "idx")
-	st, err := Open(ctx, dir, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := mustEmbedder(t, "hash:64")
-	if err := st.UseEmbedder(ctx, e); err != nil {
-		t.Fatal(err)
-	}
+	dir, st, e := createWithEmbedder(t, "hash:64")
 	putTexts(t, st, e, "/a.txt", "honeybee colony and its queen ", "workers dance the waggle dance ", "wax comb of hexagonal cells")
 	putTexts(t, st, e, "/b.txt", "drones mate with the queen ", "nectar becomes honey in the comb")
 	// The vectors as older cite wrote them: the embedder's float32
