@@ -307,7 +307,7 @@ func displayPath(p string) string {
 }
 
 // checkingDelay is how long the quick_check of a writable open runs before
-// the command says why it waits.
+// the command says why it waits; 0 says it at once.
 var checkingDelay = time.Second
 
 // checking is [index.Options.Checking]: once the check has run for
@@ -318,11 +318,18 @@ func (f *flags) checking(size int64) func() {
 	var mu sync.Mutex
 	stopped := false
 	out := f.Output()
+	say := func() {
+		fmt.Fprintf(out, "cite: checking the index (%.1f MB) before writing to it: it was not closed cleanly, or another program changed it; this reads the whole file\n", float64(size)/1e6)
+	}
+	if checkingDelay <= 0 {
+		say()
+		return nil
+	}
 	t := time.AfterFunc(checkingDelay, func() {
 		mu.Lock()
 		defer mu.Unlock()
 		if !stopped {
-			fmt.Fprintf(out, "cite: checking the index (%.1f MB) before writing to it: it was not closed cleanly, or another program changed it; this reads the whole file\n", float64(size)/1e6)
+			say()
 		}
 	})
 	return func() {
