@@ -3,6 +3,7 @@ package normalize
 import (
 	"bytes"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -360,83 +361,193 @@ func (w *mdWalker) rawHTML(n *ast.RawHTML) {
 //
 // The scan is linear and allocates nothing.
 func markdownCostly(md []byte) bool {
-	const (
-		depthCost   = 150 // per column of indentation past 16, per line
-		bracketCost = 100 // per "["
-		// per pair of lines in a paragraph, one of which starts with "[":
-		// a pair costs 0.03 to 0.3 bytes of prose (more in long paragraphs,
-		// whose lines no longer fit in the processor's caches)
-		refPairsPerUnit = 2
-		nodeCost        = 10 // per node of the syntax tree (prose has one in 50 to 100 bytes)
-	)
+	_, _, _, costly := markdownWork(md, true)
+	return costly
+}
+
+// The units of markdownWork's estimate (see markdownCostly).
+const (
+	depthCost   = 150 // per column of indentation past 16, per line
+	bracketCost = 100 // per "["
+	// per pair of lines in a paragraph, one of which starts with "[":
+	// a pair costs 0.03 to 0.3 bytes of prose (more in long paragraphs,
+	// whose lines no longer fit in the processor's caches)
+	refPairsPerUnit = 2
+	nodeCost        = 10 // per node of the syntax tree (prose has one in 50 to 100 bytes)
+)
+
+// markdownWork estimates goldmark's work on md line by line, as
+// markdownCostly describes: cost in units of the work on a byte of prose,
+// the pairs of lines of a paragraph one of which starts with "[", and the
+// nodes of the syntax tree in halves. costly reports whether the estimate
+// went over budget after some line; with stop, the scan ends there.
+//
+// It reads each byte once: the bytes that count for nothing (letters,
+// digits, most punctuation; spaces too outside a link destination) are
+// skipped by a table lookup each. The start of a destination's run, which
+// the cost of "](" needs, is found by scanning back when a "](" is met.
+func markdownWork(md []byte, stop bool) (cost, refPairs, nodes int, costly bool) {
 	budget := 20*len(md) + 1<<20
 	// The tree of prose takes about 7 bytes per byte of input. Beyond that,
 	// allow about 4 bytes a byte and 24 MB (at ~90 bytes a node, and as
 	// much again before the collector runs).
 	nodeBudget := len(md)/40 + 1<<17
-	cost := len(md)
-	nodes := 0                               // in halves
-	paraLines, paraRefs, refPairs := 0, 0, 0 // in the paragraph the line is in
-	for line := range bytes.Lines(md) {
-		indent, rest := 0, line
+	cost = len(md)
+	paraLines, paraRefs := 0, 0 // in the paragraph the line is in
+	for pos := 0; pos < len(md); {
+		start := pos
+		indent, j := 0, start
 	indentLoop:
-		for i, c := range line {
-			switch c {
+		for ; j < len(md); j++ {
+			switch md[j] {
 			case ' ', '>':
 				indent++
 			case '\t':
 				indent += 4
 			default:
-				rest = line[i:]
 				break indentLoop
 			}
 		}
 		cost += depthCost * max(0, indent-16)
-		cost += bracketCost * bytes.Count(line, []byte("["))
+		// The line's content starts at rest; a last line of indentation
+		// alone, without a newline, is all content.
+		rest := j
+		if j == len(md) {
+			rest = start
+		}
 		// Link reference definitions: a line that starts with "[" costs
 		// the lines of its paragraph, and each line of a paragraph costs
 		// the lines that started with "[" before it.
-		if len(bytes.TrimSpace(rest)) == 0 {
+		blank, ref := false, false
+		switch c := md[rest]; {
+		case c == '\n':
+			blank = true
+		case c < utf8.RuneSelf && !isASCIISpace(c):
+			ref = c == '['
+		default: // other whitespace, Unicode included
+			end := len(md)
+			if k := bytes.IndexByte(md[rest:], '\n'); k >= 0 {
+				end = rest + k
+			}
+			blank = len(bytes.TrimSpace(md[rest:end])) == 0
+		}
+		if blank {
 			paraLines, paraRefs = 0, 0
 		} else {
 			paraLines++
-			if rest[0] == '[' {
+			if ref {
 				paraRefs++
 				refPairs += paraLines
 			}
 			refPairs += paraRefs
 		}
-		// Destinations: each "](" scans to the next space; "](<" to the
-		// end of the line.
-		runStart, opens := 0, 0
 		nodes += 2 // a line of text
-		escaped := false
-		for i, c := range line {
-			if escaped {
-				// "\*" is text, merged with the text around it.
-				escaped = false
-			} else {
-				nodes += int(nodeWeight[c])
-				escaped = c == '\\'
+		// Destinations: each "](" scans to the next space; "](<" to the end
+		// of the line. opens counts the "](" in the run of non-spaces that
+		// starts at runStart.
+		opens, runStart := 0, start
+		i := start
+		for i < len(md) {
+			class := &markdownClass[min(opens, 1)]
+			for i < len(md) && class[md[i]] == mcPlain {
+				i++
 			}
-			switch {
-			case c == ' ' || c == '\t' || c == '\n':
-				cost += opens * (i - runStart)
-				runStart, opens = i+1, 0
-			case c == '(' && i > 0 && line[i-1] == ']':
-				if i+1 < len(line) && line[i+1] == '<' {
-					cost += len(line) - i
+			if i == len(md) {
+				break
+			}
+			c := md[i]
+			switch class[c] {
+			case mcNode:
+				nodes += int(nodeWeight[c])
+				if c == '[' {
+					cost += bracketCost
 				}
-				opens++
+				i++
+				continue
+			case mcParen:
+				if i > start && md[i-1] == ']' {
+					if i+1 < len(md) && md[i+1] == '<' {
+						end := len(md)
+						if k := bytes.IndexByte(md[i:], '\n'); k >= 0 {
+							end = i + k + 1
+						}
+						cost += end - i
+					}
+					if opens == 0 {
+						runStart = i
+						for runStart > start && md[runStart-1] != ' ' && md[runStart-1] != '\t' {
+							runStart--
+						}
+					}
+					opens++
+				}
+				i++
+				continue
+			case mcEscape:
+				// "\*" is text, merged with the text around it: the byte
+				// after the backslash starts no node, but it is still a
+				// "[" or a space.
+				if i++; i == len(md) {
+					continue
+				}
+				if c = md[i]; c != ' ' && c != '\t' && c != '\n' {
+					if c == '[' {
+						cost += bracketCost
+					}
+					i++
+					continue
+				}
+			}
+			// A space, a tab or the newline at i ends the run.
+			cost += opens * (i - runStart)
+			runStart, opens = i+1, 0
+			if i++; c == '\n' {
+				break
 			}
 		}
-		cost += opens * (len(line) - runStart)
+		// A last line without a newline ends the run too.
+		cost += opens * (i - runStart)
+		pos = i
 		if cost+refPairs/refPairsPerUnit+nodeCost*nodes/2 > budget || nodes/2 > nodeBudget {
-			return true
+			costly = true
+			if stop {
+				return
+			}
 		}
 	}
-	return false
+	return
 }
+
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// Byte classes of markdownWork.
+const (
+	mcPlain  = iota // counts for nothing
+	mcNode          // starts nodes (nodeWeight)
+	mcParen         // "(": a destination when after "]"
+	mcEscape        // "\": the next byte starts no node
+	mcSpace         // " ", "\t", "\n": ends a run
+)
+
+// markdownClass is the class of each byte, outside a run with a "](" in it
+// (spaces count for nothing) and inside one.
+var markdownClass = func() (t [2][256]uint8) {
+	for k := range t {
+		for c, w := range nodeWeight {
+			if w > 0 {
+				t[k][c] = mcNode
+			}
+		}
+		t[k]['('] = mcParen
+		t[k]['\\'] = mcEscape
+		t[k]['\n'] = mcSpace
+	}
+	t[1][' '] = mcSpace
+	t[1]['\t'] = mcSpace
+	return t
+}()
 
 // nodeWeight estimates, in halves, the nodes of goldmark's syntax tree a
 // byte can start (measured on runs of each construct): a table cell and
