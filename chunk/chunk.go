@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -144,8 +143,9 @@ type splitter struct {
 	cache    *pieceCache // the tokenizer's, for this call alone
 
 	// Scratch space, reused from chunk to chunk.
-	cands []cand
-	own   []token
+	cands  []cand
+	sorted []cand // cands by tier
+	own    []token
 }
 
 // tokStart returns the byte offset where token k starts.
@@ -254,23 +254,28 @@ func (sp *splitter) scanLimit(start int) int {
 // of the chunk size. The splitter takes the latest position of the best
 // tier found. All but the last cut at the start of a run of whitespace, so
 // that chunks do not end in whitespace and a long run is one candidate.
+//
+// ws says that a position of the tier is always a [splitter.wsStart]: the
+// splitter then skips from one such start to the one before, instead of
+// trying every byte.
 var cutTiers = []struct {
 	window int
+	ws     bool
 	match  func(sp *splitter, p int) bool
 }{
-	{50, (*splitter).beforeHeading},
-	{35, func(sp *splitter, p int) bool { return sp.wsStart(p) && sp.blankLineAt(p) }},
-	{20, func(sp *splitter, p int) bool {
+	{50, true, (*splitter).beforeHeading},
+	{35, true, func(sp *splitter, p int) bool { return sp.wsStart(p) && sp.blankLineAt(p) }},
+	{20, true, func(sp *splitter, p int) bool {
 		return sp.wsStart(p) && strings.IndexByte(sp.text[p:sp.wsEnd(p)], '\n') >= 0
 	}},
-	{20, func(sp *splitter, p int) bool { return sp.wsStart(p) && sp.sentenceEnd(p) }},
-	{10, (*splitter).wsStart},
-	{50, func(sp *splitter, p int) bool { return sp.pieceAt(p) }},
+	{20, true, func(sp *splitter, p int) bool { return sp.wsStart(p) && sp.sentenceEnd(p) }},
+	{10, true, (*splitter).wsStart},
+	{50, false, func(sp *splitter, p int) bool { return sp.pieceAt(p) }},
 	// Inside a long run of letters or symbols, the end of one of its
 	// MaxPiece cuts anywhere in the chunk: a chunk that ends there lets
 	// the next start there in step with the document's tokens (see
 	// nextStart) instead of encoding its start again.
-	{100, func(sp *splitter, p int) bool { return sp.pieceAt(p) && sp.longPieceEndsAt(p) }},
+	{100, false, func(sp *splitter, p int) bool { return sp.pieceAt(p) && sp.longPieceEndsAt(p) }},
 }
 
 // wsStart reports whether a run of spaces and line breaks starts at p.
@@ -279,6 +284,15 @@ func (sp *splitter) wsStart(p int) bool {
 }
 
 func isWS(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// prevWSStart returns the last p' <= p after lim where a run of spaces and
+// line breaks starts, or lim if none does.
+func (sp *splitter) prevWSStart(p, lim int) int {
+	for p > lim && !sp.wsStart(p) {
+		p--
+	}
+	return p
+}
 
 // wsEnd returns the end of the run of whitespace at p.
 func (sp *splitter) wsEnd(p int) int {
@@ -362,7 +376,13 @@ func (sp *splitter) cut(start, kStart, prevEnd int) (int, int) {
 		pMax := sp.tokStart(kMax)
 		for _, t := range cutTiers {
 			pLo := sp.tokStart(max(kMax-sp.size*t.window/100, k1))
-			for p := pMax; p > max(pLo-1, floor); p-- {
+			lim := max(pLo-1, floor)
+			for p := pMax; p > lim; p-- {
+				if t.ws {
+					if p = sp.prevWSStart(p, lim); p <= lim {
+						break
+					}
+				}
 				if !t.match(sp, p) || !charBoundary(sp.text, p) {
 					continue
 				}
@@ -506,14 +526,14 @@ func (sp *splitter) nextStart(start, end, kEnd int) (int, int) {
 			}
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(a.tier, b.tier) })
+	sorted := sp.byTier(cands)
 	// At the end of a piece of more than 256 bytes (a run of letters or
 	// symbols without a break, cut every MaxPiece bytes), when the
 	// overlap would start inside it: no overlap. One would start out of
 	// step with the document's tokens, and every chunk after it would have
 	// to be encoded again; sharing a slice of random letters is worth
 	// nothing to a reader either.
-	if len(cands) > 0 && cands[0].tier == startNone && sp.pieceBoundary(kEnd) && kEnd > 0 && sp.tokStart(kEnd) == end && sp.longPieceBefore(kEnd) {
+	if len(sorted) > 0 && sorted[0].tier == startNone && sp.pieceBoundary(kEnd) && kEnd > 0 && sp.tokStart(kEnd) == end && sp.longPieceBefore(kEnd) {
 		return end, kEnd
 	}
 	// The next chunk must be able to get past end: from its start to the
@@ -523,7 +543,7 @@ func (sp *splitter) nextStart(start, end, kEnd int) (int, int) {
 	for !charBoundary(sp.text, next) {
 		next++
 	}
-	for _, c := range cands {
+	for _, c := range sorted {
 		n := sp.tok.count(sp.cache, sp.text[c.p:end])
 		if n > sp.overlap || (n+4 > sp.size && sp.tok.count(sp.cache, sp.text[c.p:next]) > sp.size) {
 			continue
@@ -539,6 +559,26 @@ func (sp *splitter) nextStart(start, end, kEnd int) (int, int) {
 		return p, k
 	}
 	return end, kEnd
+}
+
+// byTier returns cands ordered by tier, best first, and by position
+// within a tier (a stable sort by tier, counting the candidates of each),
+// in scratch space of sp's: cands is left as it was.
+func (sp *splitter) byTier(cands []cand) []cand {
+	var next [startNone + 2]int // where the next candidate of each tier goes
+	for _, c := range cands {
+		next[c.tier+1]++
+	}
+	for t := 1; t < len(next); t++ {
+		next[t] += next[t-1]
+	}
+	sorted := slices.Grow(sp.sorted[:0], len(cands))[:len(cands)]
+	for _, c := range cands {
+		sorted[next[c.tier]] = c
+		next[c.tier]++
+	}
+	sp.sorted = sorted
+	return sorted
 }
 
 // longPieceBefore reports whether the piece that ends at token k (a piece

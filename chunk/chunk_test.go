@@ -1,11 +1,14 @@
 package chunk
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -402,5 +405,27 @@ func BenchmarkSplit(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		s.Split(text, nil)
+	}
+}
+
+// TestByTier checks the counting sort of overlap candidates against a
+// stable sort by tier, on random lists, reusing the scratch space.
+func TestByTier(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var sp splitter
+	for range 1000 {
+		cands := make([]cand, rng.IntN(120))
+		for i := range cands {
+			cands[i] = cand{p: i, k: rng.IntN(50), tier: rng.IntN(startNone + 1)}
+		}
+		orig := slices.Clone(cands)
+		want := slices.Clone(cands)
+		slices.SortStableFunc(want, func(a, b cand) int { return cmp.Compare(a.tier, b.tier) })
+		if got := sp.byTier(cands); !slices.Equal(got, want) {
+			t.Fatalf("byTier(%v) = %v, want %v", orig, got, want)
+		}
+		if !slices.Equal(cands, orig) {
+			t.Fatalf("byTier changed its input")
+		}
 	}
 }
