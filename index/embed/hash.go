@@ -206,6 +206,7 @@ type hashState struct {
 	key   []byte
 	pad   []byte
 	runes []int
+	feats []uint64 // a word's n-grams, hashed
 	vw    []float64
 	vg    []float64
 }
@@ -297,64 +298,102 @@ func (t *wordTable) reset() {
 	t.bytes = t.bytes[:0]
 }
 
-// featureTable sums a weight per feature hash: an open-addressing hash table
-// with linear probing, reused from text to text (a Go map costs 5 times as
-// much here).
+// featureTable sums a weight per feature hash: the features in order of
+// first insertion, in two dense arrays, and an open-addressing index over
+// them with linear probing, reused from text to text (a Go map costs 5
+// times as much here). The index holds 4 bytes a slot and the arrays 16
+// bytes a feature, so the table of a chunk (a few thousand features) stays
+// in the first-level cache, where slots of key and weight side by side
+// would not.
 type featureTable struct {
-	slots []feature // key 0: empty slot
-	used  []int32   // occupied slots, in insertion order
-}
-
-// feature is a slot of a featureTable: a feature and its weight, side by
-// side, so that a probe reads one cache line.
-type feature struct {
-	key uint64
-	val float64
+	slots []uint32  // 1 + index in keys; 0 empty
+	keys  []uint64  // the features, in insertion order; never 0
+	vals  []float64 // their weights
 }
 
 // add adds w to feature f.
 func (t *featureTable) add(f uint64, w float64) {
 	if f == 0 {
-		f = 1 // 0 marks empty slots
+		f = 1 // as the first implementation, whose 0 marked empty slots
 	}
-	if 2*(len(t.used)+1) > len(t.slots) {
+	if 2*(len(t.keys)+1) > len(t.slots) {
 		t.grow()
 	}
 	mask := uint64(len(t.slots) - 1)
 	for i := f & mask; ; i = (i + 1) & mask {
-		sl := &t.slots[i]
-		switch sl.key {
-		case f:
-			sl.val += w
+		k := t.slots[i]
+		if k == 0 {
+			t.keys = append(t.keys, f)
+			t.vals = append(t.vals, w)
+			t.slots[i] = uint32(len(t.keys))
 			return
-		case 0:
-			*sl = feature{f, w}
-			t.used = append(t.used, int32(i))
+		}
+		if t.keys[k-1] == f {
+			t.vals[k-1] += w
 			return
 		}
 	}
 }
 
 func (t *featureTable) grow() {
-	old := *t
-	n := max(2*len(old.slots), 1024)
-	t.slots = make([]feature, n)
-	t.used = make([]int32, 0, n/2)
-	for _, i := range old.used {
-		t.add(old.slots[i].key, old.slots[i].val)
+	n := max(2*len(t.slots), 1024)
+	t.slots = make([]uint32, n)
+	mask := uint64(n - 1)
+	for k, f := range t.keys {
+		i := f & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = uint32(k + 1)
 	}
 }
 
 // reset empties the table, keeping its memory.
 func (t *featureTable) reset() {
-	for _, i := range t.used {
-		t.slots[i].key = 0
+	if len(t.keys) > len(t.slots)/16 {
+		clear(t.slots)
+	} else {
+		mask := uint64(len(t.slots) - 1)
+		for _, f := range t.keys {
+			i := f & mask
+			for t.slots[i] != 0 {
+				t.slots[i] = 0
+				i = (i + 1) & mask
+			}
+		}
 	}
-	t.used = t.used[:0]
+	t.keys = t.keys[:0]
+	t.vals = t.vals[:0]
+}
+
+// addAll adds w to each feature of fs, in order.
+func (t *featureTable) addAll(fs []uint64, w float64) {
+	for 2*(len(t.keys)+len(fs)) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	for _, f := range fs {
+		if f == 0 {
+			f = 1
+		}
+		for i := f & mask; ; i = (i + 1) & mask {
+			k := t.slots[i]
+			if k == 0 {
+				t.keys = append(t.keys, f)
+				t.vals = append(t.vals, w)
+				t.slots[i] = uint32(len(t.keys))
+				break
+			}
+			if t.keys[k-1] == f {
+				t.vals[k-1] += w
+				break
+			}
+		}
+	}
 }
 
 // len returns the number of features.
-func (t *featureTable) len() int { return len(t.used) }
+func (t *featureTable) len() int { return len(t.keys) }
 
 func (h *hashEmbedder) embed(_ context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
@@ -518,16 +557,17 @@ func (h *hashEmbedder) mix(s *hashState, query bool) []float32 {
 func addFeatures(v []float64, t *featureTable, query bool) {
 	dim := uint64(len(v))
 	if dim&(dim-1) != 0 {
-		for _, i := range t.used {
-			addFeature(v, t.slots[i].key, featureWeight(t.slots[i].val, query))
+		for k, f := range t.keys {
+			addFeature(v, f, featureWeight(t.vals[k], query))
 		}
 		return
 	}
 	// A power of two (the default dimensions): f%dim is f&mask, without
 	// a division.
 	mask := dim - 1
-	for _, i := range t.used {
-		f, w := t.slots[i].key, t.slots[i].val
+	vals := t.vals[:len(t.keys)]
+	for k, f := range t.keys {
+		w := vals[k]
 		if !query {
 			// sublinearTF, inlined.
 			if n := int(w); w >= 0 && w < float64(len(sublinearTable)) && float64(n) == w {
@@ -590,11 +630,7 @@ func (h *hashEmbedder) ngrams(s *hashState, word []byte, w float64) {
 		}
 	}
 	if ascii {
-		for n := h.minN; n <= h.maxN && n <= len(p); n++ {
-			for i := 0; i+n <= len(p); i++ {
-				s.grams.add(sum64(p[i:i+n]), w)
-			}
-		}
+		h.asciiGrams(s, w)
 		return
 	}
 	// Rune boundaries of p, plus its end.
@@ -611,6 +647,75 @@ func (h *hashEmbedder) ngrams(s *hashState, word []byte, w float64) {
 			s.grams.add(sum64(p[s.runes[i]:s.runes[i+n]]), w)
 		}
 	}
+}
+
+// asciiGrams adds weight w to each n-gram of s.pad, an ASCII word between
+// "<" and ">": the n-grams of 3, 4 and 5 bytes hashed by [sum3], [sum4]
+// and [sum5] from one 8-byte load each, all hashed before they are added,
+// in the order of [sum64]'s loop.
+func (h *hashEmbedder) asciiGrams(s *hashState, w float64) {
+	n := len(s.pad)
+	// 8 bytes past the word, so that every n-gram can load 8.
+	s.pad = append(s.pad, 0, 0, 0, 0, 0, 0, 0, 0)
+	p := s.pad
+	fs := s.feats[:0]
+	for k := h.minN; k <= h.maxN && k <= n; k++ {
+		switch k {
+		case 3:
+			for i := 0; i+3 <= n; i++ {
+				fs = append(fs, sum3(binary.LittleEndian.Uint64(p[i:])))
+			}
+		case 4:
+			for i := 0; i+4 <= n; i++ {
+				fs = append(fs, sum4(binary.LittleEndian.Uint64(p[i:])))
+			}
+		case 5:
+			for i := 0; i+5 <= n; i++ {
+				fs = append(fs, sum5(binary.LittleEndian.Uint64(p[i:])))
+			}
+		default:
+			for i := 0; i+k <= n; i++ {
+				fs = append(fs, sum64(p[i:i+k]))
+			}
+		}
+	}
+	s.feats = fs
+	s.grams.addAll(fs, w)
+}
+
+// sum3, sum4 and sum5 are [sum64] of the first 3, 4 or 5 bytes of u
+// (little-endian).
+func sum3(u uint64) uint64 {
+	h := bits.RotateLeft64((prime5+3)^uint64(uint8(u))*prime5, 11) * prime1
+	h = bits.RotateLeft64(h^uint64(uint8(u>>8))*prime5, 11) * prime1
+	h = bits.RotateLeft64(h^uint64(uint8(u>>16))*prime5, 11) * prime1
+	return avalanche(h)
+}
+
+func sum4(u uint64) uint64 {
+	h := prime5 + 4
+	h ^= (u & 0xffffffff) * prime1
+	h = bits.RotateLeft64(h, 23)*prime2 + prime3
+	return avalanche(h)
+}
+
+func sum5(u uint64) uint64 {
+	h := prime5 + 5
+	h ^= (u & 0xffffffff) * prime1
+	h = bits.RotateLeft64(h, 23)*prime2 + prime3
+	h ^= (u >> 32 & 0xff) * prime5
+	h = bits.RotateLeft64(h, 11) * prime1
+	return avalanche(h)
+}
+
+// avalanche is XXH64's final mix.
+func avalanche(h uint64) uint64 {
+	h ^= h >> 33
+	h *= prime2
+	h ^= h >> 29
+	h *= prime3
+	h ^= h >> 32
+	return h
 }
 
 // XXH64's primes.

@@ -3,6 +3,7 @@ package embed
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -290,14 +291,29 @@ func TestFeatures(t *testing.T) {
 	if ft.len() != len(want) {
 		t.Fatalf("%d features, want %d", ft.len(), len(want))
 	}
-	for _, i := range ft.used {
-		if f := ft.slots[i]; want[f.key] != f.val {
-			t.Fatalf("feature %#x = %v, want %v", f.key, f.val, want[f.key])
+	for k, f := range ft.keys {
+		if want[f] != ft.vals[k] {
+			t.Fatalf("feature %#x = %v, want %v", f, ft.vals[k], want[f])
+		}
+	}
+	// Emptied by clearing the index, then (a few features in a large
+	// index) by clearing their probe runs only.
+	for _, n := range []int{0, 3, 40} {
+		ft.reset()
+		if slices.ContainsFunc(ft.slots, func(k uint32) bool { return k != 0 }) {
+			t.Fatal("reset left slots behind")
+		}
+		for i := range n {
+			ft.add(uint64(i)*0x9E3779B97F4A7C15, 1)
+		}
+		if ft.len() != n {
+			t.Fatalf("%d features, want %d", ft.len(), n)
 		}
 	}
 	ft.reset()
 	ft.add(42, 1)
-	if ft.len() != 1 || ft.slots[ft.used[0]].val != 1 {
+	ft.add(42, 1)
+	if ft.len() != 1 || ft.vals[0] != 2 {
 		t.Fatal("reset left features behind")
 	}
 }
@@ -471,6 +487,22 @@ func TestSum64(t *testing.T) {
 			}
 			if got, want := sum64(b[:n]), xxhash.Sum64(b[:n]); got != want {
 				t.Fatalf("sum64(%x) = %x, xxhash.Sum64 %x", b[:n], got, want)
+			}
+		}
+	}
+}
+
+// TestSumN: sum3, sum4 and sum5 are XXH64 of the first 3, 4 and 5 bytes of
+// an 8-byte load, whatever the bytes after them.
+func TestSumN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b [8]byte
+	for range 10000 {
+		u := rng.Uint64()
+		binary.LittleEndian.PutUint64(b[:], u)
+		for n, sum := range map[int]func(uint64) uint64{3: sum3, 4: sum4, 5: sum5} {
+			if got, want := sum(u), xxhash.Sum64(b[:n]); got != want {
+				t.Fatalf("sum%d(%x) = %x, xxhash.Sum64 %x", n, b[:n], got, want)
 			}
 		}
 	}
