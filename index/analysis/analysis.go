@@ -218,6 +218,9 @@ type analyzer struct {
 	tok   Term
 	// stopped ends run early: the consumer of [Terms] stopped.
 	stopped bool
+	// general makes scanWord read every word by its general path, as the
+	// fast path's tests compare them.
+	general bool
 }
 
 // cjkChar is one normalized CJK character (a base plus its marks) and where
@@ -296,6 +299,17 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 	return t
 }()
 
+// asciiFold maps the ASCII letters and digits to themselves lower-cased,
+// and every other byte to 0.
+var asciiFold = func() (t [256]byte) {
+	for c := range utf8.RuneSelf {
+		if asciiClass[c] == classWord {
+			t[c] = byte(unicode.ToLower(rune(c)))
+		}
+	}
+	return t
+}()
+
 // runeClass classifies a non-ASCII rune.
 func runeClass(r rune) uint8 {
 	switch {
@@ -366,6 +380,26 @@ func classAt(text string, i int) (cl uint8, size int) {
 // scanWord reads the word starting at text[start] and emits its terms. It
 // returns the end of the word.
 func (a *analyzer) scanWord(text string, start int, emit func(*Term)) int {
+	// The common word: ASCII letters and digits, lower-cased as they are
+	// read, up to an ASCII separator other than an apostrophe, or the end.
+	if !a.general {
+		w := a.word[:0]
+		i := start
+		for i < len(text) {
+			c := asciiFold[text[i]]
+			if c == 0 {
+				break
+			}
+			w = append(w, c)
+			i++
+		}
+		if i == len(text) || (text[i] < utf8.RuneSelf && text[i] != '\'') {
+			a.word = w[:0]
+			a.emitTerm(w, start, i, emit)
+			return i
+		}
+		// Any other word: read again.
+	}
 	ascii := true
 	i := start
 loop:
@@ -535,7 +569,12 @@ func (a *analyzer) emitWord(start, end int, emit func(*Term)) {
 			k++
 		}
 	}
-	w = w[:k]
+	a.emitTerm(w[:k], start, end, emit)
+}
+
+// emitTerm emits the folded word w, without apostrophes, if not empty, as a
+// term with the span text[start:end].
+func (a *analyzer) emitTerm(w []byte, start, end int, emit func(*Term)) {
 	if len(w) == 0 {
 		return
 	}

@@ -297,3 +297,75 @@ func TestJoinedTerms(t *testing.T) {
 		}
 	}
 }
+
+// FuzzScanWordFast checks the analyzer's fast path for words of ASCII
+// letters and digits against its general path, which reads every word:
+// the same terms, words, flags and spans.
+func FuzzScanWordFast(f *testing.F) {
+	for _, s := range []string{
+		"", "Get-ChildItem -Path C:\\", "don't Tom's it's'", "Café cafe\u0301", "abc東京", "ab½",
+		"a\u200Db co\u00ADop", "'''a'", "x'\xff", "ABC\xffdef", "v1.2_3 snake_case", "ab'", "ab's",
+		strings.Repeat("Ab1", 50) + "'s", strings.Repeat("x", 127) + "é", "word\u2019s",
+	} {
+		f.Add(s)
+	}
+	if in, err := os.ReadFile(filepath.Join("testdata", "analyze.txt")); err == nil {
+		for line := range strings.Lines(string(in)) {
+			f.Add(line)
+		}
+	}
+	fast, general := newAnalyzer(), newAnalyzer()
+	general.general = true
+	f.Fuzz(func(t *testing.T, in string) {
+		var want []Term
+		general.run(in, func(tok *Term) {
+			c := *tok
+			c.Word = slices.Clone(c.Word)
+			want = append(want, c)
+		})
+		k := 0
+		fast.run(in, func(tok *Term) {
+			if k >= len(want) {
+				t.Fatalf("%q: term %d %q past the general path's %d", in, k, tok.Term, len(want))
+			}
+			w := want[k]
+			if tok.Term != w.Term || string(tok.Word) != string(w.Word) || tok.Stop != w.Stop ||
+				tok.CJK != w.CJK || tok.Start != w.Start || tok.End != w.End {
+				t.Fatalf("%q: term %d %+v, general path %+v", in, k, *tok, w)
+			}
+			k++
+		})
+		if k != len(want) {
+			t.Fatalf("%q: %d terms, general path %d", in, k, len(want))
+		}
+	})
+}
+
+// TestScanWordFastCorpus is FuzzScanWordFast on the corpus's text.
+func TestScanWordFastCorpus(t *testing.T) {
+	n := 4 << 20
+	if testing.Short() || testenv.Race {
+		n = 256 << 10
+	}
+	text := testenv.MarkdownSample(t, n)
+	fast, general := newAnalyzer(), newAnalyzer()
+	general.general = true
+	var want []Term
+	general.run(text, func(tok *Term) {
+		c := *tok
+		c.Word = slices.Clone(c.Word)
+		want = append(want, c)
+	})
+	k := 0
+	fast.run(text, func(tok *Term) {
+		w := want[min(k, len(want)-1)]
+		if k >= len(want) || tok.Term != w.Term || string(tok.Word) != string(w.Word) ||
+			tok.Stop != w.Stop || tok.CJK != w.CJK || tok.Start != w.Start || tok.End != w.End {
+			t.Fatalf("term %d %+v, general path %+v", k, *tok, w)
+		}
+		k++
+	})
+	if k != len(want) {
+		t.Fatalf("%d terms, general path %d", k, len(want))
+	}
+}
