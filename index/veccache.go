@@ -97,8 +97,13 @@ func (s *Store) writeVectorCache(x *vectorIndex, embedder string) (err error) {
 	ne.PutUint64(h[24:], uint64(x.gen.Load()))
 	ne.PutUint64(h[32:], uint64(len(x.rowids)))
 	ne.PutUint64(h[40:], uint64(x.n))
+	// The last segment is written with the capacity its slots take: the
+	// one it has in memory may be whole.
+	last, lastCap := 0, 0
 	if n := len(x.segs); n > 0 {
-		ne.PutUint32(h[48:], uint32(len(x.segs[n-1])/x.dim))
+		lastCap = len(x.segs[n-1]) / x.dim
+		last = min(lastCap, len(x.rowids)-(n-1)*x.rows)
+		ne.PutUint32(h[48:], uint32(last))
 	}
 	var rowids, scales []byte
 	if len(x.rowids) > 0 {
@@ -112,8 +117,15 @@ func (s *Store) writeVectorCache(x *vectorIndex, embedder string) (err error) {
 	w.Write(rowids)
 	w.Write(scales)
 	w.Write(make([]byte, pad8(len(scales))-len(scales)))
-	for _, seg := range x.segs {
-		w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&seg[0])), len(seg)))
+	for i, seg := range x.segs {
+		b := unsafe.Slice((*byte)(unsafe.Pointer(&seg[0])), len(seg))
+		if i < len(x.segs)-1 || last == lastCap {
+			w.Write(b)
+			continue
+		}
+		for j := range x.dim {
+			w.Write(b[j*lastCap : j*lastCap+last])
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return err

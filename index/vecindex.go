@@ -18,8 +18,12 @@ import (
 // segRows is the most vectors in one segment of the in-memory index, and
 // segBytes the most bytes: vectors of many dimensions get fewer per segment
 // (2,048 vectors of 1,048,576 dimensions would take 2 GiB at once).
-// firstRows is the capacity a new segment starts with: the last segment
-// grows, doubling, so an index of a few vectors holds a few vectors' worth.
+// firstRows is the capacity the first segment starts with: it grows,
+// doubling, so an index of a few vectors holds a few vectors' worth. The
+// segments after it are made whole at once: growing one would copy it
+// about once over (ingest of the shared corpus spent a fifth of its
+// vector work so), and a whole segment is at most one segment more than
+// the index needs.
 const (
 	segRows   = 2048
 	segBytes  = 16 << 20
@@ -52,7 +56,8 @@ type vectorRow struct {
 //
 // The vectors are stored column-major in segments of rows slots: value j
 // of the vector in slot i lies at segs[i/rows][j*c+i%rows], where c, the
-// segment's capacity, is rows but for the last segment, which grows. A
+// segment's capacity, is rows but for the last segment, which may hold
+// fewer (the first one grows; one mapped from the vector cache grows). A
 // query then costs one pass over a contiguous column per non-zero query
 // value: the built-in hash embedder's queries have a few dozen non-zero
 // values among thousands, so a search reads a few percent of the vectors
@@ -153,7 +158,11 @@ func quantizeSlow(v []float32, dst []int8) float32 {
 func (x *vectorIndex) segment(slot int) (seg []int8, capacity, i int) {
 	s, i := slot/x.rows, slot%x.rows
 	if s == len(x.segs) {
-		x.segs = append(x.segs, make([]int8, min(x.rows, firstRows)*x.dim))
+		c := x.rows
+		if s == 0 {
+			c = min(c, max(firstRows, i+1))
+		}
+		x.segs = append(x.segs, make([]int8, c*x.dim))
 	}
 	seg = x.segs[s]
 	c := len(seg) / x.dim

@@ -2,6 +2,9 @@ package index
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -84,6 +87,72 @@ func TestVectorsChangedMatchLoad(t *testing.T) {
 				if gscale != wscale || !slices.Equal(gq, wq) {
 					t.Fatalf("chunk %d: %v × %v in memory, %v × %v loaded", rowid, gq, gscale, wq, wscale)
 				}
+			}
+		})
+	}
+}
+
+// TestWholeSegments: the first segment grows from a few slots, the later
+// ones are made whole (no copy when they fill), and the vector cache
+// holds a last segment's slots alone: read back, every slot's vector and
+// scale are what was stored, and the file is no larger than the slots
+// take.
+func TestWholeSegments(t *testing.T) {
+	const dim = 8
+	rows := rowsPerSegment(dim)
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, n := range []int{1, 40, rows, rows + 1, 2*rows + 37} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			x := newVectorIndex(dim)
+			x.gen.Store(1)
+			buf := make([]int8, dim)
+			want := make(map[int64][]int8)
+			for i := range n {
+				v := make([]float32, dim)
+				for j := range v {
+					v[j] = float32(rng.NormFloat64())
+				}
+				x.add(int64(i+1), v, buf)
+				want[int64(i+1)] = slices.Clone(buf)
+			}
+			if first := len(x.segs[0]) / dim; n < rows && first >= 2*max(n, firstRows) {
+				t.Errorf("first segment of %d slots for %d vectors", first, n)
+			}
+			for s, seg := range x.segs[1:] {
+				if len(seg) != rows*dim {
+					t.Errorf("segment %d of %d slots, want %d", s+1, len(seg)/dim, rows)
+				}
+			}
+			st := &Store{dir: t.TempDir()}
+			if err := st.writeVectorCache(x, "test"); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Stat(filepath.Join(st.dir, cacheFile)); err != nil || fi.Size() > int64(cacheHeader+8+12*n+4+n*dim) {
+				t.Errorf("cache of %d vectors: %v bytes, %v", n, fi.Size(), err)
+			}
+			y, release, err := st.readVectorCache(1, "test", dim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			for _, z := range []*vectorIndex{x, y} {
+				if z.n != n || len(z.slots) != n {
+					t.Fatalf("%d vectors, want %d", z.n, n)
+				}
+				for r, q := range want {
+					slot := int(z.slots[r])
+					got, scale := z.vector(slot, make([]int8, dim))
+					if !slices.Equal(got, q) || scale != x.scales[slot] {
+						t.Fatalf("vector of %d: %v × %v, want %v × %v", r, got, scale, q, x.scales[slot])
+					}
+				}
+			}
+			// The mapped last segment grows when filled.
+			v := make([]float32, dim)
+			v[0] = 1
+			y.add(int64(n+1), v, buf)
+			if got, _ := y.vector(int(y.slots[int64(n+1)]), make([]int8, dim)); got[0] != 127 {
+				t.Errorf("added after reading: %v", got)
 			}
 		})
 	}
