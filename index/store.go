@@ -688,7 +688,7 @@ type chunkPrep struct {
 	counts   []termCount // the distinct terms of Terms, with their frequencies
 	length   uint32      // the number of terms
 	vector   []float32
-	vec      []byte  // vector encoded ([storedVector])
+	vec      []byte  // vector encoded ([encodeVector])
 	q        []int8  // vector as stored, quantized, for the in-memory vectors
 	scale    float32 // of q
 }
@@ -701,7 +701,6 @@ type chunkPrep struct {
 // Terms and Vector are final, to keep that work off the single writer;
 // [Store.PutDocuments] does what was not done, or no longer matches.
 func PrepareChunks(chunks []Chunk) {
-	var scratch []float32 // for the vectors as stored, to quantize
 	for i := range chunks {
 		c := &chunks[i]
 		if c.Terms == "" {
@@ -710,13 +709,8 @@ func PrepareChunks(chunks []Chunk) {
 		p := &chunkPrep{terms: c.Terms, headings: headingsJSON(c.Headings), vector: c.Vector}
 		p.counts, p.length = termCounts(c.Terms)
 		if c.Vector != nil {
-			vec, stored := storedVector(c.Vector, scratch)
-			if !sameVector(stored, c.Vector) {
-				scratch = stored // float16: rounded into scratch
-			}
-			p.vec = vec
 			p.q = make([]int8, len(c.Vector))
-			p.scale = quantize(stored, p.q)
+			p.vec, p.scale = prepVector(c.Vector, p.q)
 		}
 		c.prep = p
 	}

@@ -92,13 +92,18 @@ func newVectorIndex(dim int) *vectorIndex {
 // database.
 //
 // It runs on ingest's workers for every chunk; the loops below give the
-// bytes of math.Round (TestQuantizeMatchesRound) at a fraction of its cost.
+// bytes of math.Round (TestQuantizeMatchesRound) at a fraction of its cost,
+// and with AVX2 (quantizeFloatAVX2) at a fraction of theirs.
 func quantize(v []float32, dst []int8) float32 {
 	dst = dst[:len(v)]
 	// The largest magnitude, compared as bits: for finite float32s, a
 	// larger magnitude has larger bits once the sign is cleared.
 	var mb uint32
-	for _, f := range v {
+	rest := v
+	if n := len(v) &^ 7; useAVX2 && n > 0 {
+		mb, rest = maxAbsBitsAVX2(&v[0], n), v[n:]
+	}
+	for _, f := range rest {
 		mb = max(mb, math.Float32bits(f)&0x7fff_ffff)
 	}
 	if mb >= 0x7f80_0000 {
@@ -113,6 +118,10 @@ func quantize(v []float32, dst []int8) float32 {
 	// within a few units in the last place of the quotient, it rounds the
 	// same except close to a half, where the quotient is worked out.
 	r := 1 / m
+	if n := len(v) &^ 7; useAVX2 && n > 0 {
+		quantizeFloatAVX2(&dst[0], &v[0], n, m)
+		v, dst = v[n:], dst[n:]
+	}
 	for j, f := range v {
 		// |x| <= 127 (and a rounding error): truncate, then round half
 		// away from zero as math.Round does; x-float64(t) is exact.

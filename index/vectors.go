@@ -9,8 +9,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-
-	"github.com/x448/float16"
 )
 
 // Errors about vectors callers branch on.
@@ -330,11 +328,12 @@ func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (i
 				name, _ := getMeta(ctx, tx, metaEmbedder)
 				return fmt.Errorf("%w: document %s: the vector of chunk %s from embedder %s has value %d %v, not a number", ErrInvalidInput, path, id, name, i, v[i])
 			}
-			b, stored := storedVector(v, nil)
+			q := make([]int8, dim)
+			b, scale := prepVector(v, q)
 			if _, err := put.ExecContext(ctx, rowid, b); err != nil {
 				return err
 			}
-			rows = append(rows, vectorRow{rowid: rowid, vec: stored})
+			rows = append(rows, vectorRow{rowid: rowid, vec: v, q: q, scale: scale})
 			if !slices.Contains(docs, doc) {
 				docs = append(docs, doc)
 			}
@@ -404,12 +403,8 @@ const vecFloat16 = 0x10
 // infinite).
 func encodeVector(v []float32) []byte {
 	b := make([]byte, 2*len(v)+1)
-	for i, x := range v {
-		h := float16.Fromfloat32(x)
-		if !h.IsFinite() {
-			return encodeFloat32(v)
-		}
-		binary.LittleEndian.PutUint16(b[2*i:], h.Bits())
+	if halfEncode(b, v) >= 0x7c00 {
+		return encodeFloat32(v)
 	}
 	b[2*len(v)] = vecFloat16
 	return b
@@ -436,7 +431,8 @@ func storedVector(v, dst []float32) (b []byte, r []float32) {
 	if cap(dst) < len(v) {
 		dst = make([]float32, len(v))
 	}
-	r, _ = decodeVector(b, len(v), dst[:len(v)]) // finite: encodeVector checked
+	r = dst[:len(v)]
+	halfDecode(r, b) // finite: encodeVector checked
 	return b, r
 }
 
@@ -477,14 +473,14 @@ func decodeVector(b []byte, dim int, dst []float32) ([]float32, error) {
 	}
 	dst = dst[:dim]
 	if half {
-		for i := range dst {
-			h := float16.Frombits(binary.LittleEndian.Uint16(b[2*i:]))
-			if !h.IsFinite() {
-				return nil, fmt.Errorf("vector value %d is %v, not a number", i, h.Float32())
-			}
-			dst[i] = h.Float32()
+		if halfDecode(dst, b) < 0x7c00 {
+			return dst, nil
 		}
-		return dst, nil
+		i := 0 // the first infinity or NaN
+		for binary.LittleEndian.Uint16(b[2*i:])&0x7c00 != 0x7c00 {
+			i++
+		}
+		return nil, fmt.Errorf("vector value %d is %v, not a number", i, dst[i])
 	}
 	for i := range dst {
 		x := math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
