@@ -167,17 +167,22 @@ func quantizeSlow(v []float32, dst []int8) float32 {
 func (x *vectorIndex) segment(slot int) (seg []int8, capacity, i int) {
 	s, i := slot/x.rows, slot%x.rows
 	if s == len(x.segs) {
-		c := x.rows
-		if s == 0 {
-			c = min(c, max(firstRows, i+1))
+		if s > 0 || i+1 >= x.rows {
+			x.segs = append(x.segs, wholeSegment(x.rows*x.dim))
+		} else {
+			x.segs = append(x.segs, make([]int8, min(x.rows, max(firstRows, i+1))*x.dim))
 		}
-		x.segs = append(x.segs, make([]int8, c*x.dim))
 	}
 	seg = x.segs[s]
 	c := len(seg) / x.dim
 	if i >= c {
 		nc := min(x.rows, max(2*c, i+1))
-		grown := make([]int8, nc*x.dim)
+		var grown []int8
+		if nc == x.rows {
+			grown = wholeSegment(nc * x.dim)
+		} else {
+			grown = make([]int8, nc*x.dim)
+		}
 		for j := range x.dim {
 			copy(grown[j*nc:], seg[j*c:(j+1)*c])
 		}
