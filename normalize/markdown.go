@@ -11,17 +11,51 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // mdParser is goldmark's CommonMark parser with the GitHub table and
 // strikethrough extensions. (GFM autolinks are left out: a bare URL is text
-// either way, and linkify costs a quarter of the parse time.) Parsers are safe
-// for concurrent use.
+// either way, and linkify costs a quarter of the parse time.) Its link
+// reference definitions are looked for only where one can start
+// ([linkRefs]). Parsers are safe for concurrent use.
 var mdParser = sync.OnceValue(func() parser.Parser {
-	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
+	p := parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(util.Prioritized(linkRefs{}, 100)),
+	)
+	return goldmark.New(goldmark.WithParser(p), goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
 })
 
+// linkRefs is goldmark's [parser.LinkReferenceParagraphTransformer] (its
+// only default paragraph transformer), called only for a paragraph whose
+// first line starts with "[" after spaces, or is blank. A definition
+// starts so, and goldmark's transformer takes nothing off any other
+// paragraph, but makes a block reader for each to find that out.
+type linkRefs struct{}
+
+func (linkRefs) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
+	if lines := node.Lines(); lines.Len() > 0 {
+		s := lines.At(0)
+		line := reader.Source()[s.Start:s.Stop]
+		i := 0
+		for i < len(line) && util.IsSpace(line[i]) {
+			i++
+		}
+		if i < len(line) && line[i] != '[' {
+			return
+		}
+	}
+	parser.LinkReferenceParagraphTransformer.Transform(node, reader, pc)
+}
+
 func normalizeMarkdown(src []byte) *Document {
+	return normalizeMarkdownWith(mdParser(), src)
+}
+
+// normalizeMarkdownWith is normalizeMarkdown with the parser p.
+func normalizeMarkdownWith(p parser.Parser, src []byte) *Document {
 	src = src[:min(len(src), maxSource)]
 	base := 0
 	if bytes.HasPrefix(src, utf8BOM) {
@@ -37,7 +71,7 @@ func normalizeMarkdown(src []byte) *Document {
 		b.text(body, len(src))
 		return b.document(normalizeTitle(fmTitle, false))
 	}
-	root := mdParser().Parse(text.NewReader(md))
+	root := p.Parse(text.NewReader(md))
 	b := newBuilder(src, body, len(src))
 	w := &mdWalker{b: b, src: src, md: md, off: body, h: newHTMLState(b, false)}
 	w.block(root)
