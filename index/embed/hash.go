@@ -209,6 +209,7 @@ type hashState struct {
 	feats []uint64 // a word's n-grams, hashed
 	vw    []float64
 	vg    []float64
+	used  []uint64 // bit i: a feature reached dimension i of vw or vg
 }
 
 var hashStatePool = sync.Pool{New: func() any { return &hashState{seen: wordTable{seed: maphash.MakeSeed()}} }}
@@ -223,6 +224,7 @@ func (h *hashEmbedder) getState() *hashState {
 	if len(s.vw) != h.dim {
 		s.vw = make([]float64, h.dim)
 		s.vg = make([]float64, h.dim)
+		s.used = make([]uint64, (h.dim+63)/64)
 	}
 	return s
 }
@@ -502,22 +504,30 @@ func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool)
 }
 
 // mix makes the vector of the features in s: words and n-grams each scaled
-// to unit length, mixed by the words' share, normalized. It leaves s.vw
-// and s.vg zero.
+// to unit length, mixed by the words' share, normalized. It leaves s.vw,
+// s.vg and s.used zero.
 //
 // Its sums run in the order of the first implementation's (features in
 // the order they came, dimensions in order), so that its float64
 // arithmetic gives the same bits; it only makes fewer passes over the
-// dimensions.
+// dimensions, and skips those no feature reached.
 func (h *hashEmbedder) mix(s *hashState, query bool) []float32 {
 	vw, vg := s.vw, s.vg[:len(s.vw)]
-	addFeatures(vw, &s.words, query)
-	addFeatures(vg, &s.grams, query)
+	used := s.used
+	addFeatures(vw, used, &s.words, query)
+	addFeatures(vg, used, &s.grams, query)
+	// The sums run over the dimensions that features reached (used), in
+	// order: the others hold +0 in vw and vg, whose squares and mix add
+	// nothing to a sum (x + +0 is x, bit for bit) and whose quotient is
+	// the +0 out already holds.
 	var sw, sg float64
-	for i, x := range vw {
-		y := vg[i]
-		sw += x * x
-		sg += y * y
+	for k, m := range used {
+		for ; m != 0; m &= m - 1 {
+			i := k<<6 | bits.TrailingZeros64(m)
+			x, y := vw[i], vg[i]
+			sw += x * x
+			sg += y * y
+		}
 	}
 	nw, ng := math.Sqrt(sw), math.Sqrt(sg)
 	aw, ag := math.Sqrt(h.words), math.Sqrt(1-h.words)
@@ -531,22 +541,26 @@ func (h *hashEmbedder) mix(s *hashState, query bool) []float32 {
 	}
 	// normalized64 of the mix, which is built here in vw.
 	var sum float64
-	for i, x := range vw {
-		x = aw*x + ag*vg[i]
-		vw[i] = x
-		vg[i] = 0
-		sum += x * x
+	for k, m := range used {
+		for ; m != 0; m &= m - 1 {
+			i := k<<6 | bits.TrailingZeros64(m)
+			x := aw*vw[i] + ag*vg[i]
+			vw[i] = x
+			vg[i] = 0
+			sum += x * x
+		}
 	}
 	n := math.Sqrt(sum)
 	out := make([]float32, len(vw))
-	if n == 0 {
-		clear(vw)
-		return out
-	}
-	out = out[:len(vw)]
-	for i, x := range vw {
-		out[i] = float32(x / n)
-		vw[i] = 0
+	for k, m := range used {
+		for ; m != 0; m &= m - 1 {
+			i := k<<6 | bits.TrailingZeros64(m)
+			if n != 0 {
+				out[i] = float32(vw[i] / n)
+			}
+			vw[i] = 0
+		}
+		used[k] = 0
 	}
 	return out
 }
@@ -554,10 +568,12 @@ func (h *hashEmbedder) mix(s *hashState, query bool) []float32 {
 // addFeatures adds the features of t to v, each to its dimension with the
 // sign it gives ([addFeature]), weighed by [featureWeight], in the order
 // they came.
-func addFeatures(v []float64, t *featureTable, query bool) {
+func addFeatures(v []float64, used []uint64, t *featureTable, query bool) {
 	dim := uint64(len(v))
 	if dim&(dim-1) != 0 {
 		for k, f := range t.keys {
+			i := f % dim
+			used[i>>6] |= 1 << (i & 63)
 			addFeature(v, f, featureWeight(t.vals[k], query))
 		}
 		return
@@ -579,7 +595,9 @@ func addFeatures(v []float64, t *featureTable, query bool) {
 		if f>>63 != 0 {
 			w = -w
 		}
-		v[f&mask] += w
+		i := f & mask
+		used[i>>6] |= 1 << (i & 63)
+		v[i] += w
 	}
 }
 

@@ -205,7 +205,7 @@ func TestHashEmbedderMatchesReference(t *testing.T) {
 			chunks = testenv.SplitAtSpace(sample, 2100)
 		}
 	}
-	for _, spec := range []string{"hash", "hash:64", "hash:256?ngrams=0", "hash:512?ngrams=2-6&words=0.3"} {
+	for _, spec := range []string{"hash", "hash:64", "hash:100", "hash:256?ngrams=0", "hash:512?ngrams=2-6&words=0.3"} {
 		e := mustEmbedder(t, spec)
 		h := e.impl.(*hashEmbedder)
 		texts := referenceTexts
