@@ -6,11 +6,14 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"maps"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/cite-rag/cite/index/analysis"
 )
@@ -163,25 +166,190 @@ func termStats(ctx context.Context, q readQuerier, terms []string) (TermStats, e
 
 // termCounts returns the distinct terms of an analyzed text (terms joined
 // by spaces) with their frequencies, in no particular order, and the
-// number of terms.
+// number of terms. The terms are the fields of [strings.Fields].
 func termCounts(terms string) ([]termCount, uint32) {
-	m := countMaps.Get().(map[string]uint32)
-	defer countMaps.Put(m)
-	n := uint32(0)
-	for t := range strings.FieldsSeq(terms) {
-		m[t]++
-		n++
+	c := termCounters.Get().(*termCounter)
+	defer termCounters.Put(c)
+	var n uint32
+	if plainASCII(terms) {
+		n = c.addSpaced(terms)
+	} else {
+		n = c.addFields(terms)
 	}
-	out := make([]termCount, 0, len(m))
-	for t, c := range m {
-		out = append(out, termCount{t, c})
-	}
-	clear(m)
+	out := slices.Clone(c.counts)
+	c.reset()
 	return out, n
 }
 
-// countMaps are the scratch maps of termCounts.
-var countMaps = sync.Pool{New: func() any { return map[string]uint32{} }}
+// plainASCII reports whether s has only ASCII bytes from ' ' up: then its
+// fields are the runs of bytes between its spaces. The terms of an
+// analyzed text, ASCII or not, have no other space (analysis.Analyze).
+func plainASCII(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		// A byte from 0x80 up, or below 0x20: the first of those
+		// is flagged exactly, and none is flagged without one.
+		if x := load64(s[i:]); (x|(x-0x20*ones)&^x)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < ' ' || s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// addSpaced counts the fields of s, a [plainASCII] text, and returns their
+// number: it finds the spaces of 8 bytes at once.
+func (c *termCounter) addSpaced(s string) uint32 {
+	const ones, lows = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
+	var n uint32
+	start, i := 0, 0
+	for ; i+8 <= len(s); i += 8 {
+		y := load64(s[i:]) ^ 0x20*ones // spaces are 0
+		// The high bit of each zero byte, exactly.
+		m := ^((y&lows + lows) | y | lows)
+		for ; m != 0; m &= m - 1 {
+			end := i + bits.TrailingZeros64(m)>>3
+			if end > start {
+				c.add(s[start:end])
+				n++
+			}
+			start = end + 1
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] == ' ' {
+			if i > start {
+				c.add(s[start:i])
+				n++
+			}
+			start = i + 1
+		}
+	}
+	if len(s) > start {
+		c.add(s[start:])
+		n++
+	}
+	return n
+}
+
+// addFields counts the fields of s, as [strings.Fields] gives them, and
+// returns their number.
+func (c *termCounter) addFields(s string) uint32 {
+	var n uint32
+	for f := range strings.FieldsSeq(s) {
+		c.add(f)
+		n++
+	}
+	return n
+}
+
+// termCounters are the scratch tables of termCounts.
+var termCounters = sync.Pool{New: func() any { return &termCounter{seed: maphash.MakeSeed()} }}
+
+// termCounter counts the terms of a text: an open-addressing hash table
+// with linear probing over the distinct terms, in the order they came. A
+// term of up to 16 bytes is told apart by its key (termKey) alone, which
+// also gives its hash: a Go map keyed by the terms costs three times as
+// much here, most of it hashing them.
+type termCounter struct {
+	seed   maphash.Seed
+	slots  []int32 // 1 + index in counts; 0 empty
+	keys   []termKey
+	counts []termCount
+}
+
+// termKey identifies a term: up to 16 bytes, its first and last 8 bytes
+// (overlapping when it is shorter than 16), or its first and last 4, or,
+// below 4 bytes, its first, middle and last, and its length; beyond, a
+// hash of it, which only narrows the search.
+type termKey struct {
+	lo, hi uint64
+	n      int
+}
+
+func keyOf(t string, seed maphash.Seed) termKey {
+	n := len(t)
+	switch {
+	case n > 16:
+		return termKey{maphash.String(seed, t), 0, n}
+	case n >= 8:
+		return termKey{load64(t), load64(t[n-8:]), n}
+	case n >= 4:
+		return termKey{uint64(load32(t)) | uint64(load32(t[n-4:]))<<32, 0, n}
+	case n > 0:
+		return termKey{uint64(t[0]) | uint64(t[n/2])<<8 | uint64(t[n-1])<<16, 0, n}
+	}
+	return termKey{}
+}
+
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func load32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+// add counts an occurrence of term t.
+func (c *termCounter) add(t string) {
+	if 2*(len(c.counts)+1) > len(c.slots) {
+		c.grow()
+	}
+	key := keyOf(t, c.seed)
+	mask := uint64(len(c.slots) - 1)
+	for i := key.hash() & mask; ; i = (i + 1) & mask {
+		k := c.slots[i]
+		if k == 0 {
+			c.keys = append(c.keys, key)
+			c.counts = append(c.counts, termCount{t, 1})
+			c.slots[i] = int32(len(c.counts))
+			return
+		}
+		if c.keys[k-1] == key && (key.n <= 16 || c.counts[k-1].term == t) {
+			c.counts[k-1].tf++
+			return
+		}
+	}
+}
+
+func (k termKey) hash() uint64 {
+	h := (k.lo ^ bits.RotateLeft64(k.hi, 29) ^ uint64(k.n)) * 0x9e3779b97f4a7c15
+	return h ^ h>>32
+}
+
+func (c *termCounter) grow() {
+	n := max(2*len(c.slots), 256)
+	c.slots = make([]int32, n)
+	mask := uint64(n - 1)
+	for k, key := range c.keys {
+		i := key.hash() & mask
+		for c.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		c.slots[i] = int32(k + 1)
+	}
+}
+
+// reset empties the table, keeping its memory, unless it grew large (a
+// huge text).
+func (c *termCounter) reset() {
+	if len(c.slots) > 1<<16 {
+		*c = termCounter{seed: c.seed}
+		return
+	}
+	clear(c.slots)
+	clear(c.counts) // hold no text
+	c.keys = c.keys[:0]
+	c.counts = c.counts[:0]
+}
 
 // addTermDF applies document-frequency changes, termDFRows terms a
 // statement.
