@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -171,8 +172,7 @@ func writeSegment(ctx context.Context, tx *sql.Tx, d *segmentData) (int64, error
 	}
 	defer ins.Close()
 	var buf []byte
-	// In the order of the table's key: each row goes where the last one
-	// went or just after, on pages still in SQLite's cache.
+	// In the order of the table's key: each row goes after the last one.
 	for _, t := range slices.Sorted(maps.Keys(d.terms)) {
 		ps := d.terms[t]
 		buf = postings.Encode(buf[:0], ps)
@@ -614,7 +614,8 @@ func (s *Store) termLists(ctx context.Context, tx readQuerier, view ftsView, ter
 		args[i] = t
 	}
 	in := `(?` + strings.Repeat(",?", len(terms)-1) + `)`
-	rows, err := tx.QueryContext(ctx, `SELECT term, segment, length(data) FROM fts_postings WHERE term IN `+in, args...)
+	segs := segmentList(view.sorted)
+	rows, err := tx.QueryContext(ctx, `SELECT term, segment, length(data) FROM fts_postings WHERE segment IN `+segs+` AND term IN `+in, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -656,7 +657,7 @@ func (s *Store) termLists(ctx context.Context, tx readQuerier, view ftsView, ter
 		args = append(args, t)
 	}
 	in = `(?` + strings.Repeat(",?", len(args)-1) + `)`
-	rows, err = tx.QueryContext(ctx, `SELECT term, segment, data FROM fts_postings WHERE term IN `+in, args...)
+	rows, err = tx.QueryContext(ctx, `SELECT term, segment, data FROM fts_postings WHERE segment IN `+segs+` AND term IN `+in, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -684,6 +685,19 @@ func (s *Store) termLists(ctx context.Context, tx readQuerier, view ftsView, ter
 		s.fts.lists.put(seg, term, len(data), l)
 	}
 	return out, rows.Err()
+}
+
+// segmentList returns the ids of segs as an SQL list of integers: the
+// postings are found by segment, then term (schema 8).
+func segmentList(segs []*loadedSegment) string {
+	b := []byte{'('}
+	for i, seg := range segs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, seg.id, 10)
+	}
+	return string(append(b, ')'))
 }
 
 // avgLength returns the average chunk length as FTS4's matchinfo 'a'
@@ -990,7 +1004,7 @@ func checkPostings(ctx context.Context, q readQuerier, df map[string]int) (int, 
 		return 0, err
 	}
 	bad += len(live)
-	rows, err = q.QueryContext(ctx, `SELECT term, segment, data FROM fts_postings ORDER BY term`)
+	rows, err = q.QueryContext(ctx, `SELECT term, segment, data FROM fts_postings`)
 	if err != nil {
 		return 0, err
 	}
