@@ -40,20 +40,30 @@ const metaFTSGen = "fts_gen"
 const compactTombstones = 1024
 
 // newSegment collects the chunks a write transaction adds, for
-// [flushSegment].
+// [flushSegment]. Each distinct term gets a number the first time it is
+// seen, so that the segment is built from numbers, with one lookup by
+// term for each term of a chunk, and the transaction's document
+// frequencies come from the same lookups ([newSegment.addDF]).
 type newSegment struct {
 	chunks []segmentChunk
+	ids    map[string]int32 // term -> its number
+	terms  []string         // by number
+	df     []int32          // by number: the chunks added that have it
+	// tids and tfs hold the chunks' terms (numbers) and frequencies,
+	// segmentChunk.at to the next chunk's.
+	tids []int32
+	tfs  []uint32
 	// gone holds the rowids the transaction deleted, each with the number
 	// of chunks added before its last deletion: SQLite may give a deleted
 	// rowid (the highest) to a chunk inserted after, which stays.
 	gone map[int64]int
 }
 
-// segmentChunk is a chunk of a new segment: its distinct terms with their
-// frequencies, and its length in terms.
+// segmentChunk is a chunk of a new segment: where its terms start in
+// newSegment.tids, and its length in terms.
 type segmentChunk struct {
 	rowid  int64
-	counts []termCount
+	at     int
 	length uint32
 }
 
@@ -70,10 +80,37 @@ func (s *newSegment) add(rowid int64, terms string) {
 	s.addCounted(rowid, counts, n)
 }
 
-// addCounted records a chunk the transaction inserted, given its terms
-// counted ([termCounts]).
+// addCounted records a chunk the transaction inserted, given its distinct
+// terms counted ([termCounts]).
 func (s *newSegment) addCounted(rowid int64, counts []termCount, length uint32) {
-	s.chunks = append(s.chunks, segmentChunk{rowid, counts, length})
+	if s.ids == nil {
+		s.ids = map[string]int32{}
+	}
+	s.chunks = append(s.chunks, segmentChunk{rowid, len(s.tids), length})
+	for _, c := range counts {
+		id, ok := s.ids[c.term]
+		if !ok {
+			id = int32(len(s.terms))
+			s.ids[c.term] = id
+			s.terms = append(s.terms, c.term)
+			s.df = append(s.df, 0)
+		}
+		s.df[id]++
+		s.tids = append(s.tids, id)
+		s.tfs = append(s.tfs, c.tf)
+	}
+}
+
+// addDF adds to delta the document frequencies of the chunks added, as
+// [countTerms] would for each of them: those removed since count too.
+func (s *newSegment) addDF(delta map[string]int) {
+	if len(s.chunks) == 0 {
+		return
+	}
+	delta[""] += len(s.chunks)
+	for id, n := range s.df {
+		delta[s.terms[id]] += int(n)
+	}
 }
 
 // remove records a chunk the transaction deleted, which may be one it
@@ -85,22 +122,32 @@ func (s *newSegment) remove(rowid int64) {
 	s.gone[rowid] = len(s.chunks)
 }
 
-// segmentData is a segment's content, ready to write.
+// segmentData is a segment's content, ready to write: its chunks, and its
+// terms in increasing order, each with its postings.
 type segmentData struct {
-	rowids  []int64
-	lengths []uint32
-	terms   map[string][]postings.Posting
+	rowids   []int64
+	lengths  []uint32
+	terms    []string
+	postings [][]postings.Posting // by term
 }
 
 // build returns the segment of the chunks added and not removed since.
 func (s *newSegment) build() *segmentData {
-	var es []segmentChunk
+	type entry struct {
+		segmentChunk
+		end int // of its terms in s.tids
+	}
+	var es []entry
 	for i, c := range s.chunks {
 		if added, ok := s.gone[c.rowid]; !ok || i >= added {
-			es = append(es, c)
+			end := len(s.tids)
+			if i+1 < len(s.chunks) {
+				end = s.chunks[i+1].at
+			}
+			es = append(es, entry{c, end})
 		}
 	}
-	slices.SortStableFunc(es, func(a, b segmentChunk) int { return cmp.Compare(a.rowid, b.rowid) })
+	slices.SortStableFunc(es, func(a, b entry) int { return cmp.Compare(a.rowid, b.rowid) })
 	// A rowid removed and used again: its last chunk is the one.
 	for i := 0; i+1 < len(es); {
 		if es[i].rowid == es[i+1].rowid {
@@ -109,13 +156,41 @@ func (s *newSegment) build() *segmentData {
 			i++
 		}
 	}
-	d := &segmentData{terms: map[string][]postings.Posting{}}
+	d := &segmentData{rowids: make([]int64, len(es)), lengths: make([]uint32, len(es))}
+	// Each term's postings get their place in one array, the terms in
+	// increasing order, then the chunks fill them in order of rowid.
+	count := make([]int32, len(s.terms))
+	total := 0
 	for _, e := range es {
-		doc := uint32(len(d.rowids))
-		d.rowids = append(d.rowids, e.rowid)
-		d.lengths = append(d.lengths, e.length)
-		for _, c := range e.counts {
-			d.terms[c.term] = append(d.terms[c.term], postings.Posting{Doc: doc, TF: c.tf, DL: e.length})
+		for _, id := range s.tids[e.at:e.end] {
+			count[id]++
+		}
+		total += e.end - e.at
+	}
+	order := make([]int32, 0, len(s.terms))
+	for id, n := range count {
+		if n > 0 {
+			order = append(order, int32(id))
+		}
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(s.terms[a], s.terms[b]) })
+	all := make([]postings.Posting, total)
+	next := make([]int32, len(s.terms)) // where each term's next posting goes
+	d.terms = make([]string, len(order))
+	d.postings = make([][]postings.Posting, len(order))
+	at := int32(0)
+	for i, id := range order {
+		next[id] = at
+		d.terms[i] = s.terms[id]
+		d.postings[i] = all[at : at+count[id] : at+count[id]]
+		at += count[id]
+	}
+	for doc, e := range es {
+		d.rowids[doc], d.lengths[doc] = e.rowid, e.length
+		for j := e.at; j < e.end; j++ {
+			id := s.tids[j]
+			all[next[id]] = postings.Posting{Doc: uint32(doc), TF: s.tfs[j], DL: e.length}
+			next[id]++
 		}
 	}
 	return d
@@ -173,9 +248,8 @@ func writeSegment(ctx context.Context, tx *sql.Tx, d *segmentData) (int64, error
 	defer ins.Close()
 	var buf []byte
 	// In the order of the table's key: each row goes after the last one.
-	for _, t := range slices.Sorted(maps.Keys(d.terms)) {
-		ps := d.terms[t]
-		buf = postings.Encode(buf[:0], ps)
+	for i, t := range d.terms {
+		buf = postings.Encode(buf[:0], d.postings[i])
 		if _, err := ins.ExecContext(ctx, t, id, buf); err != nil {
 			return 0, fmt.Errorf("write postings of %q: %w", t, err)
 		}

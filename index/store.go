@@ -864,6 +864,7 @@ func (s *Store) PutDocuments(ctx context.Context, batch []DocumentChunks) ([]Cha
 			}
 			chs[i].Vectors = len(vecs) - v0
 		}
+		seg.addDF(delta)
 		if err := addTermDF(rowCtx, tx, delta); err != nil {
 			return err
 		}
@@ -1026,10 +1027,7 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *
 				rowid, err = res.LastInsertId()
 			}
 			if err == nil {
-				delta[""]++
-				for _, t := range p.counts {
-					delta[t.term]++
-				}
+				// Its document frequencies: seg.addDF.
 				seg.addCounted(rowid, p.counts, p.length)
 			}
 		}
