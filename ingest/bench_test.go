@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -311,4 +312,33 @@ func reportQuality(b *testing.B, tok *chunk.Tokenizer, texts []string, chunks []
 	b.ReportMetric(float64(broken), "broken-utf8")
 	b.ReportMetric(float64(over), "over-500")
 	b.ReportMetric(float64(redundant), "redundant")
+}
+
+// BenchmarkReadCorpus reads the corpus's files as a worker does
+// (readStable), into new memory for each file and into one readBuffer.
+func BenchmarkReadCorpus(b *testing.B) {
+	files := corpusFiles(b, "markdown", ".md")
+	_, total := loadCorpus(b)
+	for _, reuse := range []bool{false, true} {
+		name := map[bool]string{false: "new", true: "reused"}[reuse]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(total)
+			var cpu time.Duration
+			var rb readBuffer
+			for b.Loop() {
+				c0 := cpuTime()
+				for _, f := range files {
+					buf := new(bytes.Buffer)
+					if reuse {
+						buf = rb.next()
+					}
+					if _, _, err := readStable(b.Context(), osFS{}, strings.TrimPrefix(f, "/"), DefaultMaxSize, buf); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cpu += cpuTime() - c0
+			}
+			reportCPU(b, cpu)
+		})
+	}
 }

@@ -356,8 +356,9 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	var wg sync.WaitGroup
 	for range ix.opts.Workers {
 		wg.Go(func() {
+			var rb readBuffer
 			for j := range jobs {
-				ix.prepare(ctx, j)
+				ix.prepare(ctx, j, &rb)
 				done <- j
 			}
 		})
@@ -696,8 +697,9 @@ func FillVectors(ctx context.Context, store *index.Store, e *embed.Embedder, pro
 }
 
 // prepare decides what to do with a file and, when it must be indexed,
-// reads, normalizes and chunks it. It runs on the workers.
-func (ix *Indexer) prepare(ctx context.Context, j *job) {
+// reads (into rb, the worker's buffer), normalizes and chunks it. It runs
+// on the workers.
+func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 	if err := ctx.Err(); err != nil {
 		j.out, j.err = Failed, err
 		return
@@ -730,7 +732,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 		j.out = Unchanged
 		return
 	}
-	data, info, err := readStable(ctx, ix.fsys, f.Name, ix.opts.MaxSize)
+	data, info, err := readStable(ctx, ix.fsys, f.Name, ix.opts.MaxSize, rb.next())
 	if errors.Is(err, errChanging) {
 		// Skipped, not failed: nothing is wrong with the file, and the next
 		// run indexes it. Its old version, if any, is kept until then.
@@ -766,6 +768,9 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 	format, why := normalize.PlainText, ""
 	if _, byExt := formatByExt[strings.ToLower(path.Ext(f.Name))]; !byExt {
 		var read bool
+		// A reader may keep the bytes: the next file is read into new
+		// memory.
+		rb.lent = len(ix.opts.Readers) > 0
 		nd, formatName, read, err = ix.readDocument(ctx, data)
 		switch {
 		case read && err != nil:
@@ -784,8 +789,8 @@ func (ix *Indexer) prepare(ctx context.Context, j *job) {
 			skip(why)
 			return
 		}
-		// data is not used past this point, so that the collector can free it
-		// while the text is chunked.
+		// data is not used past this point: the worker reads its next
+		// file into the same memory.
 		nd = normalize.Normalize(format, data)
 		formatName = format.String()
 	}

@@ -1,6 +1,9 @@
 package ingest
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -8,9 +11,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/normalize"
 )
 
 // changingFS holds one file, "f.txt", that a writer rewrites in the middle
@@ -232,5 +237,104 @@ func TestTornReadOS(t *testing.T) {
 	cs, _ := st.Chunks(t.Context(), d.ID)
 	if got := index.Text(cs); got != strings.TrimSpace(v2) {
 		t.Fatalf("stored %q..., want the second version whole", got[:60])
+	}
+}
+
+// TestReadBuffer: a worker reads each file into the memory of the last
+// one, each read giving that file's bytes, except after a file larger than
+// keptRead or bytes lent to a reader, which stay as they were.
+func TestReadBuffer(t *testing.T) {
+	sized := func(n int, c byte) string { return strings.Repeat(string(c), n) }
+	fsys := fstest.MapFS{}
+	steps := []struct {
+		name  string
+		data  string
+		lend  bool // hand the bytes to what keeps them
+		reuse bool // read into the last file's memory
+	}{
+		{"a", sized(3000, 'a'), false, false},
+		{"b", sized(2000, 'b'), false, true},
+		{"empty", "", false, true},
+		{"c", sized(3500, 'c'), false, true},
+		{"lent", sized(1000, 'l'), true, true},
+		{"after-lent", sized(1000, 'm'), false, false},
+		{"large", sized(keptRead+1, 'x'), false, false},
+		{"after-large", sized(100, 'y'), false, false},
+		{"last", sized(50, 'z'), false, true},
+	}
+	for _, s := range steps {
+		fsys[s.name] = file(s.data)
+	}
+	var rb readBuffer
+	var last, lent []byte
+	for _, s := range steps {
+		buf := rb.next()
+		data, _, err := readStable(t.Context(), fsys, s.name, DefaultMaxSize, buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(data) != s.data {
+			t.Fatalf("%s: read %d bytes %.10q..., want %d bytes %.10q...", s.name, len(data), data, len(s.data), s.data)
+		}
+		if same := last != nil && cap(data) > 0 && &data[:1][0] == &last[:1][0]; same != s.reuse {
+			t.Errorf("%s: read into the last file's memory: %v, want %v", s.name, same, s.reuse)
+		}
+		if lent != nil && string(lent) != sized(1000, 'l') {
+			t.Fatalf("%s: the bytes lent were overwritten", s.name)
+		}
+		last = buf.Bytes()[:0]
+		if s.lend {
+			rb.lent, lent = true, data
+		}
+	}
+}
+
+// keepingReader keeps the bytes of each file it reads, as a reader that
+// goes on reading past its time may.
+type keepingReader struct {
+	mu   sync.Mutex
+	kept map[string][]byte
+}
+
+func (r *keepingReader) Sniff(data []byte) (string, bool) {
+	return "kept", bytes.HasPrefix(data, []byte("%KEEP "))
+}
+
+func (r *keepingReader) Read(_ context.Context, _ string, data []byte) (*normalize.Document, error) {
+	name, _, _ := bytes.Cut(data, []byte("\n"))
+	r.mu.Lock()
+	r.kept[string(name)] = data
+	r.mu.Unlock()
+	var x normalize.Extracted
+	x.Page(1)
+	x.Paragraph(string(data))
+	return x.Document(""), nil
+}
+
+// TestReaderKeepsBytes: the bytes of a file handed to a Reader are not
+// overwritten by the files read after it.
+func TestReaderKeepsBytes(t *testing.T) {
+	fsys := fstest.MapFS{}
+	want := map[string]string{}
+	for i := range 20 {
+		name := fmt.Sprintf("%%KEEP %02d", i)
+		data := name + "\n" + strings.Repeat(fmt.Sprintf("kept text %02d ", i), 50)
+		fsys[fmt.Sprintf("d/doc%02d", i)] = file(data)
+		want[name] = data
+		// Markdown between them, read into the same worker's memory.
+		fsys[fmt.Sprintf("d/doc%02d.md", i)] = file(strings.Repeat(fmt.Sprintf("markdown %02d ", i), 60))
+	}
+	r := &keepingReader{kept: map[string][]byte{}}
+	s, _, err := run(t, newStore(t), fsys, Options{Workers: 1, Readers: []Reader{r}}, "d")
+	if err != nil || s.Added != 40 {
+		t.Fatalf("%+v, %v", s, err)
+	}
+	if len(r.kept) != len(want) {
+		t.Fatalf("read %d files, want %d", len(r.kept), len(want))
+	}
+	for name, data := range r.kept {
+		if string(data) != want[name] {
+			t.Errorf("%s: kept bytes became %.40q...", name, data)
+		}
 	}
 }

@@ -97,8 +97,9 @@ func writerBatches(b *testing.B, e *embed.Embedder, md string) [][]index.Documen
 	work := make(chan *job)
 	for range ix.opts.Workers {
 		wg.Go(func() {
+			var rb readBuffer
 			for j := range work {
-				ix.prepare(b.Context(), j)
+				ix.prepare(b.Context(), j, &rb)
 			}
 		})
 	}
