@@ -593,12 +593,7 @@ func (x *vectorIndex) appendBlock(rowids []int64, scales []float32, vs []int8) {
 		n := min(len(rowids), x.rows-first%x.rows)
 		seg, c, base := x.segment(first + n - 1)
 		base -= n - 1
-		for j := range x.dim {
-			col := seg[j*c+base : j*c+base+n]
-			for i := range col {
-				col[i] = vs[i*x.dim+j]
-			}
-		}
+		transpose(seg, c, base, vs[:n*x.dim], x.dim)
 		for i, r := range rowids[:n] {
 			x.slots[r] = int32(first + i)
 			x.rowids = append(x.rowids, r)
@@ -611,6 +606,33 @@ func (x *vectorIndex) appendBlock(rowids []int64, scales []float32, vs []int8) {
 		}
 		x.n += n
 		rowids, scales, vs = rowids[n:], scales[n:], vs[n*x.dim:]
+	}
+}
+
+// transpose writes the vectors of dim values in vs, one after the other,
+// into the columns of seg, of capacity c, from slot base on: value j of
+// vector i to seg[j*c+base+i]. With AVX2, 32 values of eight vectors at a
+// time.
+func transpose(seg []int8, c, base int, vs []int8, dim int) {
+	n := len(vs) / dim
+	i, cols := n&^7, dim&^31
+	if useAVX2 && i > 0 && cols > 0 {
+		transposeAVX2(&seg[base], c, &vs[0], dim, i, cols)
+	} else {
+		i, cols = 0, 0
+	}
+	transposeGo(seg[base:], c, vs, dim, 0, i, cols, dim)
+	transposeGo(seg[base:], c, vs, dim, i, n, 0, dim)
+}
+
+// transposeGo is [transpose] of the values j0 <= j < j1 of the vectors
+// i0 <= i < i1, into seg from slot 0.
+func transposeGo(seg []int8, c int, vs []int8, dim, i0, i1, j0, j1 int) {
+	for j := j0; j < j1; j++ {
+		col := seg[j*c+i0 : j*c+i1]
+		for i := range col {
+			col[i] = vs[(i0+i)*dim+j]
+		}
 	}
 }
 

@@ -37,3 +37,11 @@ func quantizeFloatAVX2(dst *int8, src *float32, n int, m float64)
 //
 //go:noescape
 func maxAbsBitsAVX2(src *float32, n int) uint32
+
+// transposeAVX2 writes src[r*dim+k] to dst[k*stride+r] for r < rows and
+// k < cols: vectors of int8 values, one after the other, into rows of the
+// columns of a segment, a band of 32 columns at a time (each column's
+// bytes written together). rows is a multiple of 8, cols of 32.
+//
+//go:noescape
+func transposeAVX2(dst *int8, stride int, src *int8, dim, rows, cols int)

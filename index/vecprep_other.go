@@ -13,3 +13,5 @@ func quantizeHalfAVX2(dst *int8, src *byte, n int, m float64) { panic("unreachab
 func quantizeFloatAVX2(dst *int8, src *float32, n int, m float64) { panic("unreachable") }
 
 func maxAbsBitsAVX2(src *float32, n int) uint32 { panic("unreachable") }
+
+func transposeAVX2(dst *int8, stride int, src *int8, dim, rows, cols int) { panic("unreachable") }
