@@ -309,7 +309,7 @@ func (c *termCounter) add(t string) {
 		k := c.slots[i]
 		if k == 0 {
 			c.keys = append(c.keys, key)
-			c.counts = append(c.counts, termCount{t, 1})
+			c.counts = append(c.counts, termCount{term: t, tf: 1})
 			c.slots[i] = int32(len(c.counts))
 			return
 		}

@@ -41,36 +41,35 @@ const compactTombstones = 1024
 
 // newSegment collects the chunks a write transaction adds, for
 // [flushSegment]. Each distinct term gets a number the first time it is
-// seen, so that the segment is built from numbers, with one lookup by
-// term for each term of a chunk, and the transaction's document
-// frequencies come from the same lookups ([newSegment.addDF]).
+// seen, kept in the chunk's termCount, so that the segment is built from
+// numbers, with one lookup by term for each term of a chunk, and the
+// transaction's document frequencies come from the same lookups
+// ([newSegment.addDF]).
 type newSegment struct {
 	chunks []segmentChunk
 	ids    map[string]int32 // term -> its number
 	terms  []string         // by number
 	df     []int32          // by number: the chunks added that have it
-	// tids and tfs hold the chunks' terms (numbers) and frequencies,
-	// segmentChunk.at to the next chunk's.
-	tids []int32
-	tfs  []uint32
 	// gone holds the rowids the transaction deleted, each with the number
 	// of chunks added before its last deletion: SQLite may give a deleted
 	// rowid (the highest) to a chunk inserted after, which stays.
 	gone map[int64]int
 }
 
-// segmentChunk is a chunk of a new segment: where its terms start in
-// newSegment.tids, and its length in terms.
+// segmentChunk is a chunk of a new segment: its distinct terms with their
+// frequencies and numbers, and its length in terms.
 type segmentChunk struct {
 	rowid  int64
-	at     int
+	counts []termCount
 	length uint32
 }
 
-// termCount is a term of a text with its number of occurrences.
+// termCount is a term of a text with its number of occurrences, and the
+// term's number in the newSegment the text was last added to.
 type termCount struct {
 	term string
 	tf   uint32
+	id   int32
 }
 
 // add records a chunk the transaction inserted, given its analyzed terms
@@ -81,13 +80,14 @@ func (s *newSegment) add(rowid int64, terms string) {
 }
 
 // addCounted records a chunk the transaction inserted, given its distinct
-// terms counted ([termCounts]).
+// terms counted ([termCounts]); it numbers them in counts.
 func (s *newSegment) addCounted(rowid int64, counts []termCount, length uint32) {
 	if s.ids == nil {
 		s.ids = map[string]int32{}
 	}
-	s.chunks = append(s.chunks, segmentChunk{rowid, len(s.tids), length})
-	for _, c := range counts {
+	s.chunks = append(s.chunks, segmentChunk{rowid, counts, length})
+	for i := range counts {
+		c := &counts[i]
 		id, ok := s.ids[c.term]
 		if !ok {
 			id = int32(len(s.terms))
@@ -96,8 +96,7 @@ func (s *newSegment) addCounted(rowid int64, counts []termCount, length uint32) 
 			s.df = append(s.df, 0)
 		}
 		s.df[id]++
-		s.tids = append(s.tids, id)
-		s.tfs = append(s.tfs, c.tf)
+		c.id = id
 	}
 }
 
@@ -133,21 +132,13 @@ type segmentData struct {
 
 // build returns the segment of the chunks added and not removed since.
 func (s *newSegment) build() *segmentData {
-	type entry struct {
-		segmentChunk
-		end int // of its terms in s.tids
-	}
-	var es []entry
+	var es []segmentChunk
 	for i, c := range s.chunks {
 		if added, ok := s.gone[c.rowid]; !ok || i >= added {
-			end := len(s.tids)
-			if i+1 < len(s.chunks) {
-				end = s.chunks[i+1].at
-			}
-			es = append(es, entry{c, end})
+			es = append(es, c)
 		}
 	}
-	slices.SortStableFunc(es, func(a, b entry) int { return cmp.Compare(a.rowid, b.rowid) })
+	slices.SortStableFunc(es, func(a, b segmentChunk) int { return cmp.Compare(a.rowid, b.rowid) })
 	// A rowid removed and used again: its last chunk is the one.
 	for i := 0; i+1 < len(es); {
 		if es[i].rowid == es[i+1].rowid {
@@ -162,10 +153,10 @@ func (s *newSegment) build() *segmentData {
 	count := make([]int32, len(s.terms))
 	total := 0
 	for _, e := range es {
-		for _, id := range s.tids[e.at:e.end] {
-			count[id]++
+		for _, c := range e.counts {
+			count[c.id]++
 		}
-		total += e.end - e.at
+		total += len(e.counts)
 	}
 	order := make([]int32, 0, len(s.terms))
 	for id, n := range count {
@@ -187,10 +178,9 @@ func (s *newSegment) build() *segmentData {
 	}
 	for doc, e := range es {
 		d.rowids[doc], d.lengths[doc] = e.rowid, e.length
-		for j := e.at; j < e.end; j++ {
-			id := s.tids[j]
-			all[next[id]] = postings.Posting{Doc: uint32(doc), TF: s.tfs[j], DL: e.length}
-			next[id]++
+		for _, c := range e.counts {
+			all[next[c.id]] = postings.Posting{Doc: uint32(doc), TF: c.tf, DL: e.length}
+			next[c.id]++
 		}
 	}
 	return d

@@ -91,7 +91,7 @@ func BenchmarkTermCounts(b *testing.B) {
 				}
 				out := make([]termCount, 0, len(m))
 				for f, c := range m {
-					out = append(out, termCount{f, c})
+					out = append(out, termCount{term: f, tf: c})
 				}
 				clear(m)
 			}
