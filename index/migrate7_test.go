@@ -11,20 +11,20 @@ import (
 	"github.com/cite-rag/cite/index/analysis"
 )
 
-// toSchema6 returns the statements that turn a schema-8 index back into
+// toSchema6 returns the statements that turn a schema-7 index back into
 // schema 6: the FTS4 table of the chunks' terms (left empty) and its
 // trigger.
 func toSchema6() []string {
-	return append(toSchema7(),
+	return []string{
 		`DROP TRIGGER chunks_delete`,
 		`CREATE VIRTUAL TABLE chunks_fts USING fts4(terms, tokenize=simple)`,
 		`CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunks_fts WHERE docid = old.rowid; INSERT OR REPLACE INTO fts_deleted SELECT old.rowid, coalesce(max(id), 0) FROM fts_segments; END`,
 		`PRAGMA user_version = 6`,
-	)
+	}
 }
 
 // TestMigrateDropsFTS4: an index of schema 6, whose FTS4 table holds every
-// chunk's terms, opens as schema 7 (and then 8) without it: the same rankings and
+// chunk's terms, opens as schema 7 without it: the same rankings and
 // document frequencies, a clean check, and deletes and edits afterwards
 // keep the document frequencies right (their terms are the texts analyzed
 // again). Opened read-only before the upgrade it is refused, and opens
@@ -101,7 +101,7 @@ func TestMigrateDropsFTS4(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if v, err := st.SchemaVersion(ctx); err != nil || v != 8 {
+	if v, err := st.SchemaVersion(ctx); err != nil || v != 7 {
 		t.Fatalf("schema %d, %v", v, err)
 	}
 	var fts int

@@ -10,7 +10,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -237,7 +236,8 @@ func writeSegment(ctx context.Context, tx *sql.Tx, d *segmentData) (int64, error
 	}
 	defer ins.Close()
 	var buf []byte
-	// In the order of the table's key: each row goes after the last one.
+	// In the order of the table's key (terms sorted): each row goes where
+	// the last one went or just after, on pages still in SQLite's cache.
 	for i, t := range d.terms {
 		buf = postings.Encode(buf[:0], d.postings[i])
 		if _, err := ins.ExecContext(ctx, t, id, buf); err != nil {
@@ -678,8 +678,7 @@ func (s *Store) termLists(ctx context.Context, tx readQuerier, view ftsView, ter
 		args[i] = t
 	}
 	in := `(?` + strings.Repeat(",?", len(terms)-1) + `)`
-	segs := segmentList(view.sorted)
-	rows, err := tx.QueryContext(ctx, `SELECT term, segment, length(data) FROM fts_postings WHERE segment IN `+segs+` AND term IN `+in, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT term, segment, length(data) FROM fts_postings WHERE term IN `+in, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -721,7 +720,7 @@ func (s *Store) termLists(ctx context.Context, tx readQuerier, view ftsView, ter
 		args = append(args, t)
 	}
 	in = `(?` + strings.Repeat(",?", len(args)-1) + `)`
-	rows, err = tx.QueryContext(ctx, `SELECT term, segment, data FROM fts_postings WHERE segment IN `+segs+` AND term IN `+in, args...)
+	rows, err = tx.QueryContext(ctx, `SELECT term, segment, data FROM fts_postings WHERE term IN `+in, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -749,19 +748,6 @@ func (s *Store) termLists(ctx context.Context, tx readQuerier, view ftsView, ter
 		s.fts.lists.put(seg, term, len(data), l)
 	}
 	return out, rows.Err()
-}
-
-// segmentList returns the ids of segs as an SQL list of integers: the
-// postings are found by segment, then term (schema 8).
-func segmentList(segs []*loadedSegment) string {
-	b := []byte{'('}
-	for i, seg := range segs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, seg.id, 10)
-	}
-	return string(append(b, ')'))
 }
 
 // avgLength returns the average chunk length as FTS4's matchinfo 'a'
@@ -1068,7 +1054,7 @@ func checkPostings(ctx context.Context, q readQuerier, df map[string]int) (int, 
 		return 0, err
 	}
 	bad += len(live)
-	rows, err = q.QueryContext(ctx, `SELECT term, segment, data FROM fts_postings`)
+	rows, err = q.QueryContext(ctx, `SELECT term, segment, data FROM fts_postings ORDER BY term`)
 	if err != nil {
 		return 0, err
 	}
