@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+
+	"github.com/cite-rag/cite/internal/le"
 )
 
 // pieceCache remembers the tokens of the pre-token pieces one caller met
@@ -101,9 +103,9 @@ func (t *Tokenizer) cachedTokens(c *pieceCache, piece string, single []uint32) [
 func pieceKey(s string) (lo, hi uint64) {
 	switch n := len(s); {
 	case n >= 8:
-		return load64(s), load64(s[n-8:])
+		return le.Uint64(s), le.Uint64(s[n-8:])
 	case n >= 4:
-		return uint64(load32(s)) | uint64(load32(s[n-4:]))<<32, 0
+		return uint64(le.Uint32(s)) | uint64(le.Uint32(s[n-4:]))<<32, 0
 	default:
 		return uint64(s[0]) | uint64(s[n/2])<<8 | uint64(s[n-1])<<16, 0
 	}
@@ -113,15 +115,4 @@ func pieceKey(s string) (lo, hi uint64) {
 func pieceHash(lo, hi uint64, n int) uint64 {
 	h := (lo ^ bits.RotateLeft64(hi, 29) ^ uint64(n)) * 0x9e3779b97f4a7c15
 	return h >> (64 - pieceCacheBits)
-}
-
-func load64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-func load32(s string) uint32 {
-	_ = s[3]
-	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }

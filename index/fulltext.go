@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cite-rag/cite/index/analysis"
+	"github.com/cite-rag/cite/internal/le"
 )
 
 // BM25 parameters: Lucene's and Elasticsearch's defaults.
@@ -190,7 +191,7 @@ func plainASCII(s string) bool {
 	for ; i+8 <= len(s); i += 8 {
 		// A byte from 0x80 up, or below 0x20: the first of those
 		// is flagged exactly, and none is flagged without one.
-		if x := load64(s[i:]); (x|(x-0x20*ones)&^x)&highs != 0 {
+		if x := le.Uint64(s[i:]); (x|(x-0x20*ones)&^x)&highs != 0 {
 			return false
 		}
 	}
@@ -209,7 +210,7 @@ func (c *termCounter) addSpaced(s string) uint32 {
 	var n uint32
 	start, i := 0, 0
 	for ; i+8 <= len(s); i += 8 {
-		y := load64(s[i:]) ^ 0x20*ones // spaces are 0
+		y := le.Uint64(s[i:]) ^ 0x20*ones // spaces are 0
 		// The high bit of each zero byte, exactly.
 		m := ^((y&lows + lows) | y | lows)
 		for ; m != 0; m &= m - 1 {
@@ -278,24 +279,13 @@ func keyOf(t string, seed maphash.Seed) termKey {
 	case n > 16:
 		return termKey{maphash.String(seed, t), 0, n}
 	case n >= 8:
-		return termKey{load64(t), load64(t[n-8:]), n}
+		return termKey{le.Uint64(t), le.Uint64(t[n-8:]), n}
 	case n >= 4:
-		return termKey{uint64(load32(t)) | uint64(load32(t[n-4:]))<<32, 0, n}
+		return termKey{uint64(le.Uint32(t)) | uint64(le.Uint32(t[n-4:]))<<32, 0, n}
 	case n > 0:
 		return termKey{uint64(t[0]) | uint64(t[n/2])<<8 | uint64(t[n-1])<<16, 0, n}
 	}
 	return termKey{}
-}
-
-func load64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-func load32(s string) uint32 {
-	_ = s[3]
-	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // add counts an occurrence of term t.

@@ -1,6 +1,10 @@
 package analysis
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/cite-rag/cite/internal/le"
+)
 
 // termCache remembers the terms of the folded words (and CJK bigrams) of up
 // to [wordKeyMax] bytes one analyzer met last, with their stopword flag:
@@ -38,9 +42,9 @@ const (
 func wordKey(w []byte) (lo, hi uint64) {
 	switch n := len(w); {
 	case n >= 8:
-		return load64(w), load64(w[n-8:])
+		return le.Uint64(w), le.Uint64(w[n-8:])
 	case n >= 4:
-		return uint64(load32(w)) | uint64(load32(w[n-4:]))<<32, 0
+		return uint64(le.Uint32(w)) | uint64(le.Uint32(w[n-4:]))<<32, 0
 	default:
 		return uint64(w[0]) | uint64(w[n/2])<<8 | uint64(w[n-1])<<16, 0
 	}
@@ -50,15 +54,4 @@ func wordKey(w []byte) (lo, hi uint64) {
 func wordHash(lo, hi uint64, n int) uint64 {
 	h := (lo ^ bits.RotateLeft64(hi, 29) ^ uint64(n)) * 0x9e3779b97f4a7c15
 	return h >> (64 - termCacheBits)
-}
-
-func load64(b []byte) uint64 {
-	_ = b[7]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
-func load32(b []byte) uint32 {
-	_ = b[3]
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }

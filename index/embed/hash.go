@@ -368,7 +368,8 @@ func (t *featureTable) reset() {
 	t.vals = t.vals[:0]
 }
 
-// addAll adds w to each feature of fs, in order.
+// addAll adds w to each feature of fs, in order: add's probe written out
+// in the loop, which the compiler would not inline (a call per feature).
 func (t *featureTable) addAll(fs []uint64, w float64) {
 	for 2*(len(t.keys)+len(fs)) > len(t.slots) {
 		t.grow()
