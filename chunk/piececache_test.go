@@ -71,7 +71,7 @@ func TestPieceCache(t *testing.T) {
 		// three or more to a set, taken in turns, hit both ways, evict
 		// and are put back.
 		bySet := map[uint64][]string{}
-		for s := range tok.ranks {
+		for s := range tok.ranks.All() {
 			if len(s) <= pieceKeyMax && nextPiece(s, 0) == len(s) {
 				lo, hi := pieceKey(s)
 				h := pieceHash(lo, hi, len(s))
@@ -115,7 +115,7 @@ func TestPieceKey(t *testing.T) {
 		n      int
 	}
 	seen := map[key]string{}
-	for s := range tok.ranks {
+	for s := range tok.ranks.All() {
 		if len(s) > pieceKeyMax {
 			continue
 		}

@@ -1,84 +1,151 @@
 package chunk
 
 import (
-	"encoding/base64"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cite-rag/cite/chunk/internal/ranktable"
 	"github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
+	"github.com/pkoukk/tiktoken-go-loader/assets"
+)
+
+var (
+	oracleRanksOnce sync.Once
+	oracleRanksMap  map[string]int
+	oracleRanksErr  error
 )
 
 // oracleRanks returns the rank table as tiktoken-go loads it (with the
-// offline loader, as GetEncoding does).
+// offline loader, as GetEncoding does), loaded once. Callers must not
+// modify it.
 func oracleRanks(tb testing.TB) map[string]int {
 	tb.Helper()
-	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(Encoding + ".tiktoken")
-	if err != nil {
-		tb.Fatal(err)
+	oracleRanksOnce.Do(func() {
+		oracleRanksMap, oracleRanksErr = tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(Encoding + ".tiktoken")
+	})
+	if oracleRanksErr != nil {
+		tb.Fatal(oracleRanksErr)
 	}
-	return ranks
+	return oracleRanksMap
 }
 
-// TestLoadRanks checks the Tokenizer's rank table and token lengths
-// against tiktoken-go's table, entry by entry.
+// TestLoadRanks checks the Tokenizer's rank table against tiktoken-go's,
+// entry by entry: every token's rank and length, and that strings next to
+// the tokens (each token cut short by a byte, grown by one, its first
+// byte changed) are tokens exactly when tiktoken-go has them.
 func TestLoadRanks(t *testing.T) {
-	ranks, lengths, err := loadRanks()
+	ranks, err := loadRanks()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := oracleRanks(t)
-	if len(ranks) != len(want) || len(lengths) != len(want) {
-		t.Fatalf("%d ranks, %d lengths; tiktoken-go has %d ranks", len(ranks), len(lengths), len(want))
+	if ranks.Len() != len(want) {
+		t.Fatalf("%d ranks; tiktoken-go has %d", ranks.Len(), len(want))
+	}
+	check := func(s string) {
+		t.Helper()
+		got, ok := ranks.Rank(s)
+		id, wantOK := want[s]
+		if ok != wantOK || got != id {
+			t.Fatalf("%q: rank %d (found %v), tiktoken-go %d (found %v)", s, got, ok, id, wantOK)
+		}
 	}
 	for tok, id := range want {
-		if got, ok := ranks[tok]; !ok || got != id {
-			t.Fatalf("token %q: rank %d (found %v), tiktoken-go %d", tok, got, ok, id)
+		check(tok)
+		if n := ranks.TokenLen(id); n != len(tok) {
+			t.Fatalf("token %q: length %d, want %d", tok, n, len(tok))
 		}
-		if int(lengths[id]) != len(tok) {
-			t.Fatalf("token %q: length %d, want %d", tok, lengths[id], len(tok))
-		}
+		check(tok[:len(tok)-1])
+		check(tok + "e")
+		check(tok + "\x00")
+		check(string(tok[0]^0x20) + tok[1:])
 	}
-	if tok := tokenizer(t); len(tok.ranks) != len(want) {
-		t.Fatalf("O200k has %d ranks, tiktoken-go %d", len(tok.ranks), len(want))
+	n := 0
+	for tok, id := range ranks.All() {
+		if want[tok] != id || n != id {
+			t.Fatalf("All yields %q with rank %d as its %dth; tiktoken-go's rank %d", tok, id, n, want[tok])
+		}
+		n++
+	}
+	if n != len(want) {
+		t.Fatalf("All yields %d tokens, tiktoken-go has %d", n, len(want))
+	}
+	for _, s := range []string{"", strings.Repeat("a", 129), strings.Repeat(" ", 200)} {
+		check(s)
+	}
+	if tok := tokenizer(t); tok.ranks.Len() != len(want) {
+		t.Fatalf("O200k has %d ranks, tiktoken-go %d", tok.ranks.Len(), len(want))
 	}
 }
 
-func TestParseRanksErrors(t *testing.T) {
-	var bytes strings.Builder // every byte a token, ranks 0-255
-	for b := range 256 {
-		fmt.Fprintf(&bytes, "%s %d\n", base64.StdEncoding.EncodeToString([]byte{byte(b)}), b)
+// TestRanksGenerated checks that the embedded table is what go generate
+// makes from the table tiktoken-go-loader embeds today.
+func TestRanksGenerated(t *testing.T) {
+	f, err := assets.Assets.Open(Encoding + ".tiktoken")
+	if err != nil {
+		t.Fatal(err)
 	}
-	valid := bytes.String()
-	if ranks, lengths, err := parseRanks(strings.NewReader(valid+"\n"+"aGk= 256"), len(valid)+9); err != nil || len(ranks) != 257 || ranks["hi"] != 256 || lengths[256] != 2 {
-		t.Fatalf("valid table: %d ranks, hi %d, err %v", len(ranks), ranks["hi"], err)
+	defer f.Close()
+	data, err := ranktable.Build(f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range []struct{ name, data, want string }{
-		{"empty", "", "byte 0x00 is not a token"},
-		{"no space", valid + "aGk=256\n", "line 257: no space between token and rank"},
-		{"bad base64", valid + "a!k= 256\n", "line 257: token: illegal base64 data"},
-		{"empty token", valid + " 256\n", "line 257: token of 0 bytes"},
-		{"long token", valid + base64.StdEncoding.EncodeToString(make([]byte, 129)) + " 256\n", "line 257: token of 129 bytes"},
-		{"longer token", valid + base64.StdEncoding.EncodeToString(make([]byte, 300)) + " 256\n", "line 257: token of over 128 bytes"},
-		{"bad rank", valid + "aGk= 2x\n", `line 257: rank "2x" is not a number`},
-		{"negative rank", valid + "aGk= -1\n", `line 257: rank "-1" is not a number`},
-		{"rank gap", valid + "aGk= 257\n", "rank 257: want ranks 0 to 256, each once"},
-		{"rank twice", valid + "aGk= 3\n", "rank 3: want ranks 0 to 256, each once"},
-		{"token twice", valid + "aGk= 256\naGk= 257\n", "258 tokens, 257 distinct"},
-		{"byte missing", strings.Replace(valid, "AA== 0\n", "aGk= 0\n", 1), "byte 0x00 is not a token"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := parseRanks(strings.NewReader(tc.data), len(tc.data))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err %v, want %q", err, tc.want)
+	if string(data) != o200kRanks {
+		t.Fatalf("o200k_base.ranks (%d bytes) differs from what ranktable.Build makes (%d bytes): run go generate ./chunk", len(o200kRanks), len(data))
+	}
+}
+
+// BenchmarkRankLookup looks up the pieces of a corpus sample and every
+// substring of 2 to 4 bytes of them (what byte-pair encoding looks up,
+// mostly not tokens) in the rank table (table) and in a Go map of the
+// same ranks (map), as the tokenizer did before: ns/op is per lookup.
+func BenchmarkRankLookup(b *testing.B) {
+	text := corpusSample(b, 1<<20)
+	var keys []string
+	for i := 0; i < len(text); {
+		end := nextPiece(text, i)
+		p := text[i:end]
+		keys = append(keys, p)
+		for l := 2; l <= 4; l++ {
+			for k := 0; k+l <= len(p) && k < 8; k++ {
+				keys = append(keys, p[k:k+l])
 			}
-		})
+		}
+		i = end
 	}
+	ranks, err := loadRanks()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := make(map[string]int, len(oracleRanks(b)))
+	for tok, id := range oracleRanks(b) {
+		m[tok] = id
+	}
+	b.Run("table", func(b *testing.B) {
+		sum := 0
+		for i := 0; b.Loop(); i++ {
+			if r, ok := ranks.Rank(keys[i%len(keys)]); ok {
+				sum += r
+			}
+		}
+		_ = sum
+	})
+	b.Run("map", func(b *testing.B) {
+		sum := 0
+		for i := 0; b.Loop(); i++ {
+			if r, ok := m[keys[i%len(keys)]]; ok {
+				sum += r
+			}
+		}
+		_ = sum
+	})
 }
 
 // loadTiktoken is what loading the tokenizer cost before it read the

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/cite-rag/cite/chunk/internal/ranktable"
 )
 
 // Encoding is the name of the only encoding cite uses: GPT-4o's.
@@ -32,10 +34,9 @@ const Encoding = "o200k_base"
 //
 // A Tokenizer is safe for concurrent use. Its caches are bounded.
 type Tokenizer struct {
-	ranks   map[string]int // token bytes -> id; read-only
-	lengths []uint16       // id -> token length in bytes
-	seed    maphash.Seed
-	shards  [cacheShards]cacheShard
+	ranks  ranktable.Table // token bytes -> id, id -> length; read-only
+	seed   maphash.Seed
+	shards [cacheShards]cacheShard
 
 	sortOnce sync.Once
 	sorted   *sortedTokens // for longestMatch, built on first use
@@ -106,9 +107,10 @@ var (
 	loadErr  error
 )
 
-// O200k returns the shared o200k_base tokenizer, loading it on first use
-// (about 0.03 s and 10 MB for the rank table; [Preload] starts that early).
-// It reads the table tiktoken-go-loader embeds, never the network.
+// O200k returns the shared o200k_base tokenizer, made on first use. Its
+// rank table is embedded in the binary and read in place, never from the
+// network: making it costs next to nothing, and [Preload] is kept for
+// programs that call it early.
 func O200k() (*Tokenizer, error) {
 	loadOnce.Do(func() { loaded, loadErr = newTokenizer() })
 	return loaded, loadErr
@@ -122,11 +124,11 @@ func Preload() {
 }
 
 func newTokenizer() (*Tokenizer, error) {
-	ranks, lengths, err := loadRanks()
+	ranks, err := loadRanks()
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", Encoding, err)
 	}
-	t := &Tokenizer{ranks: ranks, lengths: lengths, seed: maphash.MakeSeed()}
+	t := &Tokenizer{ranks: ranks, seed: maphash.MakeSeed()}
 	for i := range t.shards {
 		t.shards[i].m = make(map[string][]uint32)
 	}
@@ -136,7 +138,7 @@ func newTokenizer() (*Tokenizer, error) {
 // pieceTokens returns the token ids of one pre-token piece. The result is
 // shared: callers must not modify it. single is scratch space of length 1.
 func (t *Tokenizer) pieceTokens(piece string, single []uint32) []uint32 {
-	if id, ok := t.ranks[piece]; ok {
+	if id, ok := t.ranks.Rank(piece); ok {
 		single[0] = uint32(id)
 		return single
 	}
@@ -188,7 +190,7 @@ func (t *Tokenizer) bytePairEncode(piece string) []uint32 {
 	// or MaxInt if they are not a token.
 	rank := func(i, skip int) int {
 		if i+skip+2 < len(parts) {
-			if r, ok := t.ranks[piece[parts[i].start:parts[i+skip+2].start]]; ok {
+			if r, ok := t.ranks.Rank(piece[parts[i].start:parts[i+skip+2].start]); ok {
 				return r
 			}
 		}
@@ -215,7 +217,8 @@ func (t *Tokenizer) bytePairEncode(piece string) []uint32 {
 	}
 	ids := make([]uint32, len(parts)-1)
 	for k := range ids {
-		ids[k] = uint32(t.ranks[piece[parts[k].start:parts[k+1].start]])
+		id, _ := t.ranks.Rank(piece[parts[k].start:parts[k+1].start])
+		ids[k] = uint32(id)
 	}
 	return ids
 }
@@ -407,7 +410,7 @@ func (t *Tokenizer) tokens(c *pieceCache, text string) *tokenList {
 			}
 			off := i
 			for k, id := range ids {
-				off += int(t.lengths[id])
+				off += t.ranks.TokenLen(int(id))
 				l.add(off, k == 0)
 			}
 			i = e
@@ -426,7 +429,7 @@ func (t *Tokenizer) tokensN(c *pieceCache, dst []token, text string, n int) []to
 			e := subPiece(text, i, end)
 			off := i
 			for k, id := range t.cachedTokens(c, text[i:e], single[:]) {
-				off += int(t.lengths[id])
+				off += t.ranks.TokenLen(int(id))
 				dst = append(dst, token{end: int32(off), pieceStart: k == 0})
 			}
 			i = e
@@ -500,29 +503,34 @@ func (st *sortedTokens) search(lo, hi, l, c int) int {
 func (t *Tokenizer) sortedTokens() *sortedTokens {
 	t.sortOnce.Do(func() {
 		st := &sortedTokens{}
-		toks := make([]string, 0, len(t.ranks))
+		type rankedToken struct {
+			tok string
+			id  uint32
+		}
+		toks := make([]rankedToken, 0, t.ranks.Len())
 		size := 0
-		for tok, id := range t.ranks {
+		for tok, id := range t.ranks.All() {
 			if len(tok) == 1 {
 				st.single[tok[0]] = uint32(id)
 				continue
 			}
-			toks = append(toks, tok)
+			toks = append(toks, rankedToken{tok, uint32(id)})
 			size += len(tok)
 		}
-		slices.Sort(toks)
+		slices.SortFunc(toks, func(a, b rankedToken) int { return strings.Compare(a.tok, b.tok) })
 		st.bytes = make([]byte, 0, size)
 		st.off = make([]uint32, 1, len(toks)+1)
 		st.ids = make([]uint32, len(toks))
 		st.first = make([]int32, 1<<16+1)
 		k := 0
-		for i, tok := range toks {
+		for i, rt := range toks {
+			tok := rt.tok
 			for ; k <= int(tok[0])<<8|int(tok[1]); k++ {
 				st.first[k] = int32(i)
 			}
 			st.bytes = append(st.bytes, tok...)
 			st.off = append(st.off, uint32(len(st.bytes)))
-			st.ids[i] = uint32(t.ranks[tok])
+			st.ids[i] = rt.id
 		}
 		for ; k <= 1<<16; k++ {
 			st.first[k] = int32(len(toks))
