@@ -760,14 +760,36 @@ func DocumentID(source, path string) string {
 // or on the chunk's position, so editing one part of a file leaves the ids
 // of the other chunks unchanged.
 func ChunkID(documentID, text string, repeat int) string {
-	h := sha256.New()
-	h.Write([]byte(documentID))
-	h.Write([]byte{0})
-	h.Write([]byte(text))
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(repeat))
-	h.Write(b[:])
-	return hex.EncodeToString(h.Sum(nil)[:12])
+	bp := idBuffers.Get().(*[]byte)
+	defer putIDBuffer(bp)
+	return chunkID(bp, documentID, text, repeat)
+}
+
+// chunkID is [ChunkID] with *buf, whose memory it reuses, to hash: the
+// hashed bytes are laid out in it and summed at once, with no copy of
+// text per call (a hash.Hash's Write takes a []byte, and converting text
+// to one copies it).
+func chunkID(buf *[]byte, documentID, text string, repeat int) string {
+	b := append((*buf)[:0], documentID...)
+	b = append(b, 0)
+	b = append(b, text...)
+	b = binary.BigEndian.AppendUint64(b, uint64(repeat))
+	*buf = b
+	sum := sha256.Sum256(b)
+	var id [24]byte
+	hex.Encode(id[:], sum[:12])
+	return string(id[:])
+}
+
+// idBuffers are the buffers of [chunkID].
+var idBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// putIDBuffer gives a buffer of chunkID back, unless an unusually long
+// chunk made it large: that memory is left to the collector.
+func putIDBuffer(bp *[]byte) {
+	if cap(*bp) <= 64<<10 {
+		idBuffers.Put(bp)
+	}
 }
 
 // Changes reports what [Store.PutDocument] did to a document's chunks.
@@ -783,11 +805,13 @@ type Changes struct {
 // chunks the index already has ([Store.VectorIDs]) before embedding.
 func AssignIDs(doc *Document, chunks []Chunk) {
 	doc.ID = DocumentID(doc.Source, doc.Path)
+	bp := idBuffers.Get().(*[]byte)
+	defer putIDBuffer(bp)
 	repeats := make(map[string]int)
 	for i := range chunks {
 		c := &chunks[i]
 		c.DocumentID = doc.ID
-		c.ID = ChunkID(doc.ID, c.Text, repeats[c.Text])
+		c.ID = chunkID(bp, doc.ID, c.Text, repeats[c.Text])
 		repeats[c.Text]++
 	}
 }
