@@ -674,7 +674,8 @@ type Chunk struct {
 	// Vector is the chunk's embedding, of the index's embedder
 	// ([Store.Embedder]), or nil. [Store.PutDocument] stores it; a chunk
 	// stored without one has no vector until [Store.PutVectors] gives it
-	// one. It is not read back by [Store.Chunks].
+	// one. It is not read back by [Store.Chunks]. Once [PrepareChunks] has
+	// prepared it, [Chunk.ReleaseVector] hands its memory back.
 	Vector []float32 `json:"-"`
 
 	prep *chunkPrep // made by PrepareChunks
@@ -687,10 +688,16 @@ type chunkPrep struct {
 	headings string      // Headings as JSON
 	counts   []termCount // the distinct terms of Terms, with their frequencies
 	length   uint32      // the number of terms
-	vector   []float32
-	vec      []byte  // vector encoded ([encodeVector])
-	q        []int8  // vector as stored, quantized, for the in-memory vectors
-	scale    float32 // of q
+	// vector is the Vector it was made from; nil once released
+	// ([Chunk.ReleaseVector]): what is stored of it is below.
+	vector []float32
+	vec    []byte  // vector encoded ([encodeVector]); nil without a vector
+	q      []int8  // vector as stored, quantized, for the in-memory vectors
+	scale  float32 // of q
+	// bad is the index of the vector's first value that is not a
+	// number or infinite ([nonFinite]), -1 if none; badValue is that value.
+	bad      int
+	badValue float32
 }
 
 // PrepareChunks does the work of storing chunks that needs no database:
@@ -706,18 +713,43 @@ func PrepareChunks(chunks []Chunk) {
 		if c.Terms == "" {
 			c.Terms = analysis.JoinedTerms(c.Text)
 		}
-		p := &chunkPrep{terms: c.Terms, headings: headingsJSON(c.Headings), vector: c.Vector}
+		p := &chunkPrep{terms: c.Terms, headings: headingsJSON(c.Headings), vector: c.Vector, bad: -1}
 		p.counts, p.length = termCounts(c.Terms)
-		if c.Vector != nil {
-			p.q = make([]int8, len(c.Vector))
-			p.vec, p.scale = prepVector(c.Vector, p.q)
+		if v := c.Vector; v != nil {
+			p.q = make([]int8, len(v))
+			p.vec, p.scale = prepVector(v, p.q)
+			// A vector stored as float16 has only finite values: only
+			// one stored as float32 may have others.
+			if len(p.vec) == 4*len(v) {
+				if p.bad = nonFinite(v); p.bad >= 0 {
+					p.badValue = v[p.bad]
+				}
+			}
 		}
 		c.prep = p
 	}
 }
 
+// ReleaseVector returns the chunk's Vector and sets it to nil, once
+// [PrepareChunks] has prepared it: the chunk is then stored with the
+// vector as prepared, which needs nothing more of Vector's memory, and the
+// caller may use that memory again (for the next vector, say). A chunk
+// whose Terms change afterwards is prepared again when it is stored, and
+// then has no vector. ReleaseVector returns nil, and changes nothing, when
+// the chunk has no vector prepared from its Vector.
+func (c *Chunk) ReleaseVector() []float32 {
+	p := c.prep
+	if p == nil || p.vector == nil || p.terms != c.Terms || !sameVector(p.vector, c.Vector) {
+		return nil
+	}
+	v := c.Vector
+	c.Vector, p.vector = nil, nil
+	return v
+}
+
 // prepared returns what PrepareChunks made of c, made again if missing or
-// if c's Terms or Vector changed since.
+// if c's Terms or Vector changed since (a Vector released stays unchanged
+// while it is nil).
 func (c *Chunk) prepared() *chunkPrep {
 	if p := c.prep; p != nil && p.terms == c.Terms && sameVector(p.vector, c.Vector) {
 		return p
@@ -942,6 +974,7 @@ type putStmts struct {
 	insert       *sql.Stmt
 	update       *sql.Stmt
 	deleteChunk  *sql.Stmt
+	preps        []*chunkPrep // a document's, reused
 }
 
 func preparePut(ctx context.Context, tx *sql.Tx) (*putStmts, error) {
@@ -996,15 +1029,22 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *
 		}
 		st.sources[doc.Source] = sourceID
 	}
-	for _, c := range chunks {
-		if c.Vector != nil && len(c.Vector) != dim {
-			return fmt.Errorf("%w: chunk %d has a vector of %d dimensions, the index's embedder makes %d", ErrInvalidInput, c.Ordinal, len(c.Vector), dim)
+	// The chunks as prepared: their vectors as stored, which need no
+	// more of Vector (it may have been released).
+	preps := st.preps[:0]
+	for i := range chunks {
+		c := &chunks[i]
+		p := c.prepared()
+		if p.q != nil && len(p.q) != dim {
+			return fmt.Errorf("%w: chunk %d has a vector of %d dimensions, the index's embedder makes %d", ErrInvalidInput, c.Ordinal, len(p.q), dim)
 		}
-		if i := nonFinite(c.Vector); i >= 0 {
+		if p.bad >= 0 {
 			name, _ := getMeta(ctx, tx, metaEmbedder)
-			return fmt.Errorf("%w: the vector of chunk %d from embedder %s has value %d %v, not a number", ErrInvalidInput, c.Ordinal, name, i, c.Vector[i])
+			return fmt.Errorf("%w: the vector of chunk %d from embedder %s has value %d %v, not a number", ErrInvalidInput, c.Ordinal, name, p.bad, p.badValue)
 		}
+		preps = append(preps, p)
 	}
+	st.preps = preps
 	if doc.Kind == "" {
 		doc.Kind = KindFile
 	}
@@ -1035,8 +1075,7 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *
 		return err
 	}
 	for i := range chunks {
-		c := &chunks[i]
-		p := c.prepared()
+		c, p := &chunks[i], preps[i]
 		rowid, kept := old[c.ID]
 		var err error
 		if kept {
@@ -1055,9 +1094,9 @@ func (s *Store) putDocument(ctx context.Context, tx *sql.Tx, st *putStmts, doc *
 				seg.addCounted(rowid, p.counts, p.length)
 			}
 		}
-		if err == nil && c.Vector != nil {
+		if err == nil && p.q != nil {
 			_, err = st.insertVector.ExecContext(ctx, rowid, p.vec)
-			vecs = append(vecs, vectorRow{rowid: rowid, vec: c.Vector, q: p.q, scale: p.scale})
+			vecs = append(vecs, vectorRow{rowid: rowid, q: p.q, scale: p.scale})
 		}
 		if err != nil {
 			return fmt.Errorf("write chunk %d: %w", c.Ordinal, err)

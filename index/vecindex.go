@@ -36,9 +36,9 @@ func rowsPerSegment(dim int) int {
 	return max(1, min(segRows, segBytes/max(dim, 1)))
 }
 
-// vectorRow is a chunk's vector under the chunk's rowid, with its
-// quantized values when they were made ahead ([PrepareChunks]): q nil, or
-// quantize(vec, q) gave scale.
+// vectorRow is a chunk's vector under the chunk's rowid: vec, with q nil,
+// or its quantized values made ahead ([PrepareChunks]), q, with their
+// scale (quantize(vec, q) gave scale), and vec unused.
 type vectorRow struct {
 	rowid int64
 	vec   []float32
@@ -714,7 +714,7 @@ func (s *Store) vectorsChanged(gen int64, gone []int64, added []vectorRow) {
 		ids, scales = ids[:0], scales[:0]
 	}
 	for _, r := range added {
-		if len(r.vec) != x.dim || (r.q != nil && len(r.q) != x.dim) {
+		if r.q != nil && len(r.q) != x.dim || r.q == nil && len(r.vec) != x.dim {
 			x.gen.Store(-1)
 			return
 		}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"net/http"
@@ -212,7 +213,11 @@ func TestEmbedderMismatchRefused(t *testing.T) {
 // terms it reads, each chunk is analyzed once for its vector and its
 // full-text terms; the vectors are EmbedDocuments' (as stored: rounded
 // to float16, index.RoundVector), and the full-text
-// index ranks as one made without an embedder.
+// index ranks as one made without an embedder. The memory of each vector
+// is handed back once its chunk is prepared (and overwritten here, with
+// NaNs, as the next vector written there would): the vectors stored are
+// still EmbedDocuments', and under -race nothing reads that memory as it
+// is written again.
 func TestHashEmbedderAnalyzesOnce(t *testing.T) {
 	ctx := t.Context()
 	e, err := embed.New("hash:256", embed.Config{})
@@ -229,10 +234,28 @@ func TestHashEmbedderAnalyzesOnce(t *testing.T) {
 		"stop.md":  file("The and of to."),
 		"cafe.md":  file("Café naïve 東京都 don't Tom's"),
 	}
+	for i := range 40 {
+		// Files written while the next ones are prepared.
+		fsys[fmt.Sprintf("more/%02d.md", i)] = file(paragraphs(2+i%9, map[int]string{0: fmt.Sprint("file", i)}))
+	}
 	withVectors, plain := newStore(t), newStore(t)
-	stats, _, err := run(t, withVectors, fsys, Options{Embedder: e, Splitter: sp}, ".")
+	ix, err := New(ctx, withVectors, Options{FS: fsys, Embedder: e, Splitter: sp, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recycled atomic.Int64
+	ix.onRecycle = func(v []float32) {
+		recycled.Add(1)
+		for i := range v {
+			v[i] = float32(math.NaN())
+		}
+	}
+	stats, err := ix.Index(ctx, ".")
 	if err != nil || stats.Chunks < 100 || stats.Vectors != stats.Chunks || stats.MissingVectors != 0 {
 		t.Fatalf("%+v %v", stats, err)
+	}
+	if recycled.Load() != int64(stats.Chunks) {
+		t.Fatalf("%d vectors' memory handed back, want %d", recycled.Load(), stats.Chunks)
 	}
 	if _, _, err := run(t, plain, fsys, Options{Splitter: sp}, "."); err != nil {
 		t.Fatal(err)

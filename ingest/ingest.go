@@ -164,6 +164,9 @@ type Indexer struct {
 	// written.
 	inFlight int
 	onWait   func()
+	// onRecycle, if set (by tests), sees each vector's memory as it is
+	// handed back ([Indexer.recycle]).
+	onRecycle func(v []float32)
 	// batchDelay is how long a batch waits for more files (batchDelay, the
 	// constant, unless a test sets it).
 	batchDelay time.Duration
@@ -563,7 +566,8 @@ func embedTerms(ctx context.Context, e *embed.Embedder, c *index.Chunk) (ok bool
 		return false, err
 	}
 	var b strings.Builder
-	v, ok, err := e.EmbedDocumentTerms(c.Text, func(t *analysis.Term) {
+	mem := vectorMemory.Get().(*[]float32)
+	v, ok, err := e.EmbedDocumentTerms(*mem, c.Text, func(t *analysis.Term) {
 		if b.Len() == 0 {
 			b.Grow(len(c.Text))
 		} else {
@@ -573,8 +577,34 @@ func embedTerms(ctx context.Context, e *embed.Embedder, c *index.Chunk) (ok bool
 	})
 	if ok && err == nil {
 		c.Vector, c.Terms = v, b.String()
+	} else {
+		vectorMemory.Put(mem)
 	}
 	return ok, err
+}
+
+// vectorMemory holds the memory of vectors handed back once
+// [index.PrepareChunks] has made of them what is stored
+// ([Indexer.recycle]), for embedTerms to write the next ones in: 8 KB a
+// chunk at 2,048 dimensions that the hash embedder would take anew (and,
+// on a machine where memory touched for the first time is dear, fault in)
+// for a vector dead as soon as its chunk is prepared.
+var vectorMemory = sync.Pool{New: func() any { return new([]float32) }}
+
+// recycle hands back the memory of the vectors of the job's chunks that
+// [index.PrepareChunks] has prepared ([index.Chunk.ReleaseVector]): the
+// writer stores them as prepared, and the next chunks' vectors are written
+// there. Only vectors embedTerms made, whose memory nothing else holds, are
+// given back.
+func (ix *Indexer) recycle(c *index.Chunk) {
+	v := c.ReleaseVector()
+	if v == nil {
+		return
+	}
+	if ix.onRecycle != nil {
+		ix.onRecycle(v)
+	}
+	vectorMemory.Put(&v)
 }
 
 // needVectors returns which of the job's chunks need a vector (those the
@@ -894,7 +924,16 @@ func (ix *Indexer) analyze(ctx context.Context, j *job) {
 		ix.embed(ctx, j, need)
 		ix.cpu <- struct{}{}
 	}
-	inParts(len(j.chunk), ix.opts.Workers, func(i int) { index.PrepareChunks(j.chunk[i : i+1]) })
+	// Vectors that embedTerms made (all of the job's, or none: with an
+	// embedder of models, or after a failure, ix.embed made them or
+	// none) are dead once prepared: their memory is used again.
+	recycle := embedded.Load() > 0 && embedded.Load() == int64(j.vectors)
+	inParts(len(j.chunk), ix.opts.Workers, func(i int) {
+		index.PrepareChunks(j.chunk[i : i+1])
+		if recycle {
+			ix.recycle(&j.chunk[i])
+		}
+	})
 }
 
 // partSize is how many chunks of a document a goroutine of [inParts]

@@ -31,7 +31,7 @@ func BenchmarkHashEmbed(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, c := range chunks {
-					h.docVector(c, nil)
+					h.docVector(nil, c, nil)
 				}
 			}
 			b.ReportMetric(float64(b.N*len(chunks))/b.Elapsed().Seconds(), "chunks/s")

@@ -301,8 +301,11 @@ func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]floa
 // order as it goes: a caller that needs the terms too (the full-text
 // index) has them without analyzing the text again. For the other
 // embedders (models) ok is false and nothing is done: they embed with
-// EmbedDocuments. It is safe for concurrent use.
-func (e *Embedder) EmbedDocumentTerms(text string, each func(*analysis.Term)) (v []float32, ok bool, err error) {
+// EmbedDocuments. The vector is written to dst[:dimensions] when dst has
+// the capacity (what dst held is not read: a caller may hand back the
+// memory of a vector it is done with), else to new memory. It is safe for
+// concurrent use.
+func (e *Embedder) EmbedDocumentTerms(dst []float32, text string, each func(*analysis.Term)) (v []float32, ok bool, err error) {
 	if e == nil {
 		return nil, false, errNoEmbedder
 	}
@@ -313,7 +316,7 @@ func (e *Embedder) EmbedDocumentTerms(text string, each func(*analysis.Term)) (v
 	if isBlank(text) {
 		return nil, true, fmt.Errorf("embed text: %w", ErrEmptyText)
 	}
-	return h.docVector(text, each), true, nil
+	return h.docVector(dst, text, each), true, nil
 }
 
 // EmbedQuery embeds a search query and returns its unit vector.

@@ -401,18 +401,19 @@ func (t *featureTable) len() int { return len(t.keys) }
 func (h *hashEmbedder) embed(_ context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		out[i] = h.docVector(t, nil)
+		out[i] = h.docVector(nil, t, nil)
 	}
 	return out, nil
 }
 
 // docVector is [hashEmbedder.vector] of a document, which it gives bit for
-// bit, with each (if set) called with every term of the text, in order.
+// bit, with each (if set) called with every term of the text, in order. It
+// writes the vector to dst when dst has room for it ([hashEmbedder.mix]).
 // The features of a word are hashed once, with its number of occurrences
 // as weight, however often it occurs: they are met in the same order as
 // vector meets them, and their weights, sums of ones, are the same
 // integers.
-func (h *hashEmbedder) docVector(text string, each func(*analysis.Term)) []float32 {
+func (h *hashEmbedder) docVector(dst []float32, text string, each func(*analysis.Term)) []float32 {
 	s := h.getState()
 	defer putState(s)
 	s.seen.reset()
@@ -427,7 +428,7 @@ func (h *hashEmbedder) docVector(text string, each func(*analysis.Term)) []float
 	if len(s.seen.words) == 0 {
 		// Only stopwords, or no words at all: the rare texts vector
 		// treats apart.
-		return h.vector(text, nil, false)
+		return h.vectorTo(dst, text, nil, false)
 	}
 	for i := range s.seen.words {
 		d := &s.seen.words[i]
@@ -437,7 +438,7 @@ func (h *hashEmbedder) docVector(text string, each func(*analysis.Term)) []float
 			h.ngrams(s, s.seen.bytes[d.from:d.to], d.count)
 		}
 	}
-	return h.mix(s, false)
+	return h.mix(dst, s, false)
 }
 
 func (h *hashEmbedder) embedQuery(text string, idf func(string) float64) []float32 {
@@ -450,6 +451,12 @@ func (h *hashEmbedder) embedQuery(text string, idf func(string) float64) []float
 // vectors only add noise (Recall@5 0.915 with them, 0.918 without, at 4096
 // dimensions).
 func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool) []float32 {
+	return h.vectorTo(nil, text, idf, query)
+}
+
+// vectorTo is [hashEmbedder.vector] written to dst when dst has room for
+// it ([hashEmbedder.mix]).
+func (h *hashEmbedder) vectorTo(dst []float32, text string, idf func(string) float64, query bool) []float32 {
 	s := h.getState()
 	defer putState(s)
 	n, stops := 0, 0
@@ -492,7 +499,7 @@ func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool)
 		if query && n > 0 && idf != nil {
 			// Every term weighed 0 (found in every document): weigh
 			// them alike rather than return nothing.
-			return h.vector(text, nil, true)
+			return h.vectorTo(dst, text, nil, true)
 		}
 		// No letters or digits ("---", emoji): hash the raw fields so
 		// that such texts still match each other.
@@ -501,18 +508,19 @@ func (h *hashEmbedder) vector(text string, idf func(string) float64, query bool)
 			add(&t, 1)
 		}
 	}
-	return h.mix(s, query)
+	return h.mix(dst, s, query)
 }
 
 // mix makes the vector of the features in s: words and n-grams each scaled
-// to unit length, mixed by the words' share, normalized. It leaves s.vw,
-// s.vg and s.used zero.
+// to unit length, mixed by the words' share, normalized. It writes it to
+// dst[:dim] when dst has the capacity (what dst held is not read), else to
+// new memory, and returns it. It leaves s.vw, s.vg and s.used zero.
 //
 // Its sums run in the order of the first implementation's (features in
 // the order they came, dimensions in order), so that its float64
 // arithmetic gives the same bits; it only makes fewer passes over the
 // dimensions, and skips those no feature reached.
-func (h *hashEmbedder) mix(s *hashState, query bool) []float32 {
+func (h *hashEmbedder) mix(dst []float32, s *hashState, query bool) []float32 {
 	vw, vg := s.vw, s.vg[:len(s.vw)]
 	used := s.used
 	addFeatures(vw, used, &s.words, query)
@@ -552,7 +560,13 @@ func (h *hashEmbedder) mix(s *hashState, query bool) []float32 {
 		}
 	}
 	n := math.Sqrt(sum)
-	out := make([]float32, len(vw))
+	var out []float32
+	if cap(dst) >= len(vw) {
+		out = dst[:len(vw)]
+		clear(out)
+	} else {
+		out = make([]float32, len(vw))
+	}
 	for k, m := range used {
 		for ; m != 0; m &= m - 1 {
 			i := k<<6 | bits.TrailingZeros64(m)

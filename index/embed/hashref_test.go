@@ -215,7 +215,7 @@ func TestHashEmbedderMatchesReference(t *testing.T) {
 		for _, text := range texts {
 			want := h.referenceVector(text, nil, false)
 			var terms []string
-			got, ok, err := e.EmbedDocumentTerms(text, func(t *analysis.Term) { terms = append(terms, t.Term) })
+			got, ok, err := e.EmbedDocumentTerms(nil, text, func(t *analysis.Term) { terms = append(terms, t.Term) })
 			if isBlank(text) {
 				if !ok || !errors.Is(err, ErrEmptyText) {
 					t.Fatalf("%s %q: %v %v", spec, text, ok, err)
@@ -230,6 +230,12 @@ func TestHashEmbedderMatchesReference(t *testing.T) {
 			}
 			if all := analysis.Analyze(text); !slices.Equal(terms, all) {
 				t.Fatalf("%s %q: terms %q, Analyze %q", spec, clip(text), terms, all)
+			}
+			// Into the memory of a vector given back (NaNs, and room to
+			// spare): the same bits, in that memory.
+			dst := slices.Repeat([]float32{float32(math.NaN())}, len(want)+3)
+			if again, _, _ := e.EmbedDocumentTerms(dst, text, nil); !sameBits(again, want) || &again[0] != &dst[0] {
+				t.Fatalf("%s %q: vector written to dst differs from the reference, or is not in dst", spec, clip(text))
 			}
 			if vs := embedDocs(t, e, text); !sameBits(vs[0], want) {
 				t.Fatalf("%s %q: EmbedDocuments differs from the reference", spec, clip(text))
@@ -267,7 +273,7 @@ func FuzzHashEmbedderMatchesReference(f *testing.F) {
 	}
 	h := e.impl.(*hashEmbedder)
 	f.Fuzz(func(t *testing.T, text string) {
-		if !sameBits(h.docVector(text, nil), h.referenceVector(text, nil, false)) {
+		if !sameBits(h.docVector(nil, text, nil), h.referenceVector(text, nil, false)) {
 			t.Fatalf("%q: vector differs from the reference", text)
 		}
 	})
