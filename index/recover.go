@@ -210,7 +210,7 @@ func readableCopy(file, scratch string) error {
 // says.
 func readableHeader(data []byte) []byte {
 	be := binary.BigEndian
-	pageSize := 4096 // cite's
+	pageSize := guessPageSize(data)
 	if len(data) >= 100 && string(data[:16]) == "SQLite format 3\x00" {
 		if p := int(be.Uint16(data[16:])); p >= 512 && p <= 32768 && p&(p-1) == 0 {
 			pageSize = p
@@ -224,7 +224,11 @@ func readableHeader(data []byte) []byte {
 		h := data[:100]
 		clear(h)
 		copy(h, "SQLite format 3\x00")
-		be.PutUint16(h[16:], uint16(pageSize))
+		if pageSize == 65536 {
+			be.PutUint16(h[16:], 1)
+		} else {
+			be.PutUint16(h[16:], uint16(pageSize))
+		}
 		h[18], h[19] = 1, 1 // legacy journal: the log, if any, is not needed
 		h[21], h[22], h[23] = 64, 32, 32
 		be.PutUint32(h[44:], 4) // schema format
@@ -241,6 +245,42 @@ func readableHeader(data []byte) []byte {
 	// The free-page list is not needed to read and may be damaged.
 	clear(data[32:40])
 	return data
+}
+
+// guessPageSize returns the page size of a database file whose header is
+// unreadable, from the b-tree page that follows the header on page 1 (the
+// schema): the least power of two above every offset into the page that
+// it holds, the starts of its cells and of its free blocks. The schema's
+// cells are packed from the page's end and each is far smaller than half a
+// page. It returns the size of cite's new databases if page 1 is no
+// b-tree page.
+func guessPageSize(data []byte) int {
+	be := binary.BigEndian
+	if len(data) < 108 || data[100] != 0x0d && data[100] != 0x05 {
+		return pageSize
+	}
+	ptrs := 108
+	if data[100] == 0x05 {
+		ptrs = 112 // an interior page's right child comes first
+	}
+	top := int(be.Uint16(data[105:])) // the start of the cell content
+	if top == 0 {
+		top = 65535
+	}
+	for i := range int(be.Uint16(data[103:])) {
+		if at := ptrs + 2*i; at+2 <= len(data) {
+			top = max(top, int(be.Uint16(data[at:])))
+		}
+	}
+	for free := int(be.Uint16(data[101:])); free > top && free+2 <= len(data); {
+		// Free blocks are in ascending order.
+		top, free = free, int(be.Uint16(data[free:]))
+	}
+	size := 512
+	for size <= top && size < 65536 {
+		size *= 2
+	}
+	return size
 }
 
 func migrationNames() []string {

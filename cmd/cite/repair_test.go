@@ -80,7 +80,7 @@ func TestRepairRandomDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const page = 4096
+	page := int(binary.BigEndian.Uint16(db[16:])) // the header's page size
 	pages := len(db) / page
 	t.Logf("index of %d documents: %d pages", files, pages)
 
@@ -100,10 +100,10 @@ func TestRepairRandomDamage(t *testing.T) {
 			return nil
 		}},
 		{"a page of garbage", func(rng *rand.Rand, file string) error {
-			return writeAt(file, randBytes(rng, page), int64(1+rng.IntN(pages-1))*page)
+			return writeAt(file, randBytes(rng, page), int64((1+rng.IntN(pages-1))*page))
 		}},
 		{"truncated at a page", func(rng *rand.Rand, file string) error {
-			return os.Truncate(file, int64(1+rng.IntN(pages-1))*page)
+			return os.Truncate(file, int64((1+rng.IntN(pages-1))*page))
 		}},
 		{"one row", damageRow},
 	}
