@@ -166,9 +166,10 @@ func termStats(ctx context.Context, q readQuerier, terms []string) (TermStats, e
 }
 
 // termCounts returns the distinct terms of an analyzed text (terms joined
-// by spaces) with their frequencies, in no particular order, and the
-// number of terms. The terms are the fields of [strings.Fields].
-func termCounts(terms string) ([]termCount, uint32) {
+// by spaces) with their frequencies, in no particular order, appended to
+// dst[:0], and the number of terms. The terms are the fields of
+// [strings.Fields].
+func termCounts(dst []termCount, terms string) ([]termCount, uint32) {
 	c := termCounters.Get().(*termCounter)
 	defer termCounters.Put(c)
 	var n uint32
@@ -177,7 +178,7 @@ func termCounts(terms string) ([]termCount, uint32) {
 	} else {
 		n = c.addFields(terms)
 	}
-	out := slices.Clone(c.counts)
+	out := append(dst[:0], c.counts...)
 	c.reset()
 	return out, n
 }
@@ -402,7 +403,7 @@ func termDFQuery(n int) string {
 // and for the chunk itself under the empty term.
 func countTerms(delta map[string]int, terms string, sign int) {
 	delta[""] += sign
-	counts, _ := termCounts(terms)
+	counts, _ := termCounts(nil, terms)
 	for _, c := range counts {
 		delta[c.term] += sign
 	}

@@ -94,7 +94,7 @@ func TestNewSegmentBuild(t *testing.T) {
 					gone[o.rowid] = len(added)
 					continue
 				}
-				counts, n := termCounts(o.text)
+				counts, n := termCounts(nil, o.text)
 				seg.addCounted(o.rowid, counts, n)
 				added = append(added, refChunk{o.rowid, counts, n})
 				countTerms(wantDF, o.text, +1)

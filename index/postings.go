@@ -74,7 +74,7 @@ type termCount struct {
 // add records a chunk the transaction inserted, given its analyzed terms
 // joined by spaces.
 func (s *newSegment) add(rowid int64, terms string) {
-	counts, n := termCounts(terms)
+	counts, n := termCounts(nil, terms)
 	s.addCounted(rowid, counts, n)
 }
 

@@ -168,3 +168,132 @@ func TestReleaseVector(t *testing.T) {
 		})
 	}
 }
+
+// TestPrepMemoryReused: the memory of the preparations of chunks stored is
+// used again for the next chunks prepared, and a copy of a chunk made
+// before it was stored (it shares the spent preparation) prepares itself
+// again: documents prepared, their vectors released, and stored one after
+// another give the index that the same documents stored unprepared give
+// (vectors, full-text and vector search scores).
+
+func TestPrepMemoryReused(t *testing.T) {
+	ctx := t.Context()
+	e := mustEmbedder(t, "hash:64")
+	open := func() *Store {
+		st := openStore(t)
+		if err := st.UseEmbedder(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.LoadVectors(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	doc := func(path string, n int) DocumentChunks {
+		var cs []Chunk
+		off := 0
+		for i := range n {
+			// Texts of a few to many terms: term counts of every size.
+			text := fmt.Sprintf("%s chunk %d about topic%d ", path, i, i%5) + strings.Repeat(fmt.Sprintf("word%d ", i), i%40)
+			cs = append(cs, Chunk{Chunk: chunk.Chunk{Ordinal: i, Text: text, Tokens: 1, Start: off, End: off + len(text)}, SourceStart: off, SourceEnd: off + len(text)})
+			off += len(text)
+		}
+		for i := range cs {
+			cs[i].Vector = embedDocs(t, e, cs[i].Text)[0]
+		}
+		return DocumentChunks{&Document{Source: "s", Path: path, Title: path, Type: "text", Hash: "h", Pipeline: "p", TextBytes: off}, cs}
+	}
+	prepared, plain := open(), open()
+	var stale []Chunk
+	for k := range 6 {
+		path := fmt.Sprintf("/d%d", k)
+		d, p := doc(path, 10+17*k), doc(path, 10+17*k)
+		if k == 0 {
+			// Without vectors: nothing tells a copy of its chunks
+			// from what was prepared of them but that it was spent.
+			for i := range d.Chunks {
+				d.Chunks[i].Vector, p.Chunks[i].Vector = nil, nil
+			}
+		}
+		if _, err := plain.PutDocuments(ctx, []DocumentChunks{p}); err != nil {
+			t.Fatal(err)
+		}
+		PrepareChunks(d.Chunks)
+		if k == 0 {
+			stale = slices.Clone(d.Chunks)
+		}
+		for i := range d.Chunks {
+			v := d.Chunks[i].ReleaseVector()
+			for j := range v {
+				v[j] = float32(math.NaN())
+			}
+		}
+		if _, err := prepared.PutDocuments(ctx, []DocumentChunks{d}); err != nil {
+			t.Fatal(err)
+		}
+		if d.Chunks[0].prep != nil {
+			t.Fatalf("%s: preparation not spent", path)
+		}
+	}
+	// The copy made before /d0 was stored, under another path.
+	for _, st := range []*Store{prepared, plain} {
+		d := doc("/d0", 10)
+		d.Doc.Path = "/stale"
+		for i := range d.Chunks {
+			d.Chunks[i].Vector = nil
+		}
+		if st == prepared {
+			d.Chunks = stale
+		}
+		if _, err := st.PutDocuments(ctx, []DocumentChunks{d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vectors := func(st *Store) map[string][]float32 {
+		m := map[string][]float32{}
+		if err := st.Vectors(ctx, func(id string, v []float32) error {
+			m[id] = slices.Clone(v)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	got, want := vectors(prepared), vectors(plain)
+	if len(got) != len(want) || len(want) != 27+44+61+78+95 {
+		t.Fatalf("%d vectors stored, %d unprepared", len(got), len(want))
+	}
+	for id, w := range want {
+		if !slices.Equal(got[id], w) {
+			t.Fatalf("chunk %s: vector %v, %v unprepared", id, got[id], w)
+		}
+	}
+	for _, q := range []string{"topic1", "word3 word7", "d2 chunk", "d5 word30", "d0 topic4 word9"} {
+		a, err := prepared.SearchText(ctx, q, Filter{}, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := plain.SearchText(ctx, q, Filter{}, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) == 0 || !slices.Equal(a, b) {
+			t.Fatalf("%q: %v, unprepared %v", q, a, b)
+		}
+		qv, err := e.EmbedQuery(ctx, q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err = prepared.SearchVectors(ctx, qv, Filter{}, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err = plain.SearchVectors(ctx, qv, Filter{}, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) == 0 || !slices.Equal(a, b) {
+			t.Fatalf("%q: vectors %v, unprepared %v", q, a, b)
+		}
+	}
+}

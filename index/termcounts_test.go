@@ -23,7 +23,7 @@ func refTermCounts(terms string) (map[string]uint32, uint32) {
 
 func checkTermCounts(t *testing.T, terms string) {
 	t.Helper()
-	counts, n := termCounts(terms)
+	counts, n := termCounts(nil, terms)
 	want, wantN := refTermCounts(terms)
 	got := map[string]uint32{}
 	for _, c := range counts {
@@ -77,7 +77,7 @@ func BenchmarkTermCounts(b *testing.B) {
 		b.SetBytes(size)
 		for b.Loop() {
 			for _, t := range texts {
-				termCounts(t)
+				termCounts(nil, t)
 			}
 		}
 	})

@@ -54,16 +54,21 @@ func halfDecodeGo(dst []float32, b []byte) uint16 {
 	return m
 }
 
-// prepVector returns v as stored ([encodeVector]), and quantizes the
-// values a reader decodes from it into q ([quantize] of [storedVector]'s
-// values), returning their scale: the work of storing a vector that needs
-// no database, in one pass and with no float32 copy.
-func prepVector(v []float32, q []int8) (b []byte, scale float32) {
+// prepVector returns v as stored ([encodeVector]), in dst when it has the
+// capacity (else in new memory), and quantizes the values a reader decodes
+// from it into q ([quantize] of [storedVector]'s values), returning their
+// scale: the work of storing a vector that needs no database, in one pass
+// and with no float32 copy.
+func prepVector(dst []byte, v []float32, q []int8) (b []byte, scale float32) {
 	if !useF16C {
 		b, r := storedVector(v, nil)
 		return b, quantize(r, q)
 	}
-	b = make([]byte, 2*len(v)+1)
+	if n := 2*len(v) + 1; cap(dst) >= n {
+		b = dst[:n]
+	} else {
+		b = make([]byte, n)
+	}
 	m := halfEncode(b, v)
 	if m >= 0x7c00 {
 		return encodeFloat32(v), quantize(v, q)

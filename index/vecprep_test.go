@@ -159,7 +159,7 @@ func TestPrepVector(t *testing.T) {
 		for i := range q {
 			q[i] = 99
 		}
-		b, scale := prepVector(v, q)
+		b, scale := prepVector(nil, v, q)
 		if want := encodeVector(v); !bytes.Equal(b, want) {
 			t.Fatalf("%v: stored % x, want % x", v[:min(8, len(v))], b[:min(16, len(b))], want[:min(16, len(want))])
 		}
@@ -193,7 +193,7 @@ func BenchmarkPrepVector(b *testing.B) {
 	q := make([]int8, len(v))
 	b.Run("prepVector", func(b *testing.B) {
 		for b.Loop() {
-			prepVector(v, q)
+			prepVector(nil, v, q)
 		}
 	})
 	b.Run("go", func(b *testing.B) {

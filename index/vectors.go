@@ -329,7 +329,7 @@ func (s *Store) PutVectors(ctx context.Context, vectors map[string][]float32) (i
 				return fmt.Errorf("%w: document %s: the vector of chunk %s from embedder %s has value %d %v, not a number", ErrInvalidInput, path, id, name, i, v[i])
 			}
 			q := make([]int8, dim)
-			b, scale := prepVector(v, q)
+			b, scale := prepVector(nil, v, q)
 			if _, err := put.ExecContext(ctx, rowid, b); err != nil {
 				return err
 			}
