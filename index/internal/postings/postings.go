@@ -31,6 +31,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"unsafe"
 )
 
@@ -53,34 +54,47 @@ func Encode(dst []byte, ps []Posting) []byte {
 	nblocks := (len(ps) + BlockSize - 1) / BlockSize
 	dst = binary.AppendUvarint(dst, uint64(len(ps)))
 	dst = binary.AppendUvarint(dst, uint64(nblocks))
-	var data []byte
+	// The skip list, which comes first, with each block's size counted
+	// ahead; then the blocks, written after it: no memory but dst's.
 	prevLast := int64(-1)
-	skip := make([]byte, 0, nblocks*8)
 	for b := range nblocks {
 		block := ps[b*BlockSize : min((b+1)*BlockSize, len(ps))]
-		start := len(data)
+		size := 0
 		maxTF, minDL := uint32(0), uint32(math.MaxUint32)
 		prev := prevLast
 		for _, p := range block {
 			if int64(p.Doc) <= prev || p.TF == 0 {
 				panic("postings: documents out of order or without the term")
 			}
-			data = binary.AppendUvarint(data, uint64(int64(p.Doc)-prev-1))
+			size += uvarintLen(uint64(int64(p.Doc)-prev-1)) + uvarintLen(uint64(p.TF-1))
 			prev = int64(p.Doc)
 			maxTF, minDL = max(maxTF, p.TF), min(minDL, p.DL)
 		}
-		for _, p := range block {
-			data = binary.AppendUvarint(data, uint64(p.TF-1))
-		}
 		last := int64(block[len(block)-1].Doc)
-		skip = binary.AppendUvarint(skip, uint64(last-prevLast-1))
-		skip = binary.AppendUvarint(skip, uint64(len(data)-start))
-		skip = binary.AppendUvarint(skip, uint64(maxTF))
-		skip = binary.AppendUvarint(skip, uint64(minDL))
+		dst = binary.AppendUvarint(dst, uint64(last-prevLast-1))
+		dst = binary.AppendUvarint(dst, uint64(size))
+		dst = binary.AppendUvarint(dst, uint64(maxTF))
+		dst = binary.AppendUvarint(dst, uint64(minDL))
 		prevLast = last
 	}
-	return append(append(dst, skip...), data...)
+	prevLast = -1
+	for b := range nblocks {
+		block := ps[b*BlockSize : min((b+1)*BlockSize, len(ps))]
+		prev := prevLast
+		for _, p := range block {
+			dst = binary.AppendUvarint(dst, uint64(int64(p.Doc)-prev-1))
+			prev = int64(p.Doc)
+		}
+		for _, p := range block {
+			dst = binary.AppendUvarint(dst, uint64(p.TF-1))
+		}
+		prevLast = prev
+	}
+	return dst
 }
+
+// uvarintLen returns the length of x's encoding by [binary.AppendUvarint].
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
 
 // Block is the summary of one block of a list.
 type Block struct {
