@@ -320,8 +320,10 @@ func writeDSN(file string) string {
 
 // pageSize is the size in bytes of the pages of the databases cite
 // creates (a variable for tests). With SQLite's default of 4 KB, which
-// indexes made by older cite keep, a 2,048-dimension vector took three
-// pages, and cite index of the shared Markdown corpus spent 0.2-0.5 s
+// indexes made by older cite keep, a 2,048-dimension vector (4,097 bytes
+// as stored) does not fit in a page: 489 bytes of it stay in the table's
+// page and the rest takes an overflow page of its own; in 16 KB pages
+// three fit whole. cite index of the shared Markdown corpus spent 0.2-0.5 s
 // more of system time writing and folding in the log (bench-ingest, 4
 // rounds of 4, 8, 16, 32 and 64 KB in turn: 16 KB and up alike); searches
 // of 100,000 chunks read as fast from 16 KB pages (BM25, vector and hybrid
