@@ -71,3 +71,36 @@ func FuzzChunkID(f *testing.F) {
 	f.Add("d\x00", strings.Repeat("y", 119), -7)
 	f.Fuzz(func(t *testing.T, documentID, text string, repeat int) { checkChunkID(t, documentID, text, repeat) })
 }
+
+// TestAssignIDsAgain: AssignIDs again on chunks it gave ids keeps them
+// without hashing, and gives the right id to chunks whose document, text,
+// repeat or id changed since.
+func TestAssignIDsAgain(t *testing.T) {
+	doc := &Document{Source: "s", Path: "/p.md"}
+	chunks := make([]Chunk, 6)
+	for i, text := range []string{"a", "b", "a", "c", "d", "e"} {
+		chunks[i].Text = text
+	}
+	check := func(name string) {
+		t.Helper()
+		repeats := map[string]int{}
+		for i, c := range chunks {
+			if want := refChunkID(doc.ID, c.Text, repeats[c.Text]); c.ID != want || c.DocumentID != doc.ID {
+				t.Fatalf("%s: chunk %d (%q) has id %s of %s, want %s of %s", name, i, c.Text, c.ID, c.DocumentID, want, doc.ID)
+			}
+			repeats[c.Text]++
+		}
+	}
+	AssignIDs(doc, chunks)
+	check("first")
+	AssignIDs(doc, chunks)
+	check("again")
+	chunks[3].Text = "c, edited"  // text
+	chunks[4].ID = "0123456789ab" // id
+	chunks[1].Text = "a"          // the repeat of the next "a"
+	AssignIDs(doc, chunks)
+	check("changed")
+	doc.Path = "/q.md" // document
+	AssignIDs(doc, chunks)
+	check("moved")
+}

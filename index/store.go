@@ -730,6 +730,18 @@ type Chunk struct {
 	Vector []float32 `json:"-"`
 
 	prep *chunkPrep // made by PrepareChunks
+	// idOf is what AssignIDs last made ID of: a chunk whose document,
+	// text, repeat and ID are still those keeps its ID without hashing
+	// its text again (ingest's workers assign the ids, and the writer
+	// assigns them again).
+	idOf chunkIDOf
+}
+
+// chunkIDOf is what a chunk's id was made of ([ChunkID]), and the id.
+type chunkIDOf struct {
+	doc, text string
+	repeat    int
+	id        string
 }
 
 // chunkPrep is the part of a chunk's write that needs no database, done
@@ -948,7 +960,12 @@ func AssignIDs(doc *Document, chunks []Chunk) {
 	for i := range chunks {
 		c := &chunks[i]
 		c.DocumentID = doc.ID
-		c.ID = chunkID(bp, doc.ID, c.Text, repeats[c.Text])
+		of := chunkIDOf{doc.ID, c.Text, repeats[c.Text], c.ID}
+		if c.idOf != of || c.ID == "" {
+			c.ID = chunkID(bp, doc.ID, c.Text, of.repeat)
+			of.id = c.ID
+			c.idOf = of
+		}
 		repeats[c.Text]++
 	}
 }
