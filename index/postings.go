@@ -396,6 +396,18 @@ func (s *loadedSegment) withTombstones(tombs []tombstone) *loadedSegment {
 	return out
 }
 
+// mergeByScan reports whether a merge of segments holding merged of the
+// total chunks reads the postings in term order by reading the whole
+// table in the order of its key (term, segment), rather than through the
+// index on segment and a sort of every row read (its data copied into a
+// temporary b-tree). The scan needs no sort and skips the other segments'
+// rows without reading their data: on the corpus's index, 22,295 rows of
+// two segments in 7 ms against 57 through the index, with the table a
+// third larger than those segments. It is taken when the segments merged
+// hold an eighth of the chunks or more, as the first segments of a run
+// do; a variable so that tests take either way.
+var mergeByScan = func(merged, total int) bool { return 8*merged >= total }
+
 // mergeSegmentIDs merges segments into a new one, leaving out the chunks
 // their tombstones delete. It holds one term's postings at a time.
 func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, ids []int64) error {
@@ -448,6 +460,14 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, ids []int64) error {
 		renumber[l.seg][l.doc] = int64(i)
 		rowids[i], lengths[i] = l.rowid, l.length
 	}
+	var merged, total int
+	for _, id := range ids {
+		merged += len(segs[id].rowids)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(chunks), 0) FROM fts_segments`).Scan(&total); err != nil {
+		return err
+	}
+	scan := mergeByScan(merged, total)
 	newID, err := insertSegment(ctx, tx, rowids, lengths)
 	if err != nil {
 		return err
@@ -457,7 +477,11 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, ids []int64) error {
 		args[i] = id
 	}
 	in := `(?` + strings.Repeat(",?", len(ids)-1) + `)`
-	rows, err := tx.QueryContext(ctx, `SELECT term, segment, data FROM fts_postings WHERE segment IN `+in+` ORDER BY term`, args...)
+	query := `SELECT term, segment, data FROM fts_postings WHERE segment IN ` + in + ` ORDER BY term`
+	if scan {
+		query = `SELECT term, segment, data FROM fts_postings WHERE +segment IN ` + in + ` ORDER BY term`
+	}
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
