@@ -158,8 +158,8 @@ type Indexer struct {
 
 	// onBatch, if set (by tests), sees what each batch written holds.
 	onBatch func(batchSize)
-	// inFlight is the most chunks prepared and not yet written (two
-	// batches' worth, [batchLimits], unless a test sets it), and onWait,
+	// inFlight is the most chunks prepared and not yet written
+	// ([inFlightBatches] batches' worth, unless a test sets it), and onWait,
 	// if set (by tests), is called when a worker waits for them to be
 	// written.
 	inFlight int
@@ -207,7 +207,7 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 			return nil, err
 		}
 	}
-	ix := &Indexer{store: store, opts: opts, splitter: sp, fsys: opts.FS, batchDelay: batchDelay, inFlight: 2 * batchLimits.chunks}
+	ix := &Indexer{store: store, opts: opts, splitter: sp, fsys: opts.FS, batchDelay: batchDelay, inFlight: inFlightBatches * batchLimits.chunks}
 	ix.cpu = make(chan struct{}, runtime.GOMAXPROCS(0))
 	ix.pipeline = fmt.Sprintf("v%d/%s/%d/%d", pipelineVersion, chunk.Encoding, sp.Size(), sp.Overlap())
 	if ix.fsys == nil {
@@ -1005,12 +1005,19 @@ const writerPoll = 10 * time.Millisecond
 // distinct term: a segment of 1,024 chunks has far fewer rows than 16
 // segments of 64 documents), merged with others later, and a document
 // frequency per distinct term. A kill loses the batches not yet committed
-// (the next run redoes them). At most two batches' chunks are prepared
-// and not yet written (one batch being written while the next fills):
-// their vectors, terms and quantized vectors are most of what a run holds
-// beyond the index's in-memory vectors, and a worker that would hold more
-// waits for the writer.
+// (the next run redoes them).
 var batchLimits = batchSize{docs: 512, chunks: 1024, bytes: 2 << 20}
+
+// inFlightBatches is how many batches' chunks may be prepared and not yet
+// written: one batch being written, the next filling, and one more, so
+// that the workers go on while the writer takes a batch that merges
+// full-text segments (about four times a plain batch's time; with room
+// for two batches only, both workers waited for it, 0.3-0.4 s of the
+// corpus's 3.4). Their vectors, terms and quantized vectors are most of
+// what a run holds beyond the index's in-memory vectors (a batch's
+// float32 vectors are 8 MB at 2,048 dimensions), and a worker that would
+// hold more waits for the writer.
+const inFlightBatches = 3
 
 // batchSize counts what a batch holds.
 type batchSize struct {
