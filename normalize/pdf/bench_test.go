@@ -192,21 +192,34 @@ func TestPeakRSS(t *testing.T) {
 	if out, err := exec.Command(qpdf, args...).CombinedOutput(); err != nil {
 		t.Fatalf("qpdf: %v\n%s", err, out)
 	}
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestPeakRSS$", "-test.v")
-	cmd.Env = append(os.Environ(), "CITE_PDF_RSS="+big)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	var pages, text, rss int
-	for _, l := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(l, "pages=") {
-			fmt.Sscanf(l, "pages=%d text=%d maxrss_kb=%d", &pages, &text, &rss)
+	child := func(path string) (pages, text, rss int) {
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestPeakRSS$", "-test.v")
+		cmd.Env = append(os.Environ(), "CITE_PDF_RSS="+path)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("child: %v\n%s", err, out)
 		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "pages=") {
+				fmt.Sscanf(l, "pages=%d text=%d maxrss_kb=%d", &pages, &text, &rss)
+			}
+		}
+		if rss == 0 {
+			t.Fatalf("child said\n%s", out)
+		}
+		return pages, text, rss
 	}
+	// The first PDF a machine reads compiles pdfium (once: the compiled
+	// module is cached in the user's cache folder), which takes far more
+	// memory than reading; on a fresh machine this test may be the first.
+	// A process that reads the 3-page PDF first leaves the cache warm, so
+	// that the one measured reads the 500 pages as every later run does.
+	_, _, first := child("testdata/report.pdf")
+	t.Logf("3 pages first: peak RSS %d MB (with pdfium's compile, if the cache was cold)", first/1024)
+	pages, text, rss := child(big)
 	t.Logf("%d pages, %d bytes of text, peak RSS %d MB", pages, text, rss/1024)
-	if pages != 501 || rss == 0 {
-		t.Fatalf("child said\n%s", out)
+	if pages != 501 {
+		t.Fatalf("read %d pages of 501", pages)
 	}
 	if rss > 300*1024 {
 		t.Errorf("peak RSS %d MB reading a %d-page PDF, the limit is 300 MB", rss/1024, pages)
