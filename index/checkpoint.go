@@ -35,7 +35,7 @@ type writeConnector struct {
 func newWriteConnector(dsn string) *writeConnector {
 	return &writeConnector{dsn: dsn, driver: &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
-			_, err := c.Exec("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = "+strconv.FormatInt(walLimit, 10), nil)
+			_, err := c.Exec("PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = "+strconv.FormatInt(walLimit, 10), nil)
 			return err
 		},
 	}}
