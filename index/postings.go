@@ -230,21 +230,87 @@ func writeSegment(ctx context.Context, tx *sql.Tx, d *segmentData) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO fts_postings (term, segment, data) VALUES (?, ?, ?)`)
-	if err != nil {
-		return 0, err
-	}
-	defer ins.Close()
-	var buf []byte
+	w := &postingWriter{ctx: ctx, tx: tx}
+	defer w.close()
 	// In the order of the table's key (terms sorted): each row goes where
 	// the last one went or just after, on pages still in SQLite's cache.
 	for i, t := range d.terms {
-		buf = postings.Encode(buf[:0], d.postings[i])
-		if _, err := ins.ExecContext(ctx, t, id, buf); err != nil {
-			return 0, fmt.Errorf("write postings of %q: %w", t, err)
+		if err := w.add(t, id, d.postings[i]); err != nil {
+			return 0, err
 		}
 	}
-	return id, nil
+	return id, w.flush()
+}
+
+// postingRows is how many rows of fts_postings one statement of a
+// [postingWriter] inserts.
+const postingRows = 128
+
+// postingWriter inserts rows of fts_postings postingRows a statement, in
+// the order they are added: a statement a row cost about as much in
+// database/sql and the driver (arguments converted, a result made, the
+// statement stepped and reset) as SQLite's insert itself.
+type postingWriter struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	full  *sql.Stmt // the statement of postingRows rows, once prepared
+	args  []any     // term, segment and data of each row not yet written
+	data  []byte    // their encoded postings, back to back
+	first string    // the first of their terms, for errors
+}
+
+// add encodes ps as the row of term in segment seg.
+func (w *postingWriter) add(term string, seg int64, ps []postings.Posting) error {
+	if len(w.args) == 0 {
+		w.first = term
+		w.data = w.data[:0]
+	}
+	start := len(w.data)
+	w.data = postings.Encode(w.data, ps)
+	// A slice of data: a later encoding that grows data leaves it where
+	// it is, in the array it was written to.
+	w.args = append(w.args, term, seg, w.data[start:len(w.data):len(w.data)])
+	if len(w.args) == 3*postingRows {
+		return w.flush()
+	}
+	return nil
+}
+
+// flush writes the rows added since the last flush.
+func (w *postingWriter) flush() error {
+	n := len(w.args) / 3
+	if n == 0 {
+		return nil
+	}
+	var err error
+	if n == postingRows {
+		if w.full == nil {
+			if w.full, err = w.tx.PrepareContext(w.ctx, postingInsert(n)); err != nil {
+				return err
+			}
+		}
+		_, err = w.full.ExecContext(w.ctx, w.args...)
+	} else {
+		_, err = w.tx.ExecContext(w.ctx, postingInsert(n), w.args...)
+	}
+	if err != nil {
+		last := w.args[len(w.args)-3].(string)
+		return fmt.Errorf("write postings of %q to %q: %w", w.first, last, err)
+	}
+	clear(w.args)
+	w.args = w.args[:0]
+	return nil
+}
+
+func (w *postingWriter) close() {
+	if w.full != nil {
+		w.full.Close()
+	}
+}
+
+// postingInsert returns the statement inserting n rows of fts_postings.
+func postingInsert(n int) string {
+	return `INSERT INTO fts_postings (term, segment, data) VALUES (?, ?, ?)` + strings.Repeat(`, (?, ?, ?)`, n-1)
 }
 
 func insertSegment(ctx context.Context, tx *sql.Tx, rowids []int64, lengths []uint32) (int64, error) {
@@ -492,25 +558,18 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, ids []int64, total int) er
 		return err
 	}
 	defer rows.Close()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO fts_postings (term, segment, data) VALUES (?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
+	w := &postingWriter{ctx: ctx, tx: tx}
+	defer w.close()
 	var term string
 	var ps []postings.Posting
-	var buf []byte
 	flush := func() error {
 		if len(ps) == 0 {
 			return nil
 		}
 		slices.SortFunc(ps, func(a, b postings.Posting) int { return cmp.Compare(a.Doc, b.Doc) })
-		buf = postings.Encode(buf[:0], ps)
+		err := w.add(term, newID, ps)
 		ps = ps[:0]
-		if _, err := ins.ExecContext(ctx, term, newID, buf); err != nil {
-			return fmt.Errorf("write postings of %q: %w", term, err)
-		}
-		return nil
+		return err
 	}
 	for rows.Next() {
 		var t string
@@ -545,6 +604,9 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, ids []int64, total int) er
 		return err
 	}
 	if err := flush(); err != nil {
+		return err
+	}
+	if err := w.flush(); err != nil {
 		return err
 	}
 	rows.Close()
