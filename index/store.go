@@ -729,7 +729,8 @@ type Chunk struct {
 	// prepared it, [Chunk.ReleaseVector] hands its memory back.
 	Vector []float32 `json:"-"`
 
-	prep *chunkPrep // made by PrepareChunks
+	prep    *chunkPrep  // made by PrepareChunks
+	counted *TermCounts // given by SetTermCounts, taken by PrepareChunks
 	// idOf is what AssignIDs last made ID of: a chunk whose document,
 	// text, repeat and ID are still those keeps its ID without hashing
 	// its text again (ingest's workers assign the ids, and the writer
@@ -795,8 +796,9 @@ func (c *Chunk) spendPrep() {
 	}
 	p.spent = true
 	if m := p.mem; m != nil {
-		// The counts' terms are substrings of the chunk's Terms: they
-		// would keep them from the collector.
+		// The counts' terms are substrings of the chunk's Terms (or the
+		// analysis' own strings): they would keep them from the
+		// collector.
 		clear(p.counts)
 		m.counts = p.counts[:0]
 		if p.vec != nil {
@@ -811,8 +813,9 @@ func (c *Chunk) spendPrep() {
 }
 
 // PrepareChunks does the work of storing chunks that needs no database:
-// their full-text terms (when Terms is empty), the distinct terms counted
-// in document frequencies, the headings, and the vector as stored and
+// their full-text terms (when Terms is empty and no counts were given
+// with [Chunk.SetTermCounts]), the distinct terms counted in document
+// frequencies, the headings, and the vector as stored and
 // quantized for the in-memory vectors. Callers
 // that prepare documents in parallel (ingest's workers) call it once
 // Terms and Vector are final, to keep that work off the single writer;
@@ -822,12 +825,17 @@ func (c *Chunk) spendPrep() {
 func PrepareChunks(chunks []Chunk) {
 	for i := range chunks {
 		c := &chunks[i]
-		if c.Terms == "" {
+		m := prepMemories.Get().(*prepMemory)
+		counts, n, counted := c.takeCounts(m.counts)
+		if !counted && c.Terms == "" {
 			c.Terms = analysis.JoinedTerms(c.Text)
 		}
-		m := prepMemories.Get().(*prepMemory)
 		p := &chunkPrep{terms: c.Terms, headings: headingsJSON(c.Headings), vector: c.Vector, bad: -1, mem: m}
-		p.counts, p.length = termCounts(m.counts, c.Terms)
+		if counted {
+			p.counts, p.length = counts, n
+		} else {
+			p.counts, p.length = termCounts(m.counts, c.Terms)
+		}
 		if v := c.Vector; v != nil {
 			if cap(m.q) < len(v) {
 				m.q = make([]int8, len(v))

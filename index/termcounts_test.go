@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index/analysis"
 	"github.com/cite-rag/cite/internal/testenv"
 )
@@ -97,4 +98,80 @@ func BenchmarkTermCounts(b *testing.B) {
 			}
 		}
 	})
+}
+
+// checkCountedPrep prepares a chunk of text twice, from its Terms and from
+// its terms counted as analysis yields them (TermCounts), and compares the
+// distinct terms, their frequencies and the number of terms.
+func checkCountedPrep(t *testing.T, text string) {
+	t.Helper()
+	byTerms := []Chunk{{Chunk: chunk.Chunk{Text: text}, Terms: analysis.JoinedTerms(text)}}
+	PrepareChunks(byTerms)
+	counted := []Chunk{{Chunk: chunk.Chunk{Text: text}}}
+	tc := NewTermCounts()
+	for term := range analysis.Terms(text) {
+		tc.Add(term.Term)
+	}
+	counted[0].SetTermCounts(tc)
+	PrepareChunks(counted)
+	if counted[0].Terms != "" {
+		t.Fatalf("%.80q: counted chunk analyzed again for its Terms", text)
+	}
+	a, b := byTerms[0].prep, counted[0].prep
+	tf := func(cs []termCount) map[string]uint32 {
+		m := map[string]uint32{}
+		for _, c := range cs {
+			m[c.term] += c.tf
+		}
+		return m
+	}
+	if a.length != b.length || len(a.counts) != len(b.counts) || !maps.Equal(tf(a.counts), tf(b.counts)) {
+		t.Fatalf("%.80q: counted %d terms %v, from Terms %d %v", text, b.length, tf(b.counts), a.length, tf(a.counts))
+	}
+	byTerms[0].spendPrep()
+	counted[0].spendPrep()
+}
+
+// TestTermCountsMatchTerms checks that a chunk prepared from counts made as
+// its analysis yields its terms (ingest's workers, in the hash embedder's
+// pass) has the counts it has when prepared from its Terms; and that counts
+// given for another text, or beside Terms, are not taken.
+func TestTermCountsMatchTerms(t *testing.T) {
+	for _, text := range []string{
+		"", " ", "a", "The the THE a an", "x\u00a0y x\u2003x \u3000x", "naïve café Ünïcödé", "日本語のテキスト 中文",
+		"a\xffb a\xffb", "don't won't it's", strings.Repeat("abcdefgh12345678 ", 40) + strings.Repeat("z", 40),
+	} {
+		checkCountedPrep(t, text)
+	}
+	sample := testenv.MarkdownSample(t, 1<<20)
+	for _, c := range testenv.SplitAtSpace(sample, 2100) {
+		checkCountedPrep(t, c)
+	}
+
+	// Counts of another text are not taken: the chunk is analyzed.
+	c := []Chunk{{Chunk: chunk.Chunk{Text: "alpha beta"}}}
+	tc := NewTermCounts()
+	tc.Add("gamma")
+	c[0].SetTermCounts(tc)
+	c[0].Text = "alpha beta beta"
+	PrepareChunks(c)
+	if c[0].Terms == "" || c[0].prep.length != 3 {
+		t.Fatalf("counts of another text taken: Terms %q, %d terms", c[0].Terms, c[0].prep.length)
+	}
+	// Nor beside Terms, which win.
+	c = []Chunk{{Chunk: chunk.Chunk{Text: "alpha beta"}, Terms: "alpha beta"}}
+	tc = NewTermCounts()
+	tc.Add("gamma")
+	c[0].SetTermCounts(tc)
+	PrepareChunks(c)
+	if c[0].prep.length != 2 || c[0].counted != nil {
+		t.Fatalf("counts beside Terms taken: %d terms", c[0].prep.length)
+	}
+}
+
+func FuzzTermCountsMatchTerms(f *testing.F) {
+	for _, s := range []string{"", "a b a", "The café\u2003naïve", "日本語 x", "a\xffb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) { checkCountedPrep(t, text) })
 }

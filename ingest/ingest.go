@@ -558,27 +558,28 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	return stats, errors.Join(errs...)
 }
 
-// embedTerms gives c its vector and its terms, joined by spaces, in one
-// analysis of its text, if e reads texts as analysis terms; ok is false
-// if it does not.
+// embedTerms gives c its vector and its full-text terms counted
+// ([index.Chunk.SetTermCounts]) in one analysis of its text, if e reads
+// texts as analysis terms; ok is false if it does not. The terms are
+// counted as they come rather than joined in Terms, which
+// [index.PrepareChunks] would split to count them again.
 func embedTerms(ctx context.Context, e *embed.Embedder, c *index.Chunk) (ok bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	var b strings.Builder
+	tc := index.NewTermCounts()
 	mem := vectorMemory.Get().(*[]float32)
-	v, ok, err := e.EmbedDocumentTerms(*mem, c.Text, func(t *analysis.Term) {
-		if b.Len() == 0 {
-			b.Grow(len(c.Text))
-		} else {
-			b.WriteByte(' ')
-		}
-		b.WriteString(t.Term)
-	})
-	if ok && err == nil {
-		c.Vector, c.Terms = v, b.String()
+	v, ok, err := e.EmbedDocumentTerms(*mem, c.Text, func(t *analysis.Term) { tc.Add(t.Term) })
+	if ok && err == nil && c.Terms == "" {
+		c.Vector = v
+		c.SetTermCounts(tc)
 	} else {
-		vectorMemory.Put(mem)
+		if ok && err == nil {
+			c.Vector = v
+		} else {
+			vectorMemory.Put(mem)
+		}
+		tc.Release()
 	}
 	return ok, err
 }
@@ -899,15 +900,17 @@ func (ix *Indexer) analyze(ctx context.Context, j *job) {
 	var embedded atomic.Int64
 	inParts(len(j.chunk), ix.opts.Workers, func(i int) {
 		c := &j.chunk[i]
+		counted := false
 		if need != nil && need[i] && failed.Load() == nil {
 			ok, err := embedTerms(ctx, e, c)
 			if err != nil {
 				failed.CompareAndSwap(nil, &err)
 			} else if ok {
 				embedded.Add(1)
+				counted = true
 			}
 		}
-		if c.Terms == "" {
+		if !counted && c.Terms == "" {
 			c.Terms = analysis.JoinedTerms(c.Text)
 		}
 	})
