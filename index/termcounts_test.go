@@ -1,7 +1,10 @@
 package index
 
 import (
+	"context"
+	"fmt"
 	"maps"
+	"os"
 	"strings"
 	"testing"
 
@@ -174,4 +177,36 @@ func FuzzTermCountsMatchTerms(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) { checkCountedPrep(t, text) })
+}
+
+// A caller that analyzes a chunk's text anyway counts its terms as they
+// come and hands them to the chunk, which is then stored without being
+// analyzed again for its full-text terms.
+func ExampleTermCounts() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "cite-example")
+	defer os.RemoveAll(dir)
+	st, err := Open(ctx, dir, Options{Create: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer st.Close()
+
+	chunks := []Chunk{{Chunk: chunk.Chunk{Text: "Pipelines pass objects, not text."}}}
+	tc := NewTermCounts()
+	for t := range analysis.Terms(chunks[0].Text) {
+		tc.Add(t.Term)
+	}
+	chunks[0].SetTermCounts(tc)
+	PrepareChunks(chunks) // on a worker, say
+
+	doc := &Document{Source: "docs", Path: "/docs/pipelines.md"}
+	if _, err := st.PutDocument(ctx, doc, chunks); err != nil {
+		fmt.Println(err)
+		return
+	}
+	hits, err := st.SearchText(ctx, "pipeline objects", Filter{}, 5)
+	fmt.Println(len(hits), err)
+	// Output: 1 <nil>
 }
