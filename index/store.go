@@ -1295,67 +1295,119 @@ func (s *Store) Touch(ctx context.Context, id string, size int64, mtime time.Tim
 // DeleteDocument removes a document and its chunks. It returns the ids of
 // the removed chunks.
 func (s *Store) DeleteDocument(ctx context.Context, id string) ([]string, error) {
-	var removed []string
+	removed, err := s.DeleteDocuments(ctx, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	if removed[0] == nil {
+		return nil, fmt.Errorf("delete document %s: %w", id, ErrNotFound)
+	}
+	return removed[0], nil
+}
+
+// DeleteDocuments removes documents and their chunks, as [Store.DeleteDocument]
+// does one, in one transaction: all of them or none. It returns the ids of
+// each document's removed chunks, nil for a document that is not in the
+// index (no error). A transaction costs a commit, about 4 ms on disk, so
+// that removing a folder's thousands of documents one at a time took
+// seconds (cite index --prune of the corpus's 3,088 files, 12.8 s).
+func (s *Store) DeleteDocuments(ctx context.Context, ids []string) ([][]string, error) {
+	removed := make([][]string, len(ids))
 	var gone []int64
+	var found []string
 	var gen int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		removed, gone, gen = nil, nil, 0
-		rows, err := tx.QueryContext(ctx, `SELECT id, rowid FROM chunks WHERE document_id = ? ORDER BY id`, id)
+		clear(removed)
+		gone, found, gen = gone[:0], found[:0], 0
+		sel, err := tx.PrepareContext(ctx, `SELECT id, rowid FROM chunks WHERE document_id = ? ORDER BY id`)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var cid string
-			var rowid int64
-			if err := rows.Scan(&cid, &rowid); err != nil {
-				rows.Close()
+		defer sel.Close()
+		del, err := tx.PrepareContext(ctx, `DELETE FROM documents WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer del.Close()
+		delta := map[string]int{}
+		for i, id := range ids {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
-			removed = append(removed, cid)
-			gone = append(gone, rowid)
+			rows, err := sel.QueryContext(ctx, id)
+			if err != nil {
+				return err
+			}
+			chunks := []string{}
+			var rowids []int64
+			for rows.Next() {
+				var cid string
+				var rowid int64
+				if err := rows.Scan(&cid, &rowid); err != nil {
+					rows.Close()
+					return err
+				}
+				chunks = append(chunks, cid)
+				rowids = append(rowids, rowid)
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			if err := removedTerms(ctx, tx, rowids, delta); err != nil {
+				return err
+			}
+			// Chunks and their vectors go with the document (foreign
+			// keys; the trigger chunks_delete leaves tombstones in the
+			// postings).
+			res, err := del.ExecContext(ctx, id)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				continue // not in the index, nor its chunks (foreign key)
+			}
+			removed[i] = chunks
+			gone = append(gone, rowids...)
+			found = append(found, id)
 		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		delta := map[string]int{}
-		if err := removedTerms(ctx, tx, gone, delta); err != nil {
-			return err
+		if len(found) == 0 {
+			return errNothingDeleted // changes nothing: rolled back
 		}
 		if err := addTermDF(ctx, tx, delta); err != nil {
-			return err
-		}
-		// Chunks and their vectors go with the document (foreign keys;
-		// the trigger chunks_delete leaves tombstones in the postings).
-		res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id)
-		if err != nil {
 			return err
 		}
 		if err := maintainSegments(ctx, tx, false); err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("%w", ErrNotFound)
-		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM sources WHERE NOT EXISTS (SELECT 1 FROM documents WHERE source_id = sources.id)`)
 		if err == nil {
-			err = markPending(ctx, tx, []string{id})
+			err = markPending(ctx, tx, found)
 		}
 		if err == nil && len(gone) > 0 {
 			gen, err = bumpVectorsGen(ctx, tx)
 		}
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("delete document %s: %w", id, err)
+	switch {
+	case errors.Is(err, errNothingDeleted):
+		return removed, nil
+	case err != nil && len(ids) == 1:
+		return nil, fmt.Errorf("delete document %s: %w", ids[0], err)
+	case err != nil:
+		return nil, fmt.Errorf("delete %d documents: %w", len(ids), err)
 	}
 	if gen > 0 {
 		s.vectorsChanged(gen, gone, nil)
 	}
-	if _, err := s.push(ctx, []string{id}); err != nil {
+	if _, err := s.push(ctx, found); err != nil {
 		return removed, err
 	}
 	return removed, nil
 }
+
+// errNothingDeleted rolls back a DeleteDocuments that found none of its
+// documents.
+var errNothingDeleted = errors.New("no document to delete")
 
 const documentColumns = `d.id, s.name, d.path, d.title, d.type, d.kind, d.size, d.mtime, d.hash, d.pipeline, d.text_bytes, d.chunks, d.tokens, d.indexed_at`
 

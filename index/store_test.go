@@ -326,3 +326,78 @@ func TestOpenConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteDocuments removes several documents in one transaction, one of
+// them not in the index: the others' chunks, vectors and empty sources go,
+// and the document frequencies and search are those of an index that never
+// had them.
+func TestDeleteDocuments(t *testing.T) {
+	ctx := t.Context()
+	docs := []struct{ src, path, text string }{
+		{"a", "/1.md", "apples and oranges "},
+		{"a", "/2.md", "bananas and oranges "},
+		{"a", "/3.md", "cherries "},
+		{"b", "/4.md", "apples only "},
+	}
+	put := func(st *Store, keep func(i int) bool) []string {
+		var ids []string
+		for i, d := range docs {
+			if !keep(i) {
+				continue
+			}
+			cs := chunksOf(d.text, d.text+"again")
+			doc := testDoc(d.src, d.path, cs)
+			if _, err := st.PutDocument(ctx, doc, cs); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, doc.ID)
+		}
+		return ids
+	}
+	st := openStore(t)
+	ids := put(st, func(int) bool { return true })
+	removed, err := st.DeleteDocuments(ctx, []string{ids[0], DocumentID("a", "/missing.md"), ids[3]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 3 || len(removed[0]) != 2 || removed[1] != nil || len(removed[2]) != 2 {
+		t.Fatalf("removed %v", removed)
+	}
+	if srcs, _ := st.Sources(ctx); len(srcs) != 1 || srcs[0].Name != "a" || srcs[0].Documents != 2 {
+		t.Fatalf("sources %+v", srcs)
+	}
+	if hits, err := st.SearchText(ctx, "apples", Filter{}, 10); err != nil || len(hits) != 0 {
+		t.Fatalf("apples: %v, %v", hits, err)
+	}
+	if hits, err := st.SearchText(ctx, "oranges", Filter{}, 10); err != nil || len(hits) != 2 {
+		t.Fatalf("oranges: %v, %v", hits, err)
+	}
+	if rep, err := st.Check(ctx); err != nil || !rep.OK() {
+		t.Fatalf("check: %+v, %v", rep, err)
+	}
+	fresh := openStore(t)
+	put(fresh, func(i int) bool { return i == 1 || i == 2 })
+	df := func(st *Store) string {
+		rows, err := st.db.QueryContext(ctx, `SELECT term, df FROM term_df WHERE df != 0 ORDER BY term`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var b strings.Builder
+		for rows.Next() {
+			var term string
+			var n int
+			rows.Scan(&term, &n)
+			fmt.Fprintf(&b, "%s=%d ", term, n)
+		}
+		return b.String()
+	}
+	if got, want := df(st), df(fresh); got != want {
+		t.Fatalf("document frequencies\n%s\nwant\n%s", got, want)
+	}
+	// None of them there: nothing to do, no error.
+	removed, err = st.DeleteDocuments(ctx, []string{ids[0], ids[3]})
+	if err != nil || removed[0] != nil || removed[1] != nil {
+		t.Fatalf("again: %v, %v", removed, err)
+	}
+}

