@@ -311,6 +311,29 @@ func (c *termCounter) add(t string) {
 	}
 }
 
+// number returns the index in counts of term t, which it adds, with a
+// count of 0, if it is new: a table of numbers for terms (newSegment's),
+// hashed as add hashes them.
+func (c *termCounter) number(t string) int32 {
+	if 2*(len(c.counts)+1) > len(c.slots) {
+		c.grow()
+	}
+	key := keyOf(t, c.seed)
+	mask := uint64(len(c.slots) - 1)
+	for i := key.hash() & mask; ; i = (i + 1) & mask {
+		k := c.slots[i]
+		if k == 0 {
+			c.keys = append(c.keys, key)
+			c.counts = append(c.counts, termCount{term: t})
+			c.slots[i] = int32(len(c.counts))
+			return int32(len(c.counts) - 1)
+		}
+		if c.keys[k-1] == key && (key.n <= 16 || c.counts[k-1].term == t) {
+			return k - 1
+		}
+	}
+}
+
 func (k termKey) hash() uint64 {
 	h := (k.lo ^ bits.RotateLeft64(k.hi, 29) ^ uint64(k.n)) * 0x9e3779b97f4a7c15
 	return h ^ h>>32

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"math"
 	"math/bits"
@@ -46,9 +47,9 @@ const compactTombstones = 1024
 // ([newSegment.addDF]).
 type newSegment struct {
 	chunks []segmentChunk
-	ids    map[string]int32 // term -> its number
-	terms  []string         // by number
-	df     []int32          // by number: the chunks added that have it
+	ids    termCounter // term -> its number, its index in ids.counts
+	terms  []string    // by number
+	df     []int32     // by number: the chunks added that have it
 	// gone holds the rowids the transaction deleted, each with the number
 	// of chunks added before its last deletion: SQLite may give a deleted
 	// rowid (the highest) to a chunk inserted after, which stays.
@@ -81,16 +82,14 @@ func (s *newSegment) add(rowid int64, terms string) {
 // addCounted records a chunk the transaction inserted, given its distinct
 // terms counted ([termCounts]); it numbers them in counts.
 func (s *newSegment) addCounted(rowid int64, counts []termCount, length uint32) {
-	if s.ids == nil {
-		s.ids = map[string]int32{}
+	if s.ids.slots == nil {
+		s.ids.seed = segmentSeed
 	}
 	s.chunks = append(s.chunks, segmentChunk{rowid, counts, length})
 	for i := range counts {
 		c := &counts[i]
-		id, ok := s.ids[c.term]
-		if !ok {
-			id = int32(len(s.terms))
-			s.ids[c.term] = id
+		id := s.ids.number(c.term)
+		if int(id) == len(s.terms) {
 			s.terms = append(s.terms, c.term)
 			s.df = append(s.df, 0)
 		}
@@ -98,6 +97,9 @@ func (s *newSegment) addCounted(rowid int64, counts []termCount, length uint32) 
 		c.id = id
 	}
 }
+
+// segmentSeed hashes the long terms of a newSegment's numbers.
+var segmentSeed = maphash.MakeSeed()
 
 // addDF adds to delta the document frequencies of the chunks added, as
 // [countTerms] would for each of them: those removed since count too.
