@@ -1150,6 +1150,9 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.S
 		}
 	}
 	flush()
+	if err := ctx.Err(); err != nil {
+		*errs = append(*errs, fmt.Errorf("prune: %w", err)) // interrupted: what is left stays
+	}
 }
 
 // pruneBatchSize and pruneBatchBytes bound the documents whose files are
@@ -1175,6 +1178,9 @@ func (ix *Indexer) pruneBatch(ctx context.Context, batch []index.Stamp, stats *S
 		ids[i] = d.ID
 	}
 	removed, err := ix.store.DeleteDocuments(ctx, ids)
+	if err != nil && ctx.Err() != nil {
+		return // interrupted: prune says so
+	}
 	if err != nil && len(batch) > 1 && removed == nil {
 		for _, d := range batch {
 			ix.pruneBatch(ctx, []index.Stamp{d}, stats, errs, emit)
