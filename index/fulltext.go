@@ -290,30 +290,10 @@ func keyOf(t string, seed maphash.Seed) termKey {
 }
 
 // add counts an occurrence of term t.
-func (c *termCounter) add(t string) {
-	if 2*(len(c.counts)+1) > len(c.slots) {
-		c.grow()
-	}
-	key := keyOf(t, c.seed)
-	mask := uint64(len(c.slots) - 1)
-	for i := key.hash() & mask; ; i = (i + 1) & mask {
-		k := c.slots[i]
-		if k == 0 {
-			c.keys = append(c.keys, key)
-			c.counts = append(c.counts, termCount{term: t, tf: 1})
-			c.slots[i] = int32(len(c.counts))
-			return
-		}
-		if c.keys[k-1] == key && (key.n <= 16 || c.counts[k-1].term == t) {
-			c.counts[k-1].tf++
-			return
-		}
-	}
-}
+func (c *termCounter) add(t string) { c.counts[c.number(t)].tf++ }
 
 // number returns the index in counts of term t, which it adds, with a
-// count of 0, if it is new: a table of numbers for terms (newSegment's),
-// hashed as add hashes them.
+// count of 0, if it is new (newSegment numbers its terms with it).
 func (c *termCounter) number(t string) int32 {
 	if 2*(len(c.counts)+1) > len(c.slots) {
 		c.grow()
