@@ -348,49 +348,20 @@ func (c *termCounter) reset() {
 // addTermDF applies document-frequency changes, termDFRows terms a
 // statement.
 func addTermDF(ctx context.Context, tx *sql.Tx, delta map[string]int) error {
-	args := make([]any, 0, 2*min(len(delta), termDFRows))
-	var full *sql.Stmt // the statement of termDFRows rows
-	defer func() {
-		if full != nil {
-			full.Close()
-		}
-	}()
-	flush := func() error {
-		n := len(args) / 2
-		if n == 0 {
-			return nil
-		}
-		var err error
-		if n == termDFRows {
-			if full == nil {
-				if full, err = tx.PrepareContext(ctx, termDFQuery(n)); err != nil {
-					return err
-				}
-			}
-			_, err = full.ExecContext(ctx, args...)
-		} else {
-			_, err = tx.ExecContext(ctx, termDFQuery(n), args...)
-		}
-		if err != nil {
-			return fmt.Errorf("update document frequencies: %w", err)
-		}
-		args = args[:0]
-		return nil
-	}
+	w := &rowInserter{ctx: ctx, tx: tx, query: termDFQuery, cols: 2, max: termDFRows}
+	defer w.close()
 	// In the order of the table's key (see writeSegment).
 	for _, t := range slices.Sorted(maps.Keys(delta)) {
-		d := delta[t]
-		if d == 0 {
-			continue
-		}
-		args = append(args, t, d)
-		if len(args) == 2*termDFRows {
-			if err := flush(); err != nil {
-				return err
+		if d := delta[t]; d != 0 {
+			if err := w.add(t, d); err != nil {
+				return fmt.Errorf("update document frequencies: %w", err)
 			}
 		}
 	}
-	return flush()
+	if err := w.flush(); err != nil {
+		return fmt.Errorf("update document frequencies: %w", err)
+	}
+	return nil
 }
 
 // termDFRows is how many terms one statement of addTermDF updates.

@@ -232,7 +232,7 @@ func writeSegment(ctx context.Context, tx *sql.Tx, d *segmentData) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	w := &postingWriter{ctx: ctx, tx: tx}
+	w := newPostingWriter(ctx, tx)
 	defer w.close()
 	// In the order of the table's key (terms sorted): each row goes where
 	// the last one went or just after, on pages still in SQLite's cache.
@@ -248,67 +248,45 @@ func writeSegment(ctx context.Context, tx *sql.Tx, d *segmentData) (int64, error
 // [postingWriter] inserts.
 const postingRows = 128
 
-// postingWriter inserts rows of fts_postings postingRows a statement, in
-// the order they are added: a statement a row cost about as much in
-// database/sql and the driver (arguments converted, a result made, the
-// statement stepped and reset) as SQLite's insert itself.
+// postingWriter inserts rows of fts_postings postingRows a statement
+// ([rowInserter]), in the order they are added, each row's postings
+// encoded in memory of its own until written.
 type postingWriter struct {
-	ctx   context.Context
-	tx    *sql.Tx
-	full  *sql.Stmt // the statement of postingRows rows, once prepared
-	args  []any     // term, segment and data of each row not yet written
-	data  []byte    // their encoded postings, back to back
-	first string    // the first of their terms, for errors
+	rows  rowInserter
+	data  []byte // the encoded postings of the rows not yet written, back to back
+	first string // the first of their terms, for errors
+	last  string // and the last
+}
+
+func newPostingWriter(ctx context.Context, tx *sql.Tx) *postingWriter {
+	return &postingWriter{rows: rowInserter{ctx: ctx, tx: tx, query: postingInsert, cols: 3, max: postingRows}}
 }
 
 // add encodes ps as the row of term in segment seg.
 func (w *postingWriter) add(term string, seg int64, ps []postings.Posting) error {
-	if len(w.args) == 0 {
+	if w.rows.pending() == 0 {
 		w.first = term
 		w.data = w.data[:0]
 	}
+	w.last = term
 	start := len(w.data)
 	w.data = postings.Encode(w.data, ps)
 	// A slice of data: a later encoding that grows data leaves it where
 	// it is, in the array it was written to.
-	w.args = append(w.args, term, seg, w.data[start:len(w.data):len(w.data)])
-	if len(w.args) == 3*postingRows {
-		return w.flush()
-	}
-	return nil
+	return w.wrap(w.rows.add(term, seg, w.data[start:len(w.data):len(w.data)]))
 }
 
 // flush writes the rows added since the last flush.
-func (w *postingWriter) flush() error {
-	n := len(w.args) / 3
-	if n == 0 {
-		return nil
-	}
-	var err error
-	if n == postingRows {
-		if w.full == nil {
-			if w.full, err = w.tx.PrepareContext(w.ctx, postingInsert(n)); err != nil {
-				return err
-			}
-		}
-		_, err = w.full.ExecContext(w.ctx, w.args...)
-	} else {
-		_, err = w.tx.ExecContext(w.ctx, postingInsert(n), w.args...)
-	}
+func (w *postingWriter) flush() error { return w.wrap(w.rows.flush()) }
+
+func (w *postingWriter) wrap(err error) error {
 	if err != nil {
-		last := w.args[len(w.args)-3].(string)
-		return fmt.Errorf("write postings of %q to %q: %w", w.first, last, err)
+		return fmt.Errorf("write postings of %q to %q: %w", w.first, w.last, err)
 	}
-	clear(w.args)
-	w.args = w.args[:0]
 	return nil
 }
 
-func (w *postingWriter) close() {
-	if w.full != nil {
-		w.full.Close()
-	}
-}
+func (w *postingWriter) close() { w.rows.close() }
 
 // postingInsert returns the statement inserting n rows of fts_postings.
 func postingInsert(n int) string {
@@ -560,7 +538,7 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, ids []int64, total int) er
 		return err
 	}
 	defer rows.Close()
-	w := &postingWriter{ctx: ctx, tx: tx}
+	w := newPostingWriter(ctx, tx)
 	defer w.close()
 	var term string
 	var ps []postings.Posting
