@@ -1133,7 +1133,16 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.S
 	var batch []index.Stamp
 	var size int64
 	flush := func() {
-		ix.pruneBatch(ctx, batch, stats, errs, emit)
+		if len(batch) == 0 || ctx.Err() != nil {
+			return
+		}
+		err := RemoveDocuments(ctx, ix.store, batch, 0, func(d index.Stamp, _ int) {
+			stats.Pruned++
+			emit(Event{Outcome: Pruned, Path: d.Path})
+		})
+		if err != nil && ctx.Err() == nil { // interrupted: prune says so
+			*errs = append(*errs, err)
+		}
 		batch, size = batch[:0], 0
 	}
 	for _, d := range existing {
@@ -1145,56 +1154,13 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.S
 			continue // still there (outside the walk, hidden, or unreadable): keep it
 		}
 		batch, size = append(batch, d), size+d.Size
-		if len(batch) == pruneBatchSize || size >= pruneBatchBytes {
+		if len(batch) == removeBatchSize || size >= removeBatchBytes {
 			flush()
 		}
 	}
 	flush()
 	if err := ctx.Err(); err != nil {
 		*errs = append(*errs, fmt.Errorf("prune: %w", err)) // interrupted: what is left stays
-	}
-}
-
-// pruneBatchSize and pruneBatchBytes bound the documents whose files are
-// gone that one transaction removes: their number, and the size their
-// files had. A transaction each made removing a folder take a commit and
-// a look at the full-text segments each (the corpus's 3,088 files: 10.8
-// s, against 3.6 in batches of 1,024); the bytes keep a transaction of
-// large files (their chunks, vectors and postings) from growing without
-// bound.
-const (
-	pruneBatchSize  = 1024
-	pruneBatchBytes = 64 << 20
-)
-
-// pruneBatch removes the documents of batch, all in one transaction; if
-// that fails, one at a time, so that the errors name the documents.
-func (ix *Indexer) pruneBatch(ctx context.Context, batch []index.Stamp, stats *Stats, errs *[]error, emit func(Event)) {
-	if len(batch) == 0 || ctx.Err() != nil {
-		return
-	}
-	ids := make([]string, len(batch))
-	for i, d := range batch {
-		ids[i] = d.ID
-	}
-	removed, err := ix.store.DeleteDocuments(ctx, ids)
-	if err != nil && ctx.Err() != nil {
-		return // interrupted: prune says so
-	}
-	if err != nil && len(batch) > 1 && removed == nil {
-		for _, d := range batch {
-			ix.pruneBatch(ctx, []index.Stamp{d}, stats, errs, emit)
-		}
-		return
-	}
-	if err != nil {
-		*errs = append(*errs, err)
-	}
-	for i, d := range batch {
-		if removed != nil && removed[i] != nil {
-			stats.Pruned++
-			emit(Event{Outcome: Pruned, Path: d.Path})
-		}
 	}
 }
 
@@ -1239,16 +1205,24 @@ func (ix *Indexer) covers(names []string, p string) bool {
 	if len(names) == 0 {
 		return true
 	}
-	name := strings.TrimPrefix(p, ix.prefix)
 	for _, n := range names {
-		if n == "." || name == n || strings.HasPrefix(name, n+"/") {
+		if ix.coversOne(n, p) {
 			return true
 		}
-		if hasMeta(n) {
-			if ok, _ := doublestar.Match(n, name); ok {
-				return true
-			}
-		}
+	}
+	return false
+}
+
+// coversOne reports whether stored path p is name n, lies under it, or
+// matches it (a pattern).
+func (ix *Indexer) coversOne(n, p string) bool {
+	name := strings.TrimPrefix(p, ix.prefix)
+	if n == "." || name == n || strings.HasPrefix(name, n+"/") {
+		return true
+	}
+	if hasMeta(n) {
+		ok, _ := doublestar.Match(n, name)
+		return ok
 	}
 	return false
 }

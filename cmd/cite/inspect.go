@@ -14,6 +14,7 @@ import (
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
 	sessions "github.com/cite-rag/cite/index/session"
+	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/internal/escape"
 	"github.com/cite-rag/cite/search"
 )
@@ -228,7 +229,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 }
 
 func runRm(ctx context.Context, e *env, args []string) error {
-	f := newFlags(e, "rm", "PATH|ID...", "Remove documents and their chunks from the index (the files are left alone).", false)
+	f := newFlags(e, "rm", "PATH|ID...", "Remove documents and their chunks from the index (the files are left alone).\nA PATH is a document's file, a folder (every document indexed under it,\nwhether or not the folder is still on disk) or a quoted glob as cite index\ntakes ('docs/**/*.md'), matched against the indexed paths.", false)
 	source := f.String("source", "", "look documents up in this data source only")
 	if err := f.parse(args); err != nil {
 		return err
@@ -246,21 +247,92 @@ func runRm(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer unlock()
-	var errs []error
-	for _, ref := range f.Args() {
-		d, err := findDocument(ctx, st, *source, ref)
+	docs, errs := documentsToRemove(ctx, st, *source, f.Args())
+	for _, sd := range docs {
+		err := ingest.RemoveDocuments(ctx, st, sd.docs, rmBatch, func(d index.Stamp, chunks int) {
+			fmt.Fprintf(e.stdout, "removed %s (%s, %d chunks)\n", displayPath(d.Path), cell(sd.source), chunks)
+		})
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		removed, err := st.DeleteDocument(ctx, d.ID)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		fmt.Fprintf(e.stdout, "removed %s (%s, %d chunks)\n", displayPath(d.Path), cell(d.Source), len(removed))
 	}
 	return errors.Join(errs...)
+}
+
+// rmBatch is how many documents cite rm removes a transaction: 0, the
+// default of [ingest.RemoveDocuments]; the crash test sets fewer, to kill
+// it between two.
+var rmBatch = 0
+
+// sourceDocs are documents of one data source.
+type sourceDocs struct {
+	source string
+	docs   []index.Stamp
+}
+
+// documentsToRemove resolves cite rm's arguments: a document (its path or
+// id, as cite show finds it) or else the documents stored at or under a
+// folder or matching a glob, in source or in every data source but cite
+// serve's sessions'. Each document comes once, in the order of the
+// arguments; an argument that names none is an error.
+func documentsToRemove(ctx context.Context, st *index.Store, source string, refs []string) ([]sourceDocs, []error) {
+	var errs []error
+	var out []sourceDocs
+	seen := map[string]bool{}
+	add := func(src string, d index.Stamp) {
+		if seen[d.ID] {
+			return
+		}
+		seen[d.ID] = true
+		if len(out) == 0 || out[len(out)-1].source != src {
+			out = append(out, sourceDocs{source: src})
+		}
+		out[len(out)-1].docs = append(out[len(out)-1].docs, d)
+	}
+	sources := []string{source}
+	if source == "" {
+		var err error
+		if sources, err = sessions.Public.SourceNames(ctx, st); err != nil {
+			return nil, []error{err}
+		}
+	}
+	indexers := map[string]*ingest.Indexer{}
+	for _, ref := range refs {
+		d, err := findDocument(ctx, st, source, ref)
+		if err == nil {
+			add(d.Source, index.Stamp{ID: d.ID, Path: d.Path, Size: d.Size})
+			continue
+		}
+		if !errors.Is(err, index.ErrNotFound) {
+			errs = append(errs, err)
+			continue
+		}
+		// Not a document: a folder or a pattern, in each data source.
+		found := false
+		for _, src := range sources {
+			ix := indexers[src]
+			if ix == nil {
+				var nerr error
+				if ix, nerr = ingest.New(ctx, st, ingest.Options{Source: src}); nerr != nil {
+					return out, append(errs, nerr)
+				}
+				indexers[src] = ix
+			}
+			stored, serr := ix.Stored(ctx, ref)
+			for _, d := range stored {
+				add(src, d)
+				found = true
+			}
+			var pe *ingest.PathError
+			if serr != nil && !errors.As(serr, &pe) {
+				errs = append(errs, serr)
+			}
+		}
+		if !found {
+			errs = append(errs, err) // the document's error: "document X: not found"
+		}
+	}
+	return out, errs
 }
 
 // chunkJSON is a chunk as cite show --chunks --json prints it: byte ranges

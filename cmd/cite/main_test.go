@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,6 +33,9 @@ func TestMain(m *testing.M) {
 		os.Args = append([]string{"cite"}, a...)
 		if os.Getenv("CITE_TEST_NO_PDF_PRESTART") != "" {
 			prestartPDF = false // BenchmarkIndexFirstPDF's comparison
+		}
+		if n, err := strconv.Atoi(os.Getenv("CITE_TEST_RM_BATCH")); err == nil {
+			rmBatch = n // the crash test's cite rm, killed between two batches
 		}
 		main() // signals handled as cite's own
 	}
@@ -225,6 +230,55 @@ func testCommands(t *testing.T, vars map[string]string) {
 	}
 }
 
+// TestRmFoldersAndGlobs removes what cite index took from a folder or a
+// glob with the same arguments: every document under a folder (in every
+// data source, or in --source's), the paths a glob matches; a path under
+// which nothing is stored is an error, and a document in two sources stays
+// ambiguous.
+func TestRmFoldersAndGlobs(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	for _, args := range [][]string{{"index", "--index", idx, corpus}, {"index", "--index", idx, "--source", "bees", corpus + "/honeybees.md"}} {
+		if code, _, stderr := cite(t, args...); code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+	}
+	for _, s := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{"ambiguous", []string{corpus + "/honeybees.md"}, 1, nil, []string{"ambiguous"}},
+		{"folder of a source", []string{"--source", "bees", corpus}, 0, []string{"honeybees.md (bees, 1 chunks)"}, nil},
+		{"glob", []string{corpus + "/guides/*.md"}, 0, []string{"go-concurrency.md (default, 1 chunks)", "rag.md (default, 1 chunks)"}, nil},
+		{"nothing there", []string{corpus + "/guides", corpus + "/sqlite-wal.html"}, 1, []string{"sqlite-wal.html (default, 1 chunks)"}, []string{"guides: not found"}},
+		{"folder", []string{corpus}, 0, []string{"honeybees.md (default, 1 chunks)", "tokenizers.txt (default, 1 chunks)"}, nil},
+	} {
+		code, stdout, stderr := cite(t, append([]string{"rm", "--index", idx}, s.args...)...)
+		if code != s.code {
+			t.Errorf("%s: exit %d, want %d\nstdout: %s\nstderr: %s", s.name, code, s.code, stdout, stderr)
+		}
+		for _, w := range s.stdout {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%s: stdout lacks %q:\n%s", s.name, w, stdout)
+			}
+		}
+		for _, w := range s.stderr {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", s.name, w, stderr)
+			}
+		}
+	}
+	st := openRead(t, idx)
+	if n := countDocs(t, st); n != 0 {
+		t.Errorf("%d documents left", n)
+	}
+	if rep, err := st.Check(t.Context()); err != nil || !rep.OK() {
+		t.Errorf("check: %v %+v", err, rep.Problems)
+	}
+}
+
 func TestIndexEnvVariable(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "from-env")
 	var stdout, stderr bytes.Buffer
@@ -340,13 +394,16 @@ func testCrashMidIndex(t *testing.T, vars map[string]string) {
 		t.Fatalf("update re-run: exit %d: %s %s", code, stdout, stderr)
 	}
 
-	// Delete: cite rm of every file, one transaction each.
+	// Delete: cite rm of half the files, 5 documents a transaction (1,024
+	// unless a test says otherwise: all of them in one).
 	entries, _ := os.ReadDir(docs)
 	rm := []string{"rm", "--index", idx}
 	for _, e := range entries[:files/2] {
 		rm = append(rm, filepath.Join(docs, e.Name()))
 	}
-	rep = killWhen(t, vars, "delete", idx, rm, func(st *index.Store) bool { return countDocs(t, st) <= files-10 })
+	rmVars := map[string]string{"CITE_TEST_RM_BATCH": "5"}
+	maps.Copy(rmVars, vars)
+	rep = killWhen(t, rmVars, "delete", idx, rm, func(st *index.Store) bool { return countDocs(t, st) <= files-10 })
 	if rep.Documents <= files/2 || rep.Documents > files-10 {
 		t.Fatalf("delete: %d documents after the kill, want between %d and %d", rep.Documents, files/2+1, files-10)
 	}
