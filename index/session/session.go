@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -363,11 +364,16 @@ func (s *Store) remove(ctx context.Context, id string) (int, error) {
 			return 0, err
 		}
 		defer unlock()
-		for _, d := range docs {
-			if _, err := s.idx.DeleteDocument(ctx, d.ID); err != nil && !errors.Is(err, index.ErrNotFound) {
+		// A transaction for up to 1,024 documents, as cite rm's.
+		for batch := range slices.Chunk(docs, 1024) {
+			ids := make([]string, len(batch))
+			for i, d := range batch {
+				ids[i] = d.ID
+			}
+			if _, err := s.idx.DeleteDocuments(ctx, ids); err != nil {
 				return removed, err
 			}
-			removed++
+			removed += len(batch)
 		}
 	}
 	if dir := s.Folder(id); dir != "" {
