@@ -350,11 +350,7 @@ func mergeSegments(ctx context.Context, tx *sql.Tx) error {
 		if full == nil {
 			return nil
 		}
-		total := 0
-		for _, n := range chunks {
-			total += n
-		}
-		if err := mergeSegmentIDs(ctx, tx, full, total); err != nil {
+		if err := mergeSegmentIDs(ctx, tx, full, sum(chunks)); err != nil {
 			return err
 		}
 	}
@@ -366,11 +362,16 @@ func mergeAll(ctx context.Context, tx *sql.Tx) error {
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	total := 0
-	for _, n := range chunks {
-		total += n
+	return mergeSegmentIDs(ctx, tx, ids, sum(chunks))
+}
+
+// sum returns the sum of ns.
+func sum(ns []int) int {
+	t := 0
+	for _, n := range ns {
+		t += n
 	}
-	return mergeSegmentIDs(ctx, tx, ids, total)
+	return t
 }
 
 // readQuerier reads: a *sql.DB or a *sql.Tx.
