@@ -290,6 +290,9 @@ func documentsToRemove(ctx context.Context, st *index.Store, source string, refs
 		out[len(out)-1].docs = append(out[len(out)-1].docs, d)
 	}
 	sources := []string{source}
+	if !sessions.Public.Sees(source) {
+		sources = nil // cite serve's sessions' documents are never removed here
+	}
 	if source == "" {
 		var err error
 		if sources, err = sessions.Public.SourceNames(ctx, st); err != nil {
