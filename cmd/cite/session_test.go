@@ -92,6 +92,21 @@ func TestSessionDocumentsHidden(t *testing.T) {
 			}
 		})
 	}
+	// Nor removed, by path, id, folder or glob, naming the data source or not.
+	for _, args := range [][]string{{plan}, {planID}, {up}, {up + "/*"}, {idx}, {"--source", "session:" + id, up}} {
+		code, stdout, stderr := cite(t, append([]string{"rm", "--index", idx}, args...)...)
+		if code != 1 || strings.Contains(stdout, "removed") {
+			t.Errorf("rm %q: exit %d: %s%s", args, code, stdout, stderr)
+		}
+	}
+	st, err = index.Open(t.Context(), idx, index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if docs, _ := st.Documents(t.Context(), "session:"+id); len(docs) != 2 {
+		t.Errorf("after cite rm: %d session documents, want 2", len(docs))
+	}
 }
 
 // TestServeSessionFlags: the session limits of cite serve out of range are
