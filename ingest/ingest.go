@@ -217,6 +217,21 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 	return ix, nil
 }
 
+// names turns arguments into names in ix.fsys ([Indexer.name]): the
+// names, the arguments they came from, and an error for each argument
+// that has none.
+func (ix *Indexer) names(paths []string) (names, args []string, errs []error) {
+	for _, p := range paths {
+		n, err := ix.name(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		names, args = append(names, n), append(args, p)
+	}
+	return names, args, errs
+}
+
 // name turns an argument into a name in ix.fsys.
 func (ix *Indexer) name(arg string) (string, error) {
 	if ix.opts.FS != nil {
@@ -289,15 +304,8 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	if _, err := ix.store.SyncReplica(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	names := make([]string, 0, len(paths))
-	for _, p := range paths {
-		n, err := ix.name(p)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		names = append(names, n)
-	}
+	names, _, nerrs := ix.names(paths)
+	errs = append(errs, nerrs...)
 	// The documents stored at or under the paths walked, to compare the
 	// files with: what is read follows the paths, not the index's size.
 	existing, err := ix.store.Stamps(ctx, ix.opts.Source, ix.stampPaths(names))

@@ -90,17 +90,7 @@ func removeBatch(ctx context.Context, store *index.Store, batch []index.Stamp, r
 // The files need not exist any more; nothing on disk is read. The error
 // joins a *[PathError] for each path under which no document is stored.
 func (ix *Indexer) Stored(ctx context.Context, paths ...string) ([]index.Stamp, error) {
-	var errs []error
-	names := make([]string, 0, len(paths))
-	args := make([]string, 0, len(paths))
-	for _, p := range paths {
-		n, err := ix.name(p)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		names, args = append(names, n), append(args, p)
-	}
+	names, args, errs := ix.names(paths)
 	if len(names) == 0 {
 		return nil, errors.Join(errs...)
 	}
