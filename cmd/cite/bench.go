@@ -50,13 +50,6 @@ run's) unless --rebuild.`, true)
 	if err != nil {
 		return f.usageError("--sizes: %v", err)
 	}
-	if *corpus == "" {
-		dir, ok := bench.FindCorpus()
-		if !ok {
-			return f.usageError("no --corpus, and no ../shared/data/markdown beside the working directory or above it")
-		}
-		*corpus = dir
-	}
 	cfg := bench.Config{Corpus: *corpus, Work: *work, Sizes: ns, Queries: *queries, Embedder: *spec, EmbedConfig: e.embedConfig(), Keep: *keep, Rebuild: *rebuild, Upgrade: *upgrade, Log: e.stderr}
 	if *serve {
 		exe, err := os.Executable()
@@ -91,6 +84,14 @@ run's) unless --rebuild.`, true)
 			return f.usageError("--weaviate %q: neither a weaviate-server file nor HOST:PORT", *wv)
 		}
 		cfg.Peers = append(cfg.Peers, weaviatepeer.New(*wv, ""))
+	}
+	// The corpus last: every flag's error is said whether or not it is found.
+	if cfg.Corpus == "" {
+		dir, ok := bench.FindCorpus()
+		if !ok {
+			return f.usageError("no --corpus, and no ../shared/data/markdown beside the working directory or above it")
+		}
+		cfg.Corpus = dir
 	}
 	rep, err := bench.Run(ctx, cfg)
 	if rep != nil && len(rep.Sizes) > 0 || err == nil {
