@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -91,9 +92,13 @@ const (
 	// indexed before is kept, as for any file that is gone, unless
 	// Options.Prune is set.
 	Gone
+	// Missing: a document indexed before, under the paths walked, whose
+	// file is gone. It is kept (Options.Prune removes it), and said, so that
+	// answers citing a file that is no longer there do not surprise.
+	Missing
 )
 
-var outcomeNames = [...]string{"added", "updated", "unchanged", "skipped", "failed", "pruned", "gone"}
+var outcomeNames = [...]string{"added", "updated", "unchanged", "skipped", "failed", "pruned", "gone", "missing"}
 
 func (o Outcome) String() string { return outcomeNames[o] }
 
@@ -123,11 +128,15 @@ type Stats struct {
 	Gone int `json:"gone"`
 	// Interrupted counts the files under way when the run was cancelled:
 	// not failed, and not reported as events; the next run does them.
-	Interrupted int   `json:"interrupted"`
-	Pruned      int   `json:"pruned"`
-	Chunks      int   `json:"chunks"`  // chunks of added and updated documents
-	Tokens      int64 `json:"tokens"`  // tokens of added and updated documents
-	Vectors     int   `json:"vectors"` // chunks embedded
+	Interrupted int `json:"interrupted"`
+	Pruned      int `json:"pruned"`
+	// Missing counts the documents under the paths whose files are gone,
+	// kept because Options.Prune was not set (a path itself gone, with
+	// documents under it, is a failure that says how many).
+	Missing int   `json:"missing"`
+	Chunks  int   `json:"chunks"`  // chunks of added and updated documents
+	Tokens  int64 `json:"tokens"`  // tokens of added and updated documents
+	Vectors int   `json:"vectors"` // chunks embedded
 	// MissingVectors counts chunks left without a vector because embedding
 	// failed.
 	MissingVectors int           `json:"missing_vectors"`
@@ -327,6 +336,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	budget := newChunkBudget(ix.inFlight)
 	budget.onWait = ix.onWait
 	var walkErrs []error
+	var gone []string // paths given that are gone, with documents under them
 	var found atomic.Int64
 	var listed atomic.Bool
 	go func() { // walker
@@ -338,9 +348,14 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 				if errors.As(err, &pe) {
 					pe.Path = ix.storedPath(pe.Path)
 					// A path that is gone, given to --prune, is what
-					// pruning is for when documents lie under it.
-					if ix.opts.Prune && errors.Is(err, fs.ErrNotExist) && ix.knownUnder(pe.Path, existing) {
-						continue
+					// pruning is for when documents lie under it;
+					// without, they are kept, as the error says.
+					if n := ix.countUnder(pe.Path, existing); n > 0 && errors.Is(err, fs.ErrNotExist) {
+						if ix.opts.Prune {
+							continue
+						}
+						gone = append(gone, pe.Path)
+						err = &PathError{pe.Path, fmt.Errorf("%w; %s indexed from it %s kept (cite index --prune removes %s)", pe.Err, plural(n, "document", "documents"), isAre(n), themIt(n))}
 					}
 				}
 				walkErrs = append(walkErrs, err)
@@ -353,8 +368,8 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			if ix.opts.Skip != nil && ix.opts.Skip(p) {
 				continue
 			}
-			if ix.opts.Prune {
-				seen[p] = true // the files found: the others under the paths are pruned
+			if len(existing) > 0 {
+				seen[p] = true // the files found: the others under the paths are pruned or missing
 			}
 			found.Add(1)
 			select {
@@ -545,6 +560,13 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	}
 	if ix.opts.Prune {
 		ix.prune(ctx, names, existing, seen, &stats, &errs, emit)
+	} else {
+		for d := range ix.missing(names, existing, seen) {
+			if !ix.under(gone, d.Path) {
+				stats.Missing++
+				emit(Event{Outcome: Missing, Path: d.Path, Reason: missingReason})
+			}
+		}
 	}
 	if ix.opts.Embedder != nil {
 		if ep := ix.embedErr.Load(); ep != nil {
@@ -1153,14 +1175,7 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.S
 		}
 		batch, size = batch[:0], 0
 	}
-	for _, d := range existing {
-		if seen[d.Path] || !ix.covers(names, d.Path) {
-			continue
-		}
-		name := strings.TrimPrefix(d.Path, ix.prefix)
-		if _, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) {
-			continue // still there (outside the walk, hidden, or unreadable): keep it
-		}
+	for d := range ix.missing(names, existing, seen) {
 		batch, size = append(batch, d), size+d.Size
 		if len(batch) == removeBatchSize || size >= removeBatchBytes {
 			flush()
@@ -1170,6 +1185,59 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.S
 	if err := ctx.Err(); err != nil {
 		*errs = append(*errs, fmt.Errorf("prune: %w", err)) // interrupted: what is left stays
 	}
+}
+
+// missingReason is the reason of a [Missing] event.
+const missingReason = "its file is gone; still indexed (cite index --prune or cite rm removes it)"
+
+// missing yields the documents of existing under names whose files are
+// gone: not seen by the walk, and not there.
+func (ix *Indexer) missing(names []string, existing []index.Stamp, seen map[string]bool) iter.Seq[index.Stamp] {
+	return func(yield func(index.Stamp) bool) {
+		for _, d := range existing {
+			if seen[d.Path] || !ix.covers(names, d.Path) {
+				continue
+			}
+			name := strings.TrimPrefix(d.Path, ix.prefix)
+			if _, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) {
+				continue // still there (outside the walk, hidden, or unreadable): keep it
+			}
+			if !yield(d) {
+				return
+			}
+		}
+	}
+}
+
+// under reports whether stored path p is one of paths or lies under one.
+func (ix *Indexer) under(paths []string, p string) bool {
+	for _, q := range paths {
+		if p == q || strings.HasPrefix(p, strings.TrimSuffix(q, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func themIt(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // stampPaths returns the stored paths at or under which the documents of
@@ -1197,15 +1265,16 @@ func (ix *Indexer) stampPaths(names []string) []string {
 	return paths
 }
 
-// knownUnder reports whether a document of existing lies at or under the
+// countUnder returns how many documents of existing lie at or under the
 // stored path p.
-func (ix *Indexer) knownUnder(p string, existing []index.Stamp) bool {
+func (ix *Indexer) countUnder(p string, existing []index.Stamp) int {
+	n := 0
 	for _, d := range existing {
-		if d.Path == p || strings.HasPrefix(d.Path, strings.TrimSuffix(p, "/")+"/") {
-			return true
+		if ix.under([]string{p}, d.Path) {
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // covers reports whether stored path p lies under one of the walked names.

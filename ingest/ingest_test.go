@@ -696,3 +696,68 @@ func TestStampPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestMissing: without --prune, documents whose files are gone are kept
+// and reported as Missing, only under the paths given; a path given that
+// is gone, with documents under it, is an error that says how many are kept
+// (its documents are not listed one by one); with --prune none is missing.
+func TestMissing(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		paths      []string
+		prune      bool
+		missing    []string
+		failed     string // the path that fails, if any
+		failReason string
+	}{
+		{"files gone", []string{"a", "b"}, false, []string{"a/one.md", "b/sub/three.md"}, "", ""},
+		{"only under the paths", []string{"a"}, false, []string{"a/one.md"}, "", ""},
+		{"a glob", []string{"b/**/*.md"}, false, []string{"b/sub/three.md"}, "", ""},
+		{"all, no paths", nil, false, []string{"a/one.md", "b/sub/three.md", "c/four.md"}, "", ""},
+		{"a folder gone", []string{"a", "c"}, false, []string{"a/one.md"}, "c", "1 document indexed from it is kept (cite index --prune removes it)"},
+		{"a file gone", []string{"a/one.md"}, false, nil, "a/one.md", "1 document indexed from it is kept"},
+		{"pruned", []string{"a", "b"}, true, nil, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			st := newStore(t)
+			fsys := fstest.MapFS{"a/one.md": file("# One"), "a/keep.md": file("# Keep"), "b/two.md": file("# Two"),
+				"b/sub/three.md": file("# Three"), "c/four.md": file("# Four")}
+			if _, _, err := run(t, st, fsys, Options{}, "a", "b", "c"); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{"a/one.md", "b/sub/three.md", "c/four.md", "c"} {
+				delete(fsys, p)
+			}
+			s, events, err := run(t, st, fsys, Options{Prune: tc.prune}, tc.paths...)
+			var missing []string
+			for p, e := range events {
+				switch e.Outcome {
+				case Missing:
+					missing = append(missing, p)
+					if e.Reason != missingReason {
+						t.Errorf("%s: reason %q", p, e.Reason)
+					}
+				case Failed:
+					t.Errorf("%s failed: %v", p, e.Err)
+				}
+			}
+			slices.Sort(missing)
+			if !slices.Equal(missing, tc.missing) || s.Missing != len(tc.missing) {
+				t.Errorf("missing %v (stats %d), want %v", missing, s.Missing, tc.missing)
+			}
+			if (tc.failed != "") != (err != nil) {
+				t.Errorf("error %v, want a failure of %q", err, tc.failed)
+			}
+			if tc.failed != "" && !strings.Contains(fmt.Sprint(err), tc.failed+": file does not exist; "+tc.failReason) {
+				t.Errorf("error %v, want %s's to say %q", err, tc.failed, tc.failReason)
+			}
+			// Kept: only --prune removes them.
+			for _, p := range tc.missing {
+				if _, err := st.Document(ctx, "", p); err != nil {
+					t.Errorf("%s removed: %v", p, err)
+				}
+			}
+		})
+	}
+}

@@ -150,6 +150,9 @@ found); files unchanged since the last run count as indexed.`, true)
 				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), reason))
 			case ingest.Pruned:
 				out.line("pruned  " + displayPath(ev.Path))
+			case ingest.Missing:
+				problems = append(problems, problem{index.EscapePath(ev.Path), ev.Outcome.String(), ev.Reason})
+				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), ev.Reason))
 			case ingest.Gone:
 				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), ev.Reason))
 			case ingest.Added, ingest.Updated:
@@ -228,12 +231,19 @@ found); files unchanged since the last run count as indexed.`, true)
 			return err
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "%d files: %d added, %d updated, %d unchanged, %d skipped, %d failed", stats.Seen, stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, failed)
+		files := "files"
+		if stats.Seen == 1 {
+			files = "file"
+		}
+		fmt.Fprintf(e.stdout, "%d %s: %d added, %d updated, %d unchanged, %d skipped, %d failed", stats.Seen, files, stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, failed)
 		if stats.Gone > 0 {
 			fmt.Fprintf(e.stdout, ", %d gone (deleted during the run)", stats.Gone)
 		}
 		if *prune {
 			fmt.Fprintf(e.stdout, ", %d pruned", stats.Pruned)
+		}
+		if stats.Missing > 0 {
+			fmt.Fprintf(e.stdout, ", %d missing (files gone, still indexed: --prune removes them)", stats.Missing)
 		}
 		if ctx.Err() != nil {
 			fmt.Fprintf(e.stdout, ", interrupted (%d under way)", stats.Interrupted)

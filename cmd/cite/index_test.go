@@ -234,6 +234,43 @@ func TestIndexPruneGoneFolder(t *testing.T) {
 	}
 }
 
+// TestIndexMissing: cite index without --prune says which indexed
+// documents' files are gone, keeps them and succeeds; a folder given that is
+// gone fails, saying how many documents from it are kept.
+func TestIndexMissing(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"a/one.md", "a/gone.md", "b/two.md", "b/three.md"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte("# Bees\n\nText about bees.\n"), 0o644)
+	}
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", dir); code != 0 {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	os.Remove(filepath.Join(dir, "a", "gone.md"))
+	code, out, errOut := cite(t, "index", "--index", idx, "--quiet", dir)
+	if code != 0 || !strings.Contains(out, "3 files: 0 added, 0 updated, 3 unchanged, 0 skipped, 0 failed, 1 missing (files gone, still indexed: --prune removes them)") ||
+		!strings.Contains(errOut, "missing "+filepath.Join(dir, "a", "gone.md")+": its file is gone; still indexed (cite index --prune or cite rm removes it)") {
+		t.Errorf("a file gone: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = cite(t, "index", "--index", idx, "--json", dir)
+	var res struct {
+		Stats    struct{ Missing int }
+		Problems []problem
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.Stats.Missing != 1 || len(res.Problems) != 1 || res.Problems[0].Outcome != "missing" {
+		t.Errorf("--json: exit %d, %v\n%s", code, err, out)
+	}
+	os.RemoveAll(filepath.Join(dir, "b"))
+	code, out, errOut = cite(t, "index", "--index", idx, filepath.Join(dir, "b"))
+	if code != 1 || !strings.Contains(errOut, "no such file or directory; 2 documents indexed from it are kept (cite index --prune removes them)") {
+		t.Errorf("a folder gone: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := cite(t, "docs", "--index", idx); code != 0 || strings.Count(out, "Bees") != 4 {
+		t.Errorf("the documents are not all kept: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
 // TestInterruptedExit: a command whose context is cancelled (Ctrl-C) says
 // it was interrupted and exits 130.
 func TestInterruptedExit(t *testing.T) {
