@@ -100,6 +100,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %-11s %s\n", c.name, c.args, c.summary)
 	}
+	fmt.Fprintf(w, "  %-8s %-11s %s\n", "version", "", "print cite's version")
 	fmt.Fprintf(w, "\nRun cite COMMAND --help for a command's flags. The index lives in %s/ in the\nworking directory unless --index DIR or CITE_INDEX says otherwise.\n", index.DefaultDir)
 }
 
@@ -112,6 +113,9 @@ func run(ctx context.Context, args []string, e *env) int {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		usage(e.stdout)
+		return exitOK
+	case "version", "-version", "--version":
+		fmt.Fprintln(e.stdout, version())
 		return exitOK
 	}
 	for _, c := range commands {
@@ -139,7 +143,11 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "cite %s: %s\n", name, shown(err.Error()))
 		return exitFailure
 	}
-	fmt.Fprintf(e.stderr, "cite: unknown command %q\n\n", name)
+	if c := closest(name); c != "" {
+		fmt.Fprintf(e.stderr, "cite: unknown command %q (did you mean %q?)\n\n", name, c)
+	} else {
+		fmt.Fprintf(e.stderr, "cite: unknown command %q\n\n", name)
+	}
 	usage(e.stderr)
 	return exitUsage
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func TestVersionOf(t *testing.T) {
+	set := func(kv ...string) []debug.BuildSetting {
+		var s []debug.BuildSetting
+		for i := 0; i < len(kv); i += 2 {
+			s = append(s, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{"a clone, committed", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"},
+			Settings: set("GOOS", "linux", "GOARCH", "amd64", "vcs.revision", "c7c00a399b29d6c0b2f4", "vcs.time", "2026-11-27T06:36:55Z", "vcs.modified", "false")},
+			"cite (devel) c7c00a399b29 2026-11-27T06:36:55Z go1.26.8 linux/amd64"},
+		{"a clone, changed", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"},
+			Settings: set("GOOS", "linux", "GOARCH", "arm64", "vcs.revision", "c7c00a399b29d6c0b2f4", "vcs.modified", "true")},
+			"cite (devel) c7c00a399b29+dirty go1.26.8 linux/arm64"},
+		{"a pseudo-version", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261127063655-c7c00a399b29"},
+			Settings: set("GOOS", "darwin", "GOARCH", "arm64", "vcs.revision", "c7c00a399b29d6c0b2f4")},
+			"cite v0.0.0-20261127063655-c7c00a399b29 go1.26.8 darwin/arm64"},
+		{"go install @v1.2.0", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.0"},
+			Settings: set("GOOS", "linux", "GOARCH", "amd64")},
+			"cite v1.2.0 go1.26.8 linux/amd64"},
+	} {
+		if got := versionOf(tc.bi, true); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if got := versionOf(nil, false); !strings.HasPrefix(got, "cite (unknown) go") {
+		t.Errorf("no build info: %q", got)
+	}
+}
+
+// TestVersionCommand: cite version, --version and -version print one line
+// and exit 0.
+func TestVersionCommand(t *testing.T) {
+	for _, arg := range []string{"version", "--version", "-version"} {
+		code, out, errOut := cite(t, arg)
+		if code != 0 || !strings.HasPrefix(out, "cite ") || strings.Count(out, "\n") != 1 || errOut != "" {
+			t.Errorf("cite %s: exit %d\n%s%s", arg, code, out, errOut)
+		}
+	}
+}
+
+// TestUnknownCommand: a mistyped command is named with the command meant,
+// when one is clearly meant, and the usage follows.
+func TestUnknownCommand(t *testing.T) {
+	for _, tc := range []struct{ arg, want string }{
+		{"serch", `cite: unknown command "serch" (did you mean "search"?)`},
+		{"indx", `cite: unknown command "indx" (did you mean "index"?)`},
+		{"idx", `cite: unknown command "idx" (did you mean "index"?)`},
+		{"Search", `cite: unknown command "Search" (did you mean "search"?)`},
+		{"--verison", `cite: unknown command "--verison" (did you mean "version"?)`},
+		{"chek", `cite: unknown command "chek" (did you mean "check"?)`},
+		{"s", `cite: unknown command "s"` + "\n"},   // too short to tell
+		{"ch", `cite: unknown command "ch"` + "\n"}, // check or chat
+		{"frobnicate", `cite: unknown command "frobnicate"` + "\n"},
+	} {
+		code, out, errOut := cite(t, tc.arg)
+		if code != exitUsage || out != "" || !strings.HasPrefix(errOut, tc.want) || !strings.Contains(errOut, "Usage: cite COMMAND") {
+			t.Errorf("cite %s: exit %d\n%s%s", tc.arg, code, out, errOut)
+		}
+	}
+}
