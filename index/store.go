@@ -34,6 +34,13 @@ const DefaultDir = ".cite"
 // dbFile is the SQLite database inside the index folder.
 const dbFile = "index.db"
 
+// Exists reports whether the folder dir holds an index (its database
+// file), without opening it.
+func Exists(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, dbFile))
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // DefaultSource is the data source documents go to when none is named.
 const DefaultSource = "default"
 

@@ -152,6 +152,21 @@ func run(ctx context.Context, args []string, e *env) int {
 	return exitUsage
 }
 
+// nearestIndex returns the index folder (.cite) of dir or of the nearest
+// folder above it that has one, or "".
+func nearestIndex(dir string) string {
+	for {
+		if p := filepath.Join(dir, index.DefaultDir); index.Exists(p) {
+			return p
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+}
+
 // flags is a command's flag set with the flags every command has.
 type flags struct {
 	*flag.FlagSet
@@ -241,6 +256,16 @@ func (f *flags) openIndex(ctx context.Context, a access) (*index.Store, error) {
 		Verify:   a == writeIndex || a == createIndex,
 		Checking: f.checking,
 	})
+	if errors.Is(err, index.ErrNoIndex) && f.index == index.DefaultDir {
+		// Run from a folder below the one indexed: say where the index is
+		// (cite does not go looking for it, so that where it reads and
+		// writes is always what the working directory or --index says).
+		if wd, werr := os.Getwd(); werr == nil {
+			if up := nearestIndex(filepath.Dir(wd)); up != "" {
+				err = fmt.Errorf("%w; the nearest index above this folder is %s: run cite there, or pass --index %s", err, up, up)
+			}
+		}
+	}
 	if f.store == "" || f.store == "embedded" {
 		return st, err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -70,5 +72,35 @@ func TestUnknownCommand(t *testing.T) {
 		if code != exitUsage || out != "" || !strings.HasPrefix(errOut, tc.want) || !strings.Contains(errOut, "Usage: cite COMMAND") {
 			t.Errorf("cite %s: exit %d\n%s%s", tc.arg, code, out, errOut)
 		}
+	}
+}
+
+// TestNoIndexHint: a command run in a folder below an indexed one, with no
+// index of its own, fails (it does not read another folder's index) and
+// names the nearest index above; with none above, it says only that there
+// is none.
+func TestNoIndexHint(t *testing.T) {
+	top := t.TempDir()
+	idx := filepath.Join(top, ".cite")
+	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	sub := filepath.Join(top, "a", "b")
+	os.MkdirAll(sub, 0o755)
+	t.Chdir(sub)
+	for _, args := range [][]string{{"search", "bees"}, {"ask", "what do bees make"}, {"docs"}} {
+		code, out, errOut := cite(t, args...)
+		want := "no index (run cite index PATH to create one); the nearest index above this folder is " + idx + ": run cite there, or pass --index " + idx
+		if code != exitFailure || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("cite %s: exit %d\n%s%s", args[0], code, out, errOut)
+		}
+	}
+	lone := t.TempDir()
+	t.Chdir(lone)
+	if nearestIndex(lone) != "" {
+		t.Skipf("an index above %s: %s", lone, nearestIndex(lone))
+	}
+	if code, _, errOut := cite(t, "search", "bees"); code != exitFailure || strings.Contains(errOut, "nearest") {
+		t.Errorf("no index above: exit %d\n%s", code, errOut)
 	}
 }
