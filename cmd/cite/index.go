@@ -231,11 +231,7 @@ found); files unchanged since the last run count as indexed.`, true)
 			return err
 		}
 	} else {
-		files := "files"
-		if stats.Seen == 1 {
-			files = "file"
-		}
-		fmt.Fprintf(e.stdout, "%d %s: %d added, %d updated, %d unchanged, %d skipped, %d failed", stats.Seen, files, stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, failed)
+		fmt.Fprintf(e.stdout, "%s: %d added, %d updated, %d unchanged, %d skipped, %d failed", nof(stats.Seen, "file"), stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, failed)
 		if stats.Gone > 0 {
 			fmt.Fprintf(e.stdout, ", %d gone (deleted during the run)", stats.Gone)
 		}
@@ -248,7 +244,11 @@ found); files unchanged since the last run count as indexed.`, true)
 		if ctx.Err() != nil {
 			fmt.Fprintf(e.stdout, ", interrupted (%d under way)", stats.Interrupted)
 		}
-		fmt.Fprintf(e.stdout, "\n%d chunks, %s tokens, %d vectors (%s) written", stats.Chunks, humanCount(stats.Tokens), stats.Vectors, emb.Name())
+		tokens := humanCount(stats.Tokens) + " tokens"
+		if stats.Tokens == 1 {
+			tokens = "1 token"
+		}
+		fmt.Fprintf(e.stdout, "\n%s, %s, %s (%s) written", nof(stats.Chunks, "chunk"), tokens, nof(stats.Vectors, "vector"), emb.Name())
 		if stats.MissingVectors > 0 {
 			fmt.Fprintf(e.stdout, ", %d chunks without vectors", stats.MissingVectors)
 		}
@@ -316,7 +316,7 @@ func nothingIndexed(paths int, stats ingest.Stats, failed int, problems []proble
 	slices.Sort(kinds)
 	var why []string
 	for _, k := range kinds {
-		why = append(why, fmt.Sprintf("%d %s", count[k], k))
+		why = append(why, fmt.Sprintf("%s: %d", k, count[k]))
 	}
 	return fmt.Errorf("nothing indexed: every file found was skipped (%s)", strings.Join(why, ", "))
 }
@@ -353,6 +353,14 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
+}
+
+// nof is n of noun: "1 chunk", "2 chunks".
+func nof(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func humanCount(n int64) string {

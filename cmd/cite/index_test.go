@@ -121,7 +121,7 @@ func TestIndexNothingIndexed(t *testing.T) {
 		code   int
 		stderr []string
 	}{
-		{"every file skipped", []string{skipped}, 1, []string{"nothing indexed: every file found was skipped (1 binary file, 2 empty file)"}},
+		{"every file skipped", []string{skipped}, 1, []string{"nothing indexed: every file found was skipped (binary file: 1, empty file: 2)"}},
 		{"every file skipped, json", []string{"--json", skipped}, 1, []string{"nothing indexed"}},
 		{"no files found", []string{empty}, 1, []string{"nothing indexed: no files found", "starts with a dot"}},
 		{"indexed", []string{good}, 0, nil},

@@ -202,8 +202,8 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		}
 		return writeJSON(e.stdout, v)
 	}
-	fmt.Fprintf(e.stdout, "%s\n%s (%s, source %s, id %s)\n%d chunks, %d tokens, %d bytes of text from %d bytes of %s\n\n",
-		cell(d.Title), displayPath(d.Path), d.Type, cell(d.Source), d.ID, d.Chunks, d.Tokens, d.TextBytes, d.Size, d.Type)
+	fmt.Fprintf(e.stdout, "%s\n%s (%s, source %s, id %s)\n%s, %s, %s of text from %s of %s\n\n",
+		cell(d.Title), displayPath(d.Path), d.Type, cell(d.Source), d.ID, nof(d.Chunks, "chunk"), nof(d.Tokens, "token"), nof(d.TextBytes, "byte"), nof(int(d.Size), "byte"), d.Type)
 	for _, n := range layout.Notes {
 		fmt.Fprintf(e.stdout, "note: %s\n", shown(n))
 	}
@@ -250,7 +250,7 @@ func runRm(ctx context.Context, e *env, args []string) error {
 	docs, errs := documentsToRemove(ctx, st, *source, f.Args())
 	for _, sd := range docs {
 		err := ingest.RemoveDocuments(ctx, st, sd.docs, rmBatch, func(d index.Stamp, chunks int) {
-			fmt.Fprintf(e.stdout, "removed %s (%s, %d chunks)\n", displayPath(d.Path), cell(sd.source), chunks)
+			fmt.Fprintf(e.stdout, "removed %s (%s, %s)\n", displayPath(d.Path), cell(sd.source), nof(chunks, "chunk"))
 		})
 		if err != nil {
 			errs = append(errs, err)

@@ -186,7 +186,7 @@ func testCommands(t *testing.T, vars map[string]string) {
 			}
 		}},
 		{"show missing", []string{"show", "--index", idx, "nothing-like-this"}, 1, nil, []string{"not found"}, nil},
-		{"rm", []string{"rm", "--index", idx, corpus + "/tokenizers.txt"}, 0, []string{"removed", "tokenizers.txt", "1 chunks"}, nil, nil},
+		{"rm", []string{"rm", "--index", idx, corpus + "/tokenizers.txt"}, 0, []string{"removed", "tokenizers.txt", "1 chunk)"}, nil, nil},
 		{"docs after rm", []string{"docs", "--index", idx, "--json"}, 0, nil, nil, func(t *testing.T, out []byte) {
 			var v struct{ Documents []index.Document }
 			json.Unmarshal(out, &v)
@@ -251,10 +251,10 @@ func TestRmFoldersAndGlobs(t *testing.T) {
 	}{
 		{"ambiguous", []string{corpus + "/honeybees.md"}, 1, nil, []string{"ambiguous"}},
 		{"a session's source", []string{"--source", "session:abc", corpus}, 1, nil, []string{"not found"}},
-		{"folder of a source", []string{"--source", "bees", corpus}, 0, []string{"honeybees.md (bees, 1 chunks)"}, nil},
-		{"glob", []string{corpus + "/guides/*.md"}, 0, []string{"go-concurrency.md (default, 1 chunks)", "rag.md (default, 1 chunks)"}, nil},
-		{"nothing there", []string{corpus + "/guides", corpus + "/sqlite-wal.html"}, 1, []string{"sqlite-wal.html (default, 1 chunks)"}, []string{"guides: not found"}},
-		{"folder", []string{corpus}, 0, []string{"honeybees.md (default, 1 chunks)", "tokenizers.txt (default, 1 chunks)"}, nil},
+		{"folder of a source", []string{"--source", "bees", corpus}, 0, []string{"honeybees.md (bees, 1 chunk)"}, nil},
+		{"glob", []string{corpus + "/guides/*.md"}, 0, []string{"go-concurrency.md (default, 1 chunk)", "rag.md (default, 1 chunk)"}, nil},
+		{"nothing there", []string{corpus + "/guides", corpus + "/sqlite-wal.html"}, 1, []string{"sqlite-wal.html (default, 1 chunk)"}, []string{"guides: not found"}},
+		{"folder", []string{corpus}, 0, []string{"honeybees.md (default, 1 chunk)", "tokenizers.txt (default, 1 chunk)"}, nil},
 	} {
 		code, stdout, stderr := cite(t, append([]string{"rm", "--index", idx}, s.args...)...)
 		if code != s.code {

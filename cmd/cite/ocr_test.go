@@ -80,7 +80,7 @@ func TestOCR(t *testing.T) {
 		all := out + errOut
 		want := "scanned.pdf: no text: page 1 has no text: no text layer; install tesseract (Debian: " + install + ")"
 		if code != 1 || !strings.Contains(all, "skipped ") || !strings.Contains(all, want) || strings.Count(all, install) != 1 ||
-			!strings.Contains(all, "nothing indexed: every file found was skipped (1 no text)") {
+			!strings.Contains(all, "nothing indexed: every file found was skipped (no text: 1)") {
 			t.Errorf("index: exit %d, want 1, the file and page with what to install, once:\n%s", code, all)
 		}
 		if _, out, _ := cite(t, "docs", "--index", idx, "--json"); !strings.Contains(out, `"documents": []`) {

@@ -327,7 +327,7 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 		if rep.Embedder.Name != "" {
 			emb = fmt.Sprintf("%s, %d dimensions", rep.Embedder.Name, rep.Embedder.Dim)
 		}
-		fmt.Fprintf(e.stdout, "%d documents, %d chunks, %d vectors (%s)\n", rep.Documents, rep.Chunks, rep.Vectors, emb)
+		fmt.Fprintf(e.stdout, "%s, %s, %s (%s)\n", nof(rep.Documents, "document"), nof(rep.Chunks, "chunk"), nof(rep.Vectors, "vector"), emb)
 		for _, p := range rep.Problems {
 			where := ""
 			if p.Path != "" {
@@ -372,7 +372,7 @@ func recoverIndex(ctx context.Context, f *flags) ([]string, error) {
 	}
 	did := []string{
 		fmt.Sprintf("the database file was damaged: kept it as %s and rebuilt the index from what was readable", displayPath(rec.Damaged)),
-		fmt.Sprintf("recovered %d documents whole, %d chunks, %d vectors", rec.Documents-len(rec.Reindex), rec.Chunks, rec.Vectors),
+		fmt.Sprintf("recovered %s whole, %s, %s", nof(rec.Documents-len(rec.Reindex), "document"), nof(rec.Chunks, "chunk"), nof(rec.Vectors, "vector")),
 	}
 	if rec.LostRows > 0 || rec.Skipped > 0 {
 		did = append(did, fmt.Sprintf("lost %d unreadable rows and %d damaged ranges of rows", rec.LostRows, rec.Skipped))
