@@ -84,6 +84,12 @@ func TestLocate(t *testing.T) {
 		{"emphasis that opens it, a link that closes it", "x\n\n**Warning** see [the zebra guide](z.md#a).\n", "x\n\nWarning see the zebra guide.\n",
 			"Warning see the zebra guide.", "**Warning** see [the zebra guide](z.md#a)."},
 		{"a reference link and no punctuation", "Read _the [guide][g]_\n", "Read the guide\n", "Read the guide", "Read _the [guide][g]_"},
+		{"code that opens it with a sign", "# T\n\n`$Foo` controls the zebra count.\n", "T\n\n$Foo controls the zebra count.\n",
+			"$Foo controls the zebra count.", "`$Foo` controls the zebra count."},
+		{"a parameter that opens it", "# T\n\n`-Force` makes the giraffe move.\n", "T\n\n-Force makes the giraffe move.\n",
+			"-Force makes the giraffe move.", "`-Force` makes the giraffe move."},
+		{"a sign in emphasis", "x\n\n**$5** buys *a* zebra ride.\n", "x\n\n$5 buys a zebra ride.\n", "$5 buys a zebra ride.", "**$5** buys *a* zebra ride."},
+		{"a sign the source lacks", "x\n\nFoo controls the zebra count.\n", "x\n\n$Foo controls the zebra count.\n", "$Foo controls the zebra count.", "Foo controls the zebra count."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := strings.Index(tc.passage, tc.sentence)

@@ -89,10 +89,27 @@ func locate(raw []byte, passage string, start, end int) (s, e int, ok bool) {
 	if bestMiss > len(ws)/10 {
 		return 0, 0, false
 	}
-	// The markup that opens the first word ("`Remove-Item` deletes…",
-	// "**Warning** …") and that closes the last, and the closing
-	// punctuation the sentence and the source both have.
-	if ws[0].s == 0 {
+	// What the sentence has before its first word ("$Foo", "-Force"), as
+	// the source has it, with the markup that opens it ("`$Foo` sets…",
+	// "**Warning** …"); then the markup that closes the last word, and
+	// the closing punctuation the sentence and the source both have.
+	lead := sent[:ws[0].s]
+	for lead != "" && s > 0 {
+		r, n := utf8.DecodeLastRuneInString(lead)
+		r2, n2 := utf8.DecodeLastRuneInString(src[:s])
+		if r != r2 {
+			if strings.IndexByte(markOpeners, src[s-1]) >= 0 {
+				s--
+				continue
+			}
+			break
+		}
+		if unicode.IsSpace(r) {
+			break
+		}
+		lead, s = lead[:len(lead)-n], s-n2
+	}
+	if lead == "" {
 		for s > 0 && strings.IndexByte(markOpeners, src[s-1]) >= 0 {
 			s--
 		}
