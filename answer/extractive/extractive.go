@@ -150,6 +150,9 @@ func (a *Answerer) sources(ctx context.Context, refs []citations.Reference) (map
 // would mostly be metadata or output).
 func (a *Answerer) quote(ctx context.Context, p pick, src source, first bool) Sentence {
 	pr := present(p.ref.Passage, p.sent, p.head)
+	if p.header != "" {
+		pr.text = inlineText(rowText(p.header, p.sent.text))
+	}
 	quote, span := p.ref.Passage[pr.start:pr.end], (*citations.Span)(nil)
 	if src.err == nil && src.raw != nil {
 		raw := src.raw

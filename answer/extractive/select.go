@@ -14,6 +14,9 @@ type pick struct {
 	ref  citations.Reference
 	sent sentence
 	head *sentence // the heading sent stands for, when that scored best
+	// header is the header row of the table whose row sent is, when a
+	// row answers: its cells name the row's.
+	header string
 }
 
 // sectionStart returns the sentence that opens the section heading h
@@ -88,6 +91,30 @@ func rank(cands []scored) []int {
 func lead(refs []citations.Reference, code []map[string]bool, cands []scored, best scored) (pick, map[string]struct{}) {
 	first := pick{ref: refs[best.ref], sent: best.sentence}
 	covered := maps.Clone(best.matched)
+	// A table's row answers, named by its header row; when the header
+	// row scored best (the question names a column), the row that scored
+	// best among the table's does.
+	passage := refs[best.ref].Passage
+	if header, ok := tableHeader(passage, best.sentence); ok {
+		first.header = header
+		return first, covered
+	}
+	if end, ok := tableBelow(passage, best.sentence); ok {
+		var row *scored
+		for i := range cands {
+			c := &cands[i]
+			if c.ref == best.ref && c.start > best.end && c.end <= end && len(c.matched) > 0 && (row == nil || c.score > row.score) {
+				row = c
+			}
+		}
+		if row != nil {
+			if header, ok := tableHeader(passage, row.sentence); ok {
+				first = pick{ref: refs[best.ref], sent: row.sentence, header: header}
+				maps.Copy(covered, row.matched)
+				return first, covered
+			}
+		}
+	}
 	// A heading is no answer: its section's first sentence is.
 	if best.heading {
 		var isCode map[string]bool

@@ -123,6 +123,89 @@ func tableRow(text string, start, end int) bool {
 	return strings.Contains(line, " | ") || strings.HasPrefix(line, "| ") || strings.HasSuffix(line, " |")
 }
 
+// tableHeader returns the header row of the table s is a row of (the
+// first of the lines of the table before it), if s is a whole row and not
+// the header itself.
+func tableHeader(text string, s sentence) (string, bool) {
+	ls := strings.LastIndexByte(text[:s.start], '\n') + 1
+	le := len(text)
+	if i := strings.IndexByte(text[s.end:], '\n'); i >= 0 {
+		le = s.end + i
+	}
+	if strings.TrimSpace(text[ls:s.start]) != "" || strings.TrimSpace(text[s.end:le]) != "" || !tableRow(text, s.start, s.end) {
+		return "", false
+	}
+	header := ""
+	for ls > 0 {
+		ps := strings.LastIndexByte(text[:ls-1], '\n') + 1
+		line := text[ps : ls-1]
+		if strings.TrimSpace(line) == "" || !tableRow(text, ps, ls-1) {
+			break
+		}
+		header, ls = strings.TrimSpace(line), ps
+	}
+	return header, header != ""
+}
+
+// tableBelow returns where the table ends whose header row s is (a whole
+// line of a table, the table's first, with rows below it).
+func tableBelow(text string, s sentence) (end int, ok bool) {
+	if !tableRow(text, s.start, s.end) {
+		return 0, false
+	}
+	if _, isRow := tableHeader(text, s); isRow {
+		return 0, false
+	}
+	ls := strings.LastIndexByte(text[:s.start], '\n') + 1
+	if strings.TrimSpace(text[ls:s.start]) != "" {
+		return 0, false
+	}
+	end = s.end
+	for end < len(text) && text[end] == '\n' {
+		next := end + 1
+		le := len(text)
+		if i := strings.IndexByte(text[next:], '\n'); i >= 0 {
+			le = next + i
+		}
+		if strings.TrimSpace(text[next:le]) == "" || !tableRow(text, next, le) {
+			break
+		}
+		end = le
+	}
+	return end, end > s.end
+}
+
+// rowText is a table's row as an answer gives it: each cell named by its
+// column's header ("Bird: Albatross; Wingspan: 3.5 m"), or the row as it is
+// when the two differ in their numbers of cells.
+func rowText(header, row string) string {
+	hs, cs := cells(header), cells(row)
+	if len(hs) != len(cs) || len(cs) < 2 {
+		return row
+	}
+	parts := make([]string, 0, len(cs))
+	for i, c := range cs {
+		switch {
+		case c == "":
+		case hs[i] == "":
+			parts = append(parts, c)
+		default:
+			parts = append(parts, hs[i]+": "+c)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// cells splits a normalized table row at " | ".
+func cells(row string) []string {
+	row = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(row), "| "), " |"))
+	cs := strings.Split(row, " | ")
+	for i := range cs {
+		cs[i] = strings.TrimSpace(cs[i])
+	}
+	return cs
+}
+
 func skipClosers(text string, j int) int {
 	for j < len(text) {
 		r, n := utf8.DecodeRuneInString(text[j:])

@@ -1,0 +1,50 @@
+package extractive
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cite-rag/cite/citations"
+)
+
+// TestTableRows: a question a table's row answers gets that row, each cell
+// named by its column's header, quoted as the source has it; also when the
+// header row matches best (the question names a column). Rows stay out of
+// other answers.
+func TestTableRows(t *testing.T) {
+	raw := "# Birds\n\n| Bird | Wingspan |\n|---|---|\n| Albatross | 3.5 m |\n| Sparrow | 0.2 m |\n\nOwls hunt mostly at night.\n"
+	passage := "Birds\n\nBird | Wingspan\nAlbatross | 3.5 m\nSparrow | 0.2 m\n\nOwls hunt mostly at night."
+	for _, tc := range []struct{ question, text, quote string }{
+		{"albatross wingspan", "Bird: Albatross; Wingspan: 3.5 m", "Albatross | 3.5 m"},
+		{"what is the wingspan of a sparrow", "Bird: Sparrow; Wingspan: 0.2 m", "Sparrow | 0.2 m"},
+		{"sparrow", "Bird: Sparrow; Wingspan: 0.2 m", "Sparrow | 0.2 m"},
+		{"when do owls hunt", "Owls hunt mostly at night.", "Owls hunt mostly at night."},
+	} {
+		a := New(Options{ReadSpan: func(context.Context, citations.Reference) ([]byte, error) { return []byte(raw), nil }})
+		sents, err := a.Answer(t.Context(), tc.question, []citations.Reference{{
+			Index: 1, Title: "Birds", Type: citations.TypeFile, Source: "/b.md", Passage: passage,
+			Span: citations.Span{Start: 0, End: len(raw)},
+		}})
+		if err != nil || len(sents) == 0 {
+			t.Fatalf("%q: %v, %d sentences", tc.question, err, len(sents))
+		}
+		s := sents[0]
+		if s.Text != tc.text || s.Quote != tc.quote || s.Span == nil || raw[s.Span.Start:s.Span.End] != tc.quote {
+			t.Errorf("%q: %q quoting %q (span %v), want %q quoting %q", tc.question, s.Text, s.Quote, s.Span, tc.text, tc.quote)
+		}
+	}
+}
+
+func TestRowText(t *testing.T) {
+	for _, tc := range []struct{ header, row, want string }{
+		{"Bird | Wingspan", "Albatross | 3.5 m", "Bird: Albatross; Wingspan: 3.5 m"},
+		{"| Bird | Wingspan |", "| Albatross | 3.5 m |", "Bird: Albatross; Wingspan: 3.5 m"},
+		{"Bird | Wingspan | Notes", "Albatross | 3.5 m", "Albatross | 3.5 m"}, // cells and headers differ
+		{"Bird | Wingspan", "Albatross | ", "Albatross | "}, // an empty cell at an end: as it is
+		{"Bird | Note | Wingspan", "Albatross |  | 3.5 m", "Bird: Albatross; Wingspan: 3.5 m"},
+	} {
+		if got := rowText(tc.header, tc.row); got != tc.want {
+			t.Errorf("rowText(%q, %q) = %q, want %q", tc.header, tc.row, got, tc.want)
+		}
+	}
+}
