@@ -40,7 +40,7 @@ func TestRowText(t *testing.T) {
 		{"Bird | Wingspan", "Albatross | 3.5 m", "Bird: Albatross; Wingspan: 3.5 m"},
 		{"| Bird | Wingspan |", "| Albatross | 3.5 m |", "Bird: Albatross; Wingspan: 3.5 m"},
 		{"Bird | Wingspan | Notes", "Albatross | 3.5 m", "Albatross | 3.5 m"}, // cells and headers differ
-		{"Bird | Wingspan", "Albatross | ", "Albatross | "}, // an empty cell at an end: as it is
+		{"Bird | Wingspan", "Albatross | ", "Albatross | "},                   // an empty cell at an end: as it is
 		{"Bird | Note | Wingspan", "Albatross |  | 3.5 m", "Bird: Albatross; Wingspan: 3.5 m"},
 	} {
 		if got := rowText(tc.header, tc.row); got != tc.want {
