@@ -164,6 +164,17 @@ func (a *Answerer) quote(ctx context.Context, p pick, src source, first bool) Se
 		}
 		if ok && first && len(pr.block) == 0 {
 			s, e, pr = a.bringCode(ctx, p, raw, s, e, pr)
+		} else if ok && len(pr.block) > 0 {
+			// The lines a colon introduces are the passage's, whose code
+			// lost its indentation: a fenced block in the source is
+			// given from there.
+			if _, se, found := locate(raw, p.ref.Passage, p.sent.start, p.sent.end); found {
+				if pe := paragraphEnd(raw, se); pe >= 0 {
+					if lines, blockEnd, found := fencedAfter(raw, pe); found && blockEnd >= e {
+						pr.block, e = lines, blockEnd
+					}
+				}
+			}
 		}
 		if ok {
 			quote = string(raw[s:e])

@@ -48,3 +48,29 @@ func TestRowText(t *testing.T) {
 		}
 	}
 }
+
+// TestIntroducedCode: a sentence ending with a colon that introduces a
+// fenced code block brings the block from the source, indentation
+// included (the passage's text has lost it), and its quote ends with the
+// block's last line; a list it introduces comes from the passage.
+func TestIntroducedCode(t *testing.T) {
+	raw := "# Py\n\nThe loop prints squares as follows:\n\n```python\nfor i in range(3):\n    if i:\n        print(i * i)\n```\n\nThe steps are:\n\n- one\n- two\n"
+	passage := "Py\n\nThe loop prints squares as follows:\n\nfor i in range(3):\nif i:\nprint(i * i)\n\nThe steps are:\n\n• one\n• two"
+	for _, tc := range []struct{ question, block, quote string }{
+		{"loop prints squares", "```\nfor i in range(3):\n    if i:\n        print(i * i)\n```",
+			"The loop prints squares as follows:\n\n```python\nfor i in range(3):\n    if i:\n        print(i * i)"},
+		{"what are the steps", "- one\n- two", "The steps are:\n\n- one\n- two"},
+	} {
+		a := New(Options{ReadSpan: func(context.Context, citations.Reference) ([]byte, error) { return []byte(raw), nil }})
+		sents, err := a.Answer(t.Context(), tc.question, []citations.Reference{{
+			Index: 1, Title: "Py", Type: citations.TypeFile, Source: "/p.md", Passage: passage,
+			Span: citations.Span{Start: 0, End: len(raw)},
+		}})
+		if err != nil || len(sents) == 0 {
+			t.Fatalf("%q: %v, %d sentences", tc.question, err, len(sents))
+		}
+		if s := sents[0]; s.Block != tc.block || s.Quote != tc.quote {
+			t.Errorf("%q: block %q quoting %q, want %q quoting %q", tc.question, s.Block, s.Quote, tc.block, tc.quote)
+		}
+	}
+}
