@@ -783,14 +783,16 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 		skip(why)
 		return
 	}
-	if f.Info.Size() > ix.opts.MaxSize {
-		skip(tooLarge(f.Info.Size(), ix.opts.MaxSize))
-		return
-	}
+	// A file unchanged since it was indexed stays as it is, whatever the
+	// limits of this run (a lower --max-size does not remove it).
 	prev := j.prev
 	fresh := prev != nil && prev.Pipeline == ix.pipelineOf(prev.Type) && !ix.opts.Force
 	if fresh && prev.Size == f.Info.Size() && prev.ModTime.Equal(f.Info.ModTime()) {
 		j.out = Unchanged
+		return
+	}
+	if f.Info.Size() > ix.opts.MaxSize {
+		skip(tooLarge(f.Info.Size(), ix.opts.MaxSize))
 		return
 	}
 	data, info, err := readStable(ctx, ix.fsys, f.Name, ix.opts.MaxSize, rb.next())

@@ -761,3 +761,35 @@ func TestMissing(t *testing.T) {
 		})
 	}
 }
+
+// TestLowerMaxSize: a lower --max-size skips large files that are new or
+// changed (a changed one loses its old version), and leaves those indexed
+// before and unchanged as they are.
+func TestLowerMaxSize(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	big := strings.Repeat("Albatross wingspan notes. ", 100)
+	fsys := fstest.MapFS{"docs/big.md": file(big), "docs/grows.md": file("# Grows\n\nSmall at first.")}
+	if _, _, err := run(t, st, fsys, Options{}, "docs"); err != nil {
+		t.Fatal(err)
+	}
+	fsys["docs/grows.md"] = &fstest.MapFile{Data: []byte(big + big), ModTime: t0.Add(time.Hour)}
+	fsys["docs/new.md"] = file(big)
+	s, events, _ := run(t, st, fsys, Options{MaxSize: 1000}, "docs")
+	if e := events["docs/big.md"]; e.Outcome != Unchanged {
+		t.Errorf("unchanged big.md: %v %s", e.Outcome, e.Reason)
+	}
+	if e := events["docs/grows.md"]; e.Outcome != Skipped || !strings.Contains(e.Reason, "too large") || !strings.Contains(e.Reason, "removed its old version") {
+		t.Errorf("grown grows.md: %v %s", e.Outcome, e.Reason)
+	}
+	if e := events["docs/new.md"]; e.Outcome != Skipped || !strings.HasPrefix(e.Reason, "too large") {
+		t.Errorf("new new.md: %v %s", e.Outcome, e.Reason)
+	}
+	if s.Unchanged != 1 || s.Skipped != 2 {
+		t.Errorf("stats %+v", s)
+	}
+	if _, err := st.Document(ctx, "", "docs/big.md"); err != nil {
+		t.Errorf("big.md removed: %v", err)
+	}
+	checkIndex(t, st)
+}
