@@ -92,6 +92,9 @@ found); files unchanged since the last run count as indexed.`, true)
 	pdfOpts := &pdf.Reader{MaxPages: *maxPages, Timeout: *pdfTimeout, OCR: ocrMode, Uninterruptible: oneShot}
 	// One cite index at a time: a second waits, then finds the files the
 	// first indexed unchanged.
+	if err := f.belowAnIndex(); err != nil {
+		return err
+	}
 	unlock, err := lockIndex(ctx, e, f.index)
 	if err != nil {
 		return err

@@ -152,6 +152,34 @@ func run(ctx context.Context, args []string, e *env) int {
 	return exitUsage
 }
 
+// belowAnIndex returns an error if the index folder is the default, holds
+// no index, and a folder above holds one: a command that creates the index
+// would make a second one here, which the other commands, run from above,
+// never read.
+func (f *flags) belowAnIndex() error {
+	if f.indexChosen() || index.Exists(f.index) {
+		return nil
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if up := nearestIndex(filepath.Dir(wd)); up != "" {
+			return fmt.Errorf("no index in this folder, and the nearest index above it is %s: run cite there, or pass --index %s (--index %s makes a new one here)", up, up, index.DefaultDir)
+		}
+	}
+	return nil
+}
+
+// indexChosen reports whether the index folder was chosen, by --index or
+// CITE_INDEX, rather than the default.
+func (f *flags) indexChosen() bool {
+	chosen := f.indexEnv
+	f.Visit(func(fl *flag.Flag) {
+		if fl.Name == "index" {
+			chosen = true
+		}
+	})
+	return chosen
+}
+
 // nearestIndex returns the index folder (.cite) of dir or of the nearest
 // folder above it that has one, or "".
 func nearestIndex(dir string) string {
@@ -170,9 +198,10 @@ func nearestIndex(dir string) string {
 // flags is a command's flag set with the flags every command has.
 type flags struct {
 	*flag.FlagSet
-	index string
-	store string // --store: "" for the embedded index, or weaviate://...
-	json  bool
+	index    string
+	indexEnv bool   // the index folder came from CITE_INDEX
+	store    string // --store: "" for the embedded index, or weaviate://...
+	json     bool
 
 	remote *weaviate.Store // the --store collection, once openIndex opened it
 	warned bool            // the collection's server warning was printed
@@ -185,6 +214,7 @@ func newFlags(e *env, name, args, about string, withJSON bool) *flags {
 	def := index.DefaultDir
 	if v := e.getenv("CITE_INDEX"); v != "" {
 		def = v
+		f.indexEnv = true
 	}
 	fs.StringVar(&f.index, "index", def, "index `folder` (default from CITE_INDEX, else "+index.DefaultDir+")")
 	fs.StringVar(&f.store, "store", e.getenv("CITE_STORE"), "where chunks are searched: `embedded` (the index folder, the default) or weaviate://HOST:PORT[?collection=NAME&shards=N&replicas=N] (default from CITE_STORE); the index folder stays the writer's manifest")

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/cite-rag/cite/index"
 )
 
 func TestVersionOf(t *testing.T) {
@@ -102,5 +104,34 @@ func TestNoIndexHint(t *testing.T) {
 	}
 	if code, _, errOut := cite(t, "search", "bees"); code != exitFailure || strings.Contains(errOut, "nearest") {
 		t.Errorf("no index above: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestIndexBelowAnIndex: cite index in a folder below an indexed one, with
+// no index of its own, makes no second index unless --index or CITE_INDEX
+// says so.
+func TestIndexBelowAnIndex(t *testing.T) {
+	top := t.TempDir()
+	idx := filepath.Join(top, ".cite")
+	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	file := mustAbs(t, filepath.Join(corpus, "honeybees.md"))
+	sub := filepath.Join(top, "a")
+	os.MkdirAll(sub, 0o755)
+	t.Chdir(sub)
+	code, out, errOut := cite(t, "index", file)
+	if want := "no index in this folder, and the nearest index above it is " + idx + ": run cite there, or pass --index " + idx + " (--index .cite makes a new one here)"; code != exitFailure || !strings.Contains(errOut, want) {
+		t.Errorf("below an index: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(sub, ".cite")); !os.IsNotExist(err) {
+		t.Errorf("a second index was made: %v", err)
+	}
+	if code, out, errOut := cite(t, "index", "--index", ".cite", "--quiet", file); code != 0 || !index.Exists(filepath.Join(sub, ".cite")) {
+		t.Errorf("--index .cite: exit %d\n%s%s", code, out, errOut)
+	}
+	os.RemoveAll(filepath.Join(sub, ".cite"))
+	if code, out, errOut := citeEnv(t, map[string]string{"CITE_INDEX": ".cite"}, "index", "--quiet", file); code != 0 || !index.Exists(filepath.Join(sub, ".cite")) {
+		t.Errorf("CITE_INDEX=.cite: exit %d\n%s%s", code, out, errOut)
 	}
 }
