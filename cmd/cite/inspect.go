@@ -71,6 +71,22 @@ func runDocs(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(docs) == 0 && *source != "" {
+		// A source with no documents is none: say which there are, as
+		// cite search does.
+		srcs, err := sessions.Public.Sources(ctx, st)
+		if err != nil {
+			return err
+		}
+		var names []string
+		for _, s := range srcs {
+			names = append(names, s.Name)
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("data source %q: %w (the index has none yet)", *source, search.ErrUnknownSource)
+		}
+		return fmt.Errorf("data source %q: %w (the index has %s)", *source, search.ErrUnknownSource, strings.Join(names, ", "))
+	}
 	if f.json {
 		return writeJSON(e.stdout, map[string]any{"documents": docs})
 	}

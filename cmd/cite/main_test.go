@@ -168,6 +168,7 @@ func testCommands(t *testing.T, vars map[string]string) {
 		{"bad chunk size", []string{"index", "--index", idx, "--chunk-size", "10", corpus}, 2, nil, []string{"below the minimum"}, nil},
 		{"sources", []string{"sources", "--index", idx}, 0, []string{"default", "5"}, nil, nil},
 		{"docs", []string{"docs", "--index", idx}, 0, []string{"Honeybee Colonies", "Write-Ahead Logging in SQLite", "Tokenizers for language models"}, nil, nil},
+		{"docs of an unknown source", []string{"docs", "--index", idx, "--source", "nosuch"}, 1, nil, []string{`cite docs: data source "nosuch": no such data source (the index has `}, nil},
 		{"docs json", []string{"docs", "--index", idx, "--json"}, 0, nil, nil, func(t *testing.T, out []byte) {
 			var v struct{ Documents []index.Document }
 			if err := json.Unmarshal(out, &v); err != nil || len(v.Documents) != 5 {
