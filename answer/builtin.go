@@ -161,6 +161,7 @@ func readDocument(ctx context.Context, c *Call, args map[string]any) (string, er
 			Title: cleanTitle(d.Title, d.Path), Passage: ch.Text, ID: ch.ID, DocumentID: d.ID, Type: typ, Source: d.Path,
 			Span:      citations.Span{Start: ch.SourceStart, End: ch.SourceEnd},
 			Location:  citations.PagesOf(ch.Page, ch.PageEnd, search.HasSlides(d.Type)),
+			Heading:   strings.Join(ch.Headings, " > "),
 			Extracted: search.Extracted(d.Type),
 		}.WithPageStarts(search.PageStartsIn(pages, max(ch.Page, 0), ch.PageEnd)))
 		if err != nil {

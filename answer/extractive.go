@@ -77,6 +77,11 @@ func (e *Extractive) Chat(ctx context.Context, req provider.ChatRequest, onDelta
 		if _, err := inv.SetQuote(s.Ref.Index, s.Quote, s.Span); err != nil {
 			return provider.ChatResponse{}, err
 		}
+		if s.Heading != s.Ref.Heading {
+			if err := inv.SetHeading(s.Ref.Index, s.Heading); err != nil {
+				return provider.ChatResponse{}, err
+			}
+		}
 		text := s.Text
 		switch {
 		case i > 0 && block:

@@ -580,6 +580,7 @@ func (r *run) register(h search.Hit) (citations.Reference, error) {
 		Source:     h.Document.Path,
 		Span:       h.SourceSpan,
 		Location:   h.Location,
+		Heading:    h.Heading,
 		Extracted:  search.Extracted(h.Document.Format),
 	}.WithPageStarts(h.PageStarts))
 }

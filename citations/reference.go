@@ -62,6 +62,11 @@ type Reference struct {
 	Span Span `json:"span"`
 	// Location is the passage's page or slide, for documents that have them.
 	Location
+	// Heading is the heading path the passage sits under in its document,
+	// outermost first, joined by " > ", when it has one. The reference
+	// list shows it for a passage its link cannot open at (the text of a
+	// Word file, say, which has no page).
+	Heading string `json:"heading,omitempty"`
 	// Extracted says that Span (and QuoteSpan) are ranges of the text cite
 	// extracted from the document (a PDF, a Word file, ...), not of its
 	// file's bytes: the passage is that text, and a link to the file opens
@@ -91,6 +96,19 @@ func (r Reference) Key() string { return Key(r.Index) }
 
 // Key returns the canonical marker for index n, "[doc:n]".
 func Key(n int) string { return "[doc:" + strconv.Itoa(n) + "]" }
+
+// section returns the heading path shown after title in a reference list:
+// Heading without its first heading when that is the title, its headings
+// joined by " › " (which Markdown leaves alone).
+func (r Reference) section(title string) string {
+	h := collapseSpace(r.Heading)
+	if first, rest, ok := strings.Cut(h, " > "); ok && first == title {
+		h = rest
+	} else if h == title {
+		return ""
+	}
+	return strings.ReplaceAll(h, " > ", " › ")
+}
 
 // DisplayTitle returns the title shown in a reference list: Title with every
 // run of white space collapsed to one space, or, when that is empty, the base
@@ -128,6 +146,21 @@ func collapseSpace(s string) string {
 		return strings.Join(strings.Fields(s), " ")
 	}
 	return s
+}
+
+// SetHeading sets the heading path of the reference registered under
+// index (see [Reference.Heading]), for a producer that knows the section of
+// what it quotes better than the passage's start does ("" when it does not
+// know it).
+func (inv *Invocation) SetHeading(index int, heading string) error {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	i, ok := inv.byIndex[index]
+	if !ok {
+		return fmt.Errorf("set heading of %s: %w", Key(index), ErrNotRegistered)
+	}
+	inv.refs[i].Heading = heading
+	return nil
 }
 
 // ErrNotRegistered means no reference is registered under the index given

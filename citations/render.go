@@ -346,6 +346,8 @@ func appendList(dst []byte, refs []Cited) []byte {
 		title := c.DisplayTitle()
 		if loc := c.Location.String(); loc != "" {
 			title += ", " + loc
+		} else if h := c.section(title); c.Extracted && h != "" {
+			title += " § " + h
 		}
 		if c.Link == "" {
 			dst = appendTitle(dst, title)

@@ -2,6 +2,7 @@ package citations
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -374,5 +375,42 @@ func TestListHeading(t *testing.T) {
 	}
 	if strings.Count(md, ListHeading) != 1 || strings.Count(md, "References:") != 1 {
 		t.Errorf("the lists are not told apart: %q", md)
+	}
+}
+
+// TestListSection: the reference list names the section of a passage its
+// link cannot open at (extracted text without a page or slide), without
+// the heading that is the title; a passage with a page, or a file's bytes,
+// shows none; SetHeading changes it.
+func TestListSection(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ref  Reference
+		want string
+	}{
+		{"a Word file", Reference{Title: "Prefs", Heading: "Prefs > $OFS", Extracted: true}, "1. [Prefs § \\$OFS](file:///docs/p.docx)\n"},
+		{"no title heading", Reference{Title: "Prefs", Heading: "Setup > Keys", Extracted: true}, "1. [Prefs § Setup › Keys](file:///docs/p.docx)\n"},
+		{"the title alone", Reference{Title: "Prefs", Heading: "Prefs", Extracted: true}, "1. [Prefs](file:///docs/p.docx)\n"},
+		{"a page", Reference{Title: "Prefs", Heading: "Prefs > $OFS", Extracted: true, Location: Location{Page: 3}}, "1. [Prefs, p. 3](file:///docs/p.docx#page=3)\n"},
+		{"a file's bytes", Reference{Title: "Prefs", Heading: "Prefs > $OFS", Span: Span{0, 10}}, "1. [Prefs](file:///docs/p.docx#bytes=0-10)\n"},
+	} {
+		inv := NewInvocation()
+		inv.SetResolver(DefaultResolver())
+		ref := tc.ref
+		ref.Type, ref.Source, ref.Passage, ref.ID = TypeFile, "/docs/p.docx", "passage", "c1"
+		if _, err := inv.Register(ref); err != nil {
+			t.Fatal(err)
+		}
+		md := Render("Text [doc:1].", inv, Options{}).Markdown()
+		if _, list, _ := strings.Cut(md, ListHeading+"\n\n"); list != tc.want {
+			t.Errorf("%s: list %q, want %q", tc.name, list, tc.want)
+		}
+	}
+	inv := testRegistry(t, 1)
+	if err := inv.SetHeading(1, "A > B"); err != nil || inv.References()[0].Heading != "A > B" {
+		t.Errorf("SetHeading: %v, %+v", err, inv.References()[0])
+	}
+	if err := inv.SetHeading(2, "A"); !errors.Is(err, ErrNotRegistered) {
+		t.Errorf("SetHeading of [doc:2]: %v", err)
 	}
 }

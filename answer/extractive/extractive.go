@@ -86,6 +86,10 @@ type Sentence struct {
 	Quote string
 	// Span is Quote's byte range in the source, or nil.
 	Span *citations.Span
+	// Heading is the heading path the sentence sits under: its passage's
+	// ([citations.Reference.Heading]) when no line like a heading comes
+	// before it in the passage, else "" (not known).
+	Heading string
 }
 
 // Answer returns the sentences of passages that answer question, best
@@ -181,11 +185,29 @@ func (a *Answerer) quote(ctx context.Context, p pick, src source, first bool) Se
 			span = &citations.Span{Start: p.ref.Span.Start + s, End: p.ref.Span.Start + e}
 		}
 	}
-	out := Sentence{Ref: p.ref, Text: pr.text, Quote: quote, Span: span}
+	out := Sentence{Ref: p.ref, Text: pr.text, Quote: quote, Span: span, Heading: p.ref.Heading}
+	if underHeading(p.ref.Passage, pr.start) {
+		out.Heading = ""
+	}
 	if len(pr.block) > 0 {
 		out.Block = markdownBlock(pr.block)
 	}
 	return out
+}
+
+// underHeading reports whether a line like a heading (see
+// [sentence.heading]; not a table's row) comes before offset at in passage,
+// below the heading path the passage starts under.
+func underHeading(passage string, at int) bool {
+	for _, s := range splitSentences(passage) {
+		if s.start >= at {
+			return false
+		}
+		if s.heading && !tableRow(passage, s.start, s.end) {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadFileSpan returns the bytes of ref.Span in the local file ref.Source

@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/cite-rag/cite/citations"
@@ -72,5 +73,27 @@ func TestIntroducedCode(t *testing.T) {
 		if s := sents[0]; s.Block != tc.block || s.Quote != tc.quote {
 			t.Errorf("%q: block %q quoting %q, want %q quoting %q", tc.question, s.Block, s.Quote, tc.block, tc.quote)
 		}
+	}
+}
+
+// TestUnderHeading: a sentence keeps its passage's heading path unless a
+// line like a heading (not a table's row) comes before it in the passage.
+func TestUnderHeading(t *testing.T) {
+	passage := "text of the section before. It goes on here.\n\n$MaximumHistoryCount\n\nDetermines how many commands are saved.\n\nA | B\nc | d\n"
+	for _, tc := range []struct {
+		at   string
+		want bool
+	}{
+		{"It goes on", false},
+		{"Determines", true},
+		{"c | d", true},
+	} {
+		if got := underHeading(passage, strings.Index(passage, tc.at)); got != tc.want {
+			t.Errorf("at %q: %v, want %v", tc.at, got, tc.want)
+		}
+	}
+	rows := "Intro sentence of the table here.\n\nA | B\nc | d\n\nAfter the table comes this sentence."
+	if underHeading(rows, strings.Index(rows, "After")) {
+		t.Error("a table's rows taken for a heading")
 	}
 }
