@@ -840,8 +840,15 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 			j.readerFailure(formatName, err)
 			return
 		case !read && documentExts[strings.ToLower(path.Ext(f.Name))]:
+			ext := strings.ToLower(path.Ext(f.Name))
+			if kind := binaryExts[ext]; len(ix.opts.Readers) > 0 && ext != ".doc" && ext != ".ppt" && kind != "" {
+				// A format cite reads, by its name, but not by its
+				// content (a spreadsheet renamed .docx, a damaged file).
+				skip(fmt.Sprintf("unreadable as %s: named %s, its content is not %s (cite reads %s)", kind, ext, kind, ix.formatsRead()))
+				return
+			}
 			if why := skipByName(f.Name, ix.formatsRead()); why != "" {
-				skip(why + " (its content is not one cite reads)")
+				skip(why)
 				return
 			}
 		}

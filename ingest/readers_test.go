@@ -76,7 +76,7 @@ func TestReaders(t *testing.T) {
 		"d/locked.pdf":  {Skipped, "", "encrypted: a password is required"},
 		"d/broken.docx": {Failed, "", ""},
 		"d/old.doc":     {Skipped, "", "old binary Word format (.doc); save it as .docx"},
-		"d/other.pdf":   {Skipped, "", "binary file (PDF)"},
+		"d/other.pdf":   {Skipped, "", "unreadable as PDF: named .pdf, its content is not PDF"},
 		"d/notes.pptx":  {Added, "pages", ""},
 		"d/empty.pdf":   {Skipped, "", "no text"},
 		"d/plain.txt":   {Added, "text", ""},
