@@ -1,6 +1,9 @@
 package server
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -149,6 +152,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 	type file struct {
 		name, tmp string
 		size      int64
+		hash      string // SHA-256, hex
 	}
 	var files []file
 	defer func() {
@@ -199,9 +203,10 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 			s.log.Error("upload temp file", "err", err)
 			return nil, false
 		}
-		n, err := io.Copy(tmp, io.LimitReader(part, s.cfg.MaxUploadBytes+1))
+		h := sha256.New()
+		n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(part, s.cfg.MaxUploadBytes+1))
 		tmp.Close()
-		files = append(files, file{name, tmp.Name(), n})
+		files = append(files, file{name, tmp.Name(), n, hex.EncodeToString(h.Sum(nil))})
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
@@ -247,7 +252,13 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 	out := make([]uploaded, 0, len(files))
 	for _, f := range files {
 		dst := filepath.Join(folder, f.name)
-		if err := os.Rename(f.tmp, dst); err != nil {
+		prev, err := s.setAside(dst)
+		if err == nil {
+			if err = os.Rename(f.tmp, dst); err != nil && prev != "" {
+				os.Rename(prev, dst)
+			}
+		}
+		if err != nil {
 			writeError(w, http.StatusInternalServerError, "upload", "cannot store "+f.name)
 			s.log.Error("upload rename", "err", err)
 			return nil, false
@@ -267,15 +278,16 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 			u.Notes = ev.Notes
 		}
 		switch ev.Outcome {
-		case ingest.Skipped, ingest.Gone:
+		case ingest.Skipped, ingest.Gone, ingest.Failed:
 			u.Reason = ev.Reason
-			os.Remove(dst) // not indexed: not kept
-		case ingest.Failed:
-			u.Reason = "indexing failed"
-			if ev.Err != nil {
-				u.Reason = ev.Err.Error()
+			if ev.Outcome == ingest.Failed {
+				u.Reason = s.failedReason(r, f.name, dst, ev.Err)
 			}
+			s.unstore(r, source, dst, prev, f.hash) // not indexed: not kept
 		default:
+			if prev != "" {
+				os.Remove(prev)
+			}
 			d, err := s.deps.Store.Document(r.Context(), source, dst)
 			if err != nil {
 				s.log.Error("uploaded document not found in the index", "err", err)
@@ -287,6 +299,68 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 		out = append(out, u)
 	}
 	return out, true
+}
+
+// failedReason is what a client reads of why its file name failed to be
+// indexed, from dst, its copy: the file's own error (a damaged PDF), named
+// by the upload's name rather than the server's path, or for a failure of
+// the server [internalMessage] (the log has the error).
+func (s *Server) failedReason(r *http.Request, name, dst string, err error) string {
+	var pe *ingest.PathError
+	if errors.As(err, &pe) && pe.Path == dst {
+		msg := pe.Err.Error()
+		for _, p := range []string{dst, index.EscapePath(dst)} {
+			msg = strings.ReplaceAll(msg, p, name)
+		}
+		return name + ": " + msg
+	}
+	s.log.Error("upload not indexed", "method", r.Method, "path", r.URL.Path, "err", err)
+	return name + ": indexing failed: " + internalMessage
+}
+
+// setAside moves the file at dst, if there is one, to a temporary name
+// beside it, which it returns, so that an upload replacing it can put it
+// back if the new version is not indexed.
+func (s *Server) setAside(dst string) (string, error) {
+	if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	f, err := s.createTemp(filepath.Dir(dst))
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	if err := os.Rename(dst, f.Name()); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// unstore removes dst, an uploaded file that was not indexed (skipped or
+// failed), so that nothing stays on disk that the index does not list:
+// the API could neither count nor delete it. prev is the file dst
+// replaced ("" if none), put back while the index still holds its
+// version; a file the index holds as it is (stored, but not yet on the
+// index's replica) is kept.
+func (s *Server) unstore(r *http.Request, source, dst, prev, hash string) {
+	ctx := context.WithoutCancel(r.Context()) // done even if the client is gone
+	d, err := s.deps.Store.Document(ctx, source, dst)
+	switch {
+	case err == nil && d.Hash == hash:
+	case err == nil && prev != "":
+		if err := os.Rename(prev, dst); err != nil {
+			s.log.Error("upload: the version indexed before could not be put back", "err", err)
+		}
+		prev = ""
+	case err == nil || errors.Is(err, index.ErrNotFound):
+		os.Remove(dst)
+	default:
+		s.log.Error("upload: not indexed, kept", "err", err)
+	}
+	if prev != "" {
+		os.Remove(prev)
+	}
 }
 
 // uploadStatus is the status of an upload's answer: 201 when something was
