@@ -193,30 +193,20 @@ func (s *sse) send(event string, v any) bool {
 }
 
 // chatRequest is the part of an OpenAI chat completion request cite reads.
+// Other fields (temperature, tools, response_format, seed, user, ...) are
+// accepted and ignored, as by other OpenAI-compatible servers: cite
+// answers with its own settings.
 type chatRequest struct {
-	Model         string          `json:"model"`
-	Messages      []chatMessage   `json:"messages"`
-	Stream        bool            `json:"stream"`
-	StreamOptions json.RawMessage `json:"stream_options"`
-	// Accepted and ignored: cite answers with its own settings.
-	Temperature      *float64        `json:"temperature"`
-	TopP             *float64        `json:"top_p"`
-	MaxTokens        *int            `json:"max_tokens"`
-	MaxCompletion    *int            `json:"max_completion_tokens"`
-	N                *int            `json:"n"`
-	User             string          `json:"user"`
-	Tools            json.RawMessage `json:"tools"`
-	ToolChoice       json.RawMessage `json:"tool_choice"`
-	PresencePenalty  *float64        `json:"presence_penalty"`
-	FrequencyPenalty *float64        `json:"frequency_penalty"`
-	Stop             json.RawMessage `json:"stop"`
-	Seed             *int            `json:"seed"`
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	Stream   bool          `json:"stream"`
 }
 
+// chatMessage is the part of a message cite reads: a message's tool calls,
+// tool_call_id, name and refusal are ignored.
 type chatMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
-	Name    string          `json:"name,omitempty"`
 }
 
 // text returns a message's content as text: a string, or the text parts
@@ -247,7 +237,7 @@ func (m chatMessage) text() string {
 // of the final stream chunk).
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	var body chatRequest
-	if !decode(w, r, &body) {
+	if !decodeJSON(w, r, &body, false) {
 		return
 	}
 	if body.Model != "" && body.Model != s.deps.ModelName {
@@ -268,9 +258,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// The history is what the user and the assistant said: system,
+	// developer and tool messages, and an assistant's tool calls, are
+	// not cite's (its own tools answer its own calls).
 	for _, m := range body.Messages[:last] {
-		if m.Role == "user" || m.Role == "assistant" {
-			req.History = append(req.History, provider.Message{Role: m.Role, Content: m.text()})
+		if text := m.text(); text != "" && (m.Role == "user" || m.Role == "assistant") {
+			req.History = append(req.History, provider.Message{Role: m.Role, Content: text})
 		}
 	}
 	if !s.acquire(w) {

@@ -401,6 +401,12 @@ func (s *Server) logged(next http.Handler) http.Handler {
 
 // decode reads one JSON object into v, strictly.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	return decodeJSON(w, r, v, true)
+}
+
+// decodeJSON reads one JSON object into v: no field twice, field names in
+// their exact case and, when strict, no field v does not have.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) bool {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		writeError(w, http.StatusUnsupportedMediaType, "bad_content_type", "send a JSON body with Content-Type: application/json")
@@ -417,7 +423,9 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		writeError(w, http.StatusBadRequest, "bad_json", "invalid JSON body: "+err.Error())
 		return false

@@ -1,0 +1,60 @@
+package server_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cite-rag/cite/answer/modeltest"
+	"github.com/cite-rag/cite/provider"
+	"github.com/cite-rag/cite/server"
+)
+
+// TestChatOpenAIFields: /v1/chat/completions takes what OpenAI's clients
+// send, fields it does not use included, and an agent's history of tool
+// calls and their results; /v1/ask stays strict.
+func TestChatOpenAIFields(t *testing.T) {
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		{Text: []string{"WAL keeps a log [doc:1]."}},
+		{Text: []string{"WAL keeps a log [doc:1]."}},
+		{Text: []string{"WAL keeps a log [doc:1]."}},
+	}})
+	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+	ts, name := start(t, m, server.Config{})
+	const question = `{"role":"user","content":"what is WAL mode in SQLite"}`
+	for _, c := range []struct {
+		name, body string
+	}{
+		{"request fields", `{"model":"` + name + `","messages":[` + question + `],
+			"response_format":{"type":"text"},"logprobs":false,"top_logprobs":null,"parallel_tool_calls":true,
+			"metadata":{"app":"x"},"store":false,"logit_bias":{"50256":-100},"reasoning_effort":"low",
+			"modalities":["text"],"service_tier":"auto","functions":[{"name":"f"}],"function_call":"auto",
+			"prediction":{"type":"content","content":"x"},"user":"u1","seed":7,"audio":null,"web_search_options":{}}`},
+		{"agent history", `{"model":"` + name + `","messages":[
+			{"role":"system","content":"be brief"},
+			{"role":"user","content":"look it up","name":"ann"},
+			{"role":"assistant","content":null,"refusal":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{}"}}]},
+			{"role":"tool","tool_call_id":"call_1","content":"tool output"},
+			{"role":"assistant","content":"done","audio":null},
+			` + question + `]}`},
+		{"developer and function roles", `{"messages":[{"role":"developer","content":"x"},{"role":"function","name":"f","content":"y"},` + question + `]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp, body := do(t, "POST", ts.URL+"/v1/chat/completions", "application/json", c.body)
+			if resp.StatusCode != 200 || !strings.Contains(body, "WAL keeps a log [1]") {
+				t.Fatalf("%d %s", resp.StatusCode, body)
+			}
+		})
+	}
+	// The history the model was given: the user's and the assistant's
+	// words, not the tool calls or their results.
+	reqs := srv.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if hist := string(reqs[1].Body); !strings.Contains(hist, "look it up") || !strings.Contains(hist, "done") || strings.Contains(hist, "tool output") || strings.Contains(hist, "call_1") {
+		t.Errorf("the model was sent %s", hist)
+	}
+	if resp, body := do(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"q","seed":7}`); resp.StatusCode != 400 || !strings.Contains(body, `"bad_json"`) {
+		t.Errorf("/v1/ask with an unknown field: %d %s", resp.StatusCode, body)
+	}
+}
