@@ -210,7 +210,7 @@ type chatMessage struct {
 }
 
 // text returns a message's content as text: a string, or the text parts
-// of an array of parts.
+// of an array of parts, a line each.
 func (m chatMessage) text() string {
 	var s string
 	if json.Unmarshal(m.Content, &s) == nil {
@@ -221,13 +221,13 @@ func (m chatMessage) text() string {
 		Text string `json:"text"`
 	}
 	json.Unmarshal(m.Content, &parts)
-	var b strings.Builder
+	var texts []string
 	for _, p := range parts {
 		if p.Type == "text" {
-			b.WriteString(p.Text)
+			texts = append(texts, p.Text)
 		}
 	}
-	return b.String()
+	return strings.Join(texts, "\n")
 }
 
 // chat is POST /v1/chat/completions: the last user message is the

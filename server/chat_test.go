@@ -58,3 +58,34 @@ func TestChatOpenAIFields(t *testing.T) {
 		t.Errorf("/v1/ask with an unknown field: %d %s", resp.StatusCode, body)
 	}
 }
+
+// TestChatContentParts: a message's content given as text parts is their
+// text, a line each, as OpenAI reads it; other parts are left out.
+func TestChatContentParts(t *testing.T) {
+	for _, c := range []struct {
+		name, content, want string
+	}{
+		{"string", `"tell me about checkpoints"`, "tell me about checkpoints"},
+		{"one part", `[{"type":"text","text":"tell me about checkpoints"}]`, "tell me about checkpoints"},
+		{"two parts", `[{"type":"text","text":"tell me about"},{"type":"text","text":"checkpoints"}]`, "tell me about\ncheckpoints"},
+		{"an image between", `[{"type":"text","text":"tell me about"},{"type":"image_url","image_url":{"url":"data:,"}},{"type":"text","text":"checkpoints"}]`, "tell me about\ncheckpoints"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{{Text: []string{"Fine."}}}})
+			m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+			ts, _ := start(t, m, server.Config{})
+			body := `{"messages":[{"role":"user","content":` + c.content + `}]}`
+			if resp, out := do(t, "POST", ts.URL+"/v1/chat/completions", "application/json", body); resp.StatusCode != 200 {
+				t.Fatalf("%d %s", resp.StatusCode, out)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			msgs := reqs[0].Messages
+			if got := msgs[len(msgs)-1].Content; !strings.Contains(got, c.want) {
+				t.Errorf("the model was asked %q, want %q in it", got, c.want)
+			}
+		})
+	}
+}
