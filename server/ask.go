@@ -282,7 +282,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, 200, map[string]any{
 			"id": id, "object": "chat.completion", "created": created, "model": s.deps.ModelName,
-			"choices": []map[string]any{{"index": 0, "finish_reason": "stop",
+			"choices": []map[string]any{{"index": 0, "finish_reason": finishReason(res.StopReason),
 				"message": map[string]any{"role": "assistant", "content": res.Markdown}}},
 			"usage":      map[string]int{"prompt_tokens": res.Usage.InputTokens, "completion_tokens": res.Usage.OutputTokens, "total_tokens": res.Usage.InputTokens + res.Usage.OutputTokens},
 			"references": nonNil(res.References),
@@ -314,7 +314,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			}
 		case answer.EventAnswer:
 			u := ev.Answer.Usage
-			if !sse.send("", chunk(map[string]any{}, "stop", map[string]any{
+			if !sse.send("", chunk(map[string]any{}, finishReason(ev.Answer.StopReason), map[string]any{
 				"references": nonNil(ev.Answer.References),
 				"usage":      map[string]int{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.InputTokens + u.OutputTokens},
 			})) {
@@ -324,6 +324,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	sse.rc.Flush()
+}
+
+// finishReason is an answer's stop reason as OpenAI's finish_reason:
+// "length" and "content_filter" when the model's answer was cut short,
+// "stop" otherwise. Never "tool_calls": the model's tool calls are cite's
+// own, answered before the answer ends, and a client told "tool_calls"
+// would look for calls the response does not carry.
+func finishReason(stop string) string {
+	switch stop {
+	case provider.StopLength, provider.StopContentFilter:
+		return stop
+	}
+	return "stop"
 }
 
 func nonNil(refs []citations.Cited) []citations.Cited {

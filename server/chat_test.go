@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -85,6 +87,55 @@ func TestChatContentParts(t *testing.T) {
 			msgs := reqs[0].Messages
 			if got := msgs[len(msgs)-1].Content; !strings.Contains(got, c.want) {
 				t.Errorf("the model was asked %q, want %q in it", got, c.want)
+			}
+		})
+	}
+}
+
+// TestChatFinishReason: the finish reason is why the model stopped, as
+// OpenAI names it, streamed or not.
+func TestChatFinishReason(t *testing.T) {
+	for _, c := range []struct{ finish, want string }{
+		{"stop", "stop"},
+		{"length", "length"},
+		{"max_tokens", "length"},
+		{"content_filter", "content_filter"},
+		{"something_else", "stop"},
+	} {
+		t.Run(c.finish, func(t *testing.T) {
+			turn := modeltest.Turn{Text: []string{"WAL keeps a log [doc:1] and then"}, Finish: c.finish}
+			srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{turn, turn}})
+			m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+			ts, _ := start(t, m, server.Config{})
+			for _, stream := range []bool{false, true} {
+				body := fmt.Sprintf(`{"stream":%v,"messages":[{"role":"user","content":"what is WAL mode"}]}`, stream)
+				resp, out := do(t, "POST", ts.URL+"/v1/chat/completions", "application/json", body)
+				if resp.StatusCode != 200 {
+					t.Fatalf("%d %s", resp.StatusCode, out)
+				}
+				var got []string
+				for _, data := range strings.Split(out, "\n") {
+					if stream {
+						var ok bool
+						if data, ok = strings.CutPrefix(data, "data: "); !ok || data == "[DONE]" {
+							continue
+						}
+					}
+					var chunk struct {
+						Choices []struct {
+							FinishReason *string `json:"finish_reason"`
+						} `json:"choices"`
+					}
+					json.Unmarshal([]byte(data), &chunk)
+					for _, ch := range chunk.Choices {
+						if ch.FinishReason != nil {
+							got = append(got, *ch.FinishReason)
+						}
+					}
+				}
+				if len(got) != 1 || got[0] != c.want {
+					t.Errorf("stream %v: finish reasons %q, want %q", stream, got, c.want)
+				}
 			}
 		})
 	}
