@@ -241,7 +241,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Model != "" && body.Model != s.deps.ModelName {
-		writeError(w, http.StatusNotFound, "model_not_found", fmt.Sprintf("model %q: this server answers with %q (GET /v1/models)", body.Model, s.deps.ModelName))
+		s.modelNotFound(w, body.Model)
 		return
 	}
 	last := -1

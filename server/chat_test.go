@@ -140,3 +140,25 @@ func TestChatFinishReason(t *testing.T) {
 		})
 	}
 }
+
+// TestModel: GET /v1/models/{id} is the model object for the served
+// model, as OpenAI's clients retrieve it, and OpenAI's 404 for any other.
+func TestModel(t *testing.T) {
+	ts, name := start(t, nil, server.Config{})
+	for _, c := range []struct {
+		id     string
+		status int
+		want   string
+	}{
+		{name, 200, `{"id":"` + name + `","object":"model","created":0,"owned_by":"cite"}`},
+		{"gpt-4o", 404, `{"error":{"code":"model_not_found","message":"The model 'gpt-4o' does not exist; this server answers with '` + name + `' (GET /v1/models)","param":"model","type":"invalid_request_error"}}`},
+		{"org/" + name, 404, `"code":"model_not_found"`},
+	} {
+		t.Run(c.id, func(t *testing.T) {
+			resp, out := do(t, "GET", ts.URL+"/v1/models/"+c.id, "", "")
+			if resp.StatusCode != c.status || !strings.Contains(out, c.want) || resp.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("%d %s, want %d %s", resp.StatusCode, out, c.status, c.want)
+			}
+		})
+	}
+}

@@ -171,6 +171,7 @@ func New(cfg Config, deps Deps) *Server {
 	s.mux.HandleFunc("DELETE /v1/sessions/{id}", s.deleteSession)
 	s.mux.HandleFunc("POST /v1/sessions/{id}/documents", s.postSessionDocuments)
 	s.mux.HandleFunc("GET /v1/models", s.models)
+	s.mux.HandleFunc("GET /v1/models/{id...}", s.model)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mcpSrv := newMCP(deps, "dev", s.log)
 	// Stateless: each request is served by a session of its own, gone when
@@ -527,8 +528,40 @@ func cmpOr(a, b string) string {
 }
 
 func (s *Server) models(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, 200, map[string]any{"object": "list", "data": []map[string]any{
-		{"id": s.deps.ModelName, "object": "model", "created": 0, "owned_by": "cite"},
+	writeJSON(w, 200, map[string]any{"object": "list", "data": []any{s.modelObject()}})
+}
+
+// model is GET /v1/models/{id}: the served model's object, or OpenAI's
+// 404 for any other id.
+func (s *Server) model(w http.ResponseWriter, r *http.Request) {
+	if id := r.PathValue("id"); id != s.deps.ModelName {
+		s.modelNotFound(w, id)
+		return
+	}
+	writeJSON(w, 200, s.modelObject())
+}
+
+// modelInfo is a model as OpenAI lists one.
+type modelInfo struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+// modelObject is the served model.
+func (s *Server) modelObject() modelInfo {
+	return modelInfo{ID: s.deps.ModelName, Object: "model", OwnedBy: "cite"}
+}
+
+// modelNotFound answers 404 for model id in OpenAI's shape: cite's code
+// and message, with OpenAI's type and param.
+func (s *Server) modelNotFound(w http.ResponseWriter, id string) {
+	writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{
+		"code":    "model_not_found",
+		"message": fmt.Sprintf("The model '%s' does not exist; this server answers with '%s' (GET /v1/models)", trimRunes(id, 64), s.deps.ModelName),
+		"type":    "invalid_request_error",
+		"param":   "model",
 	}})
 }
 
