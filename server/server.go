@@ -306,8 +306,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if origin != "" && allowed && !s.sameOrigin(r, origin) {
 			w.Header().Set("Access-Control-Allow-Origin", origin)
 			w.Header().Set("Vary", "Origin")
-			w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept")
+			w.Header().Set("Access-Control-Allow-Headers", corsHeaders(r.Header.Values("Access-Control-Request-Headers")))
 			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+			if r.Method == http.MethodOptions {
+				w.Header().Add("Vary", "Access-Control-Request-Headers")
+			}
 		}
 		if r.Method == http.MethodOptions {
 			if !allowed {
@@ -337,6 +340,32 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// corsHeaders is the Access-Control-Allow-Headers of an allowed origin's
+// request: Authorization, Content-Type and Accept, and of the headers
+// its preflight asks for (requested), those OpenAI's clients send: their
+// x-stainless-* headers (the client's OS, runtime, version, retry count,
+// timeout), OpenAI-Organization and OpenAI-Project. cite reads none of
+// them; a browser refuses a request whose headers are not all allowed.
+func corsHeaders(requested []string) string {
+	allow := []string{"Authorization", "Content-Type", "Accept"}
+	for _, v := range requested {
+		for h := range strings.SplitSeq(v, ",") {
+			h = strings.ToLower(strings.TrimSpace(h))
+			stainless := strings.HasPrefix(h, "x-stainless-") && len(h) <= 64 && !strings.ContainsFunc(h, notNameChar)
+			if (stainless || h == "openai-organization" || h == "openai-project") && !slices.Contains(allow, h) {
+				allow = append(allow, h)
+			}
+		}
+	}
+	return strings.Join(allow, ", ")
+}
+
+// notNameChar reports whether r is not a letter, digit or '-' of a
+// lower-case header name.
+func notNameChar(r rune) bool {
+	return !(r == '-' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 }
 
 // bearerToken returns the token of an Authorization header of the Bearer
