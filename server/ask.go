@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -147,15 +148,32 @@ func (s *Server) failure(ctx context.Context, err error) (int, apiError) {
 		return StatusClientClosedRequest, e
 	}
 	s.log.Error("answer failed", "code", e.Error.Code, "err", err)
-	status := http.StatusBadGateway
-	if e.Error.Code == "timeout" {
-		status = http.StatusGatewayTimeout
+	var pe *provider.Error
+	switch {
+	case e.Error.Code == "timeout":
+		return http.StatusGatewayTimeout, e
+	case errors.As(err, &pe) && pe.StatusCode == http.StatusTooManyRequests:
+		return http.StatusTooManyRequests, e
 	}
-	return status, e
+	return http.StatusBadGateway, e
 }
 
+// answerError answers an answer's error. OpenAI's clients retry 429 and
+// 5xx statuses unless x-should-retry says not to: the model's 429 is
+// passed on with its Retry-After, and every other failure, which a retry
+// would only repeat (the model's errors, the time limit), says
+// x-should-retry: false.
 func (s *Server) answerError(w http.ResponseWriter, ctx context.Context, err error) {
 	status, e := s.failure(ctx, err)
+	var pe *provider.Error
+	switch {
+	case status == http.StatusTooManyRequests:
+		if errors.As(err, &pe) && pe.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int((pe.RetryAfter+time.Second-1)/time.Second)))
+		}
+	case status >= 500:
+		w.Header().Set("X-Should-Retry", "false")
+	}
 	writeJSON(w, status, e)
 }
 

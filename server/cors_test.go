@@ -56,6 +56,10 @@ func TestCORSPreflight(t *testing.T) {
 			if c.status != 204 && resp.Header.Get("Access-Control-Allow-Origin") != "" {
 				t.Errorf("CORS headers for another origin")
 			}
+			// What says whether to retry is readable by the allowed origin.
+			if expose := resp.Header.Get("Access-Control-Expose-Headers"); (c.status == 204) != (strings.Contains(expose, "Retry-After") && strings.Contains(expose, "X-Should-Retry")) {
+				t.Errorf("Access-Control-Expose-Headers: %q", expose)
+			}
 		})
 	}
 }

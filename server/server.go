@@ -308,6 +308,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			w.Header().Set("Vary", "Origin")
 			w.Header().Set("Access-Control-Allow-Headers", corsHeaders(r.Header.Values("Access-Control-Request-Headers")))
 			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+			w.Header().Set("Access-Control-Expose-Headers", "Retry-After, X-Should-Retry")
 			if r.Method == http.MethodOptions {
 				w.Header().Add("Vary", "Access-Control-Request-Headers")
 			}

@@ -536,7 +536,7 @@ func TestErrorsHidden(t *testing.T) {
 		code, says string
 	}{
 		{502, "model_500", "the model server answered HTTP 500 Internal Server Error"},
-		{502, "model_429", "the model server answered HTTP 429 Too Many Requests; retry after 7s"},
+		{429, "model_429", "the model server answered HTTP 429 Too Many Requests; retry after 7s"},
 	} {
 		resp, body := do(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"what is WAL mode"}`)
 		if resp.StatusCode != tc.status || !strings.Contains(body, `"code":"`+tc.code+`"`) || !strings.Contains(body, tc.says) ||
