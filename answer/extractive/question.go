@@ -55,6 +55,10 @@ type query struct {
 	words   map[string]bool     // its words, lower-cased
 	pairs   map[[2]string]bool  // adjacent content terms, in order
 	surface map[[2]string]bool  // adjacent terms, stopwords included
+	// phrase is the question's words, lower-cased, when it has no word but
+	// stopwords ("what is it", "to be or not to be"): only a sentence that
+	// has them in a row answers it.
+	phrase []string
 }
 
 // newQuery analyses question.
@@ -74,6 +78,13 @@ func newQuery(question string) *query {
 	all := analysis.Analyze(question) // stopwords too
 	for j := 1; j < len(all); j++ {
 		q.surface[[2]string{all[j-1], all[j]}] = true
+	}
+	stops := true
+	for t := range analysis.Terms(question) {
+		stops = stops && t.Stop
+	}
+	if stops {
+		q.phrase = words(strings.ToLower(question))
 	}
 	return q
 }

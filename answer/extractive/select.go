@@ -5,6 +5,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/cite-rag/cite/citations"
 )
@@ -58,6 +59,10 @@ func (a *Answerer) pick(ctx context.Context, question string, refs []citations.R
 		return nil
 	}
 	cands := candidates(q, refs, code)
+	if q.phrase != nil {
+		// Stopwords alone match most sentences: only the phrase does.
+		cands = slices.DeleteFunc(cands, func(c scored) bool { return !hasRun(words(strings.ToLower(c.text)), q.phrase) })
+	}
 	if len(cands) == 0 {
 		return nil
 	}
@@ -73,6 +78,19 @@ func (a *Answerer) pick(ctx context.Context, question string, refs []citations.R
 	}
 	first, covered := lead(refs, code, cands, cands[order[0]])
 	return a.follow(refs, cands, order, w, first, covered)
+}
+
+// hasRun reports whether ws holds run, of two words or more, in a row.
+func hasRun(ws, run []string) bool {
+	if len(run) < 2 {
+		return false
+	}
+	for i := 0; i+len(run) <= len(ws); i++ {
+		if slices.Equal(ws[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
 }
 
 // rank returns the positions of cands, best score first.

@@ -97,3 +97,28 @@ func TestUnderHeading(t *testing.T) {
 		t.Error("a table's rows taken for a heading")
 	}
 }
+
+// TestStopwordQuestions: a question of stopwords alone is answered only by
+// a sentence that has its words in a row; else nothing is found.
+func TestStopwordQuestions(t *testing.T) {
+	passage := "What it is depends on the hive. The queen lays eggs. Hamlet asks: to be or not to be, that is the question."
+	for _, tc := range []struct{ question, want string }{
+		{"what is it", ""},
+		{"a", ""},
+		{"is it", ""},
+		{"to be or not to be", "Hamlet asks: to be or not to be, that is the question."},
+		{"what it is", "What it is depends on the hive."},
+	} {
+		sents, err := New(Options{}).Answer(t.Context(), tc.question, []citations.Reference{{Index: 1, Title: "T", Type: citations.TypeUpload, Passage: passage}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(sents) > 0 {
+			got = sents[0].Text
+		}
+		if got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.question, got, tc.want)
+		}
+	}
+}
