@@ -51,6 +51,7 @@ func FuzzSplitSentences(f *testing.F) {
 func FuzzLocate(f *testing.F) {
 	f.Add("The **busy timeout** makes a [connection](c.md) wait.", "The busy timeout makes a connection wait.")
 	f.Add("a a a b a b c", "a b c")
+	f.Add("<p>cr&egrave;me &#233;t&eacute; &amp; x&;y&#xZZ;</p>", "crème été & x&;y&#xZZ;")
 	f.Add("# T\n\n`$Foo` controls **-x** it.", "T\n\n$Foo controls -x it.")
 	f.Add("Run it.\n\n```ps\nGet-Item\n```", "Run it.")
 	f.Fuzz(func(t *testing.T, raw, passage string) {

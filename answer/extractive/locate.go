@@ -1,6 +1,8 @@
 package extractive
 
 import (
+	"bytes"
+	"html"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -12,10 +14,63 @@ import (
 // matched in order, skipping markup between them (Markdown emphasis and
 // links, HTML tags), and the range runs from its first word to its last,
 // with closing punctuation when the source has it. ok is false when the
-// sentence cannot be placed with confidence.
+// sentence cannot be placed with confidence. Character references
+// ("cr&egrave;me", "&#233;") are read as the characters they stand for, and
+// the range covers them whole.
 func locate(raw []byte, passage string, start, end int) (s, e int, ok bool) {
+	s, e, ok = locateIn(string(raw), passage, start, end)
+	if ok || bytes.IndexByte(raw, '&') < 0 {
+		return s, e, ok
+	}
+	dec, at := unescaped(raw)
+	if s, e, ok = locateIn(dec, passage, start, end); !ok {
+		return 0, 0, false
+	}
+	return at[s], at[e], true
+}
+
+// unescaped returns raw with its HTML character references replaced by
+// the characters they stand for, and where each of its bytes (and its end)
+// comes from in raw: a character's bytes from its reference's start, the
+// end from where the next byte comes from.
+func unescaped(raw []byte) (string, []int) {
+	var b strings.Builder
+	at := make([]int, 0, len(raw)+1)
+	for i := 0; i < len(raw); {
+		if raw[i] == '&' {
+			if j := bytes.IndexByte(raw[i:min(len(raw), i+40)], ';'); j > 1 && isRefName(raw[i+1:i+j]) {
+				ref := string(raw[i : i+j+1])
+				if u := html.UnescapeString(ref); u != ref {
+					b.WriteString(u)
+					for range len(u) {
+						at = append(at, i)
+					}
+					i += j + 1
+					continue
+				}
+			}
+		}
+		b.WriteByte(raw[i])
+		at = append(at, i)
+		i++
+	}
+	return b.String(), append(at, len(raw))
+}
+
+// isRefName reports whether b can be what a character reference holds
+// between "&" and ";": a name, or "#" and digits.
+func isRefName(b []byte) bool {
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '#') {
+			return false
+		}
+	}
+	return true
+}
+
+// locateIn is locate in src.
+func locateIn(src, passage string, start, end int) (s, e int, ok bool) {
 	sent := passage[start:end]
-	src := string(raw)
 	// Exact: the occurrence nearest to where the passage has it.
 	want := 0
 	if len(passage) > 0 {
