@@ -61,6 +61,9 @@ found); files unchanged since the last run count as indexed.`, true)
 			return f.usageError("%v", err)
 		}
 	}
+	if *source == "" {
+		return f.usageError("--source: want a data source's name (the default is %q)", index.DefaultSource)
+	}
 	if !sessions.Public.Sees(*source) {
 		return f.usageError("--source %s: the names that start with %q are cite serve's sessions'", *source, sessions.Source(""))
 	}

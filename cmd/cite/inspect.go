@@ -53,6 +53,27 @@ func runSources(ctx context.Context, e *env, args []string) error {
 	return tw.Flush()
 }
 
+// knownSource returns an error naming the data sources the index has if
+// name is none of them (a source with no documents is none), as cite
+// search says it.
+func knownSource(ctx context.Context, st *index.Store, name string) error {
+	srcs, err := sessions.Public.Sources(ctx, st)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, s := range srcs {
+		if s.Name == name {
+			return nil
+		}
+		names = append(names, s.Name)
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("data source %q: %w (the index has none yet)", name, search.ErrUnknownSource)
+	}
+	return fmt.Errorf("data source %q: %w (the index has %s)", name, search.ErrUnknownSource, strings.Join(names, ", "))
+}
+
 func runDocs(ctx context.Context, e *env, args []string) error {
 	f := newFlags(e, "docs", "", "List the indexed documents: id, chunks, tokens, title and path.", true)
 	source := f.String("source", "", "list only this data source")
@@ -72,20 +93,9 @@ func runDocs(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(docs) == 0 && *source != "" {
-		// A source with no documents is none: say which there are, as
-		// cite search does.
-		srcs, err := sessions.Public.Sources(ctx, st)
-		if err != nil {
+		if err := knownSource(ctx, st, *source); err != nil {
 			return err
 		}
-		var names []string
-		for _, s := range srcs {
-			names = append(names, s.Name)
-		}
-		if len(names) == 0 {
-			return fmt.Errorf("data source %q: %w (the index has none yet)", *source, search.ErrUnknownSource)
-		}
-		return fmt.Errorf("data source %q: %w (the index has %s)", *source, search.ErrUnknownSource, strings.Join(names, ", "))
 	}
 	if f.json {
 		return writeJSON(e.stdout, map[string]any{"documents": docs})
@@ -263,6 +273,11 @@ func runRm(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer unlock()
+	if *source != "" {
+		if err := knownSource(ctx, st, *source); err != nil {
+			return err
+		}
+	}
 	docs, errs := documentsToRemove(ctx, st, *source, f.Args())
 	for _, sd := range docs {
 		err := ingest.RemoveDocuments(ctx, st, sd.docs, rmBatch, func(d index.Stamp, chunks int) {

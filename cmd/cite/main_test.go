@@ -169,6 +169,9 @@ func testCommands(t *testing.T, vars map[string]string) {
 		{"sources", []string{"sources", "--index", idx}, 0, []string{"default", "5"}, nil, nil},
 		{"docs", []string{"docs", "--index", idx}, 0, []string{"Honeybee Colonies", "Write-Ahead Logging in SQLite", "Tokenizers for language models"}, nil, nil},
 		{"docs of an unknown source", []string{"docs", "--index", idx, "--source", "nosuch"}, 1, nil, []string{`cite docs: data source "nosuch": no such data source (the index has `}, nil},
+		{"rm in an unknown source", []string{"rm", "--index", idx, "--source", "nosuch", "*.md"}, 1, nil, []string{`cite rm: data source "nosuch": no such data source (the index has `}, nil},
+		{"index into no source", []string{"index", "--index", idx, "--source", "", corpus}, 2, nil, []string{`--source: want a data source's name`}, nil},
+		{"an empty query", []string{"search", "--index", idx, " "}, 2, nil, []string{"search: the QUERY is empty"}, nil},
 		{"docs json", []string{"docs", "--index", idx, "--json"}, 0, nil, nil, func(t *testing.T, out []byte) {
 			var v struct{ Documents []index.Document }
 			if err := json.Unmarshal(out, &v); err != nil || len(v.Documents) != 5 {

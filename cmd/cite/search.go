@@ -38,6 +38,9 @@ of words (typos, inflections, identifiers), not meanings; index with
 	if f.NArg() == 0 {
 		return f.usageError("search: no QUERY given")
 	}
+	if strings.TrimSpace(strings.Join(f.Args(), " ")) == "" {
+		return f.usageError("search: the QUERY is empty")
+	}
 	m, err := search.ParseMode(*mode)
 	if err != nil {
 		return f.usageError("--mode: %v", err)
