@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,7 +174,11 @@ found); files unchanged since the last run count as indexed.`, true)
 		},
 	}
 	if *watching {
-		opts.Skip = watch.Skip // editors' temporary files, as the watcher
+		// Editors' temporary files, as the watcher; and the files this
+		// run's output goes to (cite index --watch . > watch.log), which
+		// it would index again after each line it wrote there.
+		own := ownOutput(e)
+		opts.Skip = func(p string) bool { return watch.Skip(p) || own[p] }
 	}
 	ix, err := ingest.New(ctx, st, opts)
 	if err != nil {
@@ -285,6 +290,25 @@ found); files unchanged since the last run count as indexed.`, true)
 		errs = append(errs, err)
 	}
 	return errors.Join(append(errs, runErrs...)...)
+}
+
+// ownOutput returns the paths of the regular files the command's standard
+// output and error go to, where the system says (Linux's /proc).
+func ownOutput(e *env) map[string]bool {
+	own := map[string]bool{}
+	for fd, w := range map[int]io.Writer{1: e.stdout, 2: e.stderr} {
+		f, ok := w.(*os.File)
+		if !ok || f.Fd() != uintptr(fd) {
+			continue
+		}
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if p, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd)); err == nil && filepath.IsAbs(p) {
+			own[p] = true
+		}
+	}
+	return own
 }
 
 // nothingIndexed returns the error of a run given paths that indexed no

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -248,4 +249,53 @@ func TestWatchDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait("the deleted Word file pruned", func() bool { return !find("diaphone", docx) })
+}
+
+// TestWatchOwnOutput: cite index --watch with its output going to a file in
+// the watched folder does not index that file (each line it wrote there
+// would be a change to index again, and another line).
+func TestWatchOwnOutput(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the output's path comes from /proc")
+	}
+	docs := t.TempDir()
+	idx := filepath.Join(t.TempDir(), "idx")
+	os.WriteFile(filepath.Join(docs, "a.md"), []byte("alpha lynx\n"), 0o644)
+	log, err := os.Create(filepath.Join(docs, "watch.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	a, _ := json.Marshal([]string{"index", "--watch", "--index", idx, docs})
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	read := func() string { b, _ := os.ReadFile(log.Name()); return string(b) }
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(read(), "watching") {
+		if time.Now().After(deadline) {
+			t.Fatalf("not watching within a minute:\n%s", read())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	os.WriteFile(filepath.Join(docs, "b.md"), []byte("beta lynx\n"), 0o644)
+	for !strings.Contains(read(), "b.md") {
+		if time.Now().After(deadline) {
+			t.Fatalf("b.md not indexed within a minute:\n%s", read())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // a change to watch.log would be indexed by now
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if out := read(); strings.Contains(out, "watch.log") {
+		t.Errorf("its own output was indexed:\n%s", out)
+	}
+	if code, out, _ := cite(t, "docs", "--index", idx); code != 0 || strings.Contains(out, "watch.log") || !strings.Contains(out, "b.md") {
+		t.Errorf("docs: exit %d\n%s", code, out)
+	}
 }
