@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -231,7 +232,7 @@ func (r *Reader) read(ctx context.Context, in pdfium.Pdfium, data []byte, maxPag
 
 	var title string
 	if t, err := in.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: doc.Document, Tag: "Title"}); err == nil {
-		title = t.Value
+		title = metaTitle(t.Value)
 	}
 
 	pages := make([]*page, 0, pc.PageCount)
@@ -345,4 +346,25 @@ func looseSpaces(in pdfium.Pdfium, pg requests.Page, chars []*responses.GetPageT
 	}
 	spurious := spuriousSpaces(chars, gens, loose)
 	return spacing{missing: missingSpaces(chars, cands, loose, spurious), spurious: spurious}
+}
+
+// metaTitle is a PDF's Title metadata as a document title, or "" when it
+// is a file's name, which producers write when the source had no title
+// (Chromium printing a page without <title>: "notes.html"; Word:
+// "Microsoft Word - report.docx"): the first heading, or the PDF's own
+// name, says more.
+func metaTitle(t string) string {
+	t = strings.TrimSpace(t)
+	name := strings.TrimPrefix(t, "Microsoft Word - ")
+	if fileExts[strings.ToLower(path.Ext(name))] {
+		return ""
+	}
+	return t
+}
+
+// fileExts are the extensions of the files whose names producers write
+// as a PDF's title.
+var fileExts = map[string]bool{
+	".html": true, ".htm": true, ".xhtml": true, ".md": true, ".txt": true, ".doc": true, ".docx": true,
+	".odt": true, ".rtf": true, ".pdf": true, ".ppt": true, ".pptx": true, ".xls": true, ".xlsx": true, ".tex": true,
 }
