@@ -219,7 +219,7 @@ func candidates(q *query, refs []citations.Reference, code []map[string]bool) []
 			// Overlapping chunks repeat sentences, and so do copies of a
 			// document (one per version of a product's docs), at times as
 			// list items in one and not in another.
-			key := strings.Join(strings.Fields(trimMarker(s.text)), " ")
+			key := typography.Replace(strings.Join(strings.Fields(trimMarker(s.text)), " "))
 			if seen[key] {
 				continue
 			}
@@ -229,6 +229,11 @@ func candidates(q *query, refs []citations.Reference, code []map[string]bool) []
 	}
 	return cands
 }
+
+// typography folds the typographic quotes, apostrophes and dashes that
+// one copy of a document has where another has ASCII (a Word file and the
+// Markdown it was made from), for telling repeated sentences apart.
+var typography = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "–", "-", "—", "-", "\u00a0", " ")
 
 // features returns the features of cands[i], a citable candidate for q
 // from refs, weighed by w; paraBM holds its paragraph's BM25 share and vec,

@@ -122,3 +122,16 @@ func TestStopwordQuestions(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatedSentence: a sentence two passages hold, one with typographic
+// quotes and one without (a Word file and its Markdown), is said once.
+func TestRepeatedSentence(t *testing.T) {
+	refs := []citations.Reference{
+		{Index: 1, Title: "A", Type: citations.TypeUpload, Passage: "The queen’s eggs hatch in three days."},
+		{Index: 2, Title: "B", Type: citations.TypeUpload, Passage: "The queen's eggs hatch in three days."},
+	}
+	sents, err := New(Options{}).Answer(t.Context(), "when do the queen's eggs hatch", refs)
+	if err != nil || len(sents) != 1 {
+		t.Fatalf("%v: %d sentences: %+v", err, len(sents), sents)
+	}
+}
