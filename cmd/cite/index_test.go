@@ -279,7 +279,7 @@ func TestInterruptedExit(t *testing.T) {
 	var stdout, stderr strings.Builder
 	idx := filepath.Join(t.TempDir(), "idx")
 	code := run(ctx, []string{"index", "--index", idx, corpus}, &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
-	if code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") || strings.Contains(stdout.String()+stderr.String(), "failed ") {
+	if code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") || strings.Contains(stdout.String()+stderr.String(), "failed ") || strings.Contains(stderr.String(), "context canceled") {
 		t.Errorf("exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }

@@ -131,8 +131,9 @@ func run(ctx context.Context, args []string, e *env) int {
 		case errors.Is(err, errUsage):
 			return exitUsage
 		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-			if strings.HasPrefix(err.Error(), "interrupted") {
-				fmt.Fprintf(e.stderr, "cite %s: %s\n", name, shown(err.Error()))
+			if msg := err.Error(); strings.HasPrefix(msg, "interrupted") {
+				// Said in words: not "…: context canceled".
+				fmt.Fprintf(e.stderr, "cite %s: %s\n", name, shown(strings.TrimSuffix(msg, ": "+ctx.Err().Error())))
 			} else {
 				fmt.Fprintf(e.stderr, "cite %s: interrupted\n", name)
 			}
