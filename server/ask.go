@@ -61,7 +61,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, q string, sourc
 
 func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	var body askRequest
-	if !decode(w, r, &body) {
+	if !s.decode(w, r, &body) {
 		return
 	}
 	if body.Model != "" && body.Model != s.deps.ModelName {
@@ -255,7 +255,7 @@ func (m chatMessage) text() string {
 // of the final stream chunk).
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	var body chatRequest
-	if !decodeJSON(w, r, &body, false) {
+	if !s.decodeJSON(w, r, &body, false) {
 		return
 	}
 	if body.Model != "" && body.Model != s.deps.ModelName {

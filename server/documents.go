@@ -148,7 +148,8 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 		writeError(w, http.StatusUnsupportedMediaType, "bad_content_type", "send the files as multipart/form-data, in parts named \"file\"")
 		return nil, false
 	}
-	mr := multipart.NewReader(r.Body, params["boundary"])
+	body := &bodyReader{Reader: r.Body}
+	mr := multipart.NewReader(body, params["boundary"])
 	type file struct {
 		name, tmp string
 		size      int64
@@ -166,13 +167,12 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 		if err == io.EOF {
 			break
 		}
+		if body.err != nil {
+			s.bodyFailed(w, r, body.err)
+			return nil, false
+		}
 		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the request is over %d bytes", tooBig.Limit))
-			} else {
-				writeError(w, http.StatusBadRequest, "bad_multipart", "malformed multipart body: "+err.Error())
-			}
+			writeError(w, http.StatusBadRequest, "bad_multipart", "malformed multipart body: "+err.Error())
 			return nil, false
 		}
 		// The header as sent: Part.FormName would take a malformed one
@@ -207,13 +207,16 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 		n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(part, s.cfg.MaxUploadBytes+1))
 		tmp.Close()
 		files = append(files, file{name, tmp.Name(), n, hex.EncodeToString(h.Sum(nil))})
-		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the request is over %d bytes", tooBig.Limit))
-			} else {
-				writeError(w, http.StatusBadRequest, "bad_multipart", "reading the upload failed: "+err.Error())
-			}
+		var pathErr *fs.PathError
+		switch {
+		case body.err != nil:
+			s.bodyFailed(w, r, body.err)
+			return nil, false
+		case errors.As(err, &pathErr): // writing the temporary file
+			s.internalError(w, r, http.StatusInternalServerError, "upload", err)
+			return nil, false
+		case err != nil:
+			writeError(w, http.StatusBadRequest, "bad_multipart", "malformed multipart body: "+err.Error())
 			return nil, false
 		}
 		if n > s.cfg.MaxUploadBytes {

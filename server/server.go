@@ -431,13 +431,13 @@ func (s *Server) logged(next http.Handler) http.Handler {
 }
 
 // decode reads one JSON object into v, strictly.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	return decodeJSON(w, r, v, true)
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	return s.decodeJSON(w, r, v, true)
 }
 
 // decodeJSON reads one JSON object into v: no field twice, field names in
 // their exact case and, when strict, no field v does not have.
-func decodeJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) bool {
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) bool {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		writeError(w, http.StatusUnsupportedMediaType, "bad_content_type", "send a JSON body with Content-Type: application/json")
@@ -445,12 +445,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) bool
 	}
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", tooBig.Limit))
-			return false
-		}
-		writeError(w, http.StatusBadRequest, "bad_json", "reading the body failed: "+err.Error())
+		s.bodyFailed(w, r, err)
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -470,6 +465,40 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) bool
 		return false
 	}
 	return true
+}
+
+// bodyFailed answers a request whose body could not be read: 413 over the
+// size limit, 408 when it did not arrive before the server's read timeout,
+// else 400. The read error's own text (the connection's addresses, ...)
+// goes to the log only.
+func (s *Server) bodyFailed(w http.ResponseWriter, r *http.Request, err error) {
+	var tooBig *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", tooBig.Limit))
+	case errors.As(err, &ne) && ne.Timeout():
+		writeError(w, http.StatusRequestTimeout, "body_timeout", "the request body did not arrive in time")
+	default:
+		s.log.Warn("request body unreadable", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusBadRequest, "bad_body", "the request body could not be read")
+	}
+}
+
+// bodyReader records the first error of reading a body, io.EOF aside: a
+// multipart reader's own errors (a malformed body) are the client's to
+// read, the body's (a timeout, a connection cut) are not.
+type bodyReader struct {
+	io.Reader
+	err error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.Reader.Read(p)
+	if err != nil && err != io.EOF && b.err == nil {
+		b.err = err
+	}
+	return n, err
 }
 
 // acquire takes an answer slot, or answers 429.
@@ -506,7 +535,7 @@ type searchRequest struct {
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	var req searchRequest
-	if !decode(w, r, &req) {
+	if !s.decode(w, r, &req) {
 		return
 	}
 	if strings.TrimSpace(req.Query) == "" || len(req.Query) > s.cfg.MaxQuestionBytes {

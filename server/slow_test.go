@@ -92,3 +92,46 @@ func TestSlowClients(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestBodyUnreadable: a body that does not arrive before the read timeout
+// is answered 408 body_timeout, and one cut short 400 bad_body, on the JSON
+// endpoints and on uploads alike; neither message names the connection's
+// addresses or the error's text.
+func TestBodyUnreadable(t *testing.T) {
+	addr := serveReal(t, server.Config{})
+	const upload = "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.md\"\r\n\r\n# Notes\n"
+	for _, tc := range []struct {
+		name, path, ctype, body string
+		hangUp                  bool // the client ends its side instead of waiting
+		status                  string
+		code                    string
+	}{
+		{"slow JSON", "/v1/ask", "application/json", `{"question":`, false, "408", `"code":"body_timeout","message":"the request body did not arrive in time"`},
+		{"slow upload", "/v1/documents", "multipart/form-data; boundary=x", upload, false, "408", `"code":"body_timeout"`},
+		{"JSON cut short", "/v1/search", "application/json", `{"query":`, true, "400", `"code":"bad_body","message":"the request body could not be read"`},
+		{"upload cut short", "/v1/documents", "multipart/form-data; boundary=x", upload, true, "400", `"code":"bad_body"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.Write([]byte("POST " + tc.path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: " + tc.ctype + "\r\nContent-Length: 1000\r\n\r\n" + tc.body))
+			if tc.hangUp {
+				c.(*net.TCPConn).CloseWrite()
+			}
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			b, _ := io.ReadAll(c)
+			out := string(b)
+			if !strings.HasPrefix(out, "HTTP/1.1 "+tc.status) || !strings.Contains(out, tc.code) {
+				t.Errorf("want %s %s, got %q", tc.status, tc.code, out)
+			}
+			for _, leak := range []string{"127.0.0.1", "tcp", "i/o", "EOF"} {
+				if strings.Contains(out, leak) {
+					t.Errorf("the answer names %q: %q", leak, out)
+				}
+			}
+		})
+	}
+}
