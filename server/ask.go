@@ -15,6 +15,7 @@ import (
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/provider"
+	"github.com/cite-rag/cite/search"
 )
 
 // askRequest is POST /v1/ask's body.
@@ -47,16 +48,24 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, q string, sourc
 		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return answer.Request{}, false
 	}
-	for _, src := range sources {
-		if !slices.Contains(names, src) {
-			writeError(w, http.StatusBadRequest, "unknown_source", fmt.Sprintf("no data source %q; the sources are %s", src, strings.Join(names, ", ")))
-			return answer.Request{}, false
-		}
+	if msg, unknown := unknownSource(sources, names); unknown {
+		writeError(w, http.StatusBadRequest, "unknown_source", msg)
+		return answer.Request{}, false
 	}
 	if len(sources) == 0 {
 		sources = names
 	}
 	return answer.Request{Question: q, Sources: sources, K: k}, true
+}
+
+// unknownSource returns the message of the first of sources not in names.
+func unknownSource(sources, names []string) (string, bool) {
+	for _, src := range sources {
+		if !slices.Contains(names, src) {
+			return fmt.Sprintf("no data source %q; the sources are %s", src, strings.Join(names, ", ")), true
+		}
+	}
+	return "", false
 }
 
 func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
@@ -83,7 +92,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 		res, err := answer.Collect(s.deps.Engine.Run(ctx, req))
 		if err != nil {
-			s.answerError(w, ctx, err)
+			s.answerError(w, r, ctx, err, body.Sources)
 			return
 		}
 		record(res)
@@ -93,7 +102,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	sse := newSSE(w)
 	for ev, err := range s.deps.Engine.Run(ctx, req) {
 		if err != nil {
-			_, e := s.failure(ctx, err)
+			_, e := s.failure(ctx, r, err, body.Sources)
 			sse.send("error", e)
 			return
 		}
@@ -133,8 +142,9 @@ func errorCode(err error) (code, msg string) {
 const StatusClientClosedRequest = 499
 
 // failure is the status, code and message of an answer's error; ctx is the
-// answer's context, under the server's time limit.
-func (s *Server) failure(ctx context.Context, err error) (int, apiError) {
+// answer's context, under the server's time limit, and sources the data
+// sources the question named.
+func (s *Server) failure(ctx context.Context, r *http.Request, err error, sources []string) (int, apiError) {
 	var e apiError
 	e.Error.Code, e.Error.Message = errorCode(err)
 	switch {
@@ -146,6 +156,18 @@ func (s *Server) failure(ctx context.Context, err error) (int, apiError) {
 		// shutting down). Nobody reads this; the log shows 499.
 		e.Error.Code, e.Error.Message = "cancelled", "the request was cancelled before the answer was done"
 		return StatusClientClosedRequest, e
+	}
+	if e.Error.Code != "timeout" && errors.Is(err, search.ErrUnknownSource) {
+		// A data source was removed (DELETE /v1/sources/NAME) after the
+		// question was checked: answered as a question naming an unknown
+		// source is, not as the model's failure.
+		e.Error.Code, e.Error.Message = "unknown_source", "a data source of the question was removed while it was answered"
+		if names, err := s.publicSources(r); err == nil {
+			if msg, unknown := unknownSource(sources, names); unknown {
+				e.Error.Message = msg
+			}
+		}
+		return http.StatusBadRequest, e
 	}
 	s.log.Error("answer failed", "code", e.Error.Code, "err", err)
 	var pe *provider.Error
@@ -163,8 +185,8 @@ func (s *Server) failure(ctx context.Context, err error) (int, apiError) {
 // passed on with its Retry-After, and every other failure, which a retry
 // would only repeat (the model's errors, the time limit), says
 // x-should-retry: false.
-func (s *Server) answerError(w http.ResponseWriter, ctx context.Context, err error) {
-	status, e := s.failure(ctx, err)
+func (s *Server) answerError(w http.ResponseWriter, r *http.Request, ctx context.Context, err error, sources []string) {
+	status, e := s.failure(ctx, r, err, sources)
 	var pe *provider.Error
 	switch {
 	case status == http.StatusTooManyRequests:
@@ -295,7 +317,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if !body.Stream {
 		res, err := answer.Collect(s.deps.Engine.Run(ctx, req))
 		if err != nil {
-			s.answerError(w, ctx, err)
+			s.answerError(w, r, ctx, err, nil)
 			return
 		}
 		writeJSON(w, 200, map[string]any{
@@ -321,7 +343,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	for ev, err := range s.deps.Engine.Run(ctx, req) {
 		if err != nil {
-			_, e := s.failure(ctx, err)
+			_, e := s.failure(ctx, r, err, nil)
 			sse.send("", e)
 			return
 		}
