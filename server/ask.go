@@ -102,7 +102,10 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	sse := newSSE(w)
 	for ev, err := range s.deps.Engine.Run(ctx, req) {
 		if err != nil {
-			_, e := s.failure(ctx, r, err, body.Sources)
+			status, e := s.failure(ctx, r, err, body.Sources)
+			if status == StatusClientClosedRequest {
+				clientGone(w)
+			}
 			sse.send("error", e)
 			return
 		}
@@ -218,7 +221,17 @@ func newSSE(w http.ResponseWriter) *sse {
 	return s
 }
 
+// send writes one event; false means the client went away (or stopped
+// reading), which the request's log line shows as 499.
 func (s *sse) send(event string, v any) bool {
+	if !s.write(event, v) {
+		clientGone(s.w)
+		return false
+	}
+	return true
+}
+
+func (s *sse) write(event string, v any) bool {
 	b, _ := json.Marshal(v)
 	s.rc.SetWriteDeadline(time.Now().Add(30 * time.Second)) // a client that never reads
 	if event != "" {
@@ -343,7 +356,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	for ev, err := range s.deps.Engine.Run(ctx, req) {
 		if err != nil {
-			_, e := s.failure(ctx, r, err, nil)
+			status, e := s.failure(ctx, r, err, nil)
+			if status == StatusClientClosedRequest {
+				clientGone(w)
+			}
 			sse.send("", e)
 			return
 		}
@@ -362,8 +378,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	fmt.Fprint(w, "data: [DONE]\n\n")
-	sse.rc.Flush()
+	if _, err := fmt.Fprint(w, "data: [DONE]\n\n"); err != nil || sse.rc.Flush() != nil {
+		clientGone(w)
+	}
 }
 
 // finishReason is an answer's stop reason as OpenAI's finish_reason:

@@ -406,6 +406,25 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int
+	// gone is set when the client went away before the response was
+	// done, after its status went out (a stream's 200): logged as 499.
+	gone bool
+}
+
+// clientGone marks w's request, for the log, as one whose client went
+// away before its response was done.
+func clientGone(w http.ResponseWriter) {
+	for {
+		switch v := w.(type) {
+		case *statusWriter:
+			v.gone = true
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return
+		}
+	}
 }
 
 func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter.WriteHeader(code) }
@@ -426,7 +445,11 @@ func (s *Server) logged(next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
-		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "bytes", sw.bytes, "duration_ms", time.Since(start).Milliseconds())
+		status := sw.status
+		if sw.gone {
+			status = StatusClientClosedRequest
+		}
+		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", status, "bytes", sw.bytes, "duration_ms", time.Since(start).Milliseconds())
 	})
 }
 

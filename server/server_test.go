@@ -438,17 +438,29 @@ func (s *syncBuffer) String() string {
 }
 
 // TestClientGoneLogged: a client that goes away before its answer is done
-// is logged as 499, not as a failure of the model (502).
+// is logged as 499, not as a failure of the model (502) nor, streamed, as
+// the 200 its stream began with.
 func TestClientGoneLogged(t *testing.T) {
-	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{{Hang: true}, {Hang: true}}})
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{{Hang: true}, {Hang: true}, {Hang: true}, {Hang: true}}})
 	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
 	var logs syncBuffer
 	ts, _ := start(t, m, server.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	for _, tc := range []struct{ path, body string }{
-		{"/v1/ask", `{"question":"q"}`},
-		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"q"}]}`},
+	logged := func(path string) []string {
+		var lines []string
+		for line := range strings.Lines(logs.String()) {
+			if strings.Contains(line, "msg=request ") && strings.Contains(line, "path="+path+" ") {
+				lines = append(lines, line)
+			}
+		}
+		return lines
+	}
+	for _, tc := range []struct{ name, path, body, accept string }{
+		{"ask", "/v1/ask", `{"question":"q"}`, ""},
+		{"ask streamed", "/v1/ask", `{"question":"q"}`, "text/event-stream"},
+		{"chat", "/v1/chat/completions", `{"messages":[{"role":"user","content":"q"}]}`, ""},
+		{"chat streamed", "/v1/chat/completions", `{"messages":[{"role":"user","content":"q"}],"stream":true}`, ""},
 	} {
-		t.Run(tc.path, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			// The client goes away once the model has been asked (the
 			// answer is under way): a deadline instead could pass on a
 			// loaded machine before the request reached the server, which
@@ -456,6 +468,7 @@ func TestClientGoneLogged(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			asked := len(srv.Requests())
+			before := len(logged(tc.path))
 			go func() {
 				for len(srv.Requests()) == asked && ctx.Err() == nil {
 					time.Sleep(5 * time.Millisecond)
@@ -464,19 +477,27 @@ func TestClientGoneLogged(t *testing.T) {
 			}()
 			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+tc.path, strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", "application/json")
+			if tc.accept != "" {
+				req.Header.Set("Accept", tc.accept)
+			}
 			if resp, err := http.DefaultClient.Do(req); err == nil {
+				// A stream begins at once; its reading ends when the
+				// client goes away.
+				_, err = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
-				t.Fatalf("answered %d", resp.StatusCode)
+				if err == nil {
+					t.Fatalf("answered %d", resp.StatusCode)
+				}
 			}
 			deadline := time.Now().Add(5 * time.Second)
-			for !strings.Contains(logs.String(), "path="+tc.path+" ") {
+			for len(logged(tc.path)) == before {
 				if time.Now().After(deadline) {
 					t.Fatalf("not logged: %s", logs.String())
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			for line := range strings.Lines(logs.String()) {
-				if strings.Contains(line, "path="+tc.path+" ") && !strings.Contains(line, "status=499") {
+			for _, line := range logged(tc.path)[before:] {
+				if !strings.Contains(line, "status=499") {
 					t.Errorf("logged as %s", line)
 				}
 			}
