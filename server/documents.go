@@ -23,6 +23,7 @@ import (
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/search"
 )
 
 // Uploads.
@@ -401,10 +402,28 @@ func (s *Server) postDocuments(w http.ResponseWriter, r *http.Request) {
 // getDocuments is GET /v1/documents[?source=NAME]: the documents of the
 // data sources (not of sessions).
 func (s *Server) getDocuments(w http.ResponseWriter, r *http.Request) {
-	docs, err := session.Public.Documents(r.Context(), s.deps.Store, r.URL.Query().Get("source"))
+	source := r.URL.Query().Get("source")
+	docs, err := session.Public.Documents(r.Context(), s.deps.Store, source)
 	if err != nil {
 		s.internalError(w, r, http.StatusInternalServerError, "index", err)
 		return
+	}
+	if source != "" && len(docs) == 0 {
+		// As search answers it: a data source the index does not have (or
+		// a session's) is not an empty one.
+		names, err := s.publicSources(r)
+		if err != nil {
+			s.internalError(w, r, http.StatusInternalServerError, "index", err)
+			return
+		}
+		if !slices.Contains(names, source) {
+			has := "none yet"
+			if len(names) > 0 {
+				has = strings.Join(names, ", ")
+			}
+			writeError(w, http.StatusBadRequest, "unknown_source", fmt.Errorf("data source %q: %w (the index has %s)", source, search.ErrUnknownSource, has).Error())
+			return
+		}
 	}
 	out := []docInfo{}
 	for _, d := range docs {
