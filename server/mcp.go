@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +14,7 @@ import (
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/search"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -121,42 +124,42 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 		return *k, nil
 	}
 
-	mcp.AddTool(srv, &mcp.Tool{Name: "search_data_sources", Description: "Search the indexed data sources and return the most relevant passages, each with its title, exact link (byte span) and text, to cite precisely."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSearchIn) (*mcp.CallToolResult, mcpPassages, error) {
+	addTool(srv, &mcp.Tool{Name: "search_data_sources", Description: "Search the indexed data sources and return the most relevant passages, each with its title, exact link (byte span) and text, to cite precisely."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSearchIn) (mcpPassages, error) {
 			if strings.TrimSpace(in.Query) == "" || len(in.Query) > DefaultMaxQuestionBytes {
-				return nil, mcpPassages{}, fmt.Errorf("query: 1 to %d bytes", DefaultMaxQuestionBytes)
+				return mcpPassages{}, fmt.Errorf("query: 1 to %d bytes", DefaultMaxQuestionBytes)
 			}
 			k, err := checkK(in.K)
 			if err != nil {
-				return nil, mcpPassages{}, err
+				return mcpPassages{}, err
 			}
 			if len(in.Sources) > 50 {
-				return nil, mcpPassages{}, fmt.Errorf("sources: at most 50, got %d", len(in.Sources))
+				return mcpPassages{}, fmt.Errorf("sources: at most 50, got %d", len(in.Sources))
 			}
 			// One search over the sources named (all when none is, never
 			// a session's: session.Public, the zero Scope): its passages
 			// are ranked across them.
 			ps, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Sources: in.Sources}})
 			if err != nil {
-				return nil, mcpPassages{}, hide("search_data_sources", err)
+				return mcpPassages{}, hide("search_data_sources", err)
 			}
-			return nil, mcpPassages{Passages: nonNilP(ps)}, nil
+			return mcpPassages{Passages: nonNilP(ps)}, nil
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "search_documents", Description: "Search within given documents (by id) and return the most relevant passages with exact links."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpDocSearchIn) (*mcp.CallToolResult, mcpPassages, error) {
+	addTool(srv, &mcp.Tool{Name: "search_documents", Description: "Search within given documents (by id) and return the most relevant passages with exact links."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpDocSearchIn) (mcpPassages, error) {
 			if strings.TrimSpace(in.Query) == "" || len(in.DocumentIDs) == 0 || len(in.DocumentIDs) > 50 {
-				return nil, mcpPassages{}, fmt.Errorf("query and 1 to 50 document_ids are required")
+				return mcpPassages{}, fmt.Errorf("query and 1 to 50 document_ids are required")
 			}
 			k, err := checkK(in.K)
 			if err != nil {
-				return nil, mcpPassages{}, err
+				return mcpPassages{}, err
 			}
 			var all []Passage
 			searched := map[string]bool{} // an id named twice, or by id and path, is searched once
 			for _, ref := range in.DocumentIDs {
 				d, err := publicDocument(ctx, deps.Store, ref)
 				if err != nil {
-					return nil, mcpPassages{}, hide("search_documents", fmt.Errorf("document_ids: %w", err))
+					return mcpPassages{}, hide("search_documents", fmt.Errorf("document_ids: %w", err))
 				}
 				if searched[d.ID] {
 					continue
@@ -164,33 +167,33 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 				searched[d.ID] = true
 				ps, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Document: d.ID}})
 				if err != nil {
-					return nil, mcpPassages{}, hide("search_documents", err)
+					return mcpPassages{}, hide("search_documents", err)
 				}
 				all = append(all, ps...)
 			}
-			return nil, mcpPassages{Passages: nonNilP(all)}, nil
+			return mcpPassages{Passages: nonNilP(all)}, nil
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "read_document", Description: "Read an indexed document's text, passage by passage, each with its exact link."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpReadIn) (*mcp.CallToolResult, mcpPassages, error) {
+	addTool(srv, &mcp.Tool{Name: "read_document", Description: "Read an indexed document's text, passage by passage, each with its exact link."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpReadIn) (mcpPassages, error) {
 			if in.Start < 0 {
-				return nil, mcpPassages{}, fmt.Errorf("start: the first passage to read, 0 or more, not %d", in.Start)
+				return mcpPassages{}, fmt.Errorf("start: the first passage to read, 0 or more, not %d", in.Start)
 			}
 			if in.MaxChars != 0 && (in.MaxChars < 100 || in.MaxChars > 20000) {
-				return nil, mcpPassages{}, fmt.Errorf("max_chars: 100 to 20000 (default 8000), not %d", in.MaxChars)
+				return mcpPassages{}, fmt.Errorf("max_chars: 100 to 20000 (default 8000), not %d", in.MaxChars)
 			}
 			d, err := publicDocument(ctx, deps.Store, in.DocumentID)
 			if err != nil {
-				return nil, mcpPassages{}, hide("read_document", fmt.Errorf("document_id: %w", err))
+				return mcpPassages{}, hide("read_document", fmt.Errorf("document_id: %w", err))
 			}
 			chunks, err := deps.Store.Chunks(ctx, d.ID)
 			if err != nil {
-				return nil, mcpPassages{}, hide("read_document", err)
+				return mcpPassages{}, hide("read_document", err)
 			}
 			if in.Start > 0 && len(chunks) == 0 {
-				return nil, mcpPassages{}, fmt.Errorf("start: document %s has no passages", d.ID)
+				return mcpPassages{}, fmt.Errorf("start: document %s has no passages", d.ID)
 			}
 			if in.Start > 0 && in.Start >= len(chunks) {
-				return nil, mcpPassages{}, fmt.Errorf("start: document %s has %d passages, numbered 0 to %d: %d is past its end", d.ID, len(chunks), len(chunks)-1, in.Start)
+				return mcpPassages{}, fmt.Errorf("start: document %s has %d passages, numbered 0 to %d: %d is past its end", d.ID, len(chunks), len(chunks)-1, in.Start)
 			}
 			limit := cmpInt(in.MaxChars, 8000)
 			out := []Passage{}
@@ -203,14 +206,81 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 					Passage: c.Text, Source: index.EscapePath(d.Path), Span: span, DocumentID: d.ID, ChunkID: c.ID, DataSource: d.Source}.withLocation(loc))
 				size += len(c.Text)
 			}
-			return nil, mcpPassages{Passages: out}, nil
+			return mcpPassages{Passages: out}, nil
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "list_sources", Description: "List the indexed data sources with their document counts."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, mcpSources, error) {
+	addTool(srv, &mcp.Tool{Name: "list_sources", Description: "List the indexed data sources with their document counts."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (mcpSources, error) {
 			srcs, err := session.Public.Sources(ctx, deps.Store)
-			return nil, mcpSources{Sources: srcs}, hide("list_sources", err)
+			return mcpSources{Sources: srcs}, hide("list_sources", err)
 		})
 	return srv
+}
+
+// addTool adds tool t to srv, its arguments decoded into In and its
+// result h's Out, as mcp.AddTool does, but with arguments of the wrong
+// shape refused in JSON's terms (jsonError): the SDK's own messages name
+// Go types ("Go struct field server.mcpReadIn.start of type int").
+func addTool[In, Out any](srv *mcp.Server, t *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (Out, error)) {
+	in, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", t.Name, err))
+	}
+	resolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", t.Name, err))
+	}
+	out, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", t.Name, err))
+	}
+	t.InputSchema, t.OutputSchema = in, out
+	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args In
+		if err := decodeArgs(req.Params.Arguments, resolved, &args); err != nil {
+			return toolError(err), nil
+		}
+		v, err := h(ctx, req, args)
+		if err != nil {
+			return toolError(err), nil
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+	})
+}
+
+// decodeArgs decodes a tool's arguments into v, checked against their
+// schema: an object (none is {}), each argument of its JSON type, no
+// argument v does not have, the required ones present.
+func decodeArgs(data json.RawMessage, schema *jsonschema.Resolved, v any) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || string(data) == "null" {
+		data = []byte("{}")
+	}
+	if data[0] != '{' {
+		return errors.New("the arguments must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errors.New(jsonError(err, "the arguments"))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return errors.New(jsonError(err, "the arguments"))
+	}
+	if err := schema.Validate(m); err != nil {
+		return fmt.Errorf("the arguments: %v", strings.TrimPrefix(err.Error(), "validating root: "))
+	}
+	return nil
+}
+
+func toolError(err error) *mcp.CallToolResult {
+	var res mcp.CallToolResult
+	res.SetError(err)
+	return &res
 }
 
 // publicDocument finds a document by id, id prefix or path in the data

@@ -476,7 +476,7 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, stric
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, "bad_json", "invalid JSON body: "+err.Error())
+		writeError(w, http.StatusBadRequest, "bad_json", "invalid JSON body: "+jsonError(err, "the body"))
 		return false
 	}
 	if _, err := dec.Token(); err != io.EOF {

@@ -3,10 +3,76 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 )
+
+// jsonError words an error of decoding a JSON object (what: "the body",
+// "the arguments") in JSON's terms, naming the field and the type it
+// wants: encoding/json's own messages name Go types ("cannot unmarshal
+// string into Go struct field askRequest.k of type int").
+func jsonError(err error, what string) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field == "":
+		return what + " must be a JSON object"
+	case errors.As(err, &te):
+		return fmt.Sprintf("%q: want %s, got %s", te.Field, jsonWant(te.Type), jsonGot(te.Value))
+	case errors.As(err, &se):
+		return fmt.Sprintf("not JSON: %s (at byte %d)", se.Error(), se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "not JSON: it ends too soon"
+	}
+	return strings.TrimPrefix(err.Error(), "json: ") // unknown field "x"
+}
+
+// jsonWant names the JSON values a Go type decodes from.
+func jsonWant(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another value"
+}
+
+// jsonGot names the JSON value an UnmarshalTypeError's Value describes:
+// "string", "number", "number 1.5", "bool", "array", "object".
+func jsonGot(v string) string {
+	switch v {
+	case "string":
+		return "a string"
+	case "number":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "array":
+		return "an array"
+	case "object":
+		return "an object"
+	}
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		return n
+	}
+	return v
+}
 
 // checkFields walks the JSON object in data along t, the type it decodes
 // into, and returns an error naming the first field that appears twice in
