@@ -3,7 +3,9 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"runtime"
 	"strings"
@@ -169,6 +171,9 @@ func TestMCPStdioBadLines(t *testing.T) {
 		{"batch", `[1,2]`, nil, -32600},
 		{"not an object", `"str"`, nil, -32600},
 		{"wrong version", `{"jsonrpc":"1.0","id":"v","method":"tools/list"}`, "v", -32600},
+		{"no method", `{"jsonrpc":"2.0","id":8}`, 8.0, -32600},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, nil, -32600},
+		{"result and error", `{"jsonrpc":"2.0","id":"r","result":{},"error":{"code":1,"message":"m"}}`, "r", -32600},
 		{"too long", `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"x":"` + strings.Repeat("a", 1000) + `"}}`, nil, -32600},
 	}
 	for _, b := range bad {
@@ -219,6 +224,53 @@ func TestMCPStdioBadLines(t *testing.T) {
 				t.Errorf("got id %v, error %+v; want id %v, code %v", r.ID, r.Error, b.id, b.code)
 			}
 		})
+	}
+}
+
+// TestMCPStdioBeforeInitialize: over stdio, a request before initialize
+// (other than ping) is refused with JSON-RPC's -32600 and its id; after
+// initialize, requests are served.
+func TestMCPStdioBeforeInitialize(t *testing.T) {
+	st, err := index.Open(t.Context(), t.TempDir(), index.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := search.Open(t.Context(), st, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sources","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_sources","arguments":{}}}`,
+	}, "\n")
+	var out bytes.Buffer
+	if err := server.ServeMCPStdio(t.Context(), server.MCP(server.Deps{Store: st, Searcher: s}, "test"), strings.NewReader(in), &out, server.StdioOptions{Logger: slog.New(slog.DiscardHandler)}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[float64]string{}
+	for line := range strings.Lines(out.String()) {
+		var r struct {
+			ID     float64
+			Result json.RawMessage
+			Error  *struct{ Code float64 }
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("a line of output is not JSON: %q", line)
+		}
+		switch {
+		case r.Error != nil:
+			got[r.ID] = fmt.Sprint(r.Error.Code)
+		case r.Result != nil:
+			got[r.ID] = "result"
+		}
+	}
+	want := map[float64]string{1: "-32600", 2: "result", 3: "result", 4: "result"}
+	if !maps.Equal(got, want) {
+		t.Errorf("got %v, want %v:\n%s", got, want, out.String())
 	}
 }
 

@@ -145,6 +145,8 @@ type lineFilter struct {
 	// drained is set once the replies owed at the end of the input
 	// were waited for.
 	drained bool
+	// initialized is set once an initialize request was passed on.
+	initialized bool
 }
 
 func (f *lineFilter) Read(p []byte) (int, error) {
@@ -205,29 +207,78 @@ func (f *lineFilter) check(msg []byte) bool {
 		return false
 	}
 	m, err := jsonrpc.DecodeMessage(msg)
-	if err == nil {
-		if req, ok := m.(*jsonrpc.Request); ok && req.ID.IsValid() {
-			f.owed.add()
-		}
+	if err != nil {
+		f.reject(usableID(msg), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return false
+	}
+	// The SDK takes a message without a method for a response, and one
+	// whose id is null for a notification: it drops the first, and
+	// answers neither.
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	json.Unmarshal(msg, &head)
+	switch {
+	case head.Method != nil && string(head.ID) == "null":
+		f.reject(nil, jsonrpc.CodeInvalidRequest, "invalid request: a request's id is a string or an integer, not null (a notification has none)")
+		return false
+	case head.Method == nil && (head.ID == nil || (head.Result == nil) == (head.Error == nil)):
+		f.reject(usableID(msg), jsonrpc.CodeInvalidRequest, `invalid request: a message has a "method" (a request or notification), or an "id" and a "result" or "error" (a response)`)
+		return false
+	}
+	req, ok := m.(*jsonrpc.Request)
+	if !ok || !req.ID.IsValid() {
 		return true
 	}
-	// Answer with the request's id when it has a usable one.
+	// Until initialize, the SDK answers most requests with an error of
+	// code 0, which is none of JSON-RPC's.
+	if !f.initialized && !beforeInitialize(req) {
+		f.reject(usableID(msg), jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: %q before initialize; send initialize first", trimRunes(req.Method, 64)))
+		return false
+	}
+	if req.Method == "initialize" {
+		f.initialized = true
+	}
+	f.owed.add()
+	return true
+}
+
+// beforeInitialize reports whether the SDK serves req before the session
+// is initialized: initialize itself, ping and a few others, and any
+// request of the sessionless protocol, which names its version in _meta.
+func beforeInitialize(req *jsonrpc.Request) bool {
+	switch req.Method {
+	case "initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "server/discover":
+		return true
+	}
+	var params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	json.Unmarshal(req.Params, &params)
+	_, ok := params.Meta[mcp.MetaKeyProtocolVersion]
+	return ok
+}
+
+// usableID returns msg's id if it is a string or an integer, else nil.
+func usableID(msg []byte) any {
 	var head struct {
 		ID any `json:"id"`
 	}
-	var id any
-	if json.Unmarshal(msg, &head) == nil {
-		switch v := head.ID.(type) {
-		case string:
-			id = v
-		case float64:
-			if v == math.Trunc(v) {
-				id = v
-			}
+	if json.Unmarshal(msg, &head) != nil {
+		return nil
+	}
+	switch v := head.ID.(type) {
+	case string:
+		return v
+	case float64:
+		if v == math.Trunc(v) {
+			return v
 		}
 	}
-	f.reject(id, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
-	return false
+	return nil
 }
 
 // reject writes a JSON-RPC error reply with id (null when nil) and logs it.
