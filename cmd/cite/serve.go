@@ -99,6 +99,16 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 	if ip := net.ParseIP(host); host != "" && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		hosts = append(hosts, host)
 	}
+	if *watching {
+		// As cite index --watch: the index is made if there is none, but
+		// not below a folder that has one.
+		if err := f.belowAnIndex(); err != nil {
+			return err
+		}
+		if err := makeIndex(ctx, e, f.flags); err != nil {
+			return err
+		}
+	}
 	f.access = writeIndex // uploads, sessions; read-only when the index is
 	s, err := f.open(ctx, e)
 	if err != nil {
@@ -149,6 +159,24 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 		defer func() { <-done }() // the batch under way is written before the index closes
 	}
 	return server.Serve(ctx, ln, srv.Handler(), server.Timeouts{Grace: 10 * time.Second})
+}
+
+// makeIndex makes the index f names if it has none, with the embedder
+// cite index would give it.
+func makeIndex(ctx context.Context, e *env, f *flags) error {
+	if index.Exists(f.index) {
+		return nil
+	}
+	st, err := f.openIndex(ctx, createIndex)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	emb, err := indexEmbedder(ctx, e, st, "")
+	if err != nil {
+		return err
+	}
+	return st.UseEmbedder(ctx, emb)
 }
 
 // serveWatch indexes paths into the default source of st, then keeps them

@@ -2,6 +2,8 @@ package main
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -69,5 +71,39 @@ func TestLoginURL(t *testing.T) {
 		if got := loginURL(tt.host, addr(tt.ln), tt.token); got != tt.want {
 			t.Errorf("loginURL(%q, %s) = %q, want %q", tt.host, tt.ln, got, tt.want)
 		}
+	}
+}
+
+// TestServeNoIndex: cite serve without --watch does not start on a folder
+// that has no index, and cite serve --watch, which would make one, makes
+// none below a folder that has one (as cite index), naming it.
+func TestServeNoIndex(t *testing.T) {
+	top := t.TempDir()
+	idx := filepath.Join(top, ".cite")
+	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	sub := filepath.Join(top, "a")
+	os.MkdirAll(sub, 0o755)
+	t.Chdir(sub)
+	docs := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"serve", []string{"serve", "--no-token", "--addr", "127.0.0.1:0", "--index", filepath.Join(t.TempDir(), "none")}, "no index (run cite index PATH to create one)"},
+		{"serve --watch below an index", []string{"serve", "--watch", "--no-token", "--addr", "127.0.0.1:0", docs},
+			"no index in this folder, and the nearest index above it is " + idx + ": run cite there, or pass --index " + idx + " (--index .cite makes a new one here)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := cite(t, tc.args...)
+			if code != exitFailure || !strings.Contains(errOut, tc.says) {
+				t.Errorf("exit %d\n%s%s\nwant %s", code, out, errOut, tc.says)
+			}
+			if _, err := os.Stat(filepath.Join(sub, ".cite")); !os.IsNotExist(err) {
+				t.Errorf("an index was made here: %v", err)
+			}
+		})
 	}
 }

@@ -98,17 +98,27 @@ func TestIndexWatchSignal(t *testing.T) {
 	}
 }
 
-// TestServeWatch runs cite serve --watch in a child process: a file made
-// in the watched folder is found by the server's search, an upload made
-// while it watches is stored and found too, and SIGTERM exits 0.
+// TestServeWatch runs cite serve --watch in a child process, on an index
+// made by cite index and on none yet (serve --watch makes it, as cite
+// index --watch does): a file made in the watched folder is found by the
+// server's search, an upload made while it watches is stored and found
+// too, and SIGTERM exits 0.
 func TestServeWatch(t *testing.T) {
+	for _, fresh := range []bool{false, true} {
+		t.Run(map[bool]string{false: "indexed", true: "no index yet"}[fresh], func(t *testing.T) { testServeWatch(t, fresh) })
+	}
+}
+
+func testServeWatch(t *testing.T, fresh bool) {
 	docs := t.TempDir()
 	idx := filepath.Join(t.TempDir(), "idx")
 	if err := os.WriteFile(filepath.Join(docs, "a.md"), []byte("alpha\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := cite(t, "index", "--index", idx, docs); code != 0 {
-		t.Fatalf("index: %d %s", code, errOut)
+	if !fresh {
+		if code, _, errOut := cite(t, "index", "--index", idx, docs); code != 0 {
+			t.Fatalf("index: %d %s", code, errOut)
+		}
 	}
 	a, _ := json.Marshal([]string{"serve", "--watch", "--no-token", "--addr", "127.0.0.1:0", "--index", idx, docs})
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
