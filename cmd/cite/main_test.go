@@ -254,7 +254,7 @@ func TestRmFoldersAndGlobs(t *testing.T) {
 		stderr []string
 	}{
 		{"ambiguous", []string{corpus + "/honeybees.md"}, 1, nil, []string{"ambiguous"}},
-		{"a session's source", []string{"--source", "session:abc", corpus}, 1, nil, []string{"not found"}},
+		{"a session's source", []string{"--source", "session:abc", corpus}, 1, nil, []string{`data source "session:abc": no such data source (the index has bees, default)`}},
 		{"folder of a source", []string{"--source", "bees", corpus}, 0, []string{"honeybees.md (bees, 1 chunk)"}, nil},
 		{"glob", []string{corpus + "/guides/*.md"}, 0, []string{"go-concurrency.md (default, 1 chunk)", "rag.md (default, 1 chunk)"}, nil},
 		{"nothing there", []string{corpus + "/guides", corpus + "/sqlite-wal.html"}, 1, []string{"sqlite-wal.html (default, 1 chunk)"}, []string{"guides: not found"}},
