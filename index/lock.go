@@ -66,6 +66,46 @@ func LockWriter(ctx context.Context, dir string, waiting func()) (unlock func() 
 	}
 }
 
+// LockReader waits until no process holds the writer lock of the index in
+// dir ([LockWriter]) and holds a shared lock, which writers wait for, until
+// unlock: for a reader that must see the index between two writers' runs
+// (cite check, which compares tables a running cite index changes in
+// turn). It calls waiting, if set, once if it has to wait. It creates
+// nothing: an index without a lock file has had no writer to wait for, and
+// a read-only index folder can be read-locked.
+func LockReader(ctx context.Context, dir string, waiting func()) (unlock func() error, err error) {
+	f, err := os.Open(filepath.Join(dir, lockFile))
+	if err != nil {
+		return func() error { return nil }, nil
+	}
+	for {
+		ok, err := tryLockShared(f)
+		if err != nil {
+			f.Close()
+			return func() error { return nil }, nil // no locks here: read as before
+		}
+		if ok {
+			return func() error {
+				err := unlockFile(f)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				return err
+			}, nil
+		}
+		if waiting != nil {
+			waiting()
+			waiting = nil
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
 // writerActive reports whether a process holds the writer lock of the index
 // in dir ([LockWriter]). It takes a shared lock for an instant, so a writer
 // starting at that instant waits one poll.

@@ -355,6 +355,9 @@ func nothingIndexed(paths int, stats ingest.Stats, failed int, problems []proble
 // lockIndex takes the index's writer lock, saying so on stderr if it has to
 // wait for another writer.
 func lockIndex(ctx context.Context, e *env, dir string) (func() error, error) {
+	if err := notAFile(dir); err != nil {
+		return nil, err
+	}
 	return index.LockWriter(ctx, dir, func() {
 		fmt.Fprintf(e.stderr, "waiting for another cite index to finish with %s ...\n", dir)
 	})

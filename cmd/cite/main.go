@@ -153,6 +153,20 @@ func run(ctx context.Context, args []string, e *env) int {
 	return exitUsage
 }
 
+// needIndex returns the error of opening an index where there is none
+// (with the nearest index above, if any), before a command that writes
+// takes the writer lock, which would make the folder.
+func (f *flags) needIndex(ctx context.Context) error {
+	if index.Exists(f.index) {
+		return nil
+	}
+	st, err := f.openIndex(ctx, readIndex)
+	if err == nil {
+		st.Close()
+	}
+	return err
+}
+
 // belowAnIndex returns an error if the index folder is the default, holds
 // no index, and a folder above holds one: a command that creates the index
 // would make a second one here, which the other commands, run from above,
@@ -179,6 +193,15 @@ func (f *flags) indexChosen() bool {
 		}
 	})
 	return chosen
+}
+
+// notAFile returns an error if dir, given as the index folder, is a file
+// (the database file itself, say).
+func notAFile(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is a file, not an index folder (--index and CITE_INDEX take the folder that holds %s)", dir, "index.db")
+	}
+	return nil
 }
 
 // nearestIndex returns the index folder (.cite) of dir or of the nearest
@@ -281,6 +304,9 @@ const (
 // replica (every write is pushed to it) and is what searches read
 // ([flags.reader]).
 func (f *flags) openIndex(ctx context.Context, a access) (*index.Store, error) {
+	if err := notAFile(f.index); err != nil {
+		return nil, err
+	}
 	st, err := index.Open(ctx, f.index, index.Options{
 		Create:   a == createIndex,
 		ReadOnly: a == readIndex || a == queryIndex,

@@ -232,7 +232,20 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 		checkAccess = repairIndex
 		// A repair writes, and a rebuild replaces the database file: no
 		// cite index may run meanwhile.
+		if err := f.needIndex(ctx); err != nil {
+			return err
+		}
 		unlock, err := lockIndex(ctx, e, f.index)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	} else {
+		// The tables a running cite index changes in turn would not
+		// agree: check between two writers' runs.
+		unlock, err := index.LockReader(ctx, f.index, func() {
+			fmt.Fprintf(e.stderr, "waiting for a cite index to finish with %s ...\n", f.index)
+		})
 		if err != nil {
 			return err
 		}
@@ -330,7 +343,12 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 		if rep.Embedder.Name != "" {
 			emb = fmt.Sprintf("%s, %d dimensions", rep.Embedder.Name, rep.Embedder.Dim)
 		}
-		fmt.Fprintf(e.stdout, "%s, %s, %s (%s)\n", nof(rep.Documents, "document"), nof(rep.Chunks, "chunk"), nof(rep.Vectors, "vector"), emb)
+		if rep.Corrupt {
+			// The counts were not computed: not zeros.
+			fmt.Fprintln(e.stdout, "the database file is damaged: documents, chunks and vectors not counted")
+		} else {
+			fmt.Fprintf(e.stdout, "%s, %s, %s (%s)\n", nof(rep.Documents, "document"), nof(rep.Chunks, "chunk"), nof(rep.Vectors, "vector"), emb)
+		}
 		for _, p := range rep.Problems {
 			where := ""
 			if p.Path != "" {
@@ -343,7 +361,7 @@ mark damaged documents for re-indexing. Exit status 1 if problems remain.`, true
 		}
 	}
 	if !rep.OK() {
-		return fmt.Errorf("%d problems", len(rep.Problems))
+		return errors.New(nof(len(rep.Problems), "problem"))
 	}
 	return nil
 }
@@ -488,6 +506,9 @@ run stops, cite index or cite check --repair finishes it.`, false)
 	emb, err := e.embedder(*spec)
 	if err != nil {
 		return f.usageError("--embedder: %v", err)
+	}
+	if err := f.needIndex(ctx); err != nil {
+		return err
 	}
 	unlock, err := lockIndex(ctx, e, f.index)
 	if err != nil {

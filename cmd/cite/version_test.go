@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cite-rag/cite/index"
 )
@@ -133,5 +134,82 @@ func TestIndexBelowAnIndex(t *testing.T) {
 	os.RemoveAll(filepath.Join(sub, ".cite"))
 	if code, out, errOut := citeEnv(t, map[string]string{"CITE_INDEX": ".cite"}, "index", "--quiet", file); code != 0 || !index.Exists(filepath.Join(sub, ".cite")) {
 		t.Errorf("CITE_INDEX=.cite: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestNoIndexNoFolder: commands that write to an existing index (check
+// --repair, reindex) leave nothing behind where there is none, and an
+// index folder given that is a file is named as such.
+func TestNoIndexNoFolder(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx")
+	for _, args := range [][]string{{"check", "--repair"}, {"reindex", "--embedder", "hash:512"}, {"rm", "x.md"}} {
+		code, _, errOut := cite(t, append([]string{args[0], "--index", idx}, args[1:]...)...)
+		if code != exitFailure || !strings.Contains(errOut, "no index") {
+			t.Errorf("cite %s: exit %d\n%s", args[0], code, errOut)
+		}
+		if _, err := os.Stat(idx); !os.IsNotExist(err) {
+			t.Errorf("cite %s made %s: %v", args[0], idx, err)
+			os.RemoveAll(idx)
+		}
+	}
+	file := filepath.Join(dir, "afile")
+	os.WriteFile(file, nil, 0o644)
+	for _, args := range [][]string{{"index", corpus}, {"search", "bees"}, {"check"}} {
+		code, _, errOut := cite(t, append([]string{args[0], "--index", file}, args[1:]...)...)
+		if want := file + " is a file, not an index folder"; code != exitFailure || !strings.Contains(errOut, want) {
+			t.Errorf("cite %s --index FILE: exit %d\n%s", args[0], code, errOut)
+		}
+	}
+}
+
+// TestCheckWaitsForWriter: cite check waits while a cite index holds the
+// writer lock (the tables it compares change in turn), saying so, and
+// checks once it is released.
+func TestCheckWaitsForWriter(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	unlock, err := index.LockWriter(t.Context(), idx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var stdout, stderr syncBuffer
+		code := run(t.Context(), []string{"check", "--index", idx}, &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+		done <- result{code, stdout.String(), stderr.String()}
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("check did not wait for the writer: exit %d\n%s%s", r.code, r.out, r.err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	unlock()
+	r := <-done
+	if r.code != 0 || !strings.Contains(r.out, "ok") || !strings.Contains(r.err, "waiting for a cite index to finish") {
+		t.Errorf("check: exit %d\n%s%s", r.code, r.out, r.err)
+	}
+}
+
+// TestChatAndMCPTakeNoArguments: a question given to cite chat as an
+// argument is refused, pointing to cite ask, rather than left unanswered.
+func TestChatAndMCPTakeNoArguments(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"chat", "--index", idx, "what is a goroutine"}, `chat takes no arguments: type the questions (did you mean cite ask "what is a goroutine"?)`},
+		{[]string{"mcp", "--index", idx, "extra"}, "mcp takes no arguments"},
+	} {
+		if code, _, errOut := cite(t, tc.args...); code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("cite %s: exit %d\n%s", tc.args[0], code, errOut)
+		}
 	}
 }
