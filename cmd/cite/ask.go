@@ -248,6 +248,9 @@ An empty line or end of input ends it.`)
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	if f.NArg() > 0 {
+		return f.usageError("chat takes no arguments: type the questions (did you mean cite ask %q?)", strings.Join(f.Args(), " "))
+	}
 	s, err := f.open(ctx, e)
 	if err != nil {
 		return err

@@ -48,7 +48,7 @@ func runSources(ctx context.Context, e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tDOCUMENTS\tCHUNKS\tTOKENS\tSIZE")
 	for _, s := range srcs {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.1f MB\n", cell(s.Name), s.Documents, s.Chunks, humanCount(s.Tokens), float64(s.Bytes)/1e6)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", cell(s.Name), s.Documents, s.Chunks, humanCount(s.Tokens), ingest.FormatSize(s.Bytes))
 	}
 	return tw.Flush()
 }

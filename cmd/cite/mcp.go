@@ -17,6 +17,9 @@ over streamable HTTP.`, false)
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	if f.NArg() > 0 {
+		return f.usageError("mcp takes no arguments")
+	}
 	st, err := f.openIndex(ctx, queryIndex)
 	if err != nil {
 		return err
