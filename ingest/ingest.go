@@ -319,6 +319,9 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	// files with: what is read follows the paths, not the index's size.
 	existing, err := ix.store.Stamps(ctx, ix.opts.Source, ix.stampPaths(names))
 	if err != nil {
+		if ctx.Err() == nil {
+			err = fmt.Errorf("%w (cite check finds what the index holds that cannot be read; cite check --repair fixes it)", err)
+		}
 		return stats, err
 	}
 	known := make(map[string]*index.Stamp, len(existing))

@@ -286,8 +286,12 @@ found); files unchanged since the last run count as indexed.`, true)
 	if failed > 0 {
 		errs = append(errs, fmt.Errorf("%d failed", failed))
 	}
-	if err := nothingIndexed(f.NArg(), stats, failed, problems); err != nil {
-		errs = append(errs, err)
+	if len(runErrs) == 0 {
+		// (A run that failed as a whole, on an index it cannot read,
+		// found no files because it looked for none.)
+		if err := nothingIndexed(f.NArg(), stats, failed, problems); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(append(errs, runErrs...)...)
 }

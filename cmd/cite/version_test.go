@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -211,5 +212,27 @@ func TestChatAndMCPTakeNoArguments(t *testing.T) {
 		if code, _, errOut := cite(t, tc.args...); code != exitUsage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("cite %s: exit %d\n%s", tc.args[0], code, errOut)
 		}
+	}
+}
+
+// TestIndexUnreadableRow: cite index on an index with a row it cannot read
+// says so and points to cite check --repair, not that no files were found.
+func TestIndexUnreadableRow(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, out, errOut := cite(t, "index", "--index", idx, "--quiet", corpus); code != 0 {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	db, err := sql.Open("sqlite3", filepath.Join(idx, "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`UPDATE documents SET mtime = 'x' WHERE rowid = 1`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cite(t, "index", "--index", idx, corpus)
+	if code != exitFailure || !strings.Contains(errOut, "cite check --repair fixes it") || strings.Contains(errOut, "no files found") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }
