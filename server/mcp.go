@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cite-rag/cite/citations"
@@ -62,6 +63,9 @@ type mcpReadIn struct {
 
 type mcpPassages struct {
 	Passages []Passage `json:"passages"`
+	// Warnings say what made the search weaker than asked (vector search
+	// failed: the passages are full-text hits alone), as cite search's.
+	Warnings []search.Warning `json:"warnings,omitempty"`
 }
 
 type mcpSources struct {
@@ -101,16 +105,16 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 		return Passage{Title: h.Document.Title, Link: resolve.Resolve(ref), Passage: h.Text, Source: index.EscapePath(h.Document.Path), Span: h.SourceSpan,
 			DocumentID: h.Document.ID, ChunkID: h.ChunkID, DataSource: h.Document.DataSource, Score: h.Score}.withLocation(h.Location)
 	}
-	run := func(ctx context.Context, q search.Query) ([]Passage, error) {
+	run := func(ctx context.Context, q search.Query) ([]Passage, []search.Warning, error) {
 		res, err := deps.Searcher.Search(ctx, q)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out := []Passage{}
 		for _, h := range res.Hits {
 			out = append(out, fromHit(h))
 		}
-		return out, nil
+		return out, res.Warnings, nil
 	}
 	// checkK checks a tool's k: omitted (or null) is the default, 5; 0
 	// is out of range like any other number outside 1 to 20.
@@ -139,11 +143,11 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 			// One search over the sources named (all when none is, never
 			// a session's: session.Public, the zero Scope): its passages
 			// are ranked across them.
-			ps, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Sources: in.Sources}})
+			ps, warns, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Sources: in.Sources}})
 			if err != nil {
 				return mcpPassages{}, hide("search_data_sources", err)
 			}
-			return mcpPassages{Passages: nonNilP(ps)}, nil
+			return mcpPassages{Passages: nonNilP(ps), Warnings: warns}, nil
 		})
 	addTool(srv, &mcp.Tool{Name: "search_documents", Description: "Search within given documents (by id) and return the most relevant passages with exact links."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpDocSearchIn) (mcpPassages, error) {
@@ -155,6 +159,7 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 				return mcpPassages{}, err
 			}
 			var all []Passage
+			var warns []search.Warning
 			searched := map[string]bool{} // an id named twice, or by id and path, is searched once
 			for _, ref := range in.DocumentIDs {
 				d, err := publicDocument(ctx, deps.Store, ref)
@@ -165,13 +170,18 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 					continue
 				}
 				searched[d.ID] = true
-				ps, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Document: d.ID}})
+				ps, ws, err := run(ctx, search.Query{Text: in.Query, K: k, Filter: index.Filter{Document: d.ID}})
 				if err != nil {
 					return mcpPassages{}, hide("search_documents", err)
 				}
 				all = append(all, ps...)
+				for _, w := range ws {
+					if !slices.Contains(warns, w) {
+						warns = append(warns, w)
+					}
+				}
 			}
-			return mcpPassages{Passages: nonNilP(all)}, nil
+			return mcpPassages{Passages: nonNilP(all), Warnings: warns}, nil
 		})
 	addTool(srv, &mcp.Tool{Name: "read_document", Description: "Read an indexed document's text, passage by passage, each with its exact link."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpReadIn) (mcpPassages, error) {

@@ -40,3 +40,39 @@ func TestMCPStdio(t *testing.T) {
 		t.Errorf("%s", b)
 	}
 }
+
+// TestMCPAfterReindex: a cite mcp that outlives a cite reindex to another
+// embedder says its searches are full-text alone (the warning cite search
+// gives), rather than ranking differently without a word.
+func TestMCPAfterReindex(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	args, _ := json.Marshal([]string{"mcp", "--index", idx})
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(args))
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	search := func() string {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_data_sources", Arguments: map[string]any{"query": "write-ahead log checkpoint", "k": 2}})
+		if err != nil || res.IsError {
+			t.Fatal(err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		return string(b)
+	}
+	if out := search(); strings.Contains(out, "warnings") {
+		t.Errorf("before: %s", out)
+	}
+	if code, _, errOut := cite(t, "reindex", "--index", idx, "--embedder", "hash:512"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if out := search(); !strings.Contains(out, `"code":"vector_search_failed"`) || !strings.Contains(out, "sqlite-wal.html") {
+		t.Errorf("after the reindex: %s", out)
+	}
+}
