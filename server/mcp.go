@@ -58,7 +58,7 @@ type mcpDocSearchIn struct {
 type mcpReadIn struct {
 	DocumentID string `json:"document_id" jsonschema:"the document's id or path"`
 	Start      int    `json:"start,omitempty" jsonschema:"the first passage to read, 0-based (default 0)"`
-	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"stop after about this many characters (100 to 20000, default 8000)"`
+	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"stop before the passage that would pass this many characters (100 to 20000, default 8000); the first passage is given whole"`
 }
 
 type mcpPassages struct {
@@ -66,6 +66,11 @@ type mcpPassages struct {
 	// Warnings say what made the search weaker than asked (vector search
 	// failed: the passages are full-text hits alone), as cite search's.
 	Warnings []search.Warning `json:"warnings,omitempty"`
+	// Of read_document: how many passages the document has, and the start
+	// of the next call when passages are left (a passage is given whole,
+	// so the first may be longer than max_chars).
+	Total     *int `json:"total,omitempty"`
+	NextStart *int `json:"next_start,omitempty"`
 }
 
 type mcpSources struct {
@@ -216,7 +221,11 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 					Passage: c.Text, Source: index.EscapePath(d.Path), Span: span, DocumentID: d.ID, ChunkID: c.ID, DataSource: d.Source}.withLocation(loc))
 				size += len(c.Text)
 			}
-			return mcpPassages{Passages: out}, nil
+			res := mcpPassages{Passages: out, Total: new(len(chunks))}
+			if next := in.Start + len(out); next < len(chunks) {
+				res.NextStart = new(next)
+			}
+			return res, nil
 		})
 	addTool(srv, &mcp.Tool{Name: "list_sources", Description: "List the indexed data sources with their document counts."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (mcpSources, error) {

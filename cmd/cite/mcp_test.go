@@ -76,3 +76,49 @@ func TestMCPAfterReindex(t *testing.T) {
 		t.Errorf("after the reindex: %s", out)
 	}
 }
+
+// TestMCPReadPages: read_document says how many passages the document has
+// and where the next call starts, and gives a passage whole even past
+// max_chars.
+func TestMCPReadPages(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, "--chunk-size", "100", "--chunk-overlap", "0", corpus+"/honeybees.md"); code != 0 {
+		t.Fatal(errOut)
+	}
+	args, _ := json.Marshal([]string{"mcp", "--index", idx})
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(args))
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var got []string
+	for start := 0; start >= 0; {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_document", Arguments: map[string]any{"document_id": mustAbs(t, corpus+"/honeybees.md"), "start": start, "max_chars": 100}})
+		if err != nil || res.IsError {
+			t.Fatal(err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		var out struct {
+			Passages  []struct{ Passage string }
+			Total     int
+			NextStart *int `json:"next_start"`
+		}
+		json.Unmarshal(b, &out)
+		if len(out.Passages) != 1 || out.Total < 3 || len(got) > out.Total {
+			t.Fatalf("start %d: %s", start, b)
+		}
+		got = append(got, out.Passages[0].Passage)
+		start = -1
+		if out.NextStart != nil {
+			start = *out.NextStart
+		} else if len(got) != out.Total {
+			t.Fatalf("no next_start after %d of %d passages", len(got), out.Total)
+		}
+	}
+	if !strings.Contains(strings.Join(got, " "), "waggle dance") {
+		t.Errorf("the passages read do not hold the document: %q", got)
+	}
+}
