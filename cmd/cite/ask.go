@@ -273,8 +273,13 @@ An empty line or end of input ends it.`)
 		}
 		readErr = in.Err()
 	}()
+	// Typed questions show as typed; piped ones are written before their
+	// answers, so that the output reads as the conversation.
+	typed := isTerminalFile(e.stdin())
 	for {
-		fmt.Fprint(e.stderr, "> ")
+		if typed {
+			fmt.Fprint(e.stderr, "> ")
+		}
 		var line string
 		var ok bool
 		select {
@@ -284,11 +289,17 @@ An empty line or end of input ends it.`)
 			return context.Cause(ctx)
 		}
 		if !ok {
+			if typed {
+				fmt.Fprintln(e.stderr) // Ctrl-D: the shell's prompt on a line of its own
+			}
 			return readErr
 		}
 		q := strings.TrimSpace(line)
 		if q == "" {
 			return nil
+		}
+		if !typed {
+			fmt.Fprintf(e.stdout, "> %s\n\n", shown(q))
 		}
 		s.req.Question = q
 		res, err := s.ask(ctx, e, f.noList)

@@ -95,7 +95,7 @@ func TestChat(t *testing.T) {
 	vars := map[string]string{"OPENAI_BASE_URL": srv.OpenAIBaseURL()}
 	var stdout, stderr strings.Builder
 	code := run(t.Context(), []string{"chat", "--index", idx, "--model", "openai:m"}, &env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return vars[k] }, in: strings.NewReader("what is WAL\nand then?\n")})
-	if code != 0 || !strings.Contains(stdout.String(), "First [1].") || !strings.Contains(stdout.String(), "Second.") {
+	if code != 0 || !strings.Contains(stdout.String(), "> what is WAL\n\nFirst [1].") || !strings.Contains(stdout.String(), "> and then?\n\nSecond.") {
 		t.Fatalf("exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 	reqs := srv.Requests()

@@ -108,6 +108,12 @@ func absGlob(g string) string {
 	return g
 }
 
+// isTerminalFile reports whether r is a terminal.
+func isTerminalFile(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
