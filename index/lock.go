@@ -38,11 +38,22 @@ func LockWriter(ctx context.Context, dir string, waiting func()) (unlock func() 
 		}
 		return nil, fmt.Errorf("lock index %s: %w", dir, err)
 	}
+	unlock, err = waitLock(ctx, f, tryLock, waiting)
+	if err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("lock index %s: %w", dir, err)
+	}
+	return unlock, err
+}
+
+// waitLock takes a lock of f with try, polling until it has it or ctx is
+// done, calling waiting (if set) once if it has to wait. f is closed unless
+// the lock is taken; unlock releases the lock and closes f.
+func waitLock(ctx context.Context, f *os.File, try func(*os.File) (bool, error), waiting func()) (unlock func() error, err error) {
 	for {
-		ok, err := tryLock(f)
+		ok, err := try(f)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("lock index %s: %w", dir, err)
+			return nil, err
 		}
 		if ok {
 			return func() error {
@@ -78,32 +89,11 @@ func LockReader(ctx context.Context, dir string, waiting func()) (unlock func() 
 	if err != nil {
 		return func() error { return nil }, nil
 	}
-	for {
-		ok, err := tryLockShared(f)
-		if err != nil {
-			f.Close()
-			return func() error { return nil }, nil // no locks here: read as before
-		}
-		if ok {
-			return func() error {
-				err := unlockFile(f)
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-				return err
-			}, nil
-		}
-		if waiting != nil {
-			waiting()
-			waiting = nil
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(lockPoll):
-		}
+	unlock, err = waitLock(ctx, f, tryLockShared, waiting)
+	if err != nil && ctx.Err() == nil {
+		return func() error { return nil }, nil // no locks here: read as before
 	}
+	return unlock, err
 }
 
 // writerActive reports whether a process holds the writer lock of the index

@@ -11,13 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestMCPStdio runs cite mcp as a child process and calls it with the MCP
-// SDK's own client over stdio.
-func TestMCPStdio(t *testing.T) {
-	idx := filepath.Join(t.TempDir(), "idx")
-	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
-		t.Fatal(errOut)
-	}
+// startMCP runs cite mcp on the index idx as a child process (this test
+// binary) and connects the MCP SDK's own client to it over stdio.
+func startMCP(t *testing.T, idx string) *mcp.ClientSession {
+	t.Helper()
 	args, _ := json.Marshal([]string{"mcp", "--index", idx})
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(args))
@@ -26,7 +23,18 @@ func TestMCPStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestMCPStdio runs cite mcp as a child process and calls it with the MCP
+// SDK's own client over stdio.
+func TestMCPStdio(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	cs := startMCP(t, idx)
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_data_sources", Arguments: map[string]any{"query": "write-ahead log checkpoint", "k": 1}})
 	if err != nil || res.IsError {
 		t.Fatal(err, res)
@@ -49,15 +57,7 @@ func TestMCPAfterReindex(t *testing.T) {
 	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
 		t.Fatal(errOut)
 	}
-	args, _ := json.Marshal([]string{"mcp", "--index", idx})
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(args))
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := startMCP(t, idx)
 	search := func() string {
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_data_sources", Arguments: map[string]any{"query": "write-ahead log checkpoint", "k": 2}})
 		if err != nil || res.IsError {
@@ -85,15 +85,7 @@ func TestMCPReadPages(t *testing.T) {
 	if code, _, errOut := cite(t, "index", "--index", idx, "--chunk-size", "100", "--chunk-overlap", "0", corpus+"/honeybees.md"); code != 0 {
 		t.Fatal(errOut)
 	}
-	args, _ := json.Marshal([]string{"mcp", "--index", idx})
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(args))
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := startMCP(t, idx)
 	var got []string
 	for start := 0; start >= 0; {
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_document", Arguments: map[string]any{"document_id": mustAbs(t, corpus+"/honeybees.md"), "start": start, "max_chars": 100}})
