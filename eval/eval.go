@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cite-rag/cite/chunk"
@@ -72,15 +73,35 @@ func Load(dir string) (*Set, error) {
 		End       int    `json:"byte_end"`
 	}
 	spans := map[string]span{}
+	lines := map[string]int{}
+	sizes := map[string]int64{}
 	err = readJSONL(filepath.Join(abs, "passage_spans.jsonl"), func(line int, raw []byte) error {
 		var sp span
 		if err := json.Unmarshal(raw, &sp); err != nil {
 			return err
 		}
-		if sp.PassageID == "" || sp.Doc == "" || sp.End <= sp.Start {
-			return errors.New("want passage_id, doc and byte_start < byte_end")
+		if sp.PassageID == "" || sp.Doc == "" || sp.Start < 0 || sp.End <= sp.Start {
+			return errors.New("want passage_id, doc and 0 <= byte_start < byte_end")
 		}
-		spans[sp.PassageID] = sp
+		if at, dup := lines[sp.PassageID]; dup {
+			return fmt.Errorf("passage %q is given twice (line %d too)", sp.PassageID, at)
+		}
+		if !filepath.IsLocal(filepath.FromSlash(sp.Doc)) {
+			return fmt.Errorf("doc %q: want a path inside the set's folder, such as articles/NAME", sp.Doc)
+		}
+		size, ok := sizes[sp.Doc]
+		if !ok {
+			fi, err := os.Stat(filepath.Join(abs, filepath.FromSlash(sp.Doc)))
+			if err != nil || !fi.Mode().IsRegular() {
+				return fmt.Errorf("doc %q: no such file in %s", sp.Doc, dir)
+			}
+			size = fi.Size()
+			sizes[sp.Doc] = size
+		}
+		if int64(sp.End) > size {
+			return fmt.Errorf("passage %q: byte_end %d is past the end of %s (%d bytes)", sp.PassageID, sp.End, sp.Doc, size)
+		}
+		spans[sp.PassageID], lines[sp.PassageID] = sp, line
 		return nil
 	})
 	if err != nil {
@@ -90,6 +111,9 @@ func Load(dir string) (*Set, error) {
 		var q Question
 		if err := json.Unmarshal(raw, &q); err != nil {
 			return err
+		}
+		if q.ID == "" || strings.TrimSpace(q.Text) == "" {
+			return errors.New("want id and question")
 		}
 		sp, ok := spans[q.PassageID]
 		if !ok {
@@ -211,6 +235,11 @@ func newJudge(ctx context.Context, store *index.Store, qs []Question, byText boo
 			if ok {
 				n++
 			}
+		}
+		if n == 0 && len(byPath[key]) == 0 {
+			// Not a passage out of step with its document: the document
+			// itself is missing.
+			return nil, fmt.Errorf("question %s: its document %s is not in the index (missing from the set's articles, skipped when indexed, or the index is not built from this set)", q.ID, q.Doc)
 		}
 		if n == 0 {
 			if byText {

@@ -34,6 +34,12 @@ func TestLoadErrors(t *testing.T) {
 		"unknown passage":  {"articles/a.md": "x", "passage_spans.jsonl": `{"passage_id":"p","doc":"articles/a.md","byte_start":0,"byte_end":1}`, "questions.jsonl": `{"id":"q","question":"?","passage_id":"zz"}`},
 		"no questions":     {"articles/a.md": "x", "passage_spans.jsonl": `{"passage_id":"p","doc":"articles/a.md","byte_start":0,"byte_end":1}`, "questions.jsonl": ""},
 		"broken json line": {"articles/a.md": "x", "passage_spans.jsonl": `{"passage_id":`, "questions.jsonl": ""},
+		"a passage twice": {"articles/a.md": "xy", "passage_spans.jsonl": `{"passage_id":"p","doc":"articles/a.md","byte_start":0,"byte_end":1}` + "\n" + `{"passage_id":"p","doc":"articles/a.md","byte_start":1,"byte_end":2}`,
+			"questions.jsonl": `{"id":"q","question":"?","passage_id":"p"}`},
+		"a span past the end": {"articles/a.md": "x", "passage_spans.jsonl": `{"passage_id":"p","doc":"articles/a.md","byte_start":0,"byte_end":99}`, "questions.jsonl": `{"id":"q","question":"?","passage_id":"p"}`},
+		"no such doc":         {"articles/a.md": "x", "passage_spans.jsonl": `{"passage_id":"p","doc":"articles/b.md","byte_start":0,"byte_end":1}`, "questions.jsonl": `{"id":"q","question":"?","passage_id":"p"}`},
+		"a doc outside":       {"articles/a.md": "x", "passage_spans.jsonl": `{"passage_id":"p","doc":"../../etc/passwd","byte_start":0,"byte_end":1}`, "questions.jsonl": `{"id":"q","question":"?","passage_id":"p"}`},
+		"no question text":    {"articles/a.md": "x", "passage_spans.jsonl": `{"passage_id":"p","doc":"articles/a.md","byte_start":0,"byte_end":1}`, "questions.jsonl": `{"id":"q","passage_id":"p"}`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -96,7 +102,7 @@ func TestRun(t *testing.T) {
 	// An index without the set's articles cannot be judged.
 	other, _ := index.Open(ctx, t.TempDir(), index.Options{Create: true})
 	defer other.Close()
-	if _, err := Run(ctx, set, other, s, Options{}); err == nil || !strings.Contains(err.Error(), "no indexed chunk overlaps") {
+	if _, err := Run(ctx, set, other, s, Options{}); err == nil || !strings.Contains(err.Error(), "is not in the index (missing from the set's articles, skipped when indexed, or the index is not built from this set)") {
 		t.Fatalf("err = %v", err)
 	}
 }
