@@ -461,24 +461,35 @@ func (s *Searcher) narrow(ctx context.Context, sc session.Scope, f index.Filter)
 	return f, nil
 }
 
+// CheckSources returns an error wrapping [ErrUnknownSource], naming the
+// data sources sc sees in store, if one of sources is none of them: the
+// one message of every listing and search by a data source.
+func CheckSources(ctx context.Context, store session.SourceNamer, sc session.Scope, sources ...string) error {
+	if len(sources) == 0 {
+		return nil
+	}
+	names, err := sc.SourceNames(ctx, store)
+	if err != nil {
+		return err
+	}
+	for _, src := range sources {
+		switch {
+		case slices.Contains(names, src):
+		case len(names) == 0:
+			return fmt.Errorf("data source %q: %w (the index has none yet)", src, ErrUnknownSource)
+		default:
+			return fmt.Errorf("data source %q: %w (the index has %s)", src, ErrUnknownSource, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
 // checkFilter returns an error if f names a data source or a document the
 // index does not have, or sc does not see. Search calls it only when it
 // found nothing, so a search that finds something costs no look-up.
 func (s *Searcher) checkFilter(ctx context.Context, sc session.Scope, f index.Filter) error {
-	if len(f.Sources) > 0 {
-		names, err := sc.SourceNames(ctx, s.store)
-		if err != nil {
-			return err
-		}
-		for _, src := range f.Sources {
-			switch {
-			case slices.Contains(names, src):
-			case len(names) == 0:
-				return fmt.Errorf("data source %q: %w (the index has none yet)", src, ErrUnknownSource)
-			default:
-				return fmt.Errorf("data source %q: %w (the index has %s)", src, ErrUnknownSource, strings.Join(names, ", "))
-			}
-		}
+	if err := CheckSources(ctx, s.store, sc, f.Sources...); err != nil {
+		return err
 	}
 	if f.Document != "" {
 		source := ""

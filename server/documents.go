@@ -411,17 +411,12 @@ func (s *Server) getDocuments(w http.ResponseWriter, r *http.Request) {
 	if source != "" && len(docs) == 0 {
 		// As search answers it: a data source the index does not have (or
 		// a session's) is not an empty one.
-		names, err := s.publicSources(r)
-		if err != nil {
-			s.internalError(w, r, http.StatusInternalServerError, "index", err)
+		switch err := search.CheckSources(r.Context(), s.deps.Store, session.Public, source); {
+		case errors.Is(err, search.ErrUnknownSource):
+			writeError(w, http.StatusBadRequest, "unknown_source", err.Error())
 			return
-		}
-		if !slices.Contains(names, source) {
-			has := "none yet"
-			if len(names) > 0 {
-				has = strings.Join(names, ", ")
-			}
-			writeError(w, http.StatusBadRequest, "unknown_source", fmt.Errorf("data source %q: %w (the index has %s)", source, search.ErrUnknownSource, has).Error())
+		case err != nil:
+			s.internalError(w, r, http.StatusInternalServerError, "index", err)
 			return
 		}
 	}

@@ -53,27 +53,6 @@ func runSources(ctx context.Context, e *env, args []string) error {
 	return tw.Flush()
 }
 
-// knownSource returns an error naming the data sources the index has if
-// name is none of them (a source with no documents is none), as cite
-// search says it.
-func knownSource(ctx context.Context, st *index.Store, name string) error {
-	srcs, err := sessions.Public.Sources(ctx, st)
-	if err != nil {
-		return err
-	}
-	var names []string
-	for _, s := range srcs {
-		if s.Name == name {
-			return nil
-		}
-		names = append(names, s.Name)
-	}
-	if len(names) == 0 {
-		return fmt.Errorf("data source %q: %w (the index has none yet)", name, search.ErrUnknownSource)
-	}
-	return fmt.Errorf("data source %q: %w (the index has %s)", name, search.ErrUnknownSource, strings.Join(names, ", "))
-}
-
 func runDocs(ctx context.Context, e *env, args []string) error {
 	f := newFlags(e, "docs", "", "List the indexed documents: id, chunks, tokens, title and path.", true)
 	source := f.String("source", "", "list only this data source")
@@ -93,7 +72,7 @@ func runDocs(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(docs) == 0 && *source != "" {
-		if err := knownSource(ctx, st, *source); err != nil {
+		if err := search.CheckSources(ctx, st, sessions.Public, *source); err != nil {
 			return err
 		}
 	}
@@ -274,7 +253,7 @@ func runRm(ctx context.Context, e *env, args []string) error {
 	}
 	defer unlock()
 	if *source != "" {
-		if err := knownSource(ctx, st, *source); err != nil {
+		if err := search.CheckSources(ctx, st, sessions.Public, *source); err != nil {
 			return err
 		}
 	}
