@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
@@ -222,6 +223,12 @@ type Searcher struct {
 	// embErr is why the index's embedder could not be made ([Open]):
 	// vector searches fail with it.
 	embErr error
+	// follow, set by [Open], keeps emb the index's embedder: a cite
+	// reindex to another one while the Searcher lives (a cite serve, a
+	// cite mcp) changes it, and queries embedded by the old one would be
+	// compared with the new one's vectors, silently when both have as many
+	// dimensions.
+	follow *follower
 	// Fusion combines BM25 and vector results in hybrid mode.
 	Fusion Fusion
 	// Depth is how many candidates each retriever contributes to fusion
@@ -272,9 +279,49 @@ func Open(ctx context.Context, st index.Reader, opts Options) (*Searcher, error)
 			return nil, nerr
 		}
 		s.embErr = fmt.Errorf("the index's embedder: %w", err)
+		s.follow = &follower{config: opts.Embedder, name: info.Name, err: s.embErr}
 		return s, nil
 	}
-	return New(ctx, st, emb)
+	s, err := New(ctx, st, emb)
+	if err != nil {
+		return nil, err
+	}
+	s.follow = &follower{config: opts.Embedder, name: info.Name, emb: emb}
+	return s, nil
+}
+
+// follower is the embedder of a Searcher made by [Open]: the one the index
+// records, made again when the index records another.
+type follower struct {
+	config embed.Config
+	mu     sync.Mutex
+	name   string // the index's embedder when emb was made; "" none
+	emb    *embed.Embedder
+	err    error // why name's embedder could not be made
+}
+
+// embedder returns the embedder to embed a query with: the index's, for a
+// Searcher made by [Open].
+func (s *Searcher) embedder(ctx context.Context) (*embed.Embedder, error) {
+	f := s.follow
+	if f == nil {
+		return s.emb, s.embErr
+	}
+	info, err := s.store.Embedder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if info.Name != f.name {
+		f.name, f.emb, f.err = info.Name, nil, nil
+		if info.Name != "" {
+			if f.emb, err = embed.New(info.Name, f.config); err != nil {
+				f.emb, f.err = nil, fmt.Errorf("the index's embedder: %w", err)
+			}
+		}
+	}
+	return f.emb, f.err
 }
 
 // ErrNoEmbedder: a vector search on a Searcher without an embedder.
@@ -380,7 +427,7 @@ func (s *Searcher) finish(ctx context.Context, res *Result, ranked []candidate, 
 
 // searchHybrid runs a hybrid search that the index fuses itself.
 func (s *Searcher) searchHybrid(ctx context.Context, h index.HybridSearcher, q Query, filter index.Filter, k, depth int, res *Result) (*Result, error) {
-	qv, _, err := s.queryVector(ctx, q.Text)
+	qv, _, _, err := s.queryVector(ctx, q.Text)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -404,23 +451,24 @@ func (s *Searcher) searchHybrid(ctx context.Context, h index.HybridSearcher, q Q
 }
 
 // queryVector embeds a query (nil when it has nothing to embed), with the
-// term statistics that weighted it.
-func (s *Searcher) queryVector(ctx context.Context, text string) ([]float32, index.TermStats, error) {
-	if s.embErr != nil {
-		return nil, index.TermStats{}, s.embErr
+// term statistics that weighted it and the embedder that made it.
+func (s *Searcher) queryVector(ctx context.Context, text string) ([]float32, index.TermStats, *embed.Embedder, error) {
+	emb, err := s.embedder(ctx)
+	if err != nil {
+		return nil, index.TermStats{}, nil, err
 	}
-	if s.emb == nil {
-		return nil, index.TermStats{}, ErrNoEmbedder
+	if emb == nil {
+		return nil, index.TermStats{}, nil, ErrNoEmbedder
 	}
 	ts, err := s.store.TermStats(ctx, analysis.QueryTerms(text))
 	if err != nil {
-		return nil, ts, err
+		return nil, ts, nil, err
 	}
-	qv, err := s.emb.EmbedQuery(ctx, text, ts.IDF)
+	qv, err := emb.EmbedQuery(ctx, text, ts.IDF)
 	if errors.Is(err, embed.ErrEmptyText) {
-		return nil, ts, nil
+		return nil, ts, emb, nil
 	}
-	return qv, ts, err
+	return qv, ts, emb, err
 }
 
 // narrow returns the filter a search runs with: f without its data
@@ -547,7 +595,7 @@ func (f Fusion) Rank(bm, vec []index.Scored) []index.Scored {
 // searchVectors embeds the query and searches the vectors. It returns a
 // warning when some chunks of the index have no vector.
 func (s *Searcher) searchVectors(ctx context.Context, text string, f index.Filter, depth int) ([]index.Scored, *Warning, error) {
-	qv, ts, err := s.queryVector(ctx, text)
+	qv, ts, emb, err := s.queryVector(ctx, text)
 	if err != nil || qv == nil {
 		return nil, nil, err
 	}
@@ -562,7 +610,7 @@ func (s *Searcher) searchVectors(ctx context.Context, text string, f index.Filte
 		return nil, nil, err
 	}
 	warn := missingVectors(ts.Chunks, n)
-	floor := s.emb.NoiseFloor()
+	floor := emb.NoiseFloor()
 	for i, r := range rs {
 		if r.Score < floor {
 			return rs[:i], warn, nil

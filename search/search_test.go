@@ -381,6 +381,55 @@ func TestSearcherRefusesOtherEmbedder(t *testing.T) {
 	}
 }
 
+// TestOpenFollowsReindex: a Searcher made by Open (a cite serve, a cite
+// mcp) that outlives a cite reindex embeds its queries with the index's new
+// embedder: with the old one, of as many dimensions, they were compared with
+// the new vectors without a warning, the scores and the order wrong.
+func TestOpenFollowsReindex(t *testing.T) {
+	ctx := t.Context()
+	st := newIndex(t, nil)
+	s, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Query{Text: "how do bees tell each other where the flowers are", Mode: Vector, K: 3}
+	if _, err := s.Search(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{"hash:2048?ngrams=0", "hash:512"} {
+		emb, err := embed.New(spec, embed.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.ResetVectors(ctx, emb); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ingest.FillVectors(ctx, st, emb, nil); err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := Open(ctx, st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := fresh.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Search(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if len(got.Warnings) != 0 || len(got.Hits) != len(want.Hits) || len(got.Hits) == 0 {
+			t.Fatalf("%s: %v, %q; a new Searcher: %q", spec, got.Warnings, paths(got.Hits), paths(want.Hits))
+		}
+		for i := range got.Hits {
+			if got.Hits[i].ChunkID != want.Hits[i].ChunkID || got.Hits[i].Score != want.Hits[i].Score {
+				t.Errorf("%s: hit %d is %s (%v), a new Searcher's %s (%v)", spec, i, got.Hits[i].ChunkID, got.Hits[i].Score, want.Hits[i].ChunkID, want.Hits[i].Score)
+			}
+		}
+	}
+}
+
 func TestFuse(t *testing.T) {
 	bm := []index.Scored{{Chunk: 1, Score: 10}, {Chunk: 2, Score: 5}, {Chunk: 3, Score: 2}}
 	vec := []index.Scored{{Chunk: 3, Score: 0.8}, {Chunk: 4, Score: 0.4}}
