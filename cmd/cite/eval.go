@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -42,6 +43,12 @@ answers that break the citation contract.`, true)
 	}
 	if *qa == "" || f.NArg() > 0 {
 		return f.usageError("eval needs --qa DIR and no arguments")
+	}
+	if flagSet(f, "k") && !*answers {
+		return f.usageError("-k is the passages per answer of --answers; retrieval is judged at 1, 5, 10 and 20")
+	}
+	if *k < 1 {
+		return f.usageError("-k %d: want 1 or more passages per answer", *k)
 	}
 	set, err := eval.Load(*qa)
 	if err != nil {
@@ -85,6 +92,9 @@ answers that break the citation contract.`, true)
 		return err
 	}
 	defer st.Close()
+	if err := onlyArticles(ctx, st, set); err != nil {
+		return fmt.Errorf("--index %s: %w", dir, err)
+	}
 	stats, err := set.Index(ctx, st, emb, sp)
 	if err != nil {
 		return err
@@ -127,6 +137,27 @@ answers that break the citation contract.`, true)
 		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n", m.Name, m.Recall1, m.Recall5, m.Recall20, m.MRR10, m.NDCG10, lat)
 	}
 	return tw.Flush()
+}
+
+// onlyArticles returns an error if st holds documents other than set's
+// articles: cite eval would add the articles to another index (a user's),
+// and judge retrieval over both.
+func onlyArticles(ctx context.Context, st *index.Store, set *eval.Set) error {
+	docs, err := st.Documents(ctx, "")
+	if err != nil {
+		return err
+	}
+	var other []index.Document
+	for _, d := range docs {
+		if rel, err := filepath.Rel(set.Articles, d.Path); err != nil || !filepath.IsLocal(rel) {
+			other = append(other, d)
+		}
+	}
+	if len(other) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the index holds %s that %s not the set's articles (%s): cite eval indexes the set into an index of its own; give a new folder, or none for a temporary one",
+		nof(len(other), "document"), map[bool]string{true: "is", false: "are"}[len(other) == 1], other[0].Path)
 }
 
 // evalAnswers runs cite eval --answers.

@@ -163,6 +163,14 @@ func testCommands(t *testing.T, vars map[string]string) {
 		{"eval", []string{"eval", "--qa", "../../eval/testdata/qa", "--chunk-size", "24", "--chunk-overlap", "0"}, 0, []string{"2 articles", "4 questions", "RECALL@1", "hybrid max:0.75:0.25", "bm25", "vector"}, nil, nil},
 		{"eval answers", []string{"eval", "--qa", "../../eval/testdata/qa", "--answers", "-k", "3"}, 0, []string{"4 questions", "FIRST PASSAGE", "extractive  3     1.000"}, nil, nil},
 		{"eval no qa", []string{"eval"}, 2, nil, []string{"eval needs --qa DIR"}, nil},
+		{"eval -k 0", []string{"eval", "--qa", "../../eval/testdata/qa", "--answers", "-k", "0"}, 2, nil, []string{"-k 0: want 1 or more"}, nil},
+		{"eval -k without answers", []string{"eval", "--qa", "../../eval/testdata/qa", "-k", "3"}, 2, nil, []string{"-k is the passages per answer of --answers"}, nil},
+		{"eval into a user's index", []string{"eval", "--qa", "../../eval/testdata/qa", "--index", idx}, 1, nil, []string{"the index holds 5 documents that are not the set's articles", "give a new folder"}, nil},
+		{"the user's index without the articles", []string{"docs", "--index", idx}, 0, nil, nil, func(t *testing.T, out []byte) {
+			if strings.Contains(string(out), "articles") {
+				t.Errorf("cite eval added its articles:\n%s", out)
+			}
+		}},
 		{"index missing", []string{"index", "--index", idx, "nope/missing.md"}, 1, nil, []string{"missing.md: no such file"}, nil},
 		{"bad size", []string{"index", "--index", idx, "--max-size", "lots", corpus}, 2, nil, []string{"bad size"}, nil},
 		{"bad chunk size", []string{"index", "--index", idx, "--chunk-size", "10", corpus}, 2, nil, []string{"below the minimum"}, nil},
