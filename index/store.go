@@ -1453,6 +1453,37 @@ func (s *Store) Documents(ctx context.Context, source string) ([]Document, error
 	return docs, rows.Err()
 }
 
+// DocumentsEndingIn returns up to limit documents (of source, "" for every
+// source) whose path ends in tail after a path separator: those a user may
+// have meant by a file name or a path relative to the folder indexed.
+func (s *Store) DocumentsEndingIn(ctx context.Context, source, tail string, limit int) ([]Document, error) {
+	tail = strings.TrimLeft(filepath.Clean(tail), `/\`)
+	if tail == "" || tail == "." || strings.HasPrefix(tail, "..") {
+		return nil, nil
+	}
+	q := `SELECT ` + documentColumns + ` FROM documents d JOIN sources s ON s.id = d.source_id
+		WHERE length(d.path) > length(?1) AND substr(d.path, -length(?1) - 1) IN ('/' || ?1, '\' || ?1)`
+	args := []any{tail}
+	if source != "" {
+		q += ` AND s.name = ?2`
+		args = append(args, source)
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY s.name, d.path LIMIT `+strconv.Itoa(limit), args...)
+	if err != nil {
+		return nil, fmt.Errorf("find documents ending in %s: %w", tail, err)
+	}
+	defer rows.Close()
+	var out []Document
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return nil, fmt.Errorf("find documents ending in %s: %w", tail, err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
 // Document finds a document by id, by id prefix (at least 4 characters), or
 // by path. A path found in several sources is ErrAmbiguous unless source
 // names one.

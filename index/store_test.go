@@ -204,6 +204,52 @@ func TestDocumentLookup(t *testing.T) {
 	}
 }
 
+// TestDocumentsEndingIn: the documents a file name or a path relative to
+// the folder indexed may mean, whole path components only, wildcards of
+// SQL's LIKE taken as they are.
+func TestDocumentsEndingIn(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t)
+	for _, d := range []struct{ src, path string }{{"one", "/p/a.md"}, {"two", "/q/p/a.md"}, {"one", "/p/xa.md"}, {"one", "/p/100%.md"}, {"one", "/p/1000.md"}, {"one", "/é/ü.md"}} {
+		cs := chunksOf("text ", d.src+d.path)
+		if _, err := st.PutDocument(ctx, testDoc(d.src, d.path, cs), cs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		source, tail string
+		want         []string
+	}{
+		{"", "a.md", []string{"/p/a.md", "/q/p/a.md"}},
+		{"two", "a.md", []string{"/q/p/a.md"}},
+		{"", "p/a.md", []string{"/p/a.md", "/q/p/a.md"}},
+		{"", "./p/a.md", []string{"/p/a.md", "/q/p/a.md"}},
+		{"", "q/p/a.md", []string{"/q/p/a.md"}},
+		{"", "/p/a.md", []string{"/p/a.md", "/q/p/a.md"}},
+		{"", "100%.md", []string{"/p/100%.md"}},
+		{"", "10_0.md", nil},
+		{"", "ü.md", []string{"/é/ü.md"}},
+		{"", "/p/a.md/", []string{"/p/a.md", "/q/p/a.md"}},
+		{"", "md", nil},
+		{"", "", nil},
+		{"", ".", nil},
+		{"", "../a.md", nil},
+	} {
+		docs, err := st.DocumentsEndingIn(ctx, tc.source, tc.tail, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range docs {
+			got = append(got, d.Path)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %q: %q, want %q", tc.source, tc.tail, got, tc.want)
+		}
+	}
+}
+
 func TestDeleteDocument(t *testing.T) {
 	ctx := t.Context()
 	st := openStore(t)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -148,7 +149,42 @@ func findDocument(ctx context.Context, st sessions.DocumentFinder, source, ref s
 			}
 		}
 	}
-	return d, err
+	return d, withLikelyDocuments(ctx, st, source, ref, err)
+}
+
+// withLikelyDocuments adds to err, a document ref not found, the indexed
+// documents whose paths end in ref (a file name, a path relative to the
+// folder indexed), so that a user can give one of them: a tail is never
+// taken for a path itself, which for cite rm could remove another file.
+func withLikelyDocuments(ctx context.Context, st sessions.DocumentFinder, source, ref string, err error) error {
+	store, ok := st.(*index.Store)
+	if !ok || !sessions.Public.Sees(source) {
+		return err
+	}
+	const shown = 3
+	docs, lerr := store.DocumentsEndingIn(ctx, source, ref, 100)
+	if lerr != nil {
+		return err
+	}
+	docs = slices.DeleteFunc(docs, func(d index.Document) bool { return !sessions.Public.Sees(d.Source) })
+	if len(docs) == 0 {
+		return err
+	}
+	var which []string
+	for _, d := range docs[:min(shown, len(docs))] {
+		which = append(which, displayPath(d.Path)+" (id "+d.ID[:min(8, len(d.ID))]+")")
+	}
+	more := ""
+	if len(docs) > shown {
+		more = fmt.Sprintf(" and %d more", len(docs)-shown)
+		if len(docs) == 100 {
+			more = " and more"
+		}
+	}
+	if len(docs) == 1 {
+		return fmt.Errorf("%w; the indexed document whose path ends in it: %s", err, which[0])
+	}
+	return fmt.Errorf("%w; indexed documents whose paths end in it: %s%s", err, strings.Join(which, ", "), more)
 }
 
 func runShow(ctx context.Context, e *env, args []string) error {
