@@ -1453,6 +1453,16 @@ func (s *Store) Documents(ctx context.Context, source string) ([]Document, error
 	return docs, rows.Err()
 }
 
+// CountPathMatches returns how many documents' paths match glob, in the
+// syntax of [Filter.Path].
+func (s *Store) CountPathMatches(ctx context.Context, glob string) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE path GLOB ?`, glob).Scan(&n); err != nil {
+		return 0, fmt.Errorf("match documents' paths: %w", dbError(err))
+	}
+	return n, nil
+}
+
 // DocumentsEndingIn returns up to limit documents (of source, "" for every
 // source) whose path ends in tail after a path separator: those a user may
 // have meant by a file name or a path relative to the folder indexed.

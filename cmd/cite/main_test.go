@@ -149,6 +149,8 @@ func testCommands(t *testing.T, vars map[string]string) {
 			}
 		}},
 		{"search filters", []string{"search", "--index", idx, "--path", corpus + "/guides/*", "--per-doc", "1", "--mode", "vector", "goroutines"}, 0, []string{"Concurrency in Go"}, nil, nil},
+		{"search a relative path that matches nothing", []string{"search", "--index", idx, "--path", "guides/*", "goroutines"}, 0, []string{"no hits"}, []string{"no indexed document's path matches ", "'*/guides/*' matches below any folder"}, nil},
+		{"search a path that matches nothing", []string{"search", "--index", idx, "--path", "/nowhere/*", "goroutines"}, 0, []string{"no hits"}, []string{"no indexed document's path matches /nowhere/*\n"}, nil},
 		{"search bad mode", []string{"search", "--index", idx, "--mode", "semantic", "x"}, 2, nil, []string{"unknown search mode"}, nil},
 		{"search no query", []string{"search", "--index", idx}, 2, nil, []string{"no QUERY"}, nil},
 		{"show a file name", []string{"show", "--index", idx, "honeybees.md"}, 1, nil, []string{"document honeybees.md: not found; the indexed document whose path ends in it: ", "corpus/honeybees.md (id "}, nil},

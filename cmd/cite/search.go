@@ -89,6 +89,15 @@ of words (typos, inflections, identifiers), not meanings; index with
 	for _, w := range res.Warnings {
 		fmt.Fprintln(e.stderr, "cite search: warning:", w)
 	}
+	if len(res.Hits) == 0 && *pathGlob != "" {
+		if n, err := st.CountPathMatches(ctx, q.Filter.Path); err == nil && n == 0 {
+			msg := fmt.Sprintf("cite search: no indexed document's path matches %s", index.EscapePath(q.Filter.Path))
+			if q.Filter.Path != *pathGlob {
+				msg += fmt.Sprintf(" (a relative --path is taken from the working directory; '*/%s' matches below any folder)", strings.TrimPrefix(*pathGlob, "./"))
+			}
+			fmt.Fprintln(e.stderr, msg)
+		}
+	}
 	if f.json {
 		return writeJSON(e.stdout, res)
 	}
