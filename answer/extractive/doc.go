@@ -38,7 +38,9 @@
 // and the passage's rank; and they penalize long sentences, sentences that
 // add nothing to the question and headings. The weights were fitted on
 // SQuAD ([defaultWeights]). A question counts as answered when a sentence holds
-// MinCoverage of its weight; a sentence can be cited when it and its
+// MinCoverage of its weight, and, for a question the documents may not
+// speak of, two of its terms (of three or more) and a quarter of its
+// weight by the index's idf (select.go's onTopic); a sentence can be cited when it and its
 // neighbours do. The best sentence comes first. Up to MaxSentences-1 more
 // follow, one per passage (a reference carries one quote), if they score
 // close to the best or answer a part of the question the chosen ones leave
