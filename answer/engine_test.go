@@ -205,6 +205,20 @@ func TestEngine(t *testing.T) {
 			}
 		},
 	}, {
+		name: "tool rounds without text add no blank lines",
+		turns: []modeltest.Turn{
+			{Text: []string{"Let me search [doc:1]."}, ToolCalls: []modeltest.ToolCall{call("search_data_sources", `{"query":"write-ahead log","sources":["web"],"k":1}`)}},
+			{ToolCalls: []modeltest.ToolCall{call("search_data_sources", `{"query":"checkpoint","sources":["web"],"k":1}`)}},
+			{Text: []string{" ", "\n"}, ToolCalls: []modeltest.ToolCall{call("search_data_sources", `{"query":"queen","sources":["bees"],"k":1}`)}},
+			{Text: []string{"\n\nCheckpoints copy pages back [doc:2]."}},
+		},
+		req: answer.Request{Question: "how do bees find flowers", Sources: []string{"bees", "web"}, K: 1},
+		check: func(t *testing.T, srv *modeltest.Server, evs []answer.Event, res *answer.Result) {
+			if res.Text != "Let me search [1].\n\nCheckpoints copy pages back [2]." {
+				t.Errorf("%q", res.Text)
+			}
+		},
+	}, {
 		name: "a marker written before the tool call that registers its passage is dropped",
 		turns: []modeltest.Turn{
 			{Text: []string{"Searching [doc:2]"}, ToolCalls: []modeltest.ToolCall{call("search_data_sources", `{"query":"write-ahead log checkpoint","sources":["web"],"k":1}`)}},

@@ -355,6 +355,7 @@ func (r *run) answer(ctx context.Context) (*Result, error) {
 	used := 0
 	var stop string
 	wrote := false // a model call has written text
+	para := false  // text was written since the last paragraph break
 	for cycle := 0; ; cycle++ {
 		req := provider.ChatRequest{Messages: msgs, Tools: tools}
 		t := time.Now()
@@ -369,7 +370,7 @@ func (r *run) answer(ctx context.Context) (*Result, error) {
 					return nil
 				}
 			}
-			fresh, wrote = false, true
+			fresh, wrote, para = false, true, true
 			if !r.text(r.stream.Feed(delta)) {
 				return errStopped
 			}
@@ -389,11 +390,13 @@ func (r *run) answer(ctx context.Context) (*Result, error) {
 		if len(resp.ToolCalls) == 0 || len(tools) == 0 {
 			break
 		}
-		if wrote {
+		if para {
 			// What the model wrote before its tool calls is final: its
 			// markers resolve now, against the passages it was given (one
 			// naming a passage the calls register only later is dropped),
-			// and what it writes after them is a paragraph of its own.
+			// and what it writes after them is a paragraph of its own. A
+			// round that wrote nothing adds no break.
+			para = false
 			if !r.text(r.stream.Feed("\n\n")) {
 				return nil, errStopped
 			}
