@@ -75,7 +75,10 @@
 //	[1.5] [-1] [1 2]     not a number list
 //
 // and anything in code. After a marker group, a bare number is part of its
-// run: "[doc:1][2]" becomes "[1]".
+// run: "[doc:1][2]" becomes "[1]". So that a citation is never read as one of
+// these, a kept run written right after a letter, digit, "_" or "]" is set
+// apart by a space: "dance[doc:1]" becomes "dance [1]", "[see][doc:1]"
+// becomes "[see] [1]".
 //
 // Text that starts like a marker, an open bracket, "doc" and then ":" or a
 // digit, is reserved: if it is not a well-formed group ("[doc:3-5]",

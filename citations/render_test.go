@@ -83,6 +83,10 @@ func TestRender(t *testing.T) {
 		{name: "open fence in a quote is left to the blank line", text: "[doc:1]\n> ```\n> x", want: "[1]\n> ```\n> x", keys: []string{"[doc:1]"}},
 		{name: "open fence without citations untouched", text: "```\nx [doc:1]\n", want: "```\nx [doc:1]\n"},
 		{name: "markers in code untouched", text: "`[doc:1]` [doc:2]", want: "`[doc:1]` [1]", keys: []string{"[doc:2]"}},
+		// "dance[1]" would read as an index (arr[2], TestRenderBareNumbers).
+		{name: "glued to a word, set apart", text: "bees dance[doc:1], 42[doc:2][doc:1], x_[doc:2], [see][doc:1], é[doc:2], (a)[doc:1], _[doc:2]_",
+			want: "bees dance [1], 42 [1][2], x_ [2], [see] [1], é[2], (a)[1], _[2]_", keys: []string{"[doc:1]", "[doc:2]"}},
+		{name: "glued and dropped", text: "dance[doc:9].", want: "dance.", drops: []string{"[doc:9]:unregistered"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

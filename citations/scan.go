@@ -517,6 +517,12 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 		next = int(b[k])
 	}
 	r.ws, r.trail = b[ws:g0], b[i:k]
+	if ws == g0 && sc.afterWord() {
+		// Kept, a run glued to a word ("dance[doc:1]") is set apart by a
+		// space: "dance[1]" would read as an index, which a bare number in
+		// that place is (see bareIsText), not as a citation.
+		r.ws = space
+	}
 	r.sep = sc.separator(atStart, next)
 	if sc.emitted != sc.base+ws {
 		panic("citations: internal error: run output out of order")
@@ -544,15 +550,8 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 // that what follows is not known yet.
 func (sc *scanner) bareIsText(ws, g0, i, end int, atStart bool) (text, more bool) {
 	b := sc.buf
-	if i == g0 && ws == g0 && sc.st.content {
-		t := sc.st.lastContent()
-		c := t[len(t)-1]
-		if c == '_' { // "x_[1]" is code-like, "_[1]_" emphasis
-			return len(t) > 1 && isAlnum(t[len(t)-2]), false
-		}
-		if c == ']' || isAlnum(c) {
-			return true, false
-		}
+	if i == g0 && ws == g0 && sc.afterWord() {
+		return true, false
 	}
 	if end == len(b) {
 		return false, !sc.final
@@ -573,6 +572,24 @@ func (sc *scanner) bareIsText(ws, g0, i, end int, atStart bool) (text, more bool
 	}
 	return false, false
 }
+
+// afterWord reports whether the output so far ends where a bracket group
+// would be Markdown or code rather than a citation: after a letter or digit
+// ("arr[2]"), after "_" that follows one ("x_[1]"; "_[1]_" is emphasis), or
+// after "]" ("[text][1]", a reference link).
+func (sc *scanner) afterWord() bool {
+	if !sc.st.content {
+		return false
+	}
+	t := sc.st.lastContent()
+	c := t[len(t)-1]
+	if c == '_' {
+		return len(t) > 1 && isAlnum(t[len(t)-2])
+	}
+	return c == ']' || isAlnum(c)
+}
+
+var space = []byte(" ")
 
 // Separators that a dropped run leaves in its place.
 const (

@@ -33,6 +33,7 @@ var trickyTexts = []string{
 	"Ünïcödé 引用【doc:2】です。 emoji 📎 [doc:1]\r\n\r\ncrlf [doc:3]\r\n",
 	"- [doc:1]\n\n  ```sh\n  unclosed [doc:2]\n",
 	"   \t  \n\n[doc:1]   \n\n   ",
+	"glued dance[doc:1], x_[doc:2] [see][doc:3] arr[2] é[doc:1]\n",
 	"",
 }
 
