@@ -78,7 +78,10 @@
 // run: "[doc:1][2]" becomes "[1]". So that a citation is never read as one of
 // these, a kept run written right after a letter, digit, "_" or "]" is set
 // apart by a space: "dance[doc:1]" becomes "dance [1]", "[see][doc:1]"
-// becomes "[see] [1]".
+// becomes "[see] [1]". Likewise a kept run followed by "(" or "[" is set apart
+// from it ("[doc:1](x)" becomes "[1] (x)", not a link whose text is the
+// citation), and one at the start of a line followed by ":" gets a zero-width
+// space before it, so that it is no link reference definition.
 //
 // Text that starts like a marker, an open bracket, "doc" and then ":" or a
 // digit, is reserved: if it is not a well-formed group ("[doc:3-5]",

@@ -55,7 +55,9 @@ func TestLinks(t *testing.T) {
 		{"unclosed backtick", "a ` ![](https://attacker.example/x)", `a ` + "`" + ` \[image: attacker.example\]`},
 		{"code span in link text", "[a `]` b](https://attacker.example/)", "a `]` b \\[link: attacker.example\\]"},
 		{"citation", "Bees dance [doc:1]. ![](https://attacker.example/x)", "Bees dance [1]. \\[image: attacker.example\\]\n\n---\nSources cited in this answer:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
-		{"citation as link text", "see [doc:1](https://attacker.example/)", "see 1 \\[link: attacker.example\\]\n\n---\nSources cited in this answer:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
+		// A citation is not link text: the number stays a citation, and what
+		// follows is a bare URL in parentheses, text.
+		{"citation as link text", "see [doc:1](https://attacker.example/)", "see [1] (https://attacker.example/)\n\n---\nSources cited in this answer:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n"},
 		{"replacement then parenthesis", "![](https://attacker.example/)(https://attacker.example/)", `\[image: attacker.example\](https://attacker.example/)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -87,6 +87,11 @@ func TestRender(t *testing.T) {
 		{name: "glued to a word, set apart", text: "bees dance[doc:1], 42[doc:2][doc:1], x_[doc:2], [see][doc:1], é[doc:2], (a)[doc:1], _[doc:2]_",
 			want: "bees dance [1], 42 [1][2], x_ [2], [see] [1], é[2], (a)[1], _[2]_", keys: []string{"[doc:1]", "[doc:2]"}},
 		{name: "glued and dropped", text: "dance[doc:9].", want: "dance.", drops: []string{"[doc:9]:unregistered"}},
+		// "[1](x)" would be a link, "[1][x]" a reference link, "[1]: x" a
+		// definition.
+		{name: "before link syntax, set apart", text: "a [doc:1](rel) b [doc:2][x] c [doc:1][^1]\n[doc:2]: rel\n[doc:1] : d",
+			want: "a [1] (rel) b [2] [x] c [1] [^1]\n[2]\u200b: rel\n[1] : d", keys: []string{"[doc:1]", "[doc:2]"}},
+		{name: "dropped before link syntax", text: "a [doc:9](rel) b\n[doc:9]: rel", want: "a(rel) b\n: rel", drops: []string{"[doc:9]:unregistered", "[doc:9]:unregistered"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

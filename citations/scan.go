@@ -523,6 +523,19 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 		// that place is (see bareIsText), not as a citation.
 		r.ws = space
 	}
+	if k == i {
+		// Nor is a kept run read as link syntax with what follows it:
+		// "[1](x)" would be a link whose text is the citation (an external
+		// one neutralized to "1 [link: x]", the number lost), "[1][x]" a
+		// reference link, and "[1]: x" at a line start a link reference
+		// definition, which hides its line and links every "[1]".
+		switch {
+		case next == '(' || next == '[':
+			r.trail = space
+		case next == ':' && atStart:
+			r.trail = []byte(zwsp)
+		}
+	}
 	r.sep = sc.separator(atStart, next)
 	if sc.emitted != sc.base+ws {
 		panic("citations: internal error: run output out of order")

@@ -34,6 +34,7 @@ var trickyTexts = []string{
 	"- [doc:1]\n\n  ```sh\n  unclosed [doc:2]\n",
 	"   \t  \n\n[doc:1]   \n\n   ",
 	"glued dance[doc:1], x_[doc:2] [see][doc:3] arr[2] é[doc:1]\n",
+	"[doc:1](x) [doc:2][y] [doc:3](http://a.example/) [doc:9](z)\n[doc:1]: x\n[doc:9]: y\n",
 	"",
 }
 
