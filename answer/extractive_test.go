@@ -422,6 +422,9 @@ func TestWithoutCitations(t *testing.T) {
 		{"Before\n```\nx = y [1]\n```\nafter [2].", "Before\n```\nx = y [1]\n```\nafter."},
 		{"[1] opens it.", " opens it."},
 		{"Not a number [a] or [doc:1].", "Not a number [a] or [doc:1]."},
+		// Citations as package citations renders them after letters beyond
+		// ASCII, and after "_" that is emphasis; a label stays.
+		{"东京是首都[1]。Café[2], _[3]_ and x_[4], [see][5], [see] [6].", "东京是首都。Café, __ and x_[4], [see][5], [see]."},
 	} {
 		if got := withoutCitations(tc.in); got != tc.want {
 			t.Errorf("withoutCitations(%q) = %q, want %q", tc.in, got, tc.want)

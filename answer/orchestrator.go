@@ -923,7 +923,7 @@ var citationGroup = regexp.MustCompile(`[ \t]?(?:\[\d+(?:\s*[,;]\s*\d+)*\])+`)
 
 // withoutCitations returns an earlier answer's text without its citation
 // numbers, outside code: a group that follows a word ("a[1]") is code-like
-// text and stays, and so does a link's text ("[1](…)").
+// text and stays (see indexLike), and so does a link's text ("[1](…)").
 func withoutCitations(text string) string {
 	lines := strings.SplitAfter(text, "\n")
 	fence := ""
@@ -948,7 +948,7 @@ func withoutCitations(text string) string {
 			if l[start] == ' ' || l[start] == '\t' {
 				start++
 			}
-			if start > 0 && isWordByte(l[start-1]) || strings.HasPrefix(l[m[1]:], "(") || strings.Count(l[:start], "`")%2 == 1 {
+			if indexLike(l[:start]) || strings.HasPrefix(l[m[1]:], "(") || strings.Count(l[:start], "`")%2 == 1 {
 				continue
 			}
 			b.WriteString(l[last:m[0]])
@@ -972,6 +972,23 @@ func fenceOf(t string) string {
 	return t[:n]
 }
 
-func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+// indexLike reports whether a bracketed number after before is an index
+// or a link label rather than a citation, as package citations reads it
+// (and so never renders a citation): after a letter or digit ("a[1]"),
+// after "_" that follows one ("x_[1]"), or after "]" ("[text][1]"). A
+// letter beyond ASCII does not count: "東京[1]" and "café[1]" are
+// citations.
+func indexLike(before string) bool {
+	if before == "" {
+		return false
+	}
+	c := before[len(before)-1]
+	if c == '_' {
+		return len(before) > 1 && isAlnum(before[len(before)-2])
+	}
+	return c == ']' || isAlnum(c)
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
