@@ -40,8 +40,9 @@ func TestBrowser(t *testing.T) {
 		{Text: []string{"A checkpoint copies the committed pages back into the database file [do", "c:1]."}, Pace: 5 * time.Millisecond},
 		// The passages given are the corpus's, then the session
 		// document's: citing them all cites the upload.
-		// Code is no citation: `$hz[1]` stays text.
-		{Text: []string{"It hums at forty-two hertz, `$hz[1]` [doc:1][doc:2][doc:3][doc:4][doc:5][doc:6][doc:7]."}},
+		// Code is no citation: `$hz[1]` stays text; nor is an index the
+		// model wrote outside code, hz[1], nor link text, [1](./x).
+		{Text: []string{"It hums at forty-two hertz, `$hz[1]`, hz[1], [1](./x) [doc:1][doc:2][doc:3][doc:4][doc:5][doc:6][doc:7]."}},
 	}})
 	upload := filepath.Join(t.TempDir(), "zorbulator.md")
 	if err := os.WriteFile(upload, []byte("# Zorbulator notes\n\nThe zorbulator hums at forty-two hertz when the hive is calm.\n"), 0o644); err != nil {
@@ -156,7 +157,7 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(uploads, "zorbulator.md: ready") {
 		t.Errorf("uploads %q", uploads)
 	}
-	if !strings.Contains(answer2, "forty-two hertz, `$hz[1]` [1]") || !strings.Contains(refs2, "Zorbulator notes") || sups2 != strings.Count(answer2, "[")-1 {
+	if !strings.Contains(answer2, "forty-two hertz, `$hz[1]`, hz[1], [1](./x) [1]") || !strings.Contains(refs2, "Zorbulator notes") || sups2 != strings.Count(answer2, "[")-3 {
 		t.Errorf("answer about the upload %q, %d superscripts, references %q", answer2, sups2, refs2)
 	}
 	if reloaded1 != answerText || reloaded2 != answer2 || supsAfter1 != sups || supsAfter2 != sups2 || refsAfter1 != refs || refsAfter2 != refs2 {

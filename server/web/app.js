@@ -87,22 +87,31 @@ async function loadSources() {
 }
 
 // cite renders text; the page shows it with [n] as superscript links, but
-// for code (fenced blocks, inline spans), where [n] is code ("$a[1]").
+// for code (fenced blocks, inline spans), where [n] is code ("$a[1]"), and
+// for what cite leaves alone as the model wrote it and never renders as a
+// citation: an index after a letter, a digit, "_" after one, or "]"
+// ("arr[2]", "[text][1]"), and link text ("[1](./x)").
+const citationRun = /^(?:\[\d+\])+$/;
 function renderText(el, text, refs, turnId) {
   el.textContent = "";
-  const parts = text.split(/(\\`|```[\s\S]*?(?:```|$)|`[^`\n]+`|\[\d+\])/);
+  const parts = text.split(/(\\`|```[\s\S]*?(?:```|$)|`[^`\n]+`|(?<![A-Za-z0-9\]]|[A-Za-z0-9]_)(?:\[\d+\])+(?!\())/);
   for (const p of parts) {
     if (p === undefined) continue;
-    const m = /^\[(\d+)\]$/.exec(p);
-    if (m && refs.has(Number(m[1]))) {
+    if (!citationRun.test(p)) {
+      el.append(document.createTextNode(p));
+      continue;
+    }
+    for (const [g, n] of p.matchAll(/\[(\d+)\]/g)) {
+      if (!refs.has(Number(n))) {
+        el.append(document.createTextNode(g));
+        continue;
+      }
       const sup = document.createElement("sup");
       const a = document.createElement("a");
-      a.href = `#${turnId}-ref-${m[1]}`; a.textContent = `[${m[1]}]`;
-      a.className = "cite"; a.setAttribute("aria-label", `reference ${m[1]}`);
-      a.addEventListener("click", (e) => { e.preventDefault(); openPassage(refs.get(Number(m[1]))); });
+      a.href = `#${turnId}-ref-${n}`; a.textContent = `[${n}]`;
+      a.className = "cite"; a.setAttribute("aria-label", `reference ${n}`);
+      a.addEventListener("click", (e) => { e.preventDefault(); openPassage(refs.get(Number(n))); });
       sup.append(a); el.append(sup);
-    } else {
-      el.append(document.createTextNode(p));
     }
   }
 }
