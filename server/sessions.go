@@ -9,6 +9,7 @@ import (
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/session"
+	"github.com/cite-rag/cite/provider"
 )
 
 // Sessions: a conversation and the documents uploaded into it, kept by
@@ -134,11 +135,21 @@ func (s *Server) postSessionDocuments(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, uploadStatus(us), map[string]any{"session_id": sess.ID, "files": us})
 }
 
+// maxHistoryTurns is how many of a session's latest turns a question
+// asked in it gets as its history.
+const maxHistoryTurns = 20
+
 // withSession puts req in session id's scope, with its documents
-// attached, or answers 404.
+// attached and its latest turns as the history, or answers 404.
 func (s *Server) withSession(w http.ResponseWriter, r *http.Request, id string, req *answer.Request) bool {
-	if _, ok := s.session(w, r, id); !ok {
+	sess, ok := s.session(w, r, id)
+	if !ok {
 		return false
+	}
+	for _, t := range sess.Turns[max(0, len(sess.Turns)-maxHistoryTurns):] {
+		req.History = append(req.History,
+			provider.Message{Role: provider.RoleUser, Content: t.Question},
+			provider.Message{Role: provider.RoleAssistant, Content: t.Answer})
 	}
 	docs, err := s.sessions.Documents(r.Context(), id)
 	if err != nil {

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cite-rag/cite/answer/modeltest"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/server"
 )
 
@@ -217,5 +220,45 @@ func TestSessionsApart(t *testing.T) {
 	}
 	if _, out := doAuth(t, "POST", url+"/v1/search", "application/json", `{"query":"quarterly plan apiary orchard"}`); strings.Contains(out, a) || strings.Contains(out, b) {
 		t.Errorf("search finds a session's document: %s", out)
+	}
+}
+
+// TestSessionHistory: a question asked in a session reaches the model
+// after the session's earlier questions and answers (the answers without
+// their citation numbers), as a conversation; a question outside it does
+// not.
+func TestSessionHistory(t *testing.T) {
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		{Text: []string{"Foragers dance [doc:1]."}},
+		{Text: []string{"Their sisters follow [doc:1]."}},
+		{Text: []string{"Alone."}},
+	}})
+	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+	ts, _ := start(t, m, server.Config{Token: testToken})
+	id := newSession(t, ts.URL)
+	for _, q := range []string{"how do bees find flowers", "and then?"} {
+		if code, out := doAuth(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"`+q+`","session_id":"`+id+`"}`); code != 200 {
+			t.Fatalf("ask %q: %d %s", q, code, out)
+		}
+	}
+	if code, out := doAuth(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"and then?"}`); code != 200 {
+		t.Fatalf("ask outside the session: %d %s", code, out)
+	}
+	conversation := func(req modeltest.Request) []string {
+		var out []string
+		for _, m := range req.Messages {
+			if m.Role == "user" || m.Role == "assistant" {
+				out = append(out, m.Role+": "+m.Content)
+			}
+		}
+		return out
+	}
+	reqs := srv.Requests()
+	want := []string{"user: how do bees find flowers", "assistant: Foragers dance.", "user: and then?"}
+	if got := conversation(reqs[1]); !slices.Equal(got, want) {
+		t.Errorf("second question of the session: the model got %q, want %q", got, want)
+	}
+	if got := conversation(reqs[2]); !slices.Equal(got, want[2:]) {
+		t.Errorf("question outside the session: the model got %q, want %q", got, want[2:])
 	}
 }
