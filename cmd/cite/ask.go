@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cite-rag/cite/answer"
+	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/embed"
 	sessions "github.com/cite-rag/cite/index/session"
@@ -218,8 +219,37 @@ func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result,
 		case provider.StopOther:
 			fmt.Fprintln(e.stderr, "cite: the answer may be cut short: the model stopped for a reason it did not name")
 		}
+		if len(res.Dropped) > 0 {
+			fmt.Fprintln(e.stderr, droppedNote(res.Dropped))
+		}
 	}
 	return res, nil
+}
+
+// droppedNote says which citations the model wrote were left out of the
+// answer, so that a statement that lost its citation is not taken for one
+// that never had any.
+func droppedNote(drops []citations.Drop) string {
+	const most = 5
+	var marks []string
+	for _, d := range drops[:min(len(drops), most)] {
+		why := "no passage it was given"
+		switch d.Reason {
+		case citations.ReasonMalformed:
+			why = "malformed"
+		case citations.ReasonBare:
+			why = "not a citation"
+		}
+		marks = append(marks, fmt.Sprintf("%s (%s)", cell(trimLine(d.Marker, 40)), why))
+	}
+	if len(drops) > most {
+		marks = append(marks, fmt.Sprintf("and %d more", len(drops)-most))
+	}
+	n := "citation"
+	if len(drops) > 1 {
+		n = "citations"
+	}
+	return fmt.Sprintf("cite: left out %d %s the model wrote: %s", len(drops), n, strings.Join(marks, ", "))
 }
 
 func mark(status string) string {

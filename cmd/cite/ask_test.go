@@ -136,6 +136,26 @@ func TestAskCutShort(t *testing.T) {
 	}
 }
 
+// TestAskDroppedCitations: citations the model made up or garbled are left
+// out of the answer, and cite ask says so on stderr, escaped.
+func TestAskDroppedCitations(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		{Text: []string{"WAL keeps [doc:1] and [doc:99], [doc:0], [5] and [doc:\x1b]."}},
+		{Text: []string{"WAL keeps [doc:1]."}},
+	}})
+	vars := map[string]string{"OPENAI_BASE_URL": srv.OpenAIBaseURL()}
+	for _, want := range []string{"cite: left out 4 citations the model wrote: [doc:99] (no passage it was given), [doc:0] (no passage it was given), [5] (not a citation), [doc:\\x1b] (malformed)\n", ""} {
+		code, out, errOut := citeEnv(t, vars, "ask", "--index", idx, "--model", "openai:m", "--max-tool-calls", "0", "what is WAL")
+		if code != 0 || !strings.HasPrefix(out, "WAL keeps [1]") || (want != "" && !strings.Contains(errOut, want)) || (want == "" && strings.Contains(errOut, "left out")) {
+			t.Errorf("exit %d, want %q\n%s%s", code, want, out, errOut)
+		}
+	}
+}
+
 func TestChatInterruptAtPrompt(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
