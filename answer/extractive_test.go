@@ -425,6 +425,9 @@ func TestWithoutCitations(t *testing.T) {
 		// Citations as package citations renders them after letters beyond
 		// ASCII, and after "_" that is emphasis; a label stays.
 		{"东京是首都[1]。Café[2], _[3]_ and x_[4], [see][5], [see] [6].", "东京是首都。Café, __ and x_[4], [see][5], [see]."},
+		// The reference list an OpenAI client sends back with the answer.
+		{"WAL keeps it [1].\n\n---\nSources cited in this answer:\n\n1. [WAL](file:///d/wal.html#bytes=1-9)\n2. [B § x](file:///b.md)\n", "WAL keeps it."},
+		{"Text [1].\n\n---\nSources cited in this answer:\n\nNot a list.", "Text.\n\n---\nSources cited in this answer:\n\nNot a list."},
 	} {
 		if got := withoutCitations(tc.in); got != tc.want {
 			t.Errorf("withoutCitations(%q) = %q, want %q", tc.in, got, tc.want)

@@ -924,7 +924,11 @@ var citationGroup = regexp.MustCompile(`[ \t]?(?:\[\d+(?:\s*[,;]\s*\d+)*\])+`)
 // withoutCitations returns an earlier answer's text without its citation
 // numbers, outside code: a group that follows a word ("a[1]") is code-like
 // text and stays (see indexLike), and so does a link's text ("[1](…)").
+// The reference list cite renders after an answer goes too (an OpenAI
+// client sends cite's earlier answers back as they came): its numbers and
+// links name the passages of that answer's request.
 func withoutCitations(text string) string {
+	text = withoutReferenceList(text)
 	lines := strings.SplitAfter(text, "\n")
 	fence := ""
 	for i, l := range lines {
@@ -958,6 +962,27 @@ func withoutCitations(text string) string {
 		lines[i] = b.String()
 	}
 	return strings.Join(lines, "")
+}
+
+// withoutReferenceList returns text without the reference list that ends
+// it as [citations.Render] writes one: the heading, then numbered entries
+// alone up to the end.
+func withoutReferenceList(text string) string {
+	i := strings.LastIndex(text, "\n\n"+citations.ListHeading+"\n")
+	if i < 0 {
+		return text
+	}
+	for l := range strings.Lines(text[i+len("\n\n"+citations.ListHeading+"\n"):]) {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		n, rest, ok := strings.Cut(l, ". ")
+		if !ok || n == "" || strings.Trim(n, "0123456789") != "" || rest == "" {
+			return text // not a list cite wrote
+		}
+	}
+	return strings.TrimRight(text[:i], " \t\n")
 }
 
 // fenceOf returns the fence a line opens with ("```", "~~~~"), or "".
