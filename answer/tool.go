@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -218,9 +219,59 @@ func (s *ToolSpec) parseArgs(raw string) (map[string]any, error) {
 	// jsonschema validates float64 numbers.
 	inst := normalizeNumbers(args).(map[string]any)
 	if err := s.schema.Validate(inst); err != nil {
-		return nil, fmt.Errorf("invalid arguments: %v", err)
+		return nil, fmt.Errorf("invalid arguments: %s", schemaMessage(err))
 	}
 	return inst, nil
+}
+
+// withArticle returns a JSON type's name after "a" or "an".
+func withArticle(t string) string {
+	if t != "" && strings.IndexByte("aeiou", t[0]) >= 0 {
+		return "an " + t
+	}
+	return "a " + t
+}
+
+// The messages of jsonschema's validation errors, for schemaMessage.
+var (
+	schemaPath  = regexp.MustCompile(`validating (/properties/[^:]+): `)
+	schemaBound = regexp.MustCompile(`^(maximum|minimum): (-?\d+)/1 is (?:greater|less) than (-?[\d.]+)$`)
+	schemaType  = regexp.MustCompile(`^type: (.*) has type "(\w+)", want "(\w+)"$`)
+	schemaExtra = regexp.MustCompile(`^unexpected additional properties (\[.*\])$`)
+	schemaNeed  = regexp.MustCompile(`^required: missing properties: (\[.*\])$`)
+)
+
+// schemaMessage returns a validation error of a tool's arguments as the
+// model (and the trace a user reads) should get it: the argument it is
+// about, and the rule in words, without the validator's paths and
+// fractions ("k: 99 is more than the maximum, 20", not "validating root:
+// validating /properties/k: maximum: 99/1 is greater than 20.000000").
+func schemaMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "validating root: ")
+	arg := ""
+	if ms := schemaPath.FindAllStringSubmatchIndex(msg, -1); len(ms) > 0 {
+		last := ms[len(ms)-1]
+		arg = strings.ReplaceAll(strings.TrimPrefix(msg[last[2]:last[3]], "/properties/"), "/items", "[]")
+		arg = strings.ReplaceAll(arg, "/properties/", ".")
+		msg = msg[last[1]:]
+	}
+	if m := schemaBound.FindStringSubmatch(msg); m != nil {
+		rel := "more"
+		if m[1] == "minimum" {
+			rel = "less"
+		}
+		msg = fmt.Sprintf("%s is %s than the %s, %s", m[2], rel, m[1], strings.TrimSuffix(strings.TrimRight(m[3], "0"), "."))
+	} else if m := schemaType.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("%s is %s, want %s", m[1], withArticle(m[2]), withArticle(m[3]))
+	} else if m := schemaExtra.FindStringSubmatch(msg); m != nil {
+		msg = "unknown arguments " + m[1]
+	} else if m := schemaNeed.FindStringSubmatch(msg); m != nil {
+		msg = "missing required arguments " + m[1]
+	}
+	if arg != "" {
+		return arg + ": " + msg
+	}
+	return msg
 }
 
 func firstErr(errs ...error) error {
