@@ -151,6 +151,10 @@ func TestDropTypeWords(t *testing.T) {
 		{"How do checkpoints work?", "checkpoint"},
 		{"How does the busy timeout work", "busi timeout"},
 		{"How did work change?", "work chang"},
+		{"and how do checkpoints work?", "checkpoint"},
+		{"OK, so how does the busy timeout work", "busi timeout"},
+		{"Then, what is the busy timeout?", "busi timeout"},
+		{"Well water: how does it work?", "well water work"},
 	} {
 		got := strings.Join(dropTypeWords(tc.question, analysis.AnalyzeQuery(tc.question)), " ")
 		if got != tc.want {

@@ -13,6 +13,9 @@ var typeWords = map[string]bool{
 	"big": true, "high": true, "often": true, "tall": true, "wide": true, "deep": true,
 }
 
+// leadWords open a question that follows another: "and", "so", "ok".
+var leadWords = map[string]bool{"and": true, "but": true, "so": true, "then": true, "ok": true, "okay": true, "also": true, "or": true}
+
 // dropTypeWords returns terms, the question's analysed terms, without the
 // stems of the words that follow "how" and only ask for a kind of answer.
 func dropTypeWords(question string, terms []string) []string {
@@ -26,9 +29,17 @@ func dropTypeWords(question string, terms []string) []string {
 		}
 	}
 	// "How do checkpoints work?": the verb asks how; it names nothing a
-	// sentence should match.
-	if n := len(ws); n >= 3 && ws[0] == "how" && (ws[1] == "do" || ws[1] == "does" || ws[1] == "did") && (ws[n-1] == "work" || ws[n-1] == "works") {
-		for _, t := range analysis.Analyze(ws[n-1]) {
+	// sentence should match. A follow-up in a conversation may open with a
+	// word that joins it to the last ("And how does it work?").
+	hw := ws
+	for len(hw) > 0 && leadWords[hw[0]] {
+		for _, t := range analysis.Analyze(hw[0]) {
+			drop[t] = true // "ok" is a term, and asks nothing
+		}
+		hw = hw[1:]
+	}
+	if n := len(hw); n >= 3 && hw[0] == "how" && (hw[1] == "do" || hw[1] == "does" || hw[1] == "did") && (hw[n-1] == "work" || hw[n-1] == "works") {
+		for _, t := range analysis.Analyze(hw[n-1]) {
 			drop[t] = true
 		}
 	}
