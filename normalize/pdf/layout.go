@@ -68,6 +68,12 @@ type spacing struct {
 	spurious map[int]float64
 }
 
+// minWordHeight is the height, in ems, a word's ink is taken to have at
+// least when the gap to its next character is weighed: about the height
+// of capitals and digits. Hyphens and periods are far lower, and "--",
+// "../" and "---" in a monospaced font came out "- -", ". ./" and "- - -".
+const minWordHeight = 0.7
+
 // layoutPage turns a page's characters into rows, with sp's corrections
 // of pdfium's spaces.
 func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, sp spacing) *page {
@@ -106,7 +112,11 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, sp spacing)
 			bold = f.Weight >= 600 || strings.Contains(strings.ToLower(f.Name), "bold")
 		}
 		if sb.Len() > 0 {
-			h := max(cur.h(), b.h())
+			// The gap is measured against the height of a line's
+			// letters: a word of small signs ("--", "..") has ink only
+			// a fraction of that high, and in a monospaced font the
+			// gap between two of them is most of a character's width.
+			h := max(cur.h(), b.h(), minWordHeight*em(c))
 			overlap := min(cur.y1, b.y1) - max(cur.y0, b.y0)
 			gap := b.x0 - cur.x1
 			// Words end at pdfium's spaces; a wide gap with no space

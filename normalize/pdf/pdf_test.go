@@ -239,6 +239,25 @@ func TestReadFlow(t *testing.T) {
 	}
 }
 
+// code.pdf is testdata/code.html printed by headless Chromium: inline
+// code in a serif paragraph, set in a monospaced font, where a hyphen or a
+// period is a small ink box in a character's wide advance.
+func TestReadCode(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "code.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, want string }{
+		{"two hyphens", " --chunks shows how"},
+		{"two periods", "corpora in ../shared/data run"},
+		{"three hyphens", "clone.\n\n--- Sources cited in this answer:"},
+	} {
+		if !strings.Contains(d.Text, c.want) {
+			t.Errorf("%s: %q not in\n%s", c.name, c.want, d.Text)
+		}
+	}
+}
+
 // spaced.pdf is testdata/spaced.html printed by headless Chromium: text
 // set with letter spacing from 1px to 0.5 em (CSS letter-spacing), where
 // pdfium generates a space at many of the letters ("Q u a r t e r l y"),
