@@ -34,6 +34,29 @@ type word struct {
 	size    float64
 	bold    bool
 	spacing float64 // its letter spacing, in points, where pdfium's spaces inside it were dropped
+	lead    lead    // the space glyph drawn before it, if it was the only character between it and the word before
+}
+
+// lead is the space between two words: the advance of a space glyph the PDF
+// draws there, or the character cell of a monospaced font that the words'
+// advances leave empty; and the size of its font. A gap one space fills is
+// a word space, however wide: a monospaced font's space is 0.6 em, more
+// than twice a proportional font's, and inline code in a paragraph ("go
+// run ./cmd") was cut into table cells. Producers draw no glyph between a
+// table's cells or a page's columns, where pdfium makes up a space without
+// width, and the gap there is one character's advance only by chance.
+type lead struct {
+	x0, x1, em float64
+}
+
+// fills reports whether l, drawn between the words a and b, fills the gap
+// between their ink, the side bearings of the glyphs beside it aside.
+func (l lead) fills(a, b word) bool {
+	if l.x1 <= l.x0 {
+		return false
+	}
+	slack := 0.2 * l.em
+	return l.x0 >= a.x1-slack && l.x1 <= b.x0+slack && (b.x0-a.x1)-(l.x1-l.x0) <= 2*slack
 }
 
 // seg is a piece of a row: a column's line, or a table cell.
@@ -66,6 +89,7 @@ var fold = strings.NewReplacer("ﬀ", "ff", "ﬁ", "fi", "ﬂ", "fl", "ﬃ", "ff
 type spacing struct {
 	missing  map[int]bool
 	spurious map[int]float64
+	cells    map[int]lead // generated spaces that leave one character cell of a monospaced font empty ([cellSpaces])
 }
 
 // minWordHeight is the height, in ems, a word's ink is taken to have at
@@ -82,6 +106,10 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, sp spacing)
 	var cur word
 	var sb strings.Builder
 	joined := false // the last character was a spurious space, skipped
+	// The space glyph drawn since the last character written, and how
+	// many characters other than ink came since.
+	var space lead
+	between := 0
 	flush := func() {
 		if sb.Len() > 0 {
 			cur.text = fold.Replace(sb.String())
@@ -104,6 +132,12 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, sp spacing)
 		b := box{pos.Left, pos.Right, pos.Bottom, pos.Top}
 		if c.Text == "" || (r != 2 && (unicode.IsSpace(r) || unicode.IsControl(r))) || r == 0xfffe || b.x1 <= b.x0 {
 			flush()
+			between++
+			if c.Text == " " && b.x1 > b.x0 {
+				space = lead{b.x0, b.x1, em(c)}
+			} else if l, ok := sp.cells[i]; ok {
+				space = l
+			}
 			continue
 		}
 		size, bold := 0.0, false
@@ -128,12 +162,16 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, sp spacing)
 		}
 		if sb.Len() == 0 {
 			cur = word{box: b, size: size, bold: bold}
+			if between == 1 {
+				cur.lead = space
+			}
 		} else {
 			cur.add(b)
 			cur.bold = cur.bold && bold
 		}
 		sb.WriteString(c.Text)
 		joined = false
+		space, between = lead{}, 0
 	}
 	flush()
 	p.rows = makeRows(words)
@@ -399,6 +437,51 @@ func spuriousSpaces(chars []*responses.GetPageTextStructuredChar, candidates []i
 	return out
 }
 
+// fixedPitch reports whether c is drawn in a monospaced font (the
+// FixedPitch flag of its font descriptor).
+func fixedPitch(c *responses.GetPageTextStructuredChar) bool {
+	return c.FontInformation != nil && c.FontInformation.Flags&1 != 0
+}
+
+// cellCandidates returns the indexes of the spaces pdfium generated
+// between two characters of one monospaced font on a line: the spaces
+// [cellSpaces] reads loose boxes for.
+func cellCandidates(chars []*responses.GetPageTextStructuredChar) []int {
+	var out []int
+	for i := 1; i+1 < len(chars); i++ {
+		p, n := chars[i-1], chars[i+1]
+		if generatedSpace(chars[i]) && level(p, n) && fixedPitch(p) && fixedPitch(n) &&
+			p.FontInformation.Name == n.FontInformation.Name && em(p) == em(n) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// cellSpaces returns the candidates (see [cellCandidates]) where the
+// advance gap between the characters beside is one character's advance,
+// as the space between two words of code is, each as the lead of the word
+// after it; given the characters' loose boxes' left and right edges.
+func cellSpaces(chars []*responses.GetPageTextStructuredChar, candidates []int, loose func(i int) (x0, x1 float64, ok bool)) map[int]lead {
+	var out map[int]lead
+	for _, i := range candidates {
+		a0, a1, ok1 := loose(i - 1)
+		b0, b1, ok2 := loose(i + 1)
+		e := em(chars[i+1])
+		if !ok1 || !ok2 || a1 <= a0 {
+			continue
+		}
+		advance := a1 - a0
+		if math.Abs((b0-a1)-advance) <= 0.05*e && math.Abs((b1-b0)-advance) <= 0.05*e {
+			if out == nil {
+				out = map[int]lead{}
+			}
+			out[i] = lead{a1, b0, e}
+		}
+	}
+	return out
+}
+
 // letter reports whether c is a letter: letter spacing is looked for
 // between letters, and before closing punctuation, only, so that digits
 // and signs set apart ("1 2 3", "x = a + b") keep their spaces.
@@ -474,7 +557,7 @@ func makeRows(words []word) []row {
 		for i, w := range r {
 			if i > 0 {
 				gap := w.x0 - r[i-1].x1
-				if gap > max(0.7*min(w.h(), r[i-1].h()), 1.8*space)+2*spacing {
+				if gap > max(0.7*min(w.h(), r[i-1].h()), 1.8*space)+2*spacing && !w.lead.fills(r[i-1], w) {
 					end()
 				} else {
 					sb.WriteByte(' ')

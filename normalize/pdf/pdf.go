@@ -314,13 +314,14 @@ func (r *Reader) readPage(ctx context.Context, in pdfium.Pdfium, doc references.
 
 // looseSpaces returns the corrections of pdfium's spaces on a page: the
 // characters before which a word starts though pdfium put no space there
-// ([missingSpaces]) and the spaces it generated inside letter-spaced words
-// ([spuriousSpaces]), reading the loose boxes of the few characters whose
+// ([missingSpaces]), the spaces it generated inside letter-spaced words
+// ([spuriousSpaces]) and those that are one character of a monospaced font
+// ([cellSpaces]), reading the loose boxes of the few characters whose
 // ink gaps could hide either. A page whose loose boxes cannot be read gets
 // none.
 func looseSpaces(in pdfium.Pdfium, pg requests.Page, chars []*responses.GetPageTextStructuredChar) spacing {
-	cands, gens := spaceCandidates(chars), generatedCandidates(chars)
-	if len(cands) == 0 && len(gens) == 0 {
+	cands, gens, cells := spaceCandidates(chars), generatedCandidates(chars), cellCandidates(chars)
+	if len(cands) == 0 && len(gens) == 0 && len(cells) == 0 {
 		return spacing{}
 	}
 	tp, err := in.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: pg})
@@ -345,7 +346,7 @@ func looseSpaces(in pdfium.Pdfium, pg requests.Page, chars []*responses.GetPageT
 		return e.x0, e.x1, e.ok
 	}
 	spurious := spuriousSpaces(chars, gens, loose)
-	return spacing{missing: missingSpaces(chars, cands, loose, spurious), spurious: spurious}
+	return spacing{missing: missingSpaces(chars, cands, loose, spurious), spurious: spurious, cells: cellSpaces(chars, cells, loose)}
 }
 
 // metaTitle is a PDF's Title metadata as a document title, or "" when it

@@ -240,14 +240,18 @@ func TestReadFlow(t *testing.T) {
 }
 
 // code.pdf is testdata/code.html printed by headless Chromium: inline
-// code in a serif paragraph, set in a monospaced font, where a hyphen or a
-// period is a small ink box in a character's wide advance.
+// code in a serif paragraph, set in a monospaced font, whose spaces are
+// wider than the page's usual word space and where a hyphen or a period is
+// a small ink box in a character's wide advance; and a table.
 func TestReadCode(t *testing.T) {
 	d, _, err := read(t, &Reader{}, "code.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ name, want string }{
+		{"inline code is text", "Then go run ./cmd/cite docs lists what was indexed, go run ./cmd/cite search \"how do bees find flowers\" searches it, and go run ./cmd/cite show notes.md --chunks shows how"},
+		{"inline code without space glyphs is text", "Set as pandoc sets it, a line each: go test -run TestReadCode ./normalize/pdf runs this test, go vet ./normalize/pdf checks it."},
+		{"a table is still rows", "Name | Built\nBell Rock | 1810"},
 		{"two hyphens", " --chunks shows how"},
 		{"two periods", "corpora in ../shared/data run"},
 		{"three hyphens", "clone.\n\n--- Sources cited in this answer:"},
