@@ -99,6 +99,7 @@ type Watcher struct {
 	watched map[string]bool // folders watched through fsnotify
 	polled  map[string]bool // folders walked instead (limit reached)
 	snap    map[string]stamp
+	links   map[string]map[string]bool // a symbolic link's target (each hop) → the links under the roots to it
 	warned  bool
 	pending map[string]bool
 	first   time.Time // of the oldest pending change
@@ -133,7 +134,8 @@ func New(paths []string, opts Options) (*Watcher, error) {
 	if opts.add == nil {
 		opts.add = func(w *fsnotify.Watcher, dir string) error { return w.Add(dir) }
 	}
-	w := &Watcher{opts: opts, watched: map[string]bool{}, polled: map[string]bool{}, snap: map[string]stamp{}, pending: map[string]bool{}}
+	w := &Watcher{opts: opts, watched: map[string]bool{}, polled: map[string]bool{}, snap: map[string]stamp{},
+		links: map[string]map[string]bool{}, pending: map[string]bool{}}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -268,6 +270,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 func (w *Watcher) event(ev fsnotify.Event) {
 	p := ev.Name
 	if w.ignored(p) {
+		if ev.Op != fsnotify.Chmod {
+			w.markLinks(p) // the target of a link, outside the roots
+		}
 		return
 	}
 	if ev.Has(fsnotify.Create) {
@@ -275,10 +280,13 @@ func (w *Watcher) event(ev fsnotify.Event) {
 			// A new folder: its files may have been made before its
 			// watch, so the folder itself is indexed.
 			w.addTree(p, true)
+		} else if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			w.link(p)
 		}
 	}
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		w.forget(p)
+		w.unlink(p)
 	}
 	if ev.Op == fsnotify.Chmod {
 		return // permissions or times only; a real edit also writes
@@ -286,7 +294,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	w.mark(p)
 }
 
-// mark adds p to the paths to index.
+// mark adds p to the paths to index, and the links to p.
 func (w *Watcher) mark(p string) {
 	now := time.Now()
 	if len(w.pending) == 0 {
@@ -294,6 +302,60 @@ func (w *Watcher) mark(p string) {
 	}
 	w.last = now
 	w.pending[p] = true
+	w.markLinks(p)
+}
+
+// markLinks adds the symbolic links to p to the paths to index: a link to
+// a file is indexed under its own name with its target's text, which an
+// edit of the target changes without an event for the link.
+func (w *Watcher) markLinks(p string) {
+	for l := range w.links[p] {
+		if !w.pending[l] {
+			w.mark(l)
+		}
+	}
+}
+
+// maxHops bounds how far a chain of links is followed.
+const maxHops = 8
+
+// link records the symbolic link l (under a root) by the paths it leads
+// through, each hop's name as the link spells it, so that events on them
+// (which name the paths as they are watched) mark it. A target outside the
+// roots has its folder watched, its other files ignored.
+func (w *Watcher) link(l string) {
+	p := l
+	for range maxHops {
+		dest, err := os.Readlink(p)
+		if err != nil {
+			return
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(p), dest)
+		}
+		p = filepath.Clean(dest)
+		if w.links[p] == nil {
+			w.links[p] = map[string]bool{}
+		}
+		w.links[p][l] = true
+		if w.ignored(p) {
+			w.addDir(filepath.Dir(p))
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return
+		}
+	}
+}
+
+// unlink forgets the symbolic link l, removed or renamed away.
+func (w *Watcher) unlink(l string) {
+	for t, ls := range w.links {
+		delete(ls, l)
+		if len(ls) == 0 {
+			delete(w.links, t)
+		}
+	}
 }
 
 // forget stops watching folder p and everything under it (it was removed or
@@ -328,6 +390,9 @@ func (w *Watcher) addTree(dir string, mark bool) {
 			return nil
 		}
 		if !d.IsDir() {
+			if d.Type()&fs.ModeSymlink != 0 {
+				w.link(p)
+			}
 			if mark {
 				w.mark(p)
 			}

@@ -212,6 +212,74 @@ func TestWatch(t *testing.T) {
 	}
 }
 
+// TestWatchSymlinks: a symbolic link to a file is indexed under its own
+// name with its target's text, so a change to the target (in the folder,
+// through a chain of links, or outside the watched folder) updates the
+// link's document too, though no event names the link.
+func TestWatchSymlinks(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	write(t, p("target.md"), "alpha in the target.\n")
+	write(t, filepath.Join(outside, "out.md"), "bravo outside.\n")
+	do(t, os.Symlink("target.md", p("link.md")))
+	do(t, os.Symlink("link.md", p("chain.md")))
+	do(t, os.Symlink(filepath.Join(outside, "out.md"), p("out-link.md")))
+	f := start(t, dir, nil)
+	if got, want := f.docs(t), []string{"chain.md", "link.md", "out-link.md", "target.md"}; !slices.Equal(got, want) {
+		t.Fatalf("first pass: %v, want %v", got, want)
+	}
+	steps := []struct {
+		name   string
+		change func()
+		docs   []string
+		finds  [][2]string // word, document
+		misses [][2]string
+	}{
+		{"edit the target", func() { write(t, p("target.md"), "charlie in the target.\n") },
+			[]string{"chain.md", "link.md", "out-link.md", "target.md"},
+			[][2]string{{"charlie", "target.md"}, {"charlie", "link.md"}, {"charlie", "chain.md"}},
+			[][2]string{{"alpha", "link.md"}, {"alpha", "chain.md"}}},
+		{"edit a target outside the folder", func() { write(t, filepath.Join(outside, "out.md"), "delta outside.\n") },
+			[]string{"chain.md", "link.md", "out-link.md", "target.md"},
+			[][2]string{{"delta", "out-link.md"}}, [][2]string{{"bravo", "out-link.md"}}},
+		{"atomic save of the target", func() {
+			write(t, p("target.md.tmp"), "echo in the target.\n")
+			do(t, os.Rename(p("target.md.tmp"), p("target.md")))
+		}, []string{"chain.md", "link.md", "out-link.md", "target.md"},
+			[][2]string{{"echo", "link.md"}, {"echo", "chain.md"}}, [][2]string{{"charlie", "link.md"}}},
+		{"a new link", func() {
+			do(t, os.Symlink("target.md", p("new-link.md")))
+		}, []string{"chain.md", "link.md", "new-link.md", "out-link.md", "target.md"},
+			[][2]string{{"echo", "new-link.md"}}, nil},
+		{"edit the target again", func() { write(t, p("target.md"), "foxtrot in the target.\n") },
+			[]string{"chain.md", "link.md", "new-link.md", "out-link.md", "target.md"},
+			[][2]string{{"foxtrot", "new-link.md"}, {"foxtrot", "chain.md"}}, [][2]string{{"echo", "new-link.md"}}},
+		{"delete the target", func() { do(t, os.Remove(p("target.md"))) },
+			[]string{"out-link.md"}, nil, nil},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			s.change()
+			eventually(t, fmt.Sprintf("documents %v, found %v, not %v", s.docs, s.finds, s.misses), func() bool {
+				if !slices.Equal(f.docs(t), s.docs) {
+					return false
+				}
+				for _, w := range s.finds {
+					if !f.finds(t, w[0], w[1]) {
+						return false
+					}
+				}
+				for _, w := range s.misses {
+					if f.finds(t, w[0], w[1]) {
+						return false
+					}
+				}
+				return true
+			})
+		})
+	}
+}
+
 // TestWatchAtomicSaveNeverMissing saves a file atomically, again and
 // again, while a reader searches for a word every version has: the
 // document is never missing.
