@@ -144,6 +144,17 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "cite %s: %s\n", name, shown(err.Error()))
 		return exitFailure
 	}
+	if strings.HasPrefix(name, "-") {
+		// A flag before the command ("cite --index DIR search q"): its
+		// name may be a command's ("index"), which is not what was meant.
+		for _, a := range args[1:] {
+			if isCommand(a) {
+				fmt.Fprintf(e.stderr, "cite: flags go after the command: cite %s %s …\n\n", a, name)
+				usage(e.stderr)
+				return exitUsage
+			}
+		}
+	}
 	if c := closest(name); c != "" {
 		fmt.Fprintf(e.stderr, "cite: unknown command %q (did you mean %q?)\n\n", name, c)
 	} else {
@@ -151,6 +162,19 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	usage(e.stderr)
 	return exitUsage
+}
+
+// isCommand reports whether name is one of cite's commands.
+func isCommand(name string) bool {
+	if name == "version" {
+		return true
+	}
+	for _, c := range commands {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // needIndex returns the error of opening an index where there is none

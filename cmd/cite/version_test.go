@@ -59,9 +59,12 @@ func TestVersionCommand(t *testing.T) {
 }
 
 // TestUnknownCommand: a mistyped command is named with the command meant,
-// when one is clearly meant, and the usage follows.
+// when one is clearly meant, and the usage follows. A flag given before the
+// command is said to go after it, though its name is a command's.
 func TestUnknownCommand(t *testing.T) {
 	for _, tc := range []struct{ arg, want string }{
+		{"--index idx show notes.md", `cite: flags go after the command: cite show --index …`},
+		{"--json docs", `cite: flags go after the command: cite docs --json …`},
 		{"serch", `cite: unknown command "serch" (did you mean "search"?)`},
 		{"indx", `cite: unknown command "indx" (did you mean "index"?)`},
 		{"idx", `cite: unknown command "idx" (did you mean "index"?)`},
@@ -72,7 +75,7 @@ func TestUnknownCommand(t *testing.T) {
 		{"ch", `cite: unknown command "ch"` + "\n"}, // check or chat
 		{"frobnicate", `cite: unknown command "frobnicate"` + "\n"},
 	} {
-		code, out, errOut := cite(t, tc.arg)
+		code, out, errOut := cite(t, strings.Fields(tc.arg)...)
 		if code != exitUsage || out != "" || !strings.HasPrefix(errOut, tc.want) || !strings.Contains(errOut, "Usage: cite COMMAND") {
 			t.Errorf("cite %s: exit %d\n%s%s", tc.arg, code, out, errOut)
 		}
