@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -205,7 +206,8 @@ func (l *layout) items(lines []line) []item {
 			d := prev.cy() - ln.cy()
 			if prev.band != ln.band || prev.col != ln.col || prev.bold != ln.bold ||
 				math.Abs(prev.size-ln.size) > 0.1*max(prev.size, ln.size) ||
-				d <= 0 || (pitch > 0 && d > 1.4*pitch) || l.heading(block) > 0 {
+				d <= 0 || (pitch > 0 && d > 1.4*pitch) || l.heading(block) > 0 ||
+				listItem(block[0].text) && listItem(ln.text) {
 				flush()
 			}
 		}
@@ -213,6 +215,19 @@ func (l *layout) items(lines []line) []item {
 	}
 	flush()
 	return out
+}
+
+// listMarker matches the start of a list item: a number or a letter
+// followed by a period or a parenthesis, or a bullet, then a space.
+var listMarker = regexp.MustCompile(`^(?:[0-9]{1,3}[.)]|[a-zA-Z][.)]|[•◦▪‣●○■□·–—*-])\s`)
+
+// listItem reports whether a line starts as a list item does. A line that
+// does, in a block whose first line does too, starts the next item: a
+// list's items are set as close as a paragraph's lines, and "1. Request
+// clearance. 2. Single up lines." came out as one paragraph. A paragraph's
+// line that only happens to start with "2. " goes on.
+func listItem(text string) bool {
+	return listMarker.MatchString(strings.TrimSpace(text))
 }
 
 // hold keeps the paragraph b, the last of page n, unwritten until the next
@@ -233,6 +248,9 @@ func (l *layout) continues(b []line) bool {
 	first := b[0]
 	if roundSize(first.size) != roundSize(h.last.size) || first.bold != h.last.bold {
 		return false
+	}
+	if listItem(h.parts[0].Text) && listItem(first.text) {
+		return false // the next item of a list
 	}
 	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(first.text))
 	if unicode.IsLower(r) {

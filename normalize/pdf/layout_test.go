@@ -55,7 +55,8 @@ func TestMissingSpaces(t *testing.T) {
 
 // TestContinues: the first paragraph of a page goes on with the last one
 // of the page before when it is set in the same font and starts with a
-// small letter, or the other ends without ending a sentence.
+// small letter, or the other ends without ending a sentence; but not when
+// both are items of a list.
 func TestContinues(t *testing.T) {
 	body := func(text string) line { return line{seg: seg{text: text, size: 11}} }
 	for _, c := range []struct {
@@ -70,6 +71,8 @@ func TestContinues(t *testing.T) {
 		{"a question ends the page", body("who kept the light?”"), body("Nobody"), false},
 		{"another font", body("the keepers fished from"), line{seg: seg{text: "the landing", size: 9}}, false},
 		{"bold", body("the keepers fished from"), line{seg: seg{text: "the landing", size: 11, bold: true}}, false},
+		{"the next item of a list", body("1. Request clearance on channel"), body("2. Single up lines"), false},
+		{"an item that goes on", body("1. Request clearance on channel"), body("12 of the harbour"), true},
 	} {
 		l := &layout{}
 		l.hold(1, []line{c.held})

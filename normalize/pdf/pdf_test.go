@@ -262,6 +262,27 @@ func TestReadCode(t *testing.T) {
 	}
 }
 
+// lists.pdf is testdata/lists.html printed by headless Chromium: a
+// numbered list, whose items are set as close as a paragraph's lines, an
+// item that wraps, items a paragraph writes one a line with bullets, and a
+// paragraph with a line that starts with a number.
+func TestReadLists(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "lists.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, want string }{
+		{"numbered items", "\n\n1. Request clearance on VHF channel 12.\n\n2. Single up lines.\n\n"},
+		{"an item that wraps", "\n\n3. Cast off when the pilot confirms, which may take a long while when the harbour is busy and the line of waiting ships reaches out past the breakwater.\n\n"},
+		{"bulleted lines", "\n\n• Berth A: containers\n\n• Berth B: ferries\n\n• Berth C: fishing fleet\n\n"},
+		{"a paragraph's line that starts with a number", "as in the Treaty of 1815, section 2. and what follows it."},
+	} {
+		if !strings.Contains(d.Text, c.want) {
+			t.Errorf("%s: %q not in\n%s", c.name, c.want, d.Text)
+		}
+	}
+}
+
 // spaced.pdf is testdata/spaced.html printed by headless Chromium: text
 // set with letter spacing from 1px to 0.5 em (CSS letter-spacing), where
 // pdfium generates a space at many of the letters ("Q u a r t e r l y"),
