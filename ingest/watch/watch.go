@@ -51,6 +51,13 @@ const flushGroup = 16
 const LimitHint = "the system's limit on watched folders is reached (inotify's fs.inotify.max_user_watches); " +
 	"polling the folders not watched every %s instead; raise the limit with: sudo sysctl fs.inotify.max_user_watches=524288"
 
+// GoneHint is what the watcher says when a folder it was given is removed
+// or moved away; BackHint when it is back.
+const (
+	GoneHint = "watch: %s was removed or moved away: its documents leave the index; it is watched again if it comes back"
+	BackHint = "watch: %s is back: watching it again"
+)
+
 // Indexer indexes paths: [ingest.Indexer] with Prune set.
 type Indexer interface {
 	Index(ctx context.Context, paths ...string) (ingest.Stats, error)
@@ -94,7 +101,9 @@ type Options struct {
 // Watcher watches folders and files and indexes what changes in them.
 type Watcher struct {
 	opts    Options
-	roots   []string // absolute
+	roots   []string        // absolute
+	dirs    map[string]bool // the roots that are folders
+	gone    map[string]bool // root folders removed or moved away, looked for again every PollInterval
 	fsw     *fsnotify.Watcher
 	watched map[string]bool // folders watched through fsnotify
 	polled  map[string]bool // folders walked instead (limit reached)
@@ -135,7 +144,7 @@ func New(paths []string, opts Options) (*Watcher, error) {
 		opts.add = func(w *fsnotify.Watcher, dir string) error { return w.Add(dir) }
 	}
 	w := &Watcher{opts: opts, watched: map[string]bool{}, polled: map[string]bool{}, snap: map[string]stamp{},
-		links: map[string]map[string]bool{}, pending: map[string]bool{}}
+		links: map[string]map[string]bool{}, pending: map[string]bool{}, dirs: map[string]bool{}, gone: map[string]bool{}}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -162,6 +171,7 @@ func (w *Watcher) Open() error {
 			return fmt.Errorf("watch %s: %w", r, err)
 		}
 		if fi.IsDir() {
+			w.dirs[r] = true
 			w.addTree(r, false)
 		} else {
 			// A file is watched through its folder, whose other files are
@@ -248,6 +258,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 			if len(w.polled) > 0 {
 				w.pollOnce()
 			}
+			if len(w.gone) > 0 {
+				w.returned()
+			}
 		case <-timer.C:
 		}
 		if len(w.pending) == 0 {
@@ -287,6 +300,12 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		w.forget(p)
 		w.unlink(p)
+		if w.dirs[p] && !w.gone[p] {
+			if _, err := os.Stat(p); err != nil {
+				w.gone[p] = true
+				w.opts.Logger.Warn(fmt.Sprintf(GoneHint, p))
+			}
+		}
 	}
 	if ev.Op == fsnotify.Chmod {
 		return // permissions or times only; a real edit also writes
@@ -354,6 +373,19 @@ func (w *Watcher) unlink(l string) {
 		delete(ls, l)
 		if len(ls) == 0 {
 			delete(w.links, t)
+		}
+	}
+}
+
+// returned watches again the root folders that were removed and are back,
+// and indexes what they hold.
+func (w *Watcher) returned() {
+	for r := range w.gone {
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			delete(w.gone, r)
+			w.opts.Logger.Warn(fmt.Sprintf(BackHint, r))
+			w.addTree(r, true)
+			w.mark(r)
 		}
 	}
 }

@@ -280,6 +280,49 @@ func TestWatchSymlinks(t *testing.T) {
 	}
 }
 
+// TestWatchRootRemoved: a watched folder that is removed, or moved away,
+// leaves the index, is said to be gone, and is watched again when it comes
+// back.
+func TestWatchRootRemoved(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		remove func(dir string) error
+	}{
+		{"removed", os.RemoveAll},
+		{"moved away", func(dir string) error { return os.Rename(dir, dir+"-moved") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "notes")
+			write(t, filepath.Join(dir, "a.md"), "alpha.\n")
+			write(t, filepath.Join(dir, "sub/b.md"), "bravo.\n")
+			var logs bytes.Buffer
+			var mu sync.Mutex
+			f := start(t, dir, func(o *Options) {
+				o.PollInterval = 50 * time.Millisecond
+				o.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+			})
+			do(t, c.remove(dir))
+			eventually(t, "the folder's documents gone", func() bool { return len(f.docs(t)) == 0 })
+			write(t, filepath.Join(dir, "c.md"), "charlie, in the folder made again.\n")
+			eventually(t, "the folder made again indexed", func() bool {
+				return slices.Equal(f.docs(t), []string{"c.md"}) && f.finds(t, "charlie", "c.md")
+			})
+			write(t, filepath.Join(dir, "new/d.md"), "delta, watched again.\n")
+			eventually(t, "a change in it indexed", func() bool {
+				return slices.Equal(f.docs(t), []string{"c.md", "new/d.md"})
+			})
+			f.stop()
+			mu.Lock()
+			defer mu.Unlock()
+			for _, want := range []string{dir + " was removed or moved away", dir + " is back"} {
+				if !strings.Contains(logs.String(), want) {
+					t.Errorf("%q not said:\n%s", want, logs.String())
+				}
+			}
+		})
+	}
+}
+
 // TestWatchAtomicSaveNeverMissing saves a file atomically, again and
 // again, while a reader searches for a word every version has: the
 // document is never missing.
