@@ -70,6 +70,27 @@ func detect(name string, data []byte) (normalize.Format, string) {
 	return f, ""
 }
 
+// notText reports whether data, named as a text format (.md, .html,
+// .txt), is not text: a NUL byte or a byte that is not UTF-8 in its first
+// sniffLen bytes. Such a file is offered to the readers by its content (a
+// PDF or a Word file saved as "notes.txt" is read as one) before it is
+// skipped as binary; a text file keeps the format its name says.
+func notText(data []byte) bool {
+	head := data[:min(len(data), sniffLen)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	// A character cut at the end of head is not a bad byte.
+	for i := 0; i < len(head); {
+		r, n := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && n == 1 && len(head)-i >= utf8.UTFMax {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
 func invalidOffset(data []byte) int {
 	for i := 0; i < len(data); {
 		r, n := utf8.DecodeRune(data[i:])

@@ -832,7 +832,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 	var nd *normalize.Document
 	var formatName string
 	format, why := normalize.PlainText, ""
-	if _, byExt := formatByExt[strings.ToLower(path.Ext(f.Name))]; !byExt {
+	if _, byExt := formatByExt[strings.ToLower(path.Ext(f.Name))]; !byExt || notText(data) {
 		var read bool
 		// A reader may keep the bytes: the next file is read into new
 		// memory.

@@ -50,6 +50,8 @@ func TestReaders(t *testing.T) {
 	fsys := fstest.MapFS{
 		"d/report.pdf":  file("%PAGES\nfirst page zebra\n" + long + "\nlast page yak"),
 		"d/misnamed.md": file("%PAGES\nread as Markdown, by its name"),
+		"d/binary.txt":  file("%PAGES\nnamed as text, binary\x00, read by its content"),
+		"d/binary.md":   file("\x00binary, claimed by no reader"),
 		"d/noext":       file("%PAGES\nsniffed by content"),
 		"d/locked.pdf":  file("%PAGES\nLOCKED"),
 		"d/broken.docx": file("%PAGES\nBROKEN"),
@@ -72,6 +74,8 @@ func TestReaders(t *testing.T) {
 	}{
 		"d/report.pdf":  {Added, "pages", ""},
 		"d/misnamed.md": {Added, "markdown", ""},
+		"d/binary.txt":  {Added, "pages", ""},
+		"d/binary.md":   {Skipped, "", "binary file"},
 		"d/noext":       {Added, "pages", ""},
 		"d/locked.pdf":  {Skipped, "", "encrypted: a password is required"},
 		"d/broken.docx": {Failed, "", ""},
