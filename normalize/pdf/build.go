@@ -217,9 +217,10 @@ func (l *layout) items(lines []line) []item {
 	return out
 }
 
-// listMarker matches the start of a list item: a number or a letter
-// followed by a period or a parenthesis, or a bullet, then a space.
-var listMarker = regexp.MustCompile(`^(?:[0-9]{1,3}[.)]|[a-zA-Z][.)]|[•◦▪‣●○■□·–—*-])\s`)
+// listMarker matches the start of a list item: a number or a small letter
+// followed by a period or a parenthesis, or a bullet, then a space. A
+// capital and a period is an initial more often ("A. Smith and\nC. Brown").
+var listMarker = regexp.MustCompile(`^(?:[0-9]{1,3}[.)]|[a-z][.)]|[A-Z]\)|[•◦▪‣●○■□·–—*-])\s`)
 
 // listItem reports whether a line starts as a list item does. A line that
 // does, in a block whose first line does too, starts the next item: a

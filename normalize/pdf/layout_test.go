@@ -53,6 +53,30 @@ func TestMissingSpaces(t *testing.T) {
 	}
 }
 
+// TestListItem: the lines that start a list's item.
+func TestListItem(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"1. Request clearance", true},
+		{"12) Cast off", true},
+		{"a. first", true},
+		{"B) second", true},
+		{"• Berth A", true},
+		{"– an aside", true},
+		{"C. Brown and others", false}, // an initial
+		{"2019. The year", false},
+		{"---", false},
+		{"-- not an item", false},
+		{"plain text", false},
+	} {
+		if got := listItem(c.text); got != c.want {
+			t.Errorf("listItem(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
 // TestContinues: the first paragraph of a page goes on with the last one
 // of the page before when it is set in the same font and starts with a
 // small letter, or the other ends without ending a sentence; but not when
