@@ -80,15 +80,16 @@ func notText(data []byte) bool {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return true
 	}
-	// A character cut at the end of head is not a bad byte.
-	for i := 0; i < len(head); {
-		r, n := utf8.DecodeRune(head[i:])
-		if r == utf8.RuneError && n == 1 && len(head)-i >= utf8.UTFMax {
-			return true
-		}
-		i += n
+	if utf8.Valid(head) {
+		return false
 	}
-	return false
+	// A character cut at the end of head is not a bad byte.
+	for cut := 1; cut < utf8.UTFMax && cut < len(head); cut++ {
+		if utf8.RuneStart(head[len(head)-cut]) {
+			return !utf8.Valid(head[:len(head)-cut])
+		}
+	}
+	return true
 }
 
 func invalidOffset(data []byte) int {

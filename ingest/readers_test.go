@@ -212,3 +212,29 @@ func TestReaderVersion(t *testing.T) {
 	fsys["d/b.pdf"] = file("%PAGES\nthird, edited")
 	outcomes(map[string]Outcome{"d/a.pdf": Unchanged, "d/b.pdf": Updated}, 1)
 }
+
+// TestNotText: a file named as text is offered to the readers when its
+// first bytes hold a NUL or a byte that is not UTF-8, but not for a
+// character cut where the sniffed bytes end.
+func TestNotText(t *testing.T) {
+	long := strings.Repeat("a", sniffLen-2)
+	for _, tc := range []struct {
+		name string
+		data string
+		want bool
+	}{
+		{"ascii", "plain text\n", false},
+		{"utf-8", "café — ünïcödé 引用", false},
+		{"empty", "", false},
+		{"nul", "text\x00more", true},
+		{"latin-1", "caf\xe9 cr\xe8me", true},
+		{"pdf", "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", true},
+		{"a character cut at the end", long + "€"[:2], false},
+		{"a bad byte before the end", long[:len(long)-8] + "\xff" + strings.Repeat("b", 9) + "€", true},
+		{"a bad byte past the sniffed bytes", long + "xx\xff", false},
+	} {
+		if got := notText([]byte(tc.data)); got != tc.want {
+			t.Errorf("%s: notText = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
