@@ -58,6 +58,12 @@ var documentExts = map[string]bool{
 	".doc": true, ".ppt": true, // read to say what to save them as
 }
 
+// IsDocumentName reports whether name is named as a document format that
+// a reader reads whole (PDF, Word, OpenDocument, EPUB, PowerPoint): such a
+// file cut short while it is written is damaged, where a text file cut
+// short is text.
+func IsDocumentName(name string) bool { return documentExts[strings.ToLower(path.Ext(name))] }
+
 // formatsRead is the list of formats named in skip reasons.
 func (ix *Indexer) formatsRead() string {
 	if len(ix.opts.Readers) == 0 {

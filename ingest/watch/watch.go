@@ -113,7 +113,18 @@ type Watcher struct {
 	pending map[string]bool
 	first   time.Time // of the oldest pending change
 	last    time.Time // of the newest event
+	// writing holds, for each pending document a reader reads whole (a
+	// PDF), when its changes began and when the last one came: one still
+	// being written when MaxDelay is up waits until it is quiet.
+	writing map[string]writes
 }
+
+// writes are the times of a pending document's changes.
+type writes struct{ first, last time.Time }
+
+// maxWriting bounds how long a document that keeps changing waits to be
+// indexed (a file written for longer is indexed as it is, every MaxDelay).
+const maxWriting = 30 * time.Second
 
 // stamp is what polling compares.
 type stamp struct {
@@ -144,7 +155,8 @@ func New(paths []string, opts Options) (*Watcher, error) {
 		opts.add = func(w *fsnotify.Watcher, dir string) error { return w.Add(dir) }
 	}
 	w := &Watcher{opts: opts, watched: map[string]bool{}, polled: map[string]bool{}, snap: map[string]stamp{},
-		links: map[string]map[string]bool{}, pending: map[string]bool{}, dirs: map[string]bool{}, gone: map[string]bool{}}
+		links: map[string]map[string]bool{}, pending: map[string]bool{}, dirs: map[string]bool{}, gone: map[string]bool{},
+		writing: map[string]writes{}}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -321,6 +333,14 @@ func (w *Watcher) mark(p string) {
 	}
 	w.last = now
 	w.pending[p] = true
+	if ingest.IsDocumentName(p) {
+		wr := w.writing[p]
+		if wr.first.IsZero() {
+			wr.first = now
+		}
+		wr.last = now
+		w.writing[p] = wr
+	}
 	w.markLinks(p)
 }
 
@@ -581,10 +601,23 @@ func Temporary(name string) bool {
 // finds them.
 func (w *Watcher) flush(ctx context.Context) {
 	paths := make([]string, 0, len(w.pending))
+	now := time.Now()
 	for p := range w.pending {
+		// A PDF still being written (copied, downloaded) when MaxDelay
+		// is up would be read cut short and reported damaged: it waits
+		// until its writes are quiet, up to maxWriting.
+		if wr, ok := w.writing[p]; ok && now.Sub(wr.last) < w.opts.Quiet && now.Sub(wr.first) < maxWriting {
+			continue
+		}
 		paths = append(paths, p)
 	}
-	clear(w.pending)
+	for _, p := range paths {
+		delete(w.pending, p)
+		delete(w.writing, p)
+	}
+	if len(w.pending) > 0 {
+		w.first = now // those left wait for their quiet, or the next MaxDelay
+	}
 	slices.Sort(paths)
 	// A path under another pending one is indexed with it.
 	kept := paths[:0]

@@ -410,6 +410,59 @@ func TestWatchDebounce(t *testing.T) {
 	}
 }
 
+// TestWatchDocumentWritten: a PDF written for longer than MaxDelay (a slow
+// copy) is indexed once its writes are quiet, not cut short every MaxDelay
+// (which reported it damaged two or three times before it was added); a
+// text file written so is indexed as it grows.
+func TestWatchDocumentWritten(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	seen := map[string][]time.Time{} // when each path was in a batch
+	const maxDelay = 300 * time.Millisecond
+	f := start(t, dir, func(o *Options) {
+		o.Quiet = 100 * time.Millisecond
+		o.MaxDelay = maxDelay
+		next := o.OnBatch
+		o.OnBatch = func(paths []string, st ingest.Stats, err error) {
+			mu.Lock()
+			for _, p := range paths {
+				seen[filepath.Base(p)] = append(seen[filepath.Base(p)], time.Now())
+			}
+			mu.Unlock()
+			next(paths, st, err)
+		}
+	})
+	pdf, err := os.Create(filepath.Join(dir, "slow.pdf"))
+	do(t, err)
+	txt, err := os.Create(filepath.Join(dir, "slow.txt"))
+	do(t, err)
+	begin := time.Now()
+	for time.Since(begin) < 4*maxDelay {
+		fmt.Fprintf(pdf, "%%PDF piece %d\n", time.Now().UnixNano())
+		fmt.Fprintf(txt, "piece %d\n", time.Now().UnixNano())
+		time.Sleep(20 * time.Millisecond)
+	}
+	written := time.Now()
+	do(t, pdf.Close())
+	do(t, txt.Close())
+	eventually(t, "the PDF's batch", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seen["slow.pdf"]) > 0
+	})
+	f.stop()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, at := range seen["slow.pdf"] {
+		if at.Before(written) {
+			t.Errorf("slow.pdf indexed %v before its writes ended", written.Sub(at))
+		}
+	}
+	if len(seen["slow.txt"]) < 2 {
+		t.Errorf("slow.txt indexed %d times while written for %v, want it indexed as it grows", len(seen["slow.txt"]), written.Sub(begin))
+	}
+}
+
 // TestWatchPolling fails every watch as a full inotify table does: the
 // watcher says so once, with the sysctl, and polls.
 func TestWatchPolling(t *testing.T) {
