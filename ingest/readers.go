@@ -105,7 +105,13 @@ func (j *job) readerFailure(format string, err error) {
 		j.out, j.why = Skipped, err.Error()
 		return
 	}
-	j.out, j.err = Failed, &PathError{j.path, fmt.Errorf("read %s: %w", strings.ToUpper(format), err)}
+	label := strings.ToUpper(format)
+	if kind, ok := binaryExts[strings.ToLower(path.Ext(j.path))]; ok && format == "zip" && kind != "archive" {
+		// A zip that does not open, named as what it should be: a Word
+		// file cut short is "read Word (zip): damaged", not "read ZIP".
+		label = kind + " (zip)"
+	}
+	j.out, j.err = Failed, &PathError{j.path, fmt.Errorf("read %s: %w", label, err)}
 }
 
 // layoutOf is what the index keeps of an extracted document's pages and notes.

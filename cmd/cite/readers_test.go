@@ -77,7 +77,7 @@ func TestDamagedDocuments(t *testing.T) {
 	}
 	code, out, errOut := cite(t, "index", "--index", filepath.Join(t.TempDir(), "idx"), dir)
 	all := out + errOut
-	for _, want := range []string{"1 added", "1 skipped", "1 failed", "cut.docx: read ZIP: damaged: zip: not a valid zip file",
+	for _, want := range []string{"1 added", "1 skipped", "1 failed", "cut.docx: read Word (zip): damaged: zip: not a valid zip file",
 		"sheet.docx: unreadable as Word: named .docx, its content is not Word"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no %q:\n%s", want, all)
