@@ -138,6 +138,12 @@ func (r *Reader) Read(ctx context.Context, data []byte) (*normalize.Document, *R
 
 	in, err := instance(ctx, !r.Uninterruptible)
 	if err != nil {
+		if ctx.Err() != nil {
+			// The document's time was up before an instance was free
+			// (all of them busy with other documents, or with abandoned
+			// readings still under way): its time limit, as if reading.
+			return nil, nil, fmt.Errorf("waiting for pdfium: %w", context.Cause(ctx))
+		}
 		return nil, nil, err
 	}
 	if r.Uninterruptible {

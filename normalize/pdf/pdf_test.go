@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/normalize"
+	"github.com/klippa-app/go-pdfium"
 )
 
 func read(t *testing.T, r *Reader, name string) (*normalize.Document, *Report, error) {
@@ -148,6 +150,37 @@ func TestUninterruptibleAbandoned(t *testing.T) {
 	d, _, err := (&Reader{Uninterruptible: true}).Read(t.Context(), data)
 	if err != nil || !strings.Contains(d.Text, "Lighthouse") {
 		t.Fatalf("a read after abandoned ones: %v", err)
+	}
+}
+
+// A document whose time is up before a pdfium instance is free (every one
+// busy, as with readings abandoned under load) is over its time limit, as
+// one whose reading takes too long is, not failed by the pool's own error
+// ("pdfium instance: Timeout waiting for idle object").
+func TestTimeoutWaitingForInstance(t *testing.T) {
+	data, err := os.ReadFile("testdata/report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, interruptible := range []bool{false, true} {
+		var held []pdfium.Pdfium
+		for {
+			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+			in, err := instance(ctx, interruptible)
+			cancel()
+			if err != nil {
+				break // every instance is borrowed
+			}
+			held = append(held, in)
+		}
+		r := &Reader{Timeout: 50 * time.Millisecond, Uninterruptible: !interruptible}
+		_, _, err := r.Read(t.Context(), data)
+		for _, in := range held {
+			in.Close()
+		}
+		if !errors.Is(err, ErrTimeout) {
+			t.Errorf("interruptible %v, %d instances held: %v, want %v", interruptible, len(held), err, ErrTimeout)
+		}
 	}
 }
 
