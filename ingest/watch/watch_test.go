@@ -150,13 +150,7 @@ func TestWatch(t *testing.T) {
 		t.Fatalf("first pass: %v", got)
 	}
 	p := func(rel string) string { return filepath.Join(dir, rel) }
-	steps := []struct {
-		name   string
-		change func()
-		docs   []string
-		finds  [][2]string // word, document
-		misses [][2]string
-	}{
+	steps := []step{
 		{"edit", func() { write(t, p("a.md"), "# A\n\nbravo words here.\n") },
 			[]string{"a.md"}, [][2]string{{"bravo", "a.md"}}, [][2]string{{"alpha", "a.md"}}},
 		{"create", func() { write(t, p("b.md"), "charlie is new.\n") },
@@ -189,27 +183,7 @@ func TestWatch(t *testing.T) {
 		{"delete folder", func() { do(t, os.RemoveAll(p("moved"))) },
 			[]string{"c.md"}, nil, nil},
 	}
-	for _, s := range steps {
-		t.Run(s.name, func(t *testing.T) {
-			s.change()
-			eventually(t, fmt.Sprintf("documents %v, found %v", s.docs, s.finds), func() bool {
-				if !slices.Equal(f.docs(t), s.docs) {
-					return false
-				}
-				for _, w := range s.finds {
-					if !f.finds(t, w[0], w[1]) {
-						return false
-					}
-				}
-				for _, w := range s.misses {
-					if f.finds(t, w[0], w[1]) {
-						return false
-					}
-				}
-				return true
-			})
-		})
-	}
+	f.run(t, steps)
 }
 
 // TestWatchSymlinks: a symbolic link to a file is indexed under its own
@@ -228,13 +202,7 @@ func TestWatchSymlinks(t *testing.T) {
 	if got, want := f.docs(t), []string{"chain.md", "link.md", "out-link.md", "target.md"}; !slices.Equal(got, want) {
 		t.Fatalf("first pass: %v, want %v", got, want)
 	}
-	steps := []struct {
-		name   string
-		change func()
-		docs   []string
-		finds  [][2]string // word, document
-		misses [][2]string
-	}{
+	steps := []step{
 		{"edit the target", func() { write(t, p("target.md"), "charlie in the target.\n") },
 			[]string{"chain.md", "link.md", "out-link.md", "target.md"},
 			[][2]string{{"charlie", "target.md"}, {"charlie", "link.md"}, {"charlie", "chain.md"}},
@@ -257,6 +225,21 @@ func TestWatchSymlinks(t *testing.T) {
 		{"delete the target", func() { do(t, os.Remove(p("target.md"))) },
 			[]string{"out-link.md"}, nil, nil},
 	}
+	f.run(t, steps)
+}
+
+// step is a change to a watched folder and what the index holds after it:
+// its documents, words found in some of them, and words no longer found.
+type step struct {
+	name   string
+	change func()
+	docs   []string
+	finds  [][2]string // word, document
+	misses [][2]string
+}
+
+// run makes each step's change in turn and waits until the index shows it.
+func (f *fixture) run(t *testing.T, steps []step) {
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			s.change()

@@ -37,18 +37,14 @@ func TestReadReport(t *testing.T) {
 	if rep.Pages != 3 || len(d.Pages) != 3 {
 		t.Fatalf("pages: report %d, document %+v", rep.Pages, d.Pages)
 	}
-	for _, c := range []struct{ name, want string }{
+	wantInText(t, d.Text, []textCase{
 		{"lines joined into a paragraph", "Lighthouses were built along dangerous coastlines to guide sailors. The well-known Pharos"},
 		{"soft hyphen at a line end joined", "led extraordinarily solitary lives"},
 		{"soft hyphens folded", "record incomprehensible storms"},
 		{"hyphen inside a line kept", "well-known visitors"},
 		{"ligature folded", "the efficient routines"},
 		{"table as rows", "Name | Built | Height\nBell Rock | 1810 | 35 m\nEddystone | 1882 | 49 m"},
-	} {
-		if !strings.Contains(d.Text, c.want) {
-			t.Errorf("%s: %q not in\n%s", c.name, c.want, d.Text)
-		}
-	}
+	})
 	// Two columns are read column by column: all of the left column, then
 	// the right one.
 	left := strings.Index(d.Text, "unfamiliar with the local waters.")
@@ -247,7 +243,7 @@ func TestReadFlow(t *testing.T) {
 	if len(d.Pages) != 3 {
 		t.Fatalf("pages %+v", d.Pages)
 	}
-	for _, c := range []struct{ name, want string }{
+	wantInText(t, d.Text, []textCase{
 		{"a paragraph cut by a page break is one", "the keepers fished from the landing on quiet evenings"},
 		{"a kerned space", "insistence of the NASA Administrator, the report"},
 		{"a kerned space, again", "the NASA Administrator in October"},
@@ -255,11 +251,7 @@ func TestReadFlow(t *testing.T) {
 		{"kerned capitals", "\n\nAVATAR WAVE Toyota LAVA YAWN\n\n"},
 		{"a paragraph a page break starts is another", "for an hour or more.\n\nModern predictions"},
 		{"a paragraph a forced page break starts is another", "along the shore.\n\nTide gauges now report"},
-	} {
-		if !strings.Contains(d.Text, c.want) {
-			t.Errorf("%s: %q not in\n%s", c.name, c.want, d.Text)
-		}
-	}
+	})
 	// The page map stays exact: the paragraph's words are on the pages
 	// they are printed on, and a passage across the break names both.
 	from := strings.Index(d.Text, "keepers fished from")
@@ -281,18 +273,14 @@ func TestReadCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ name, want string }{
+	wantInText(t, d.Text, []textCase{
 		{"inline code is text", "Then go run ./cmd/cite docs lists what was indexed, go run ./cmd/cite search \"how do bees find flowers\" searches it, and go run ./cmd/cite show notes.md --chunks shows how"},
 		{"inline code without space glyphs is text", "Set as pandoc sets it, a line each: go test -run TestReadCode ./normalize/pdf runs this test, go vet ./normalize/pdf checks it."},
 		{"a table is still rows", "Name | Built\nBell Rock | 1810"},
 		{"two hyphens", " --chunks shows how"},
 		{"two periods", "corpora in ../shared/data run"},
 		{"three hyphens", "clone.\n\n--- Sources cited in this answer:"},
-	} {
-		if !strings.Contains(d.Text, c.want) {
-			t.Errorf("%s: %q not in\n%s", c.name, c.want, d.Text)
-		}
-	}
+	})
 }
 
 // lists.pdf is testdata/lists.html printed by headless Chromium: a
@@ -304,16 +292,12 @@ func TestReadLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ name, want string }{
+	wantInText(t, d.Text, []textCase{
 		{"numbered items", "\n\n1. Request clearance on VHF channel 12.\n\n2. Single up lines.\n\n"},
 		{"an item that wraps", "\n\n3. Cast off when the pilot confirms, which may take a long while when the harbour is busy and the line of waiting ships reaches out past the breakwater.\n\n"},
 		{"bulleted lines", "\n\n• Berth A: containers\n\n• Berth B: ferries\n\n• Berth C: fishing fleet\n\n"},
 		{"a paragraph's line that starts with a number", "as in the Treaty of 1815, section 2. and what follows it."},
-	} {
-		if !strings.Contains(d.Text, c.want) {
-			t.Errorf("%s: %q not in\n%s", c.name, c.want, d.Text)
-		}
-	}
+	})
 }
 
 // spaced.pdf is testdata/spaced.html printed by headless Chromium: text
@@ -366,6 +350,19 @@ func TestStart(t *testing.T) {
 	for _, s := range texts[1:] {
 		if s != texts[0] || s == "" {
 			t.Fatalf("reads beside Start differ: %q, %q", texts[0], s)
+		}
+	}
+}
+
+// textCase is a piece of text a document's text must hold, named.
+type textCase struct{ name, want string }
+
+// wantInText reports each case whose text is not in text.
+func wantInText(t *testing.T, text string, cases []textCase) {
+	t.Helper()
+	for _, c := range cases {
+		if !strings.Contains(text, c.want) {
+			t.Errorf("%s: %q not in\n%s", c.name, c.want, text)
 		}
 	}
 }
