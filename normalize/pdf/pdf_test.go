@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -364,5 +366,102 @@ func wantInText(t *testing.T, text string, cases []textCase) {
 		if !strings.Contains(text, c.want) {
 			t.Errorf("%s: %q not in\n%s", c.name, c.want, text)
 		}
+	}
+}
+
+// scanned-report.pdf is report.pdf's three pages as pictures: tesseract
+// reads each, side by side, and their texts keep their pages.
+func TestReadScannedPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tesseract on three pages")
+	}
+	need(t, "tesseract", "tesseract-ocr tesseract-ocr-eng")
+	d, rep, err := read(t, &Reader{}, "scanned-report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.OCR, []int{1, 2, 3}) || len(rep.NoText) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, c := range []struct {
+		text string
+		page int
+	}{{"Pharos of Alexandria", 1}, {"Fresnel lens", 1}, {"Keepers and Their Lives", 2}, {"Daily routine", 2}, {"Bell Rock", 3}} {
+		i := strings.Index(d.Text, c.text)
+		if i < 0 || d.PageAt(i) != c.page {
+			t.Errorf("%q at %d, page %d, want page %d", c.text, i, d.PageAt(max(i, 0)), c.page)
+		}
+	}
+}
+
+// fakeTesseract writes a tesseract that reads its picture and prints
+// script's output, and returns its path.
+func fakeTesseract(t *testing.T, script string) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands for tesseract")
+	}
+	p := filepath.Join(t.TempDir(), "tesseract")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\ncat >/dev/null\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Tesseract runs on one OpenMP thread unless the user says otherwise: its
+// threads spin while they wait, and pages are read side by side instead.
+func TestOCRThreads(t *testing.T) {
+	for _, c := range []struct {
+		env  string // OMP_THREAD_LIMIT of cite's environment; "-": unset
+		want string
+	}{{"-", "limit=1"}, {"3", "limit=3"}} {
+		t.Run(c.env, func(t *testing.T) {
+			if c.env == "-" {
+				t.Setenv("OMP_THREAD_LIMIT", "")
+				os.Unsetenv("OMP_THREAD_LIMIT")
+			} else {
+				t.Setenv("OMP_THREAD_LIMIT", c.env)
+			}
+			ocrEnv = sync.OnceValue(ocrEnvironment)
+			t.Cleanup(func() { ocrEnv = sync.OnceValue(ocrEnvironment) })
+			bin := fakeTesseract(t, `echo "limit=$OMP_THREAD_LIMIT"`)
+			d, _, err := read(t, &Reader{Tesseract: bin}, "scanned.pdf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.TrimSpace(d.Text) != c.want {
+				t.Errorf("tesseract saw %q, want %q", d.Text, c.want)
+			}
+		})
+	}
+}
+
+// The pages of a scanned document are read by as many tesseracts at once
+// as there are cores, and their texts come in page order.
+func TestOCRSideBySide(t *testing.T) {
+	dir := t.TempDir()
+	// Each run marks itself running, waits, and prints how many runs it
+	// saw at once.
+	bin := fakeTesseract(t, `touch "`+dir+`/$$"; sleep 2; n=$(ls "`+dir+`" | wc -l); rm "`+dir+`/$$"; echo "runs $n pid $$"`)
+	d, rep, err := read(t, &Reader{Tesseract: bin, OCR: OCRAlways}, "report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.OCR, []int{1, 2, 3}) {
+		t.Fatalf("OCR pages %v", rep.OCR)
+	}
+	most := 0
+	for i, part := range strings.Split(strings.TrimSpace(d.Text), "\n\n") {
+		var n int
+		if _, err := fmt.Sscanf(part, "runs %d pid", &n); err != nil {
+			t.Fatalf("page text %q: %v", part, err)
+		}
+		if d.PageAt(strings.Index(d.Text, part)) != i+1 && i < 3 {
+			t.Errorf("text %d on page %d", i, d.PageAt(strings.Index(d.Text, part)))
+		}
+		most = max(most, n)
+	}
+	if cores := runtime.GOMAXPROCS(0); most > cores || (cores >= 2 && most < 2) {
+		t.Errorf("at most %d tesseracts ran at once on %d cores", most, cores)
 	}
 }
