@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -103,9 +104,10 @@ func renderPNG(in pdfium.Pdfium, pg requests.Page) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// tesseract reads the text of the picture img with the tesseract at path.
+// tesseract reads the words of the picture img with the tesseract at
+// path, as hOCR ([hocrWords]).
 func tesseract(ctx context.Context, path string, img []byte) (string, error) {
-	cmd := exec.CommandContext(ctx, path, "stdin", "stdout", "--dpi", "300", "-l", "eng")
+	cmd := exec.CommandContext(ctx, path, "stdin", "stdout", "--dpi", strconv.Itoa(ocrDPI), "-l", "eng", "hocr")
 	cmd.Env = ocrEnv()
 	cmd.Stdin = bytes.NewReader(img)
 	var out, stderr bytes.Buffer

@@ -334,11 +334,17 @@ func finishOCR(ctx context.Context, o *ocrPage, rep *Report) error {
 			return context.Cause(ctx)
 		}
 		rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "OCR failed: " + o.err.Error()})
-	case strings.TrimSpace(o.text) == "":
-		rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "no text layer, and OCR found no text"})
 	default:
+		words, err := hocrWords([]byte(o.text), ocrDPI)
+		if err != nil {
+			rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "OCR failed: tesseract's hOCR: " + err.Error()})
+			return nil
+		}
+		if o.page.rows = makeRows(words); len(o.page.rows) == 0 {
+			rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "no text layer, and OCR found no text"})
+			return nil
+		}
 		rep.OCR = append(rep.OCR, n)
-		o.page.ocr = o.text
 	}
 	return nil
 }
