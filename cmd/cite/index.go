@@ -188,11 +188,7 @@ found); files unchanged since the last run count as indexed.`, true)
 	if *watching {
 		wopts := opts
 		wopts.Prune, wopts.Force = true, false
-		wix, err := ingest.New(ctx, st, wopts)
-		if err != nil {
-			return err
-		}
-		if w, err = openWatch(st, f.Args(), wix, func(s string) { out.line(s) }); err != nil {
+		if w, err = openWatch(ctx, st, f.Args(), wopts, e.embedConfig(), func(s string) { out.line(s) }); err != nil {
 			return err
 		}
 		defer w.Close()
