@@ -100,6 +100,10 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		st.Close()
 		return nil, err
 	}
+	if err := checkTools(eng.Tools(), f.tools); err != nil {
+		st.Close()
+		return nil, f.usageError("%v", err)
+	}
 	req := answer.Request{Sources: f.sources, Tools: f.tools, K: f.k, MaxToolCalls: f.maxTools}
 	if f.maxTools == 0 {
 		req.MaxToolCalls = answer.NoToolCalls
@@ -135,6 +139,32 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		emb, _ = embed.New(info.Name, e.embedConfig()) // nil: uploads get no vectors
 	}
 	return &session{st: st, searcher: s, embedder: emb, eng: eng, req: req, json: f.json}, nil
+}
+
+// checkTools checks the names given to --tool: each must be a tool of tb
+// that a request selects (current_datetime); the others are offered
+// without asking, and a name misspelt would select nothing, silently.
+func checkTools(tb *answer.Toolbox, names []string) error {
+	var selectable []string
+	for _, t := range tb.All() {
+		if t.Def.Selectable {
+			selectable = append(selectable, t.Def.Name)
+		}
+	}
+	for _, name := range names {
+		if !slices.Contains(selectable, name) {
+			there := "there is none"
+			switch len(selectable) {
+			case 0:
+			case 1:
+				there = "there is " + selectable[0]
+			default:
+				there = "there are " + strings.Join(selectable, ", ")
+			}
+			return fmt.Errorf("--tool %s: no such tool to select (%s)", name, there)
+		}
+	}
+	return nil
 }
 
 func runAsk(ctx context.Context, e *env, args []string) error {
