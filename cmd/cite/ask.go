@@ -39,13 +39,17 @@ type askFlags struct {
 }
 
 func newAskFlags(e *env, name, args, about string) *askFlags {
-	f := &askFlags{flags: newFlags(e, name, args, about, name == "ask")}
-	f.Var(&f.sources, "source", "search this data source (repeatable; default: every source)")
-	f.Var(&f.docs, "doc", "attach this indexed document, by path or id (repeatable): it is searched and the document tools are offered")
-	f.Var(&f.tools, "tool", "offer this selectable tool, such as current_datetime (repeatable)")
+	f := &askFlags{flags: newFlags(e, name, args, about, name == "ask"), k: answer.DefaultK}
+	if name != "serve" {
+		// A request to cite serve names its own sources and k, and
+		// gets the reference list; these flags would be ignored there.
+		f.Var(&f.sources, "source", "search this data source (repeatable; default: every source)")
+		f.Var(&f.docs, "doc", "attach this indexed document, by path or id (repeatable): it is searched and the document tools are offered")
+		f.Var(&f.tools, "tool", "offer this selectable tool, such as current_datetime (repeatable)")
+		f.IntVar(&f.k, "k", answer.DefaultK, "passages retrieved before the model call")
+		f.BoolVar(&f.noList, "no-reference-list", false, "do not print the reference list after the answer")
+	}
 	f.StringVar(&f.model, "model", "", "the model: openai:NAME, openai-responses:NAME or ollama:NAME (default CITE_MODEL, else the offline extractive answerer)")
-	f.IntVar(&f.k, "k", answer.DefaultK, "passages retrieved before the model call")
-	f.BoolVar(&f.noList, "no-reference-list", false, "do not print the reference list after the answer")
 	f.IntVar(&f.maxTools, "max-tool-calls", answer.DefaultMaxToolCalls, "at most this many tool calls per question (0: offer the model no tools)")
 	f.BoolVar(&f.keepLinks, "allow-external-links", false, "keep images and links the model writes to hosts that are not a web source of the answer (by default they show as text with their host)")
 	return f
