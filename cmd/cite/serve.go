@@ -184,7 +184,8 @@ func makeIndex(ctx context.Context, e *env, f *flags) error {
 // from the same store (its in-memory vectors follow every write). The
 // returned channel is closed when it is done.
 func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg embed.Config, paths []string, log *slog.Logger) (<-chan struct{}, error) {
-	opts := ingest.Options{Embedder: emb, Readers: documentReaders(nil), Skip: watch.Skip,
+	opts := ingest.Options{Embedder: emb, Readers: documentReaders(nil), Skip: watch.Skip, Roots: paths,
+		OnWarning: func(p string, err error) { log.Warn("watch: "+err.Error(), "path", p) },
 		OnEvent: func(ev ingest.Event) {
 			switch ev.Outcome {
 			case ingest.Added, ingest.Updated, ingest.Pruned:
