@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/cite-rag/cite/ingest/ignore"
@@ -217,7 +218,7 @@ func (t *tree) read(dir string, rules *ignore.Rules) *ignore.Rules {
 // folder dir, to rules; its problems are warned of.
 func (t *tree) readFile(name, dir string, kind ignore.Kind, rules *ignore.Rules) *ignore.Rules {
 	fi, err := fs.Stat(t.f.fsys, name)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) { // none, or dir is a file
 		return rules
 	}
 	var data []byte

@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -260,6 +262,59 @@ func TestCheckExclude(t *testing.T) {
 	} {
 		if err := CheckExclude(tc.pattern); (err == nil) != tc.ok {
 			t.Errorf("CheckExclude(%q) = %v, want ok %v", tc.pattern, err, tc.ok)
+		}
+	}
+}
+
+// TestIgnoreOSFiles: on the operating system's files, a folder in a git
+// work tree reads the ignore files above it and .git/info/exclude, and a
+// file named, ignored, is indexed without a warning.
+func TestIgnoreOSFiles(t *testing.T) {
+	dir := t.TempDir()
+	for rel, text := range map[string]string{
+		".git/info/exclude": "secret.md\n",
+		".gitignore":        "docs/drafts/\n",
+		"docs/guide.md":     "# Guide",
+		"docs/secret.md":    "# Secret",
+		"docs/drafts/a.md":  "# Draft",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		paths []string
+		want  []string
+	}{
+		{[]string{"docs"}, []string{"docs/guide.md"}},
+		{[]string{"docs/secret.md", "docs/drafts/a.md"}, []string{"docs/drafts/a.md", "docs/secret.md"}},
+	} {
+		var warnings []string
+		ix, err := New(t.Context(), newStore(t), Options{OnWarning: func(p string, err error) { warnings = append(warnings, p+": "+err.Error()) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		ix.opts.OnEvent = func(e Event) {
+			if e.Outcome == Added {
+				rel, _ := filepath.Rel(dir, e.Path)
+				got = append(got, filepath.ToSlash(rel))
+			}
+		}
+		var abs []string
+		for _, p := range tc.paths {
+			abs = append(abs, filepath.Join(dir, p))
+		}
+		if _, err := ix.Index(t.Context(), abs...); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) || len(warnings) > 0 {
+			t.Errorf("%v: indexed %q, want %q; warnings %q", tc.paths, got, tc.want, warnings)
 		}
 	}
 }
