@@ -99,7 +99,11 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		st.Close()
 		return nil, f.usageError("--model: %v", err)
 	}
-	eng, err := answer.New(answer.Config{Model: model, Retriever: s, Library: st, MaxToolCalls: max(f.maxTools, 1), KeepLinks: f.keepLinks})
+	maxTools := f.maxTools
+	if maxTools == 0 {
+		maxTools = answer.NoToolCalls // cite serve's requests too
+	}
+	eng, err := answer.New(answer.Config{Model: model, Retriever: s, Library: st, MaxToolCalls: maxTools, KeepLinks: f.keepLinks})
 	if err != nil {
 		st.Close()
 		return nil, err
