@@ -35,13 +35,13 @@ func TestHOCRWords(t *testing.T) {
 		want string // words as "text x0 y0 x1 y1 size", points rounded
 		err  bool
 	}{
-		{"page", hocrPage, "Report 34 725 99 745 20|on 106 725 128 745 20|Ships&Lights 134 725 247 745 20", false},
+		{"page", hocrPage, "Report 34 725 99 745 30|on 106 725 128 745 30|Ships&Lights 134 725 247 745 30", false},
 		{"no page box", `<div class='ocr_page'><span class='ocr_line' title="bbox 1 1 9 9"><span class='ocrx_word' title='bbox 1 1 9 9'>x</span></span></div>`, "", false},
-		{"line without x_size", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_header' title="bbox 0 0 300 100"><span class='ocrx_word' title='bbox 0 0 300 100'>Big</span></span></div>`, "Big 0 48 72 72 24", false},
+		{"line without x_size", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_header' title="bbox 0 0 300 100"><span class='ocrx_word' title='bbox 0 0 300 100'>Big</span></span></div>`, "Big 0 48 72 72 35", false},
 		{"word without box", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_line' title="bbox 0 0 300 100"><span class='ocrx_word'>x</span></span></div>`, "", false},
 		{"empty word", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_line' title="bbox 0 0 300 100"><span class='ocrx_word' title='bbox 0 0 300 100'> </span></span></div>`, "", false},
-		{"ligature", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_line' title="bbox 0 0 300 100; x_size 50"><span class='ocrx_word' title='bbox 0 0 300 100'>eﬃcient</span></span></div>`, "efficient 0 48 72 72 12", false},
-		{"odd numbers", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_line' title="bbox 0 0 300 100; x_size NaN"><span class='ocrx_word' title='bbox 0 0 300 100'>a</span><span class='ocrx_word' title='bbox 0 0 Inf 100'>b</span></span></div>`, "a 0 48 72 72 24", false},
+		{"ligature", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_line' title="bbox 0 0 300 100; x_size 50"><span class='ocrx_word' title='bbox 0 0 300 100'>eﬃcient</span></span></div>`, "efficient 0 48 72 72 17", false},
+		{"odd numbers", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_line' title="bbox 0 0 300 100; x_size NaN"><span class='ocrx_word' title='bbox 0 0 300 100'>a</span><span class='ocrx_word' title='bbox 0 0 Inf 100'>b</span></span></div>`, "a 0 48 72 72 35", false},
 		{"not hOCR", "plain text from an old tesseract", "", false},
 		{"broken", "<div class='ocr_page' title='bbox 0 0 1 1'><span", "", true},
 	} {

@@ -503,3 +503,38 @@ n=$(ls "$d" | grep -c '^run'); rm "$d/run.$$"; word="runs=$n,pid=$$"`)
 		t.Errorf("at most %d tesseracts ran at once on %d cores: %q", most, cores, d.Text)
 	}
 }
+
+// A document of scanned pages and pages with text (a scanned report whose
+// last pages were added as text) measures its text alike on both: the
+// body text of the pages with text is not taken for headings beside the
+// scanned pages' body text.
+func TestReadScannedAndText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tesseract")
+	}
+	need(t, "tesseract", "tesseract-ocr tesseract-ocr-eng")
+	qpdf := need(t, "qpdf", "qpdf")
+	out := filepath.Join(t.TempDir(), "mixed.pdf")
+	cmd := exec.Command(qpdf, "--empty", "--pages", filepath.Join("testdata", "scanned-report.pdf"), "1", filepath.Join("testdata", "report.pdf"), "2-3", "--", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("qpdf: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, rep, err := (&Reader{}).Read(t.Context(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.OCR, []int{1}) {
+		t.Fatalf("OCR pages %v", rep.OCR)
+	}
+	var headings []string
+	for _, h := range d.Headings {
+		headings = append(headings, h.Text)
+	}
+	if want := []string{"Report on Lighthouses", "Origins", "Engineering", "Keepers and Their Lives", "Daily routine"}; !slices.Equal(headings, want) {
+		t.Errorf("headings %q, want %q", headings, want)
+	}
+}
