@@ -42,6 +42,7 @@ func TestHOCRWords(t *testing.T) {
 		{"empty word", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_line' title="bbox 0 0 300 100"><span class='ocrx_word' title='bbox 0 0 300 100'> </span></span></div>`, "", false},
 		{"ligature", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_line' title="bbox 0 0 300 100; x_size 50"><span class='ocrx_word' title='bbox 0 0 300 100'>eﬃcient</span></span></div>`, "efficient 0 48 72 72 17", false},
 		{"odd numbers", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_line' title="bbox 0 0 300 100; x_size NaN"><span class='ocrx_word' title='bbox 0 0 300 100'>a</span><span class='ocrx_word' title='bbox 0 0 Inf 100'>b</span></span></div>`, "a 0 48 72 72 35", false},
+		{"specks", `<div class='ocr_page' title='bbox 0 0 300 300'><span class='ocr_line' title="bbox 0 0 300 100; x_size 50"><span class='ocrx_word' title='bbox 0 0 50 100; x_wconf 21'>in</span><span class='ocrx_word' title='bbox 60 0 70 100; x_wconf 21'>_</span><span class='ocrx_word' title='bbox 80 0 90 100; x_wconf 90'>—</span><span class='ocrx_word' title='bbox 100 0 110 100'>&amp;</span></span></div>`, "in 0 48 12 72 17|— 19 48 22 72 17|& 24 48 26 72 17", false},
 		{"not hOCR", "plain text from an old tesseract", "", false},
 		{"broken", "<div class='ocr_page' title='bbox 0 0 1 1'><span", "", true},
 	} {
