@@ -23,6 +23,29 @@ import (
 	"github.com/cite-rag/cite/internal/weaviatetest"
 )
 
+// citeCommand returns a command that runs this test binary as cite with
+// args (TestMain), in the test's environment.
+func citeCommand(args ...string) *exec.Cmd {
+	a, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+	return cmd
+}
+
+// startCite starts cite with args in a child process, its output in the
+// buffer returned; the test kills it when it ends, if it still runs.
+func startCite(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := citeCommand(args...)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, out
+}
+
 // TestMain lets the crash test run the test binary as the cite command.
 func TestMain(m *testing.M) {
 	if args := os.Getenv("CITE_TEST_MAIN_ARGS"); args != "" {
@@ -483,9 +506,7 @@ func checkReplica(t *testing.T, store, idx string) index.Report {
 // on its own first.
 func killWhen(t *testing.T, vars map[string]string, what, idx string, args []string, done func(*index.Store) bool) index.Report {
 	t.Helper()
-	a, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+	cmd := citeCommand(args...)
 	for k, v := range vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

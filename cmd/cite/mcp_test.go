@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,9 +13,7 @@ import (
 // binary) and connects the MCP SDK's own client to it over stdio.
 func startMCP(t *testing.T, idx string) *mcp.ClientSession {
 	t.Helper()
-	args, _ := json.Marshal([]string{"mcp", "--index", idx})
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(args))
+	cmd := citeCommand("mcp", "--index", idx)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -57,9 +55,7 @@ func BenchmarkIndexFirstPDF(b *testing.B) {
 	}
 	// One run first, so that pdfium's compiled module is cached.
 	run := func(b *testing.B, prestart bool, idx string, paths ...string) (wall, cpu time.Duration) {
-		args, _ := json.Marshal(append([]string{"index", "--quiet", "--index", idx}, paths...))
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(args))
+		cmd := citeCommand(append([]string{"index", "--quiet", "--index", idx}, paths...)...)
 		if !prestart {
 			cmd.Env = append(cmd.Env, "CITE_TEST_NO_PDF_PRESTART=1")
 		}

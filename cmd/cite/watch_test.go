@@ -7,7 +7,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -49,14 +48,7 @@ func TestIndexWatchSignal(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(docs, "a.md"), []byte("alpha\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			a, _ := json.Marshal([]string{"index", "--watch", "--quiet", "--index", idx, docs})
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
-			var out syncBuffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, out := startCite(t, "index", "--watch", "--quiet", "--index", idx, docs)
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
 			waitUntil := func(what string, cond func() bool) {
@@ -120,14 +112,7 @@ func testServeWatch(t *testing.T, fresh bool) {
 			t.Fatalf("index: %d %s", code, errOut)
 		}
 	}
-	a, _ := json.Marshal([]string{"serve", "--watch", "--no-token", "--addr", "127.0.0.1:0", "--index", idx, docs})
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := startCite(t, "serve", "--watch", "--no-token", "--addr", "127.0.0.1:0", "--index", idx, docs)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	defer cmd.Process.Kill()
@@ -276,9 +261,7 @@ func TestWatchOwnOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer log.Close()
-	a, _ := json.Marshal([]string{"index", "--watch", "--index", idx, docs})
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+	cmd := citeCommand("index", "--watch", "--index", idx, docs)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -319,14 +302,7 @@ func TestWatchAfterReindex(t *testing.T) {
 	docs := t.TempDir()
 	idx := filepath.Join(t.TempDir(), "idx")
 	os.WriteFile(filepath.Join(docs, "a.md"), []byte("alpha lynx\n"), 0o644)
-	a, _ := json.Marshal([]string{"index", "--watch", "--index", idx, docs})
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := startCite(t, "index", "--watch", "--index", idx, docs)
 	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
 	deadline := time.Now().Add(time.Minute)
 	for !strings.Contains(out.String(), "watching") {
