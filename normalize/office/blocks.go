@@ -94,7 +94,7 @@ func (n *notes) section() []block {
 		first := true
 		for _, b := range body {
 			if first && (b.kind == bPara || b.kind == bHeading || b.kind == bItem || b.kind == bLines) {
-				b = block{kind: bPara, text: marker + " " + b.text}
+				b = lineBreaks(block{kind: bPara, text: marker + " " + b.text})
 				first = false
 			} else if b.kind == bHeading {
 				b.kind = bPara
@@ -106,6 +106,17 @@ func (n *notes) section() []block {
 		}
 	}
 	return out
+}
+
+// lineBreaks makes a paragraph whose text has line breaks (Word's w:br,
+// OpenDocument's text:line-break, PowerPoint's a:br: an address, a verse,
+// a code block) a block whose line breaks are kept. Headings, list items
+// and table cells keep reading as one line.
+func lineBreaks(b block) block {
+	if b.kind == bPara && strings.Contains(b.text, "\n") {
+		b.kind = bLines
+	}
+	return b
 }
 
 func itoa(n int) string {

@@ -43,6 +43,12 @@
 // table of contents (a content control of the "Table of Contents" gallery,
 // which repeats the headings) are not.
 //
+// Line breaks within a paragraph (DOCX w:br and w:cr, ODT text:line-break,
+// PPTX a:br and a newline in a:t, as pandoc writes code blocks) are kept,
+// as <br> is in HTML: an address, a verse and a code block keep their lines
+// (not their indentation). In a heading, a list item or a table cell they
+// are spaces.
+//
 // Footnotes and endnotes: the reference becomes a marker "[n]" in the text,
 // numbered in order of first reference, and the notes follow at the end of
 // the document under a level-1 heading "Notes", each a paragraph starting

@@ -206,7 +206,7 @@ func (d *docx) paragraph(p *node) []block {
 	text := strings.TrimSpace(sb.String())
 	var out []block
 	if text != "" {
-		out = append(out, d.classify(p.child("pPr"), text))
+		out = append(out, lineBreaks(d.classify(p.child("pPr"), text)))
 	}
 	return append(out, boxes...)
 }

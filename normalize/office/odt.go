@@ -102,7 +102,7 @@ func (o *odt) blocks(n *node, list string, depth int) []block {
 		case "p":
 			text, boxes := o.paragraph(k)
 			if text != "" {
-				b := block{kind: bPara, text: text}
+				b := lineBreaks(block{kind: bPara, text: text})
 				if !o.inNote && o.isTitle(k.attr("style-name")) {
 					b = block{kind: bHeading, level: 1, text: text}
 					if o.title == "" {

@@ -29,7 +29,7 @@ func TestODT(t *testing.T) {
 			name:  "title from a derived style, headings, spaces",
 			auto:  `<style:style style:name="P9" style:family="paragraph" style:parent-style-name="Title"/>`,
 			body:  `<text:p text:style-name="P9">The Title</text:p><text:h text:outline-level="2">Two<text:s text:c="3"/>spaces</text:h><text:h>No level</text:h><text:p>a<text:tab/>b<text:line-break/>c</text:p>`,
-			text:  "The Title\n\nTwo spaces\n\nNo level\n\na b c",
+			text:  "The Title\n\nTwo spaces\n\nNo level\n\na b\nc",
 			heads: "1 The Title @0; 2 Two spaces @11; 1 No level @23",
 			title: "The Title",
 		},

@@ -44,6 +44,10 @@ var fixtures = []struct {
 	{"report.md", "report.odt", ODT},
 	{"slides.md", "slides.pptx", PPTX},
 	{"book.md", "book.epub", EPUB},
+	{"lines.md", "lines.docx", DOCX},
+	{"lines.md", "lines.odt", ODT},
+	{"lines.md", "lines.pptx", PPTX},
+	{"lines.md", "lines.epub", EPUB},
 }
 
 func readFixture(t *testing.T, data []byte, want Kind) *normalize.Document {
@@ -122,6 +126,42 @@ func TestPandoc(t *testing.T) {
 				}
 			}
 			checkGolden(t, f.file, render(readFixture(t, data, f.kind)))
+		})
+	}
+}
+
+// TestLineBreaks reads an address and a verse written with line breaks
+// within a paragraph (pandoc: w:br, text:line-break, a:br, <br>) and a
+// code block (w:br; a:t with newlines; one text:p a line), made by pandoc
+// from testdata/src/lines.md, and wants each line kept on a line of its own,
+// as the HTML of the EPUB keeps them.
+func TestLineBreaks(t *testing.T) {
+	want := []string{
+		"\nSend it to:\nHarbour Master\n12 Quay Street\n",
+		"\nRow, row, the tide is turning,\nRow, row, the lamps are burning.\n",
+		"\nmanifest --vessel Hope\n\n--tons 52",
+	}
+	tests := []struct {
+		file string
+		kind Kind
+	}{
+		{"lines.docx", DOCX},
+		{"lines.odt", ODT},
+		{"lines.pptx", PPTX},
+		{"lines.epub", EPUB},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := readFixture(t, data, tt.kind)
+			for _, w := range want {
+				if !strings.Contains(d.Text, w) {
+					t.Errorf("text lacks %q:\n%s", w, d.Text)
+				}
+			}
 		})
 	}
 }
@@ -241,7 +281,15 @@ func TestDOCX(t *testing.T) {
 			name: "fields and breaks",
 			body: p("", `<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> PAGE </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>`+r("7")+`<w:r><w:fldChar w:fldCharType="end"/></w:r>`+
 				`<w:r><w:t>a</w:t><w:tab/><w:t>b</w:t><w:br/><w:t>c</w:t><w:noBreakHyphen/><w:t>d</w:t><w:softHyphen/></w:r>`),
-			want: "7a b c-d",
+			want: "7a b\nc-d",
+		},
+		{
+			name: "line breaks kept in a paragraph, spaces in a heading and a list item",
+			body: p("Kop1", r("Two")+`<w:r><w:br/></w:r>`+r("lines")) +
+				`<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="5"/></w:numPr></w:pPr>` + r("an") + `<w:r><w:br/></w:r>` + r("item") + `</w:p>` +
+				p("", r("12 Quay Street")+`<w:r><w:br/></w:r><w:r><w:br/></w:r>`+r("Bergen")+`<w:r><w:br/></w:r>`),
+			want:     "Two lines\n\n1. an item\n\n12 Quay Street\n\nBergen",
+			headings: "1 Two lines @0",
 		},
 		{
 			name: "table of contents left out",

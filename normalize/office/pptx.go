@@ -257,7 +257,7 @@ func shapeBlocks(sh *node, ph string) []block {
 		case pPr.child("buChar") != nil || (ph == "body" || ph == "obj") && pPr.child("buNone") == nil:
 			out = append(out, block{kind: bItem, level: lvl + 1, text: text})
 		default:
-			out = append(out, block{kind: bPara, text: text})
+			out = append(out, lineBreaks(block{kind: bPara, text: text}))
 		}
 	}
 	return out
