@@ -102,7 +102,7 @@
 // # Markdown
 //
 // Markdown is parsed with goldmark (CommonMark plus the GitHub table and
-// strikethrough extensions) and its AST is walked; raw HTML is stripped only
+// strikethrough extensions and footnotes) and its AST is walked; raw HTML is stripped only
 // where the AST has raw HTML, so markup shown inside code survives as text.
 //
 //   - Headings (ATX and setext) are paragraphs of their own and [Heading]
@@ -117,6 +117,11 @@
 //     included, on one line.
 //   - Links give their text, not their URL; images their alt text; autolinks
 //     their URL (it is their text). Link reference definitions vanish.
+//   - Footnotes: a reference "[^label]" whose note is defined is its number
+//     "[1]" (notes numbered in order of first reference, as rendered); a
+//     definition stays where it is written, its first paragraph starting
+//     "[1] " (one never referenced "[^label]: "), as the notes of Word and
+//     OpenDocument files read. A reference to no definition stays text.
 //   - Emphasis, strong, strikethrough markers vanish; backslash escapes and
 //     entity and numeric references (with ";", as CommonMark requires) are
 //     resolved.

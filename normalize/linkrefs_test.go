@@ -15,7 +15,7 @@ import (
 // its default paragraph transformers: the oracle of TestLinkRefs and
 // FuzzLinkRefs.
 var goldmarkParser = sync.OnceValue(func() parser.Parser {
-	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
+	return goldmark.New(goldmark.WithParserOptions(footnoteOptions()...), goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
 })
 
 // linkRefCases hold link reference definitions, and paragraphs that start

@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"bytes"
+	"strconv"
 	"sync"
 	"unicode/utf8"
 
@@ -15,16 +16,16 @@ import (
 )
 
 // mdParser is goldmark's CommonMark parser with the GitHub table and
-// strikethrough extensions. (GFM autolinks are left out: a bare URL is text
+// strikethrough extensions and footnotes ([footnoteOptions]). (GFM autolinks are left out: a bare URL is text
 // either way, and linkify costs a quarter of the parse time.) Its link
 // reference definitions are looked for only where one can start
 // ([linkRefs]). Parsers are safe for concurrent use.
 var mdParser = sync.OnceValue(func() parser.Parser {
-	p := parser.NewParser(
+	p := parser.NewParser(append([]parser.Option{
 		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
 		parser.WithParagraphTransformers(util.Prioritized(linkRefs{}, 100)),
-	)
+	}, footnoteOptions()...)...)
 	return goldmark.New(goldmark.WithParser(p), goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
 })
 
@@ -142,6 +143,10 @@ func (w *mdWalker) block(n ast.Node) {
 		w.htmlBlock(n)
 	case *ast.LinkReferenceDefinition:
 		// Not content.
+	case *east.FootnoteList:
+		// Its footnotes are written where they stand (footnoteSpot).
+	case *footnoteSpot:
+		w.footnote(n.fn)
 	case *east.Table:
 		b.brk(2)
 		w.blocks(n)
@@ -339,6 +344,10 @@ func (w *mdWalker) inline(n ast.Node) {
 		}
 	case *ast.RawHTML:
 		w.rawHTML(n)
+	case *east.FootnoteLink:
+		if w.h.skip == 0 {
+			b.synthGap([]byte("[" + strconv.Itoa(n.Index) + "]"))
+		}
 	default:
 		// Emphasis, strikethrough, links (their text, not the URL), images
 		// (their alt text) and inlines from extensions: their content.

@@ -86,6 +86,18 @@ func TestText(t *testing.T) {
 		{"md: link definition", Markdown, "[x]: http://u\n\ntext", "text"},
 		{"md: front matter", Markdown, "---\ntitle: T\n---\nbody", "body"},
 		{"md: BOM", Markdown, "\uFEFF# H", "H"},
+		// Footnotes: a reference is its number, as in Word and EPUB (in
+		// order of first reference); a definition stays where it is, one
+		// paragraph per note, starting with its number.
+		{"md: footnote", Markdown, "Dawn.[^tide] Then.\n\n[^tide]: High water.\n", "Dawn.[1] Then.\n\n[1] High water."},
+		{"md: footnotes numbered by reference", Markdown, "a[^b] b[^a] c[^b]\n\n[^a]: A.\n[^b]: B.\n", "a[1] b[2] c[1]\n\n[2] A.\n\n[1] B."},
+		{"md: footnote defined before use", Markdown, "[^n]: Note.\n\n# H\n\nx[^n]", "[1] Note.\n\nH\n\nx[1]"},
+		{"md: footnote of two paragraphs", Markdown, "x[^n]\n\n[^n]: One.\n\n    Two.\n\nafter", "x[1]\n\n[1] One.\n\nTwo.\n\nafter"},
+		{"md: footnote never referenced", Markdown, "x\n\n[^u]: Unused.", "x\n\n[^u]: Unused."},
+		{"md: footnote never defined", Markdown, "x[^none] y", "x[^none] y"},
+		{"md: footnote starting with a list", Markdown, "x[^n]\n\n[^n]:\n    - a\n    - b\n", "x[1]\n\n[1]\n\n• a\n• b"},
+		{"md: footnote in a quote", Markdown, "> q[^n]\n>\n> [^n]: In quote.\n\nafter", "q[1]\n\n[1] In quote.\n\nafter"},
+		{"md: empty footnote", Markdown, "x[^e]\n\n[^e]:\n\ny", "x[1]\n\n[1]\n\ny"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
