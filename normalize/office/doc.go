@@ -72,7 +72,10 @@
 //
 // ODT: content.xml's office:text in order. text:h is a heading of its
 // text:outline-level (1 when unset); a paragraph whose style is, or derives
-// from, "Title" is a level-1 heading and the title. text:list items are list
+// from, "Title" is a level-1 heading and the title; paragraphs of the
+// Preformatted Text style in a row (a code block as pandoc writes it, a
+// line each) are one block of lines, an empty one a blank line (two code
+// blocks in a row run together). text:list items are list
 // items at their nesting depth, numbered when their list style (the
 // innermost list's text:style-name, else the enclosing list's, looked up
 // in content.xml's and styles.xml's styles) gives their level a

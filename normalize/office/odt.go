@@ -67,11 +67,11 @@ func (o *odt) readStyles(root *node) {
 	}
 }
 
-// isTitle reports whether paragraph style name is, or derives from, the
-// Title style.
-func (o *odt) isTitle(name string) bool {
+// derives reports whether paragraph style name is, or derives from, the
+// style base ("Title", "Preformatted_20_Text").
+func (o *odt) derives(name, base string) bool {
 	for i := 0; name != "" && i < 32; i++ {
-		if name == "Title" {
+		if name == base {
 			return true
 		}
 		name = o.parents[name]
@@ -83,7 +83,25 @@ func (o *odt) isTitle(name string) bool {
 // list and depth its nesting.
 func (o *odt) blocks(n *node, list string, depth int) []block {
 	var out []block
+	// pre holds the lines of a code block: paragraphs of the Preformatted
+	// Text style in a row, one a line (as pandoc writes a code block), an
+	// empty one a blank line.
+	var pre []string
 	for _, k := range n.kids {
+		if k.is("p") && o.derives(k.attr("style-name"), "Preformatted_20_Text") {
+			text, boxes := o.paragraph(k)
+			pre = append(pre, text)
+			if len(boxes) > 0 {
+				out = append(out, block{kind: bLines, text: strings.Join(pre, "\n")})
+				out = append(out, boxes...)
+				pre = pre[:0]
+			}
+			continue
+		}
+		if k.name.Local != "" && len(pre) > 0 {
+			out = append(out, block{kind: bLines, text: strings.Join(pre, "\n")})
+			pre = pre[:0]
+		}
 		switch k.name.Local {
 		case "h":
 			text, boxes := o.paragraph(k)
@@ -103,7 +121,7 @@ func (o *odt) blocks(n *node, list string, depth int) []block {
 			text, boxes := o.paragraph(k)
 			if text != "" {
 				b := lineBreaks(block{kind: bPara, text: text})
-				if !o.inNote && o.isTitle(k.attr("style-name")) {
+				if !o.inNote && o.derives(k.attr("style-name"), "Title") {
 					b = block{kind: bHeading, level: 1, text: text}
 					if o.title == "" {
 						o.title = text
@@ -126,6 +144,9 @@ func (o *odt) blocks(n *node, list string, depth int) []block {
 		// Not text: text:tracked-changes (deleted text lives there),
 		// office:annotation (comments), text:table-of-content and the
 		// other indexes (they repeat the headings), declarations.
+	}
+	if len(pre) > 0 {
+		out = append(out, block{kind: bLines, text: strings.Join(pre, "\n")})
 	}
 	return out
 }

@@ -131,14 +131,15 @@ func TestPandoc(t *testing.T) {
 }
 
 // TestLineBreaks reads an address and a verse written with line breaks
-// within a paragraph (pandoc: w:br, text:line-break, a:br, <br>) and a
-// code block (w:br; a:t with newlines; one text:p a line), made by pandoc
+// within a paragraph (pandoc: w:br, text:line-break, a:br, <br>) and two
+// code blocks (w:br; a:t with newlines; one text:p a line), made by pandoc
 // from testdata/src/lines.md, and wants each line kept on a line of its own,
 // as the HTML of the EPUB keeps them.
 func TestLineBreaks(t *testing.T) {
 	want := []string{
 		"\nSend it to:\nHarbour Master\n12 Quay Street\n",
 		"\nRow, row, the tide is turning,\nRow, row, the lamps are burning.\n",
+		"\nGet-Process\nStop-Process -Name x\n", // ODT: the next block runs on
 		"\nmanifest --vessel Hope\n\n--tons 52",
 	}
 	tests := []struct {
