@@ -74,6 +74,11 @@
 //     "2.1. "). An item with no text gets no marker.
 //   - Table rows are lines; cells are separated by " | " (no tabs: they would
 //     be whitespace), an empty cell by an empty column ("a | | c").
+//   - Footnote references, links marked role="doc-noteref" (pandoc's HTML),
+//     epub:type="noteref" (EPUB) or data-type="noteref" (O'Reilly), read
+//     "[1]" as Word's and Markdown's do, not "1" run into the word or
+//     number before ("5 seconds.23"); a text already in brackets is kept.
+//     Links back from a note (role="doc-backlink", an arrow) are dropped.
 //   - All other tags are removed without a trace: "<b>a</b>b" is "ab". Images
 //     contribute nothing (their alt text is not rendered text).
 //   - Character references are decoded as in HTML text: named (with or without

@@ -56,7 +56,19 @@ type htmlState struct {
 	rawText   bool // inside xmp or plaintext: no character references
 	lists     []listLevel
 	cells     []int // for each open table, the number of cells seen in the current row
+	noteref   noteState
 }
+
+// noteState is where the text stands in a footnote reference (see
+// [htmlState.noteRole]).
+type noteState uint8
+
+const (
+	noNote      noteState = iota
+	noteOpen              // in a reference, no text yet
+	noteBracket           // "[" written: "]" at its end
+	noteText              // its text has brackets of its own
+)
 
 func newHTMLState(b *builder, doc bool) *htmlState {
 	return &htmlState{b: b, doc: doc}
@@ -70,6 +82,7 @@ func (h *htmlState) reset() {
 	h.skipLF, h.rawText = false, false
 	h.lists = h.lists[:0]
 	h.cells = h.cells[:0]
+	h.noteref = noNote
 	h.b.pre = false
 }
 
@@ -155,6 +168,15 @@ func (h *htmlState) textToken(ds, de int) {
 		}
 	}
 	h.b.pre = h.preDepth > 0 || h.codeDepth > 0
+	if h.noteref == noteOpen {
+		if t := bytes.TrimLeft(h.data[ds:de], " \t\n\r\f"); len(t) > 0 {
+			h.noteref = noteText
+			if t[0] != '[' {
+				h.noteref = noteBracket
+				h.b.synthGap([]byte("["))
+			}
+		}
+	}
 	h.emit(ds, de)
 }
 
@@ -305,6 +327,17 @@ func (h *htmlState) startTag(a atom.Atom, selfClosing bool, z *html.Tokenizer) {
 			h.codeDepth++
 		}
 		return
+	case atom.A:
+		if z == nil || selfClosing {
+			return
+		}
+		switch noteRole(z) {
+		case "noteref":
+			h.noteref = noteOpen
+		case "backlink":
+			h.skip, h.skipDepth = a, 1
+		}
+		return
 	}
 	bk := blockBreak(a)
 	if bk == inline {
@@ -391,6 +424,33 @@ func headingLevel(a atom.Atom) int {
 	return 6
 }
 
+// noteRole returns "noteref" for a link that is a footnote reference
+// (role="doc-noteref" as pandoc writes HTML, epub:type="noteref" as EPUBs
+// have it, data-type="noteref" as O'Reilly's HTMLBook), "backlink" for a
+// link from a note back to its reference (role="doc-backlink", its text an
+// arrow), and "" for any other; z is positioned on the link's start tag.
+// A reference reads "[1]" (as Word's and Markdown's notes do), not "1" run
+// into the word or number before it ("5 seconds.23").
+func noteRole(z *html.Tokenizer) string {
+	for {
+		k, v, more := z.TagAttr()
+		switch string(k) {
+		case "role", "epub:type", "data-type":
+			for _, w := range bytes.Fields(v) {
+				switch string(bytes.ToLower(w)) {
+				case "doc-noteref", "noteref":
+					return "noteref"
+				case "doc-backlink":
+					return "backlink"
+				}
+			}
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
 // attrInt returns the integer value of the named attribute of the current tag.
 func attrInt(z *html.Tokenizer, name string) (int, bool) {
 	for {
@@ -433,6 +493,12 @@ func (h *htmlState) endTag(a atom.Atom) {
 		if h.codeDepth > 0 {
 			h.codeDepth--
 		}
+		return
+	case atom.A:
+		if h.noteref == noteBracket {
+			b.synthGap([]byte("]"))
+		}
+		h.noteref = noNote
 		return
 	case atom.Body:
 		h.inHead = false

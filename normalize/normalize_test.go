@@ -40,6 +40,16 @@ func TestText(t *testing.T) {
 		{"text: only whitespace", PlainText, " \n\t\r\n ", ""},
 		{"text: empty", PlainText, "", ""},
 
+		// Footnote references (DPUB-ARIA role doc-noteref, EPUB's
+		// epub:type, O'Reilly's data-type) read "[n]", not a digit run
+		// into the word or number before them; back links are not text.
+		{"html: noteref role", HTML, `dawn.<a href="#fn1" class="footnote-ref" role="doc-noteref"><sup>1</sup></a> The`, "dawn.[1] The"},
+		{"html: noteref epub:type", HTML, `harbour<a href="#fn2" epub:type="noteref">2</a> and`, "harbour[2] and"},
+		{"html: noteref data-type", HTML, `5 seconds.<sup><a data-type="noteref" href="#x">23</a></sup> If`, "5 seconds.[23] If"},
+		{"html: noteref already bracketed", HTML, `x<a role="doc-noteref" href="#n"> [3]</a>`, "x [3]"},
+		{"html: noteref empty", HTML, `x<a role="doc-noteref" href="#n"></a> y`, "x y"},
+		{"html: backlink", HTML, `<ol><li role="doc-endnote"><p>High water.<a href="#fnref1" role="doc-backlink">↩︎</a></p></li></ol>after`, "1. High water.\n\nafter"},
+		{"html: other links", HTML, `<a href="#x" role="button">a</a>b<a name="n">1</a>`, "ab1"},
 		{"html: br", HTML, "a<br>b<br/>c<br />d</br>e", "a\nb\nc\nd\ne"},
 		{"html: two br", HTML, "a<br><br>b", "a\n\nb"},
 		{"html: p", HTML, "<p>a</p><p>b</p>", "a\n\nb"},
