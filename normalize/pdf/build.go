@@ -196,7 +196,7 @@ func (l *layout) items(lines []line) []item {
 			d := prev.cy() - ln.cy()
 			if prev.band != ln.band || prev.col != ln.col || prev.bold != ln.bold ||
 				math.Abs(prev.size-ln.size) > 0.1*max(prev.size, ln.size) ||
-				d <= 0 || (pitch > 0 && d > 1.4*pitch) || l.heading(block) > 0 ||
+				d <= 0 || (pitch > 0 && d > 1.4*pitch) || (l.heading(block) > 0 && !startsLower(ln.text)) ||
 				listItem(block[0].text) && listItem(ln.text) {
 				flush()
 			}
@@ -205,6 +205,14 @@ func (l *layout) items(lines []line) []item {
 	}
 	flush()
 	return out
+}
+
+// startsLower reports whether text starts with a small letter: a line of
+// a heading's size that does goes on with it (a heading of two lines, or a
+// sentence of a larger print, which is then no heading).
+func startsLower(text string) bool {
+	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(text))
+	return unicode.IsLower(r)
 }
 
 // listMarker matches the start of a list item: a number or a small letter
@@ -303,6 +311,11 @@ func (l *layout) heading(b []line) int {
 	if l.outline != nil {
 		return l.outline[titleKey(text)]
 	}
+	if strings.HasSuffix(strings.TrimRight(text, `"'’”)]`), ".") && len(strings.Fields(text)) >= minSentenceWords {
+		// A sentence in a larger font (a pull quote; a scanned page
+		// of larger print than the pages with text) is no heading.
+		return 0
+	}
 	size := roundSize(b[0].size)
 	if i := slices.Index(l.headings, size); i >= 0 {
 		return min(i+1, 6)
@@ -312,6 +325,10 @@ func (l *layout) heading(b []line) int {
 	}
 	return 0
 }
+
+// minSentenceWords is the fewest words of a block ending in a period that
+// is a sentence, not a heading, whatever its size.
+const minSentenceWords = 8
 
 func (l *layout) writeBlock(x *normalize.Extracted, b []line) {
 	if lv := l.heading(b); lv > 0 {

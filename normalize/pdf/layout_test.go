@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/klippa-app/go-pdfium/responses"
@@ -138,6 +139,46 @@ func TestDropRunningNear(t *testing.T) {
 			}
 			if n != c.dropped {
 				t.Errorf("%d footers left out, want %d: %+v", n, c.dropped, rep.Dropped)
+			}
+		})
+	}
+}
+
+// A block of a heading's size is a heading unless it is a sentence (eight
+// words or more ending in a period); a line of its size that starts with a
+// small letter goes on with it.
+func TestHeadingBlocks(t *testing.T) {
+	ln := func(y float64, size float64, text string) line {
+		return line{seg: seg{box: box{50, 500, y, y + 0.7*size}, text: text, size: size}}
+	}
+	for _, c := range []struct {
+		name  string
+		lines []line
+		want  string // blocks, "|" between, "#" before a heading
+	}{
+		{"heading then body", []line{ln(700, 20, "Origins"), ln(670, 14.7, "Lighthouses were built along dangerous coastlines."), ln(652, 14.7, "Keepers kept them.")},
+			"#Origins|Lighthouses were built along dangerous coastlines. Keepers kept them."},
+		{"a heading of two lines", []line{ln(700, 20, "Keepers and Their"), ln(680, 20, "lives at sea"), ln(650, 14.7, "Body.")},
+			"#Keepers and Their lives at sea|Body."},
+		{"a sentence in a larger print", []line{ln(700, 20, "The scanned page mentions a lighthouse keeper named Grace Darling who"), ln(680, 20, "rowed out in a storm.")},
+			"The scanned page mentions a lighthouse keeper named Grace Darling who rowed out in a storm."},
+		{"a question is a heading", []line{ln(700, 20, "Why do lighthouses use a Fresnel lens in the tower?"), ln(670, 14.7, "Because it bends light.")},
+			"#Why do lighthouses use a Fresnel lens in the tower?|Because it bends light."},
+		{"two headings", []line{ln(700, 20, "Origins"), ln(680, 20, "Engineering"), ln(650, 14.7, "Body.")},
+			"#Origins|#Engineering|Body."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := &layout{body: 14.5, headings: []float64{20}}
+			var got []string
+			for _, it := range l.items(c.lines) {
+				s := l.join(texts(it.block))
+				if l.heading(it.block) > 0 {
+					s = "#" + s
+				}
+				got = append(got, s)
+			}
+			if g := strings.Join(got, "|"); g != c.want {
+				t.Errorf("blocks %q\nwant   %q", g, c.want)
 			}
 		})
 	}
