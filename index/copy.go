@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -42,6 +43,16 @@ const maxCandidates = 16
 func (s *Store) FindCopy(ctx context.Context, hash, preferSource string, accept func(Document) bool, vectors bool) (*Copy, error) {
 	if hash == "" {
 		return nil, nil
+	}
+	// Most files looked for are new content: one look at the index of
+	// hashes, without the snapshot's connection of its own.
+	var one int
+	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM documents WHERE hash = ? LIMIT 1`, hash).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find a copy of %s: %w", hash, dbError(err))
 	}
 	conn, done, err := s.snapshot(ctx)
 	if err != nil {
