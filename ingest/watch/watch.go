@@ -17,6 +17,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -627,11 +628,27 @@ func (w *Watcher) flush(ctx context.Context) {
 		}
 		kept = append(kept, p)
 	}
+	// Paths that are gone go after those that are there: a file renamed
+	// or moved (gone at its old path, new at the other) is copied from its
+	// document at the old path, chunks and vectors, instead of being read
+	// and embedded again (ingest copies from a document of the same
+	// content), and that document is pruned by the group of its path. In
+	// one group, pruning comes last; across groups, the old path's must
+	// not come first.
+	slices.SortStableFunc(kept, func(a, b string) int { return cmp.Compare(goneRank(a), goneRank(b)) })
 	for len(kept) > 0 && ctx.Err() == nil {
 		n := min(len(kept), flushGroup)
 		w.index(ctx, kept[:n])
 		kept = kept[n:]
 	}
+}
+
+// goneRank returns 1 if nothing is at p (it was removed or moved away), else 0.
+func goneRank(p string) int {
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		return 1
+	}
+	return 0
 }
 
 // index runs the indexer on paths, under the lock.

@@ -36,13 +36,21 @@ type fixture struct {
 // mod's changes to the options.
 func start(t *testing.T, dir string, mod func(*Options)) *fixture {
 	t.Helper()
+	return startWith(t, dir, ingest.Options{}, mod)
+}
+
+// startWith is start with iopts for the indexer (which prunes, and leaves
+// out what Skip does).
+func startWith(t *testing.T, dir string, iopts ingest.Options, mod func(*Options)) *fixture {
+	t.Helper()
 	ctx := t.Context()
 	st, err := index.Open(ctx, t.TempDir(), index.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ix, err := ingest.New(ctx, st, ingest.Options{Prune: true, Workers: 2, Skip: Skip})
+	iopts.Prune, iopts.Workers, iopts.Skip = true, 2, Skip
+	ix, err := ingest.New(ctx, st, iopts)
 	if err != nil {
 		t.Fatal(err)
 	}
