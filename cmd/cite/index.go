@@ -165,7 +165,11 @@ found); files unchanged since the last run count as indexed.`, true)
 				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), ev.Reason))
 			case ingest.Added, ingest.Updated:
 				if watched {
-					out.line(fmt.Sprintf("%-7s %s", ev.Outcome, displayPath(ev.Path)))
+					line := fmt.Sprintf("%-7s %s", ev.Outcome, displayPath(ev.Path))
+					if ev.From != "" {
+						line += " (copied from " + displayPath(ev.From) + ")"
+					}
+					out.line(line)
 				}
 			}
 			if !watched {
@@ -253,6 +257,9 @@ found); files unchanged since the last run count as indexed.`, true)
 		if stats.Missing > 0 {
 			fmt.Fprintf(e.stdout, ", %d missing (files gone, still indexed: --prune removes them)", stats.Missing)
 		}
+		if stats.Copied > 0 {
+			fmt.Fprintf(e.stdout, "; %d copied from indexed files with the same content, not read again", stats.Copied)
+		}
 		if ctx.Err() != nil {
 			fmt.Fprintf(e.stdout, ", interrupted (%d under way)", stats.Interrupted)
 		}
@@ -260,7 +267,10 @@ found); files unchanged since the last run count as indexed.`, true)
 		if stats.Tokens == 1 {
 			tokens = "1 token"
 		}
-		fmt.Fprintf(e.stdout, "\n%s, %s, %s (%s) written", nof(stats.Chunks, "chunk"), tokens, nof(stats.Vectors, "vector"), emb.Name())
+		fmt.Fprintf(e.stdout, "\n%s, %s, %s (%s) written", nof(stats.Chunks, "chunk"), tokens, nof(stats.Vectors+stats.CopiedVectors, "vector"), emb.Name())
+		if stats.CopiedVectors > 0 {
+			fmt.Fprintf(e.stdout, " (%d copied, not embedded)", stats.CopiedVectors)
+		}
 		if stats.MissingVectors > 0 {
 			fmt.Fprintf(e.stdout, ", %d chunks without vectors", stats.MissingVectors)
 		}
