@@ -15,7 +15,8 @@ import (
 // document's chunks (text, spans, pages, headings, token counts), layout
 // and, when they are the embedder's of this run, vectors, instead of
 // reading, normalizing (and for a scanned PDF, OCR), chunking and
-// embedding the file again. It reports whether it did; then the job is
+// embedding the file again. The vectors of a local embedder (the hash
+// embedder) are made again, as they cost less to make than to read. It reports whether it did; then the job is
 // ready to be analyzed (its full-text terms, made from the chunks' text
 // as for any document) and written, in one transaction, by the writer.
 //
@@ -38,7 +39,9 @@ func (ix *Indexer) copyFrom(ctx context.Context, j *job, hash string, info fs.Fi
 	accept := func(d index.Document) bool {
 		return d.ID != self && d.Kind == index.KindFile && d.Pipeline == ix.pipelineOf(d.Type) && formatClass(d.Path) == class
 	}
-	cp, err := ix.store.FindCopy(ctx, hash, ix.opts.Source, accept, e != nil)
+	// A local embedder's vectors are made again with the chunks' terms,
+	// in one pass over their text, in less time than they are read back.
+	cp, err := ix.store.FindCopy(ctx, hash, ix.opts.Source, accept, e != nil && !e.Local())
 	if err != nil || cp == nil {
 		// Not found, or not readable (cite check names what is
 		// damaged): the file is indexed from its content.
