@@ -72,9 +72,9 @@ func (ix *Indexer) copyFrom(ctx context.Context, j *job, hash string, info fs.Fi
 		Size: j.read, ModTime: info.ModTime(), Hash: hash, Pipeline: from.Pipeline,
 		TextBytes: from.TextBytes, Tokens: from.Tokens, Layout: from.Layout,
 	}
-	// The reader's notes (running headers left out, pages read by OCR)
-	// stay in the layout, for cite show; they were said when it ran, and
-	// it did not run now.
+	if from.Layout != nil {
+		j.notes = from.Layout.Notes // what the reader noted, when it read the bytes
+	}
 	j.from = from.Path
 	j.out = Added
 	if j.prev != nil {

@@ -111,8 +111,8 @@ type Event struct {
 	Chunks  int    // chunks written (Added, Updated)
 	Warning error  // for Added and Updated: stored, but without vectors
 	// Notes are what the reader of an extracted format noted (running
-	// headers left out, pages it could not read), for Added and Updated
-	// documents that were read (not for copies: see From).
+	// headers left out, pages it could not read), for Added and Updated;
+	// for a copy (From), what it noted when it read the same bytes.
 	Notes []string
 	// From, for Added and Updated, is the stored path of the document
 	// whose chunks (and vectors) were copied: a document indexed before

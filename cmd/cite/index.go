@@ -141,10 +141,10 @@ found); files unchanged since the last run count as indexed.`, true)
 				out.line(fmt.Sprintf("warning %s: %v", displayPath(ev.Path), ev.Warning))
 			}
 			// A file skipped for having no text gives its notes as its
-			// reason: said once.
+			// reason: said once; a copy's are not said again.
 			for _, n := range ev.Notes {
-				if ev.Outcome == ingest.Skipped {
-					break
+				if ev.Outcome == ingest.Skipped || ev.From != "" {
+					break // a copy's were said when its bytes were read
 				}
 				out.line(fmt.Sprintf("note %s: %s", displayPath(ev.Path), shown(n)))
 			}
