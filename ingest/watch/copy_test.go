@@ -9,11 +9,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
@@ -177,6 +179,67 @@ func TestWatchRenameCopies(t *testing.T) {
 			}
 			if rep, err := f.store.Check(context.Background()); err != nil || !rep.OK() {
 				t.Errorf("check: %+v, %v", rep.Problems, err)
+			}
+		})
+	}
+}
+
+// recorder is an Indexer that records the paths of each call.
+type recorder struct{ calls [][]string }
+
+func (r *recorder) Index(_ context.Context, paths ...string) (ingest.Stats, error) {
+	r.calls = append(r.calls, slices.Clone(paths))
+	return ingest.Stats{}, nil
+}
+
+// TestFlushOrder: a batch indexes the paths that are there before those
+// that are gone (a rename's new path copies the document of its old one
+// before that is pruned, in one call or across calls), and a path gone
+// only a moment ago, when MaxDelay cuts a batch, waits for the next one:
+// its rename's new path is about to be reported.
+func TestFlushOrder(t *testing.T) {
+	dir := t.TempDir()
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	for _, rel := range []string{"b.md", "d.pdf"} {
+		write(t, p(rel), "there")
+	}
+	const quiet = time.Second
+	now := time.Now()
+	for _, tc := range []struct {
+		name    string
+		pending map[string]time.Duration // path -> how long ago it changed
+		calls   [][]string
+		left    []string
+	}{
+		{"gone last", map[string]time.Duration{"a.pdf": 2 * quiet, "b.md": 2 * quiet, "c.md": 2 * quiet, "d.pdf": 2 * quiet},
+			[][]string{{"b.md", "d.pdf", "a.pdf", "c.md"}}, nil},
+		{"gone just now waits", map[string]time.Duration{"a.pdf": 0, "b.md": 0, "c.md": 2 * quiet},
+			[][]string{{"b.md", "c.md"}}, []string{"a.pdf"}},
+		{"only gone just now", map[string]time.Duration{"a.pdf": quiet / 2},
+			nil, []string{"a.pdf"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			w := &Watcher{opts: Options{Indexer: rec, Quiet: quiet}, pending: map[string]time.Time{}, writing: map[string]writes{}}
+			for rel, ago := range tc.pending {
+				w.pending[p(rel)] = now.Add(-ago)
+			}
+			w.flush(t.Context())
+			var calls [][]string
+			for _, c := range rec.calls {
+				var rels []string
+				for _, q := range c {
+					rels = append(rels, filepath.Base(q))
+				}
+				calls = append(calls, rels)
+			}
+			var left []string
+			for q := range w.pending {
+				left = append(left, filepath.Base(q))
+			}
+			slices.Sort(left)
+			if !reflect.DeepEqual(calls, tc.calls) || !slices.Equal(left, tc.left) {
+				t.Errorf("indexed %v, left %v; want %v, %v", calls, left, tc.calls, tc.left)
 			}
 		})
 	}
