@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"maps"
+	"net/http"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/provider"
 )
 
 // copyFiles are the files TestCopySameContent starts from: a paged
@@ -349,4 +352,37 @@ func textHits(t *testing.T, st *index.Store, q string) []string {
 		out = append(out, fmt.Sprintf("%s#%d %.9f", r.Document.Path, r.Ordinal, h.Score))
 	}
 	return out
+}
+
+// TestCopyKeepsToItsEmbedder: vectors stored by one embedder never go
+// with a copy made for another, even if the indexer's embedder is not the
+// index's (a reindex between the run's start and the copy): the copy's
+// chunks are embedded by its own.
+func TestCopyKeepsToItsEmbedder(t *testing.T) {
+	a, b := newEmbedServer(t), newEmbedServer(t)
+	st := newStore(t)
+	fsys := copyFiles()
+	if _, _, err := run(t, st, fsys, Options{Embedder: a.embedder(t)}, "."); err != nil {
+		t.Fatal(err)
+	}
+	rename(fsys, "d/alpha.md", "d/beta.md")
+	ix, err := New(t.Context(), st, Options{FS: fsys, Embedder: a.embedder(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := embed.NewOpenAI("another-model", embed.Config{Provider: provider.Config{OpenAIBaseURL: b.srv.URL + "/v1", HTTPClient: &http.Client{Transport: &provider.Transport{MaxAttempts: 1}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.opts.Embedder = other
+	var ev Event
+	ix.opts.OnEvent = func(e Event) {
+		if e.Path == "d/beta.md" {
+			ev = e
+		}
+	}
+	stats, _ := ix.Index(t.Context(), "d/beta.md") // its end (FillVectors) refuses the other embedder
+	if ev.From != "d/alpha.md" || stats.CopiedVectors != 0 || b.inputs.Load() < int64(ev.Chunks) || ev.Chunks == 0 {
+		t.Errorf("copied from %q with %d vectors; the other embedder embedded %d of its %d chunks", ev.From, stats.CopiedVectors, b.inputs.Load(), ev.Chunks)
+	}
 }
