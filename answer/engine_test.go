@@ -246,6 +246,20 @@ func TestEngine(t *testing.T) {
 			}
 		},
 	}, {
+		// cite serve --max-tool-calls 0: its requests ask for the
+		// default limit (0) or more, and are offered no tool.
+		name: "an engine of no tool calls offers no tool to any request",
+		turns: []modeltest.Turn{
+			{ToolCalls: []modeltest.ToolCall{call("search_data_sources", `{"query":"bees"}`)}},
+		},
+		cfg: func(c *answer.Config) { c.MaxToolCalls = answer.NoToolCalls },
+		req: answer.Request{Question: "how do bees find flowers", Sources: []string{"bees"}, MaxToolCalls: 5},
+		check: func(t *testing.T, srv *modeltest.Server, evs []answer.Event, res *answer.Result) {
+			if req := srv.Requests()[0]; len(req.Tools) != 0 || len(res.ToolCalls) != 0 || len(srv.Requests()) != 1 {
+				t.Errorf("tools offered %d, calls %+v, requests %d", len(req.Tools), res.ToolCalls, len(srv.Requests()))
+			}
+		},
+	}, {
 		name: "a tool name of terminal escapes is shown escaped and cut",
 		turns: []modeltest.Turn{
 			{ToolCalls: []modeltest.ToolCall{call("\x1b]0;pwned\x07\x1b[2J"+strings.Repeat("x", 500), `{}`)}},

@@ -204,7 +204,8 @@ type Config struct {
 	Filters []Filter
 	// Policy, when set, decides whether each call may run.
 	Policy Policy
-	// MaxToolCalls bounds tool calls per request (0: DefaultMaxToolCalls).
+	// MaxToolCalls bounds tool calls per request (0: DefaultMaxToolCalls;
+	// [NoToolCalls]: no request is offered a tool, whatever it asks).
 	MaxToolCalls int
 	// SystemPrompt replaces the default instructions.
 	SystemPrompt string
@@ -235,7 +236,9 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Model == nil {
 		return nil, errors.New("answer: no model configured (set --model or CITE_MODEL, or use the extractive model)")
 	}
-	if cfg.MaxToolCalls <= 0 {
+	if cfg.MaxToolCalls < 0 {
+		cfg.MaxToolCalls = NoToolCalls
+	} else if cfg.MaxToolCalls == 0 {
 		cfg.MaxToolCalls = DefaultMaxToolCalls
 	}
 	if cfg.Now == nil {
@@ -300,7 +303,7 @@ func (e *Engine) Run(ctx context.Context, req Request) iter.Seq2[Event, error] {
 		if r.req.K <= 0 {
 			r.req.K = DefaultK
 		}
-		if r.req.MaxToolCalls < 0 {
+		if r.req.MaxToolCalls < 0 || e.cfg.MaxToolCalls == NoToolCalls {
 			r.req.MaxToolCalls = NoToolCalls
 		} else if r.req.MaxToolCalls == 0 || r.req.MaxToolCalls > e.cfg.MaxToolCalls {
 			r.req.MaxToolCalls = e.cfg.MaxToolCalls

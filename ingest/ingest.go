@@ -74,6 +74,34 @@ type Options struct {
 	// leaves out editors' temporary files this way; a document of such a
 	// file already indexed is kept).
 	Skip func(path string) bool
+	// NoIgnore walks folders without reading their ignore files. By
+	// default the .gitignore and .ignore files of each folder walked are
+	// honoured (with git's syntax; .ignore wins), and, for a folder in a git
+	// work tree, those of the folders above it up to the work tree's top
+	// and the repository's .git/info/exclude (see package ingest/ignore).
+	NoIgnore bool
+	// Exclude leaves out the files and folders that match one of these
+	// globs (doublestar's syntax, ** for any number of folders): a glob
+	// with a "/" (or starting "./") is matched against the path from the
+	// folder walked (for a glob PATH, its folder before the first
+	// wildcard), one without against the name alone, at any depth; a
+	// trailing "/" matches folders only. Check them with [CheckExclude].
+	Exclude []string
+	// Roots, if set, are the folders (or files) the paths given to
+	// [Indexer.Index] lie in (cite index --watch's PATHs): a path given
+	// below a root is judged by the ignore files and Exclude as if the
+	// root's walk had found it. Any other path given is named explicitly,
+	// and a file named explicitly is indexed even if ignored.
+	Roots []string
+	// PruneIgnored, with Prune, removes too the documents under the paths
+	// whose files are ignored now (ignore files, Exclude). Without it they
+	// are kept and counted (Stats.IgnoredIndexed).
+	PruneIgnored bool
+	// OnWarning, if set, is told of an ignore file that could not be read
+	// or has lines that are not patterns (each problem once in the
+	// Indexer's life); the run goes on without them. It is called from one
+	// goroutine at a time, never at once with OnEvent.
+	OnWarning func(path string, err error)
 }
 
 // Outcome is what happened to one file.
@@ -137,6 +165,12 @@ type Stats struct {
 	// not failed, and not reported as events; the next run does them.
 	Interrupted int `json:"interrupted"`
 	Pruned      int `json:"pruned"`
+	// Ignored counts the files and folders left out by ignore files and
+	// Options.Exclude (a folder once, its files uncounted).
+	Ignored int `json:"ignored"`
+	// IgnoredIndexed counts the documents under the paths whose files are
+	// ignored now, kept because Options.PruneIgnored was not set.
+	IgnoredIndexed int `json:"ignored_indexed"`
 	// Missing counts the documents under the paths whose files are gone,
 	// kept because Options.Prune was not set (a path itself gone, with
 	// documents under it, is a failure that says how many).
@@ -193,6 +227,11 @@ type Indexer struct {
 	// batchDelay is how long a batch waits for more files (batchDelay, the
 	// constant, unless a test sets it).
 	batchDelay time.Duration
+	roots      []string // Options.Roots as names in fsys
+
+	warnMu sync.Mutex
+	warned map[string]bool // warnings given, by path and text
+
 	// cpu holds a token for each core ([runtime.GOMAXPROCS]): a worker
 	// takes one to prepare a file it has read, and the writer one to
 	// write, so that
@@ -237,6 +276,17 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 		ix.fsys = osFS{}
 		ix.prefix = "/"
 	}
+	for _, x := range opts.Exclude {
+		if err := CheckExclude(x); err != nil {
+			return nil, fmt.Errorf("exclude: %w", err)
+		}
+	}
+	roots, _, errs := ix.names(opts.Roots)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	ix.roots = roots
+	ix.warned = map[string]bool{}
 	return ix, nil
 }
 
@@ -357,12 +407,14 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	budget.onWait = ix.onWait
 	var walkErrs []error
 	var gone []string // paths given that are gone, with documents under them
-	var found atomic.Int64
+	var found, ignored atomic.Int64
 	var listed atomic.Bool
+	var evmu sync.Mutex // OnEvent and OnWarning, one at a time
+	filter := ix.filter(&evmu)
 	go func() { // walker
 		defer close(jobs)
 		defer listed.Store(true)
-		for f, err := range Walk(ctx, ix.fsys, names) {
+		for f, err := range walk(ctx, ix.fsys, names, filter) {
 			if err != nil {
 				var pe *PathError
 				if errors.As(err, &pe) {
@@ -382,6 +434,10 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 				if ctx.Err() != nil {
 					return
 				}
+				continue
+			}
+			if f.Ignored {
+				ignored.Add(1)
 				continue
 			}
 			p := ix.storedPath(f.Name)
@@ -412,11 +468,14 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	go func() { wg.Wait(); close(done) }()
 
 	emit := func(e Event) {
+		stats.Ignored = int(ignored.Load())
 		if ix.opts.OnEvent != nil {
 			stats.Elapsed = time.Since(start)
 			stats.Found, stats.Listed = int(found.Load()), listed.Load()
 			e.Stats = stats
+			evmu.Lock()
 			ix.opts.OnEvent(e)
+			evmu.Unlock()
 		}
 	}
 	// The single writer (and, on this goroutine, the batches it is
@@ -578,15 +637,19 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	close(writes)
 	<-writerDone
 	errs = append(errs, walkErrs...) // the walker is done: done closed after jobs
+	stats.Ignored = int(ignored.Load())
 	if err := ctx.Err(); err != nil {
 		stats.Elapsed = time.Since(start)
 		return stats, err
 	}
 	if ix.opts.Prune {
-		ix.prune(ctx, names, existing, seen, &stats, &errs, emit)
+		ix.prune(ctx, names, existing, seen, filter, &stats, &errs, emit)
 	} else {
-		for d := range ix.missing(names, existing, seen) {
-			if !ix.under(gone, d.Path) {
+		for d, why := range ix.missing(names, existing, seen, filter) {
+			switch {
+			case why == leftIgnored:
+				stats.IgnoredIndexed++
+			case !ix.under(gone, d.Path):
 				stats.Missing++
 				emit(Event{Outcome: Missing, Path: d.Path, Reason: missingReason})
 			}
@@ -1194,24 +1257,34 @@ func (ix *Indexer) write(ctx context.Context, j *job) {
 }
 
 // prune removes documents under names (all of the source's, when names is
-// empty) whose files are gone.
-func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.Stamp, seen map[string]bool, stats *Stats, errs *[]error, emit func(Event)) {
+// empty) whose files are gone, and, with Options.PruneIgnored, those whose
+// files are ignored now.
+func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.Stamp, seen map[string]bool, f *filter, stats *Stats, errs *[]error, emit func(Event)) {
 	var batch []index.Stamp
 	var size int64
+	why := map[string]string{} // the reason of the documents pruned as ignored
 	flush := func() {
 		if len(batch) == 0 || ctx.Err() != nil {
 			return
 		}
 		err := RemoveDocuments(ctx, ix.store, batch, 0, func(d index.Stamp, _ int) {
 			stats.Pruned++
-			emit(Event{Outcome: Pruned, Path: d.Path})
+			emit(Event{Outcome: Pruned, Path: d.Path, Reason: why[d.Path]})
 		})
 		if err != nil && ctx.Err() == nil { // interrupted: prune says so
 			*errs = append(*errs, err)
 		}
 		batch, size = batch[:0], 0
+		clear(why)
 	}
-	for d := range ix.missing(names, existing, seen) {
+	for d, left := range ix.missing(names, existing, seen, f) {
+		if left == leftIgnored {
+			if !ix.opts.PruneIgnored {
+				stats.IgnoredIndexed++
+				continue
+			}
+			why[d.Path] = ignoredReason
+		}
 		batch, size = append(batch, d), size+d.Size
 		if len(batch) == removeBatchSize || size >= removeBatchBytes {
 			flush()
@@ -1226,22 +1299,91 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.S
 // missingReason is the reason of a [Missing] event.
 const missingReason = "its file is gone; still indexed (cite index --prune or cite rm removes it)"
 
-// missing yields the documents of existing under names whose files are
-// gone: not seen by the walk, and not there.
-func (ix *Indexer) missing(names []string, existing []index.Stamp, seen map[string]bool) iter.Seq[index.Stamp] {
-	return func(yield func(index.Stamp) bool) {
+// ignoredReason is the reason of a [Pruned] event of a document whose file
+// is ignored now.
+const ignoredReason = "its file is ignored (ignore files, --exclude)"
+
+// left is why a document under the paths walked was not found.
+type left int
+
+const (
+	leftGone    left = iota // its file is gone
+	leftIgnored             // its file is there, left out by ignore files or Options.Exclude
+)
+
+// missing yields the documents of existing under names that the walk did
+// not find, whose files are gone or ignored now (f; nil: nothing is). Those
+// whose files are still there otherwise (outside the walk, hidden,
+// unreadable) are kept and not yielded.
+func (ix *Indexer) missing(names []string, existing []index.Stamp, seen map[string]bool, f *filter) iter.Seq2[index.Stamp, left] {
+	return func(yield func(index.Stamp, left) bool) {
 		for _, d := range existing {
 			if seen[d.Path] || !ix.covers(names, d.Path) {
 				continue
 			}
 			name := strings.TrimPrefix(d.Path, ix.prefix)
+			why := leftGone
 			if _, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) {
-				continue // still there (outside the walk, hidden, or unreadable): keep it
+				if !ix.ignoredDoc(f, names, name) {
+					continue // still there (outside the walk, hidden, or unreadable): keep it
+				}
+				why = leftIgnored
 			}
-			if !yield(d) {
+			if !yield(d, why) {
 				return
 			}
 		}
+	}
+}
+
+// ignoredDoc reports whether f leaves out the file name, found under one
+// of names, judged from the folder of the name it lies under.
+func (ix *Indexer) ignoredDoc(f *filter, names []string, name string) bool {
+	if f == nil {
+		return false
+	}
+	for _, n := range names {
+		if !ix.coversOne(n, ix.storedPath(name)) {
+			continue
+		}
+		if hasMeta(n) {
+			n = globBase(n)
+		}
+		b, explicit := f.base(n)
+		if explicit && name == n {
+			return false // a file named: indexed even if ignored
+		}
+		if f.tree(b).ignored(name, false) {
+			return true
+		}
+	}
+	return false // no names: nothing was walked to judge from
+}
+
+// filter returns the run's filter of ignore files and Options.Exclude, nil
+// if it has nothing to leave out; its warnings go to OnWarning, each once,
+// under mu.
+func (ix *Indexer) filter(mu *sync.Mutex) *filter {
+	if ix.opts.NoIgnore && len(ix.opts.Exclude) == 0 {
+		return nil
+	}
+	return &filter{
+		fsys: ix.fsys, readFiles: !ix.opts.NoIgnore, exclude: compileExclude(ix.opts.Exclude), roots: ix.roots,
+		trees: map[string]*tree{},
+		warn: func(name string, err error) {
+			p := ix.storedPath(name)
+			ix.warnMu.Lock()
+			key := p + "\x00" + err.Error()
+			seen := ix.warned[key]
+			ix.warned[key] = true
+			ix.warnMu.Unlock()
+			if seen || ix.opts.OnWarning == nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			ix.opts.OnWarning(p, err)
+		},
 	}
 }
 

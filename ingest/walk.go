@@ -22,6 +22,9 @@ type File struct {
 	// Gone says the file (or folder) was deleted between its folder's
 	// listing and its reading.
 	Gone bool
+	// Ignored says the file or folder is left out by ignore files or
+	// [Options.Exclude]; a folder's files are not walked.
+	Ignored bool
 }
 
 // goneReason is the reason given for a file that is gone ([Gone]).
@@ -52,8 +55,13 @@ func (e *PathError) Unwrap() error { return e.Err }
 // matches nothing yields a *PathError. Files that are not regular files
 // (devices, sockets, pipes, links to folders, symlink loops) are yielded
 // with a Skip reason, and files and folders deleted while they are walked
-// as Gone.
+// as Gone. It reads no ignore files: [Indexer.Index] does.
 func Walk(ctx context.Context, fsys fs.FS, patterns []string) iter.Seq2[File, error] {
+	return walk(ctx, fsys, patterns, nil)
+}
+
+// walk is [Walk], leaving out what f says (nil: nothing) as Ignored files.
+func walk(ctx context.Context, fsys fs.FS, patterns []string, f *filter) iter.Seq2[File, error] {
 	return func(yield func(File, error) bool) {
 		seen := make(map[string]bool)
 		emit := func(f File) bool {
@@ -81,11 +89,21 @@ func Walk(ctx context.Context, fsys fs.FS, patterns []string) iter.Seq2[File, er
 				if len(matches) == 0 && !yield(File{}, &PathError{p, errors.New("no files match")}) {
 					return
 				}
+				var t *tree
+				if f != nil {
+					t = f.tree(globBase(name))
+				}
 				for _, m := range matches {
 					if hiddenMatch(name, m) {
 						continue
 					}
-					if !walkOne(ctx, fsys, m, emit) {
+					if t != nil && t.ignored(m, false) {
+						if !emit(File{Name: m, Ignored: true}) {
+							return
+						}
+						continue
+					}
+					if !walkOne(ctx, fsys, m, emit, nil) {
 						return
 					}
 				}
@@ -100,15 +118,30 @@ func Walk(ctx context.Context, fsys fs.FS, patterns []string) iter.Seq2[File, er
 				}
 				continue
 			}
-			if !walkOne(ctx, fsys, name, emit) {
+			var t *tree
+			if f != nil {
+				base, explicit := f.base(name)
+				t = f.tree(base)
+				if !explicit {
+					info, err := fs.Stat(fsys, name)
+					if t.ignored(name, err == nil && info.IsDir()) {
+						if !emit(File{Name: name, Ignored: true}) {
+							return
+						}
+						continue
+					}
+				}
+			}
+			if !walkOne(ctx, fsys, name, emit, t) {
 				return
 			}
 		}
 	}
 }
 
-// walkOne yields the file name, or the files under the folder name.
-func walkOne(ctx context.Context, fsys fs.FS, name string, emit func(File) bool) bool {
+// walkOne yields the file name, or the files under the folder name, less
+// those t leaves out (nil: none).
+func walkOne(ctx context.Context, fsys fs.FS, name string, emit func(File) bool, t *tree) bool {
 	keepGoing := true
 	err := fs.WalkDir(fsys, name, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -132,6 +165,16 @@ func walkOne(ctx context.Context, fsys fs.FS, name string, emit func(File) bool)
 			return ctx.Err()
 		}
 		if p != name && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p != name && t != nil && t.ignored(p, d.IsDir()) {
+			if !emit(File{Name: p, Ignored: true}) {
+				keepGoing = false
+				return fs.SkipAll
+			}
 			if d.IsDir() {
 				return fs.SkipDir
 			}

@@ -122,6 +122,13 @@ func (c Config) openAIBaseURL() (string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("OpenAI base URL (OPENAI_BASE_URL) %q: want http(s)://host[:port][/path]", redactURL(base))
 	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		// The paths are appended to the URL: a query would end up
+		// before them ("/v1?api-version=…/chat/completions"). It is left
+		// out of the message, since it may hold a key.
+		u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+		return "", fmt.Errorf("OpenAI base URL (OPENAI_BASE_URL) %q: a query (?…) or fragment (#…) cannot be kept, since cite appends /chat/completions, /embeddings or /responses to it; want http(s)://host[:port][/path]", redactURL(u.String())+"?…")
+	}
 	return strings.TrimRight(base, "/"), nil
 }
 

@@ -146,12 +146,15 @@ func TestOpenAIEndpoints(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"http://", "ftp://host/v1", "unix:///run/x.sock"} {
+	// A query or fragment would end up before /chat/completions
+	// ("/v1?api-key=sekrit/chat/completions"), and may hold a key.
+	for _, bad := range []string{"http://", "ftp://host/v1", "unix:///run/x.sock",
+		"http://127.0.0.1:8000/v1?api-key=sekrit", "https://gw.example/v1?api-version=2024-02-01", "http://127.0.0.1:8000/v1#sekrit"} {
 		t.Run(bad, func(t *testing.T) {
 			chat, embed := sent(t, provider.Config{OpenAIBaseURL: bad}, "openai:m", openai)
 			for what, got := range map[string]string{"chat": chat, "embeddings": embed} {
-				if !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "OPENAI_BASE_URL") {
-					t.Errorf("%s: %s, want an error naming OPENAI_BASE_URL", what, got)
+				if !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "OPENAI_BASE_URL") || strings.Contains(got, "sekrit") {
+					t.Errorf("%s: %s, want an error naming OPENAI_BASE_URL, without the query", what, got)
 				}
 			}
 		})

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
@@ -228,7 +227,7 @@ type Searcher struct {
 	// cite mcp) changes it, and queries embedded by the old one would be
 	// compared with the new one's vectors, silently when both have as many
 	// dimensions.
-	follow *follower
+	follow *embed.Follower
 	// Fusion combines BM25 and vector results in hybrid mode.
 	Fusion Fusion
 	// Depth is how many candidates each retriever contributes to fusion
@@ -272,56 +271,35 @@ func Open(ctx context.Context, st index.Reader, opts Options) (*Searcher, error)
 	if info.Name == "" {
 		return New(ctx, st, nil)
 	}
-	emb, err := embed.New(info.Name, opts.Embedder)
+	follow := embed.NewFollower(nil, opts.Embedder)
+	emb, err := follow.Embedder(info.Name)
 	if err != nil {
 		s, nerr := New(ctx, st, nil)
 		if nerr != nil {
 			return nil, nerr
 		}
-		s.embErr = fmt.Errorf("the index's embedder: %w", err)
-		s.follow = &follower{config: opts.Embedder, name: info.Name, err: s.embErr}
+		s.embErr, s.follow = err, follow
 		return s, nil
 	}
 	s, err := New(ctx, st, emb)
 	if err != nil {
 		return nil, err
 	}
-	s.follow = &follower{config: opts.Embedder, name: info.Name, emb: emb}
+	s.follow = follow
 	return s, nil
-}
-
-// follower is the embedder of a Searcher made by [Open]: the one the index
-// records, made again when the index records another.
-type follower struct {
-	config embed.Config
-	mu     sync.Mutex
-	name   string // the index's embedder when emb was made; "" none
-	emb    *embed.Embedder
-	err    error // why name's embedder could not be made
 }
 
 // embedder returns the embedder to embed a query with: the index's, for a
 // Searcher made by [Open].
 func (s *Searcher) embedder(ctx context.Context) (*embed.Embedder, error) {
-	f := s.follow
-	if f == nil {
+	if s.follow == nil {
 		return s.emb, s.embErr
 	}
 	info, err := s.store.Embedder(ctx)
 	if err != nil {
 		return nil, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if info.Name != f.name {
-		f.name, f.emb, f.err = info.Name, nil, nil
-		if info.Name != "" {
-			if f.emb, err = embed.New(info.Name, f.config); err != nil {
-				f.emb, f.err = nil, fmt.Errorf("the index's embedder: %w", err)
-			}
-		}
-	}
-	return f.emb, f.err
+	return s.follow.Embedder(info.Name)
 }
 
 // ErrNoEmbedder: a vector search on a Searcher without an embedder.

@@ -307,7 +307,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad_messages", "messages need a user message: the question")
 		return
 	}
-	req, ok := s.request(w, r, body.Messages[last].text(), nil, 0)
+	q := body.Messages[last].text()
+	if strings.TrimSpace(q) == "" {
+		writeError(w, http.StatusBadRequest, "bad_messages", fmt.Sprintf("messages[%d].content: the last user message has no text: the question", last))
+		return
+	}
+	req, ok := s.request(w, r, q, nil, 0)
 	if !ok {
 		return
 	}

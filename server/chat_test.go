@@ -92,6 +92,29 @@ func TestChatContentParts(t *testing.T) {
 	}
 }
 
+// TestChatNoQuestion: messages without a question are refused naming
+// what is missing; before, a last user message without text (null, an
+// image alone, blanks) was answered "question is required", a field
+// /v1/chat/completions does not have.
+func TestChatNoQuestion(t *testing.T) {
+	ts, _ := start(t, nil, server.Config{})
+	for _, c := range []struct{ name, messages, says string }{
+		{"none", `[]`, "messages need a user message: the question"},
+		{"assistant only", `[{"role":"assistant","content":"hi"}]`, "messages need a user message: the question"},
+		{"null content", `[{"role":"user","content":null}]`, `messages[0].content: the last user message has no text: the question`},
+		{"no content", `[{"role":"user","content":"q"},{"role":"assistant","content":"a"},{"role":"user"}]`, `messages[2].content: the last user message has no text: the question`},
+		{"blank", `[{"role":"user","content":"  \n"}]`, `messages[0].content: the last user message has no text`},
+		{"an image alone", `[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:,"}}]}]`, `messages[0].content: the last user message has no text`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp, out := do(t, "POST", ts.URL+"/v1/chat/completions", "application/json", `{"messages":`+c.messages+`}`)
+			if resp.StatusCode != 400 || !strings.Contains(out, `"code":"bad_messages"`) || !strings.Contains(out, c.says) {
+				t.Errorf("%d %s, want 400 bad_messages saying %s", resp.StatusCode, out, c.says)
+			}
+		})
+	}
+}
+
 // TestChatFinishReason: the finish reason is why the model stopped, as
 // OpenAI names it, streamed or not.
 func TestChatFinishReason(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cite-rag/cite/index"
+	indexembed "github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/search"
@@ -269,8 +270,12 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 		}
 		u := uploaded{Name: f.name}
 		var ev ingest.Event
-		ix, err := ingest.New(r.Context(), s.deps.Store, ingest.Options{Source: source, Embedder: s.deps.Embedder, MaxSize: s.cfg.MaxUploadBytes, Workers: 1, Readers: s.deps.Readers,
-			OnEvent: func(e ingest.Event) { ev = e }})
+		emb, err := s.embedder(r.Context())
+		var ix *ingest.Indexer
+		if err == nil {
+			ix, err = ingest.New(r.Context(), s.deps.Store, ingest.Options{Source: source, Embedder: emb, MaxSize: s.cfg.MaxUploadBytes, Workers: 1, Readers: s.deps.Readers,
+				OnEvent: func(e ingest.Event) { ev = e }})
+		}
 		if err == nil {
 			_, err = ix.Index(r.Context(), dst)
 		}
@@ -303,6 +308,21 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 		out = append(out, u)
 	}
 	return out, true
+}
+
+// embedder returns the embedder uploads are embedded with: the one the
+// index records now (a cite reindex may have changed it since the server
+// started), or Deps.Embedder for an index that records none yet; nil
+// without Deps.Embedder (full-text search only).
+func (s *Server) embedder(ctx context.Context) (*indexembed.Embedder, error) {
+	if s.deps.Embedder == nil {
+		return nil, nil
+	}
+	info, err := s.deps.Store.Embedder(ctx)
+	if err != nil || info.Name == "" {
+		return s.deps.Embedder, err
+	}
+	return s.embedders.Embedder(info.Name)
 }
 
 // failedReason is what a client reads of why its file name failed to be

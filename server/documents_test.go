@@ -17,6 +17,8 @@ import (
 
 	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
+	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/internal/testenv"
 	"github.com/cite-rag/cite/server"
 )
@@ -467,4 +469,34 @@ func indexBytes(t *testing.T, dir string) int64 {
 		}
 	}
 	return n
+}
+
+// TestUploadAfterReindex: a cite reindex to another embedder while the
+// server runs does not stop uploads; they are embedded with the index's new
+// embedder, as queries are (they failed "indexing failed" until a restart).
+func TestUploadAfterReindex(t *testing.T) {
+	ts, _, st := startAt(t, t.TempDir(), true, nil, server.Config{})
+	ctx := t.Context()
+	emb, err := embed.New("hash:256", embed.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ResetVectors(ctx, emb); err != nil { // as cite reindex --embedder hash:256
+		t.Fatal(err)
+	}
+	if _, err := ingest.FillVectors(ctx, st, emb, nil); err != nil {
+		t.Fatal(err)
+	}
+	ct, body := multipartBody(t, "zorb.md", "# The zorbulator\n\nThe zorbulator hums at forty-two hertz when the hive is calm.\n")
+	resp, out := do(t, "POST", ts.URL+"/v1/documents?source=notes", ct, body)
+	if resp.StatusCode != 201 || !strings.Contains(out, `"added"`) {
+		t.Fatalf("upload after a reindex: %d %s", resp.StatusCode, out)
+	}
+	resp, out = do(t, "POST", ts.URL+"/v1/search", "application/json", `{"query":"zorbulator forty-two hertz","mode":"vector","k":1}`)
+	if resp.StatusCode != 200 || !strings.Contains(out, "zorb.md") {
+		t.Errorf("vector search for the upload: %d %s", resp.StatusCode, out)
+	}
+	if rep, err := st.Check(ctx); err != nil || rep.MissingVectors != 0 || rep.BadVectors != 0 {
+		t.Errorf("check: %+v %v", rep, err)
+	}
 }

@@ -88,8 +88,13 @@ type Deps struct {
 	// ModelName is the model id /v1/models lists and answers carry.
 	ModelName string
 	// Embedder is the index's embedder, for uploads; nil indexes them for
-	// full-text search only.
+	// full-text search only. When the index records another one (a cite
+	// reindex while the server runs), uploads are embedded with that one,
+	// made with EmbedConfig.
 	Embedder *indexembed.Embedder
+	// EmbedConfig configures the clients of the embedders the index may
+	// record: a model server's address and key.
+	EmbedConfig indexembed.Config
 	// UploadDir is where uploaded files are kept; "" turns uploads and
 	// deletions off, as does a read-only Store.
 	UploadDir string
@@ -114,6 +119,8 @@ type Server struct {
 	// writeMu orders this server's writes to the index (uploads,
 	// deletions); index.LockWriter orders them with other processes'.
 	writeMu sync.Mutex
+	// embedders keeps the index's embedder for uploads (Deps.Embedder).
+	embedders *indexembed.Follower
 }
 
 // New returns a server over deps.
@@ -149,7 +156,8 @@ func New(cfg Config, deps Deps) *Server {
 			deps.UploadDir = ""
 		}
 	}
-	s := &Server{cfg: cfg, deps: deps, sessions: deps.Sessions, mux: http.NewServeMux(), sem: make(chan struct{}, cfg.MaxAnswers), log: cfg.Logger.With("component", "server")}
+	s := &Server{cfg: cfg, deps: deps, sessions: deps.Sessions, mux: http.NewServeMux(), sem: make(chan struct{}, cfg.MaxAnswers), log: cfg.Logger.With("component", "server"),
+		embedders: indexembed.NewFollower(deps.Embedder, deps.EmbedConfig)}
 	if s.sessions == nil && deps.Store != nil {
 		dir := ""
 		if deps.UploadDir != "" {

@@ -39,13 +39,17 @@ type askFlags struct {
 }
 
 func newAskFlags(e *env, name, args, about string) *askFlags {
-	f := &askFlags{flags: newFlags(e, name, args, about, name == "ask")}
-	f.Var(&f.sources, "source", "search this data source (repeatable; default: every source)")
-	f.Var(&f.docs, "doc", "attach this indexed document, by path or id (repeatable): it is searched and the document tools are offered")
-	f.Var(&f.tools, "tool", "offer this selectable tool, such as current_datetime (repeatable)")
+	f := &askFlags{flags: newFlags(e, name, args, about, name == "ask"), k: answer.DefaultK}
+	if name != "serve" {
+		// A request to cite serve names its own sources and k, and
+		// gets the reference list; these flags would be ignored there.
+		f.Var(&f.sources, "source", "search this data source (repeatable; default: every source)")
+		f.Var(&f.docs, "doc", "attach this indexed document, by path or id (repeatable): it is searched and the document tools are offered")
+		f.Var(&f.tools, "tool", "offer this selectable tool, such as current_datetime (repeatable)")
+		f.IntVar(&f.k, "k", answer.DefaultK, "passages retrieved before the model call")
+		f.BoolVar(&f.noList, "no-reference-list", false, "do not print the reference list after the answer")
+	}
 	f.StringVar(&f.model, "model", "", "the model: openai:NAME, openai-responses:NAME or ollama:NAME (default CITE_MODEL, else the offline extractive answerer)")
-	f.IntVar(&f.k, "k", answer.DefaultK, "passages retrieved before the model call")
-	f.BoolVar(&f.noList, "no-reference-list", false, "do not print the reference list after the answer")
 	f.IntVar(&f.maxTools, "max-tool-calls", answer.DefaultMaxToolCalls, "at most this many tool calls per question (0: offer the model no tools)")
 	f.BoolVar(&f.keepLinks, "allow-external-links", false, "keep images and links the model writes to hosts that are not a web source of the answer (by default they show as text with their host)")
 	return f
@@ -95,10 +99,18 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		st.Close()
 		return nil, f.usageError("--model: %v", err)
 	}
-	eng, err := answer.New(answer.Config{Model: model, Retriever: s, Library: st, MaxToolCalls: max(f.maxTools, 1), KeepLinks: f.keepLinks})
+	maxTools := f.maxTools
+	if maxTools == 0 {
+		maxTools = answer.NoToolCalls // cite serve's requests too
+	}
+	eng, err := answer.New(answer.Config{Model: model, Retriever: s, Library: st, MaxToolCalls: maxTools, KeepLinks: f.keepLinks})
 	if err != nil {
 		st.Close()
 		return nil, err
+	}
+	if err := checkTools(eng.Tools(), f.tools); err != nil {
+		st.Close()
+		return nil, f.usageError("%v", err)
 	}
 	req := answer.Request{Sources: f.sources, Tools: f.tools, K: f.k, MaxToolCalls: f.maxTools}
 	if f.maxTools == 0 {
@@ -135,6 +147,32 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		emb, _ = embed.New(info.Name, e.embedConfig()) // nil: uploads get no vectors
 	}
 	return &session{st: st, searcher: s, embedder: emb, eng: eng, req: req, json: f.json}, nil
+}
+
+// checkTools checks the names given to --tool: each must be a tool of tb
+// that a request selects (current_datetime); the others are offered
+// without asking, and a name misspelt would select nothing, silently.
+func checkTools(tb *answer.Toolbox, names []string) error {
+	var selectable []string
+	for _, t := range tb.All() {
+		if t.Def.Selectable {
+			selectable = append(selectable, t.Def.Name)
+		}
+	}
+	for _, name := range names {
+		if !slices.Contains(selectable, name) {
+			there := "there is none"
+			switch len(selectable) {
+			case 0:
+			case 1:
+				there = "there is " + selectable[0]
+			default:
+				there = "there are " + strings.Join(selectable, ", ")
+			}
+			return fmt.Errorf("--tool %s: no such tool to select (%s)", name, there)
+		}
+	}
+	return nil
 }
 
 func runAsk(ctx context.Context, e *env, args []string) error {

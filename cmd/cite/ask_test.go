@@ -55,6 +55,19 @@ func testAskOffline(t *testing.T, vars map[string]string) {
 	if code, _, errOut = cite(t, "ask", "--index", idx, "--model", "nonsense", "q"); code != exitUsage || !strings.Contains(errOut, "--model") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
+	// A tool misspelt was offered to no model, without a word.
+	for _, args := range [][]string{{"ask", "q"}, {"chat"}} {
+		cmd := args[0]
+		if code, _, errOut = cite(t, append([]string{cmd, "--index", idx, "--tool", "current_datetme"}, args[1:]...)...); code != exitUsage || !strings.Contains(errOut, `--tool current_datetme: no such tool to select (there is current_datetime)`) {
+			t.Errorf("%s --tool current_datetme: exit %d: %s", cmd, code, errOut)
+		}
+	}
+	if code, _, errOut = cite(t, "ask", "--index", idx, "--tool", "search_data_sources", "q"); code != exitUsage || !strings.Contains(errOut, `--tool search_data_sources: no such tool to select`) {
+		t.Errorf("--tool search_data_sources: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut = cite(t, "ask", "--index", idx, "--tool", "current_datetime", "what is WAL mode in SQLite"); code != 0 {
+		t.Errorf("--tool current_datetime: exit %d: %s", code, errOut)
+	}
 }
 
 // TestAskModel: cite ask with a model from CITE_MODEL and OPENAI_BASE_URL,

@@ -31,9 +31,23 @@ o200k_base tokens and stored. Unchanged files are skipped; changed files have
 their chunks replaced. Other binary files, empty, non-UTF-8 and oversized files
 are skipped with a reason. Exit status 1 if any file or path failed, or if
 no document could be indexed from the PATHs (every file skipped, or none
-found); files unchanged since the last run count as indexed.`, true)
+found); files unchanged since the last run count as indexed.
+
+Walking a folder leaves out hidden files and folders (names starting with a
+dot), what the .gitignore and .ignore files of the folder and its subfolders
+ignore (git's syntax; .ignore wins) and, in a git work tree, what those of
+the folders above it up to the work tree's top and .git/info/exclude ignore
+(--no-ignore reads none), and what matches an --exclude glob: with a "/"
+(or starting "./") it is matched against the path from the PATH (for a glob
+PATH, from its folder before the first wildcard), without one against the
+name at any depth ('drafts', '*.tmp'); ending in "/" it matches folders only.
+A file named as a PATH is indexed even if ignored. Documents indexed before
+whose files are ignored now are kept and counted; --prune removes them.`, true)
 	source := f.String("source", index.DefaultSource, "data source (named collection) to index into")
-	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone")
+	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone, or ignored now")
+	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files")
+	var excludes listFlag
+	f.Var(&excludes, "exclude", "leave out files and folders matching this `GLOB`: 'drafts', '*.tmp' (a name, any depth), 'docs/old/**' (a path from the PATH) (repeatable)")
 	force := f.Bool("force", false, "re-index files even if unchanged")
 	maxSize := f.String("max-size", "50MB", "skip files larger than this: 500kB, 50MB, 1GB (SI units: 1MB = 1,000,000 bytes; KiB, MiB, GiB for powers of 1024)")
 	workers := f.Int("workers", 0, "files processed at once (default: number of CPUs)")
@@ -94,6 +108,11 @@ found); files unchanged since the last run count as indexed.`, true)
 	if *pdfTimeout <= 0 {
 		return f.usageError("--pdf-timeout %v: want a positive duration", *pdfTimeout)
 	}
+	for _, x := range excludes {
+		if err := ingest.CheckExclude(x); err != nil {
+			return f.usageError("--exclude %v", err)
+		}
+	}
 	pdfOpts := &pdf.Reader{MaxPages: *maxPages, Timeout: *pdfTimeout, OCR: ocrMode, Uninterruptible: oneShot}
 	// One cite index at a time: a second waits, then finds the files the
 	// first indexed unchanged.
@@ -135,7 +154,11 @@ found); files unchanged since the last run count as indexed.`, true)
 	watched := false // the first pass is done: say what changes
 	opts := ingest.Options{
 		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp, Embedder: emb,
-		Readers: documentReaders(pdfOpts),
+		Readers: documentReaders(pdfOpts), NoIgnore: *noIgnore, Exclude: excludes, PruneIgnored: *prune,
+		OnWarning: func(p string, err error) {
+			problems = append(problems, problem{index.EscapePath(p), "warning", err.Error()})
+			out.line(fmt.Sprintf("warning %s: %v", displayPath(p), err))
+		},
 		OnEvent: func(ev ingest.Event) {
 			if ev.Warning != nil {
 				out.line(fmt.Sprintf("warning %s: %v", displayPath(ev.Path), ev.Warning))
@@ -183,6 +206,9 @@ found); files unchanged since the last run count as indexed.`, true)
 		// it would index again after each line it wrote there.
 		own := ownOutput(e)
 		opts.Skip = func(p string) bool { return watch.Skip(p) || own[p] }
+		// A changed path below a PATH is judged by the ignore files as
+		// the PATH's walk would judge it, not as a file named.
+		opts.Roots = f.Args()
 	}
 	ix, err := ingest.New(ctx, st, opts)
 	if err != nil {
@@ -192,11 +218,7 @@ found); files unchanged since the last run count as indexed.`, true)
 	if *watching {
 		wopts := opts
 		wopts.Prune, wopts.Force = true, false
-		wix, err := ingest.New(ctx, st, wopts)
-		if err != nil {
-			return err
-		}
-		if w, err = openWatch(st, f.Args(), wix, func(s string) { out.line(s) }); err != nil {
+		if w, err = openWatch(ctx, st, f.Args(), wopts, e.embedConfig(), func(s string) { out.line(s) }); err != nil {
 			return err
 		}
 		defer w.Close()
@@ -256,6 +278,12 @@ found); files unchanged since the last run count as indexed.`, true)
 		}
 		if stats.Missing > 0 {
 			fmt.Fprintf(e.stdout, ", %d missing (files gone, still indexed: --prune removes them)", stats.Missing)
+		}
+		if stats.Ignored > 0 {
+			fmt.Fprintf(e.stdout, ", %d ignored (ignore files, --exclude)", stats.Ignored)
+		}
+		if stats.IgnoredIndexed > 0 {
+			fmt.Fprintf(e.stdout, ", %d ignored but still indexed (--prune removes them)", stats.IgnoredIndexed)
 		}
 		if stats.Copied > 0 {
 			fmt.Fprintf(e.stdout, "; %d copied from indexed files with the same content, not read again", stats.Copied)
@@ -336,6 +364,8 @@ func nothingIndexed(paths int, stats ingest.Stats, failed int, problems []proble
 		return nil
 	}
 	switch {
+	case stats.Seen == 0 && stats.Ignored > 0:
+		return fmt.Errorf("nothing indexed: no files found; %d files or folders were left out by ignore files or --exclude (--no-ignore reads no ignore files; folders and files whose name starts with a dot are left out unless named)", stats.Ignored)
 	case stats.Seen == 0:
 		return errors.New("nothing indexed: no files found (folders and files whose name starts with a dot are left out unless named)")
 	case stats.Skipped == 0:

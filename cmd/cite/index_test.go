@@ -283,3 +283,80 @@ func TestInterruptedExit(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }
+
+// TestIndexIgnoreFiles: cite index honours .gitignore and .ignore files and
+// --exclude, counts what it left out without a line per file, indexes a
+// file named though ignored, keeps the documents ignored since without
+// saying their files are gone, and prunes them with --prune; --no-ignore
+// reads no ignore files, and a bad ignore file is a warning naming it.
+func TestIndexIgnoreFiles(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx")
+	p := func(rel string) string { return filepath.Join(dir, "proj", rel) }
+	for rel, text := range map[string]string{
+		".gitignore":           "node_modules/\n*.log\n[broken\n",
+		"README.md":            "Text about bees.\n",
+		"node_modules/a/x.md":  "A dependency.\n",
+		"node_modules/b/y.md":  "Another dependency.\n",
+		"notes.log":            "A log.\n",
+		"docs/drafts/d.md":     "A draft.\n",
+		"docs/guide.md":        "A guide.\n",
+		"docs/old/.ignore":     "*\n",
+		"docs/old/history.md":  "Old history.\n",
+		"docs/old/history2.md": "More old history.\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p(rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p(rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := cite(t, "index", "--index", idx, "--exclude", "drafts", p(""))
+	if code != 0 || !strings.Contains(out, "2 files: 2 added") || !strings.Contains(out, "5 ignored (ignore files, --exclude)") {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(errOut, "node_modules") || strings.Contains(errOut, "history") {
+		t.Errorf("a line for an ignored file:\n%s", errOut)
+	}
+	if want := `warning ` + p(".gitignore") + `: line 3: "[broken": syntax error in pattern: left out`; !strings.Contains(errOut, want) {
+		t.Errorf("no warning %q:\n%s", want, errOut)
+	}
+	// Named, an ignored file is indexed.
+	code, out, errOut = cite(t, "index", "--index", idx, p("notes.log"))
+	if code != 0 || !strings.Contains(out, "1 file: 1 added") {
+		t.Fatalf("index notes.log: exit %d\n%s%s", code, out, errOut)
+	}
+	// --no-ignore: everything; --json counts.
+	code, out, errOut = cite(t, "index", "--index", idx, "--no-ignore", "--json", p(""))
+	var v struct {
+		Stats struct {
+			Added, Unchanged, Ignored, Missing int
+			IgnoredIndexed                     int `json:"ignored_indexed"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || v.Stats.Added != 5 || v.Stats.Unchanged != 3 || v.Stats.Ignored != 0 {
+		t.Fatalf("index --no-ignore --json: exit %d, %v, %+v\n%s%s", code, err, v.Stats, out, errOut)
+	}
+	// Ignored again: kept and counted, not missing.
+	code, out, errOut = cite(t, "index", "--index", idx, "--json", p(""))
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || v.Stats.IgnoredIndexed != 5 || v.Stats.Missing != 0 || v.Stats.Ignored != 4 {
+		t.Fatalf("index --json: exit %d, %v, %+v\n%s%s", code, err, v.Stats, out, errOut)
+	}
+	code, out, errOut = cite(t, "index", "--index", idx, p(""))
+	if code != 0 || !strings.Contains(out, "5 ignored but still indexed (--prune removes them)") || strings.Contains(out, "missing") {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = cite(t, "index", "--index", idx, "--prune", p(""))
+	if code != 0 || !strings.Contains(out, "5 pruned") || strings.Contains(out, "still indexed") {
+		t.Fatalf("index --prune: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = cite(t, "docs", "--index", idx)
+	if code != 0 || strings.Count(out, "\n") != 4 { // a header, README.md, docs/guide.md and docs/drafts/d.md
+		t.Errorf("docs after --prune: exit %d\n%s", code, out)
+	}
+	code, _, errOut = cite(t, "index", "--index", idx, "--exclude", "[", p(""))
+	if code != 2 || !strings.Contains(errOut, "--exclude") {
+		t.Errorf("--exclude [: exit %d\n%s", code, errOut)
+	}
+}

@@ -136,7 +136,7 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 	srv := server.New(server.Config{Token: tok, Hosts: hosts, AllowOrigins: origins, MaxAnswers: *maxAnswers,
 		RequestTimeout: *timeout, MaxBodyBytes: *maxBody, MaxQuestionBytes: *maxQuestion, MaxUploadBytes: *maxUpload, Logger: log},
 		server.Deps{Store: s.st, Searcher: s.searcher, Engine: s.eng, ModelName: modelID(s.eng),
-			Embedder: s.embedder, UploadDir: uploads, Sessions: sess, Readers: documentReaders(nil)})
+			Embedder: s.embedder, EmbedConfig: e.embedConfig(), UploadDir: uploads, Sessions: sess, Readers: documentReaders(nil)})
 	fmt.Fprintf(e.stderr, "cite serve: listening on http://%s (model %s)\n", ln.Addr(), modelID(s.eng))
 	if tok == "" {
 		fmt.Fprintf(e.stderr, "cite serve: no token (--no-token): anyone on this machine can use it; the page is at %s\n", loginURL(host, ln.Addr(), ""))
@@ -151,7 +151,7 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 			ln.Close()
 			return fmt.Errorf("--watch: the index %s is read-only", dir)
 		}
-		done, err := serveWatch(ctx, s.st, s.embedder, f.Args(), log)
+		done, err := serveWatch(ctx, s.st, s.embedder, e.embedConfig(), f.Args(), log)
 		if err != nil {
 			ln.Close()
 			return err
@@ -183,8 +183,9 @@ func makeIndex(ctx context.Context, e *env, f *flags) error {
 // in sync until ctx is done, in the background, while the server answers
 // from the same store (its in-memory vectors follow every write). The
 // returned channel is closed when it is done.
-func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, paths []string, log *slog.Logger) (<-chan struct{}, error) {
-	opts := ingest.Options{Embedder: emb, Readers: documentReaders(nil), Skip: watch.Skip,
+func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg embed.Config, paths []string, log *slog.Logger) (<-chan struct{}, error) {
+	opts := ingest.Options{Embedder: emb, Readers: documentReaders(nil), Skip: watch.Skip, Roots: paths,
+		OnWarning: func(p string, err error) { log.Warn("watch: "+err.Error(), "path", p) },
 		OnEvent: func(ev ingest.Event) {
 			switch ev.Outcome {
 			case ingest.Added, ingest.Updated, ingest.Pruned:
@@ -201,11 +202,7 @@ func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, paths
 		return nil, err
 	}
 	opts.Prune = true
-	ix, err := ingest.New(ctx, st, opts)
-	if err != nil {
-		return nil, err
-	}
-	w, err := openWatch(st, paths, ix, func(s string) { log.Warn(s) })
+	w, err := openWatch(ctx, st, paths, opts, cfg, func(s string) { log.Warn(s) })
 	if err != nil {
 		return nil, err
 	}

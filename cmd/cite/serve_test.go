@@ -107,3 +107,17 @@ func TestServeNoIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestServeAskFlags: cite ask's flags that a server's requests set for
+// themselves are not cite serve's; before, cite serve --source notes -k 1
+// took them and answered from every source with five passages.
+func TestServeAskFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--source", "notes"}, {"-k", "1"}, {"--doc", "a.md"}, {"--tool", "current_datetime"}, {"--no-reference-list"},
+	} {
+		code, _, stderr := cite(t, append([]string{"serve", "--no-token", "--addr", "127.0.0.1:0", "--index", t.TempDir()}, args...)...)
+		if want := "flag provided but not defined: -" + strings.TrimLeft(args[0], "-"); code != exitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("serve %v: exit %d, %s; want %d and %q", args, code, stderr, exitUsage, want)
+		}
+	}
+}

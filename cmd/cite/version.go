@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/cite-rag/cite/internal/textdist"
 )
 
 // version describes this build of cite: the module's version (a tag for
@@ -50,7 +52,7 @@ func closest(name string) string {
 		names = append(names, c.name)
 	}
 	for _, c := range names {
-		d := editDistance(name, c)
+		d := textdist.Levenshtein(name, c)
 		if len(name) >= 2 && strings.HasPrefix(c, name) {
 			d = min(d, 1)
 		}
@@ -65,25 +67,4 @@ func closest(name string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

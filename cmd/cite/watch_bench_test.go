@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/embed"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/ingest/watch"
 )
@@ -125,11 +126,7 @@ func watchFixture(b testing.TB, dir string) func(word, path string) bool {
 		b.Fatal(err)
 	}
 	opts.Prune = true
-	ix, err := ingest.New(ctx, st, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w, err := openWatch(st, []string{dir}, ix, func(s string) { b.Log(s) })
+	w, err := openWatch(ctx, st, []string{dir}, opts, embed.Config{}, func(s string) { b.Log(s) })
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -316,3 +316,50 @@ func TestWatchOwnOutput(t *testing.T) {
 		t.Errorf("docs: exit %d\n%s", code, out)
 	}
 }
+
+// TestWatchAfterReindex: a cite reindex to another embedder while cite
+// index --watch runs does not stop the watch; the files changed after it
+// are embedded with the index's new embedder (they failed "chunk 0 has a
+// vector of 2048 dimensions, the index's embedder makes 256" until a
+// restart).
+func TestWatchAfterReindex(t *testing.T) {
+	docs := t.TempDir()
+	idx := filepath.Join(t.TempDir(), "idx")
+	os.WriteFile(filepath.Join(docs, "a.md"), []byte("alpha lynx\n"), 0o644)
+	a, _ := json.Marshal([]string{"index", "--watch", "--index", idx, docs})
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CITE_TEST_MAIN_ARGS="+string(a))
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "watching") {
+		if time.Now().After(deadline) {
+			t.Fatalf("not watching within a minute:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, stdout, stderr := cite(t, "reindex", "--embedder", "hash:256", "--index", idx); code != 0 {
+		t.Fatalf("reindex: exit %d\n%s%s", code, stdout, stderr)
+	}
+	os.WriteFile(filepath.Join(docs, "b.md"), []byte("beta lynx\n"), 0o644)
+	for !strings.Contains(out.String(), "b.md") {
+		if time.Now().After(deadline) {
+			t.Fatalf("b.md not indexed within a minute:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if s := out.String(); regexp.MustCompile(`(?m)^failed`).MatchString(s) || strings.Contains(s, "mismatch") {
+		t.Errorf("after the reindex:\n%s", s)
+	}
+	code, stdout, _ := cite(t, "check", "--json", "--index", idx)
+	var rep struct {
+		Report index.Report `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); code != 0 || err != nil || rep.Report.Documents != 2 || rep.Report.Vectors != rep.Report.Chunks || rep.Report.Embedder.Name != "hash:256" {
+		t.Errorf("check: exit %d %v\n%s", code, err, stdout)
+	}
+}

@@ -143,6 +143,7 @@ func TestWatchRenameCopies(t *testing.T) {
 			var mu sync.Mutex
 			from := map[string]string{} // copies made, by document
 			iopts := ingest.Options{
+				Prune: true, Workers: 2, Skip: Skip,
 				Readers:  []ingest.Reader{slowReader{&reads}},
 				Embedder: countingEmbedder(t, &inputs),
 				OnEvent: func(e ingest.Event) {

@@ -59,7 +59,9 @@ const (
 	BackHint = "watch: %s is back: watching it again"
 )
 
-// Indexer indexes paths: [ingest.Indexer] with Prune set.
+// Indexer indexes paths: [ingest.Indexer] with Prune set, and Roots set to
+// the watched paths, so that a changed file below one that its ignore files
+// leave out stays out.
 type Indexer interface {
 	Index(ctx context.Context, paths ...string) (ingest.Stats, error)
 }
@@ -295,6 +297,13 @@ func (w *Watcher) Run(ctx context.Context) error {
 // event records one fsnotify event.
 func (w *Watcher) event(ev fsnotify.Event) {
 	p := ev.Name
+	if dir := filepath.Dir(p); ev.Op != fsnotify.Chmod && IgnoreFile(filepath.Base(p)) && !w.ignored(dir) && w.watched[dir] {
+		// An ignore file changed: its folder is walked again under the
+		// new rules (files no longer ignored are added; those ignored now
+		// leave the index only if the indexer prunes them).
+		w.mark(dir)
+		return
+	}
 	if w.ignored(p) {
 		if ev.Op != fsnotify.Chmod {
 			w.markLinks(p) // the target of a link, outside the roots
@@ -567,6 +576,11 @@ func (w *Watcher) ignored(p string) bool {
 	}
 	return true // not under a root: another file of a watched file's folder
 }
+
+// IgnoreFile reports whether a file's name is that of an ignore file
+// (.gitignore, .ignore), whose change changes what is indexed in its
+// folder.
+func IgnoreFile(name string) bool { return name == ".gitignore" || name == ".ignore" }
 
 // Skip is [ingest.Options.Skip] for a watched folder: it leaves out
 // editors' temporary files ([Temporary]).

@@ -35,12 +35,10 @@ type fixture struct {
 // start indexes dir into a new index (outside dir) and watches it, with
 // mod's changes to the options.
 func start(t *testing.T, dir string, mod func(*Options)) *fixture {
-	t.Helper()
-	return startWith(t, dir, ingest.Options{}, mod)
+	return startWith(t, dir, ingest.Options{Prune: true, Workers: 2, Skip: Skip}, mod)
 }
 
-// startWith is start with iopts for the indexer (which prunes, and leaves
-// out what Skip does).
+// startWith is start with an indexer of these options.
 func startWith(t *testing.T, dir string, iopts ingest.Options, mod func(*Options)) *fixture {
 	t.Helper()
 	ctx := t.Context()
@@ -49,7 +47,6 @@ func startWith(t *testing.T, dir string, iopts ingest.Options, mod func(*Options
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	iopts.Prune, iopts.Workers, iopts.Skip = true, 2, Skip
 	ix, err := ingest.New(ctx, st, iopts)
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +189,61 @@ func TestWatch(t *testing.T) {
 			[]string{"c.md"}, nil, nil},
 	}
 	f.run(t, steps)
+}
+
+// TestWatchIgnoreFiles: files appearing in an ignored folder, or matching
+// an ignored name, stay out of the index; a change to a .gitignore is
+// walked again: what it no longer ignores enters, and what it ignores now
+// stays indexed unless the indexer prunes ignored documents (--prune).
+func TestWatchIgnoreFiles(t *testing.T) {
+	for _, pruneIgnored := range []bool{false, true} {
+		t.Run(fmt.Sprintf("prune ignored %v", pruneIgnored), func(t *testing.T) {
+			dir := t.TempDir()
+			p := func(rel string) string { return filepath.Join(dir, rel) }
+			write(t, p(".gitignore"), "node_modules/\n*.log\n")
+			write(t, p("a.md"), "alpha.\n")
+			write(t, p("node_modules/pkg/r.md"), "bravo dependency.\n")
+			f := startWith(t, dir, ingest.Options{Prune: true, PruneIgnored: pruneIgnored, Workers: 2, Skip: Skip,
+				Roots: []string{dir}, Exclude: []string{"drafts"}}, nil)
+			if got := f.docs(t); !slices.Equal(got, []string{"a.md"}) {
+				t.Fatalf("first pass: %v", got)
+			}
+			// Ignored by the last two steps: pruned, or kept.
+			again := []string{"a.md", "b.md", "notes.log", "sub/s.md", "x.log"}
+			kept := again
+			if pruneIgnored {
+				again = []string{"a.md", "b.md", "notes.log", "sub/s.md"}
+				kept = []string{"a.md", "b.md"}
+			}
+			steps := []step{
+				{"new files ignored", func() {
+					write(t, p("node_modules/pkg/new.md"), "charlie dependency.\n")
+					write(t, p("node_modules/other/x.md"), "charlie other.\n")
+					write(t, p("x.log"), "charlie log.\n")
+					write(t, p("drafts/d.md"), "charlie draft.\n")
+					write(t, p("b.md"), "delta.\n") // a change to wait for
+				}, []string{"a.md", "b.md"}, [][2]string{{"delta", "b.md"}}, nil},
+				{"edit an ignored file", func() {
+					write(t, p("node_modules/pkg/r.md"), "echo dependency.\n")
+					write(t, p("b.md"), "foxtrot.\n")
+				}, []string{"a.md", "b.md"}, [][2]string{{"foxtrot", "b.md"}}, nil},
+				{"the .gitignore no longer ignores", func() { write(t, p(".gitignore"), "node_modules/\n") },
+					[]string{"a.md", "b.md", "x.log"}, [][2]string{{"charlie", "x.log"}}, nil},
+				{"more files", func() {
+					write(t, p("notes.log"), "golf log.\n")
+					write(t, p("sub/s.md"), "golf sub.\n")
+				}, []string{"a.md", "b.md", "notes.log", "sub/s.md", "x.log"}, [][2]string{{"golf", "notes.log"}}, nil},
+				{"the .gitignore ignores again", func() { write(t, p(".gitignore"), "node_modules/\nx.log\n") },
+					again, nil, nil},
+				{"a new .ignore and a subfolder's .gitignore", func() {
+					write(t, p(".ignore"), "notes.log\n")
+					write(t, p("sub/.gitignore"), "*.md\n")
+					write(t, p("b.md"), "hotel.\n") // a change to wait for
+				}, kept, [][2]string{{"hotel", "b.md"}}, nil},
+			}
+			f.run(t, steps)
+		})
+	}
 }
 
 // TestWatchSymlinks: a symbolic link to a file is indexed under its own

@@ -107,16 +107,6 @@ func build(pages []*page, outline map[string]int, rep *Report) *normalize.Extrac
 	l := newLayout(pages, outline)
 	x := &normalize.Extracted{}
 	for _, p := range pages {
-		if p.ocr != "" {
-			l.release(x)
-			x.Page(p.number)
-			for _, para := range strings.Split(strings.ReplaceAll(p.ocr, "\r", ""), "\n\n") {
-				if strings.TrimSpace(para) != "" {
-					x.Paragraph(l.join(strings.Split(para, "\n")))
-				}
-			}
-			continue
-		}
 		l.writePage(x, p.number, order(p.rows))
 	}
 	l.release(x)

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cite-rag/cite/internal/textdist"
 	"github.com/klippa-app/go-pdfium/responses"
 )
 
@@ -74,8 +75,7 @@ type row struct {
 
 type page struct {
 	number int
-	rows   []row  // top to bottom
-	ocr    string // the page's text when it came from OCR
+	rows   []row // top to bottom
 }
 
 // fold replaces ligatures by their letters.
@@ -795,6 +795,19 @@ func edgeKey(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(digits.ReplaceAllString(s, "#"))), " ")
 }
 
+// minNearRunning is the length of an edge line's key from which a line
+// that differs from a running header or footer by a few characters is
+// one too (1 in 10): shorter lines (a chapter's title, "Page 3 of 9"'s
+// neighbours) are taken as they are.
+const minNearRunning = 20
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
 // dropRunning removes running headers and footers (the text of a page's
 // first or last row that repeats on other pages, its numbers aside) and
 // page numbers, and reports them.
@@ -823,7 +836,31 @@ func dropRunning(pages []*page, rep *Report) {
 		}
 		edges[i] = e
 	}
-	repeated := func(k string) bool { return withText >= 2 && count[k] >= 2 && 2*count[k] >= withText }
+	exact := func(k string) bool { return withText >= 2 && count[k] >= 2 && 2*count[k] >= withText }
+	// OCR misreads a character here and there ("report.htm|" for
+	// "report.html" on one page of three): a long line within a tenth of
+	// its length of a repeated one, at the same end, repeats it.
+	var repeatedKeys []string
+	for k := range count {
+		if exact(k) && len(k) >= minNearRunning {
+			repeatedKeys = append(repeatedKeys, k)
+		}
+	}
+	slices.Sort(repeatedKeys)
+	repeated := func(k string) bool {
+		if exact(k) {
+			return true
+		}
+		if len(k) < minNearRunning {
+			return false
+		}
+		for _, r := range repeatedKeys {
+			if r[0] == k[0] && abs(len(r)-len(k)) <= len(k)/10 && textdist.Levenshtein(r, k) <= len(k)/10 {
+				return true
+			}
+		}
+		return false
+	}
 	for _, p := range pages {
 		for _, end := range []string{"top", "bottom"} {
 			if len(p.rows) == 0 || (end == "bottom" && len(p.rows) < 2) {

@@ -105,3 +105,40 @@ func TestContinues(t *testing.T) {
 		}
 	}
 }
+
+// A running header or footer is left out where OCR misread a character
+// of it; a short edge line must repeat as it is.
+func TestDropRunningNear(t *testing.T) {
+	pageOf := func(n int, top, bottom string) *page {
+		r := func(text string, y float64) row {
+			s := seg{box: box{0, 100, y, y + 10}, text: text, size: 10}
+			return row{box: s.box, segs: []seg{s}}
+		}
+		return &page{number: n, rows: []row{r(top, 700), r("Body text of the page.", 400), r(bottom, 50)}}
+	}
+	for _, c := range []struct {
+		name    string
+		bottoms [3]string
+		dropped int // footers left out
+	}{
+		{"same", [3]string{"file:///srv/docs/report.html", "file:///srv/docs/report.html", "file:///srv/docs/report.html"}, 3},
+		{"one misread", [3]string{"file:///srv/docs/report.htm|", "file:///srv/docs/report.htm|", "file:///srv/docs/report.html"}, 3},
+		{"another line", [3]string{"file:///srv/docs/report.html", "file:///srv/docs/report.html", "Figures and tables of the report"}, 2},
+		{"short lines must be the same", [3]string{"Chapter Two", "Chapter Two", "Chapter Tw0"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pages := []*page{pageOf(1, "Top", c.bottoms[0]), pageOf(2, "Top", c.bottoms[1]), pageOf(3, "Top", c.bottoms[2])}
+			rep := &Report{}
+			dropRunning(pages, rep)
+			n := 0
+			for _, d := range rep.Dropped {
+				if d.Why == "running footer" {
+					n++
+				}
+			}
+			if n != c.dropped {
+				t.Errorf("%d footers left out, want %d: %+v", n, c.dropped, rep.Dropped)
+			}
+		})
+	}
+}

@@ -123,6 +123,15 @@ func TestFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, "scanned.pdf"), html)...)
+	// report.pdf scanned: its pages as pictures at 150 DPI, printed.
+	pdftoppm := need(t, "pdftoppm", "poppler-utils")
+	pics := filepath.Join(t.TempDir(), "s")
+	run(pdftoppm, "-r", "150", "-gray", "-png", filepath.Join(dir, "report.pdf"), pics)
+	html = filepath.Join(filepath.Dir(pics), "scanned-report.html")
+	if err := os.WriteFile(html, []byte(`<!doctype html><html><head><style>@page{size:letter;margin:0}body{margin:0}img{width:8.5in;height:11in;display:block;page-break-after:always}</style></head><body><img src="s-1.png"><img src="s-2.png"><img src="s-3.png"></body></html>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, "scanned-report.pdf"), html)...)
 	run(qpdf, "--encrypt", "secret", "owner", "256", "--", filepath.Join(dir, "report.pdf"), filepath.Join(dir, "encrypted.pdf"))
 	report, err := os.ReadFile(filepath.Join(dir, "report.pdf"))
 	if err != nil {

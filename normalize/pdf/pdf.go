@@ -241,6 +241,11 @@ func (r *Reader) read(ctx context.Context, in pdfium.Pdfium, data []byte, maxPag
 		title = metaTitle(t.Value)
 	}
 
+	// Pages without text are read by tesseract beside the next pages
+	// ([Reader.startOCR]), and stopped if the reading ends first.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var ocrs []*ocrPage
 	pages := make([]*page, 0, pc.PageCount)
 	for i := 0; i < pc.PageCount; i++ {
 		if err := ctx.Err(); err != nil {
@@ -249,7 +254,7 @@ func (r *Reader) read(ctx context.Context, in pdfium.Pdfium, data []byte, maxPag
 		if at != nil {
 			at.page.Store(int64(i + 1))
 		}
-		p, err := r.readPage(ctx, in, doc.Document, i, rep)
+		p, o, err := r.readPage(ctx, in, doc.Document, i, rep)
 		if err != nil && ctx.Err() != nil {
 			err = context.Cause(ctx)
 		}
@@ -257,6 +262,17 @@ func (r *Reader) read(ctx context.Context, in pdfium.Pdfium, data []byte, maxPag
 			return nil, rep, fmt.Errorf("page %d: %w", i+1, err)
 		}
 		pages = append(pages, p)
+		if o != nil {
+			ocrs = append(ocrs, o)
+		}
+	}
+	for _, o := range ocrs {
+		if at != nil {
+			at.page.Store(int64(o.page.number))
+		}
+		if err := finishOCR(ctx, o, rep); err != nil {
+			return nil, rep, fmt.Errorf("page %d of %d: %w", o.page.number, pc.PageCount, err)
+		}
 	}
 	outline := readOutline(in, doc.Document)
 	return build(pages, outline, rep).Document(title), rep, nil
@@ -275,8 +291,10 @@ func openError(err error) error {
 	return fmt.Errorf("%w: %v", ErrDamaged, err)
 }
 
-// readPage reads page i (0-based) into lines, keeping no characters.
-func (r *Reader) readPage(ctx context.Context, in pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int, rep *Report) (*page, error) {
+// readPage reads page i (0-based) into lines, keeping no characters. A
+// page without text that OCR is to read comes with its reading started
+// ([Reader.startOCR]).
+func (r *Reader) readPage(ctx context.Context, in pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int, rep *Report) (*page, *ocrPage, error) {
 	n := i + 1
 	pg := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
 	var p *page
@@ -287,35 +305,48 @@ func (r *Reader) readPage(ctx context.Context, in pdfium.Pdfium, doc references.
 			CollectFontInformation: true,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+			return nil, nil, fmt.Errorf("%w: %v", ErrDamaged, err)
 		}
 		p = layoutPage(n, st.Chars, looseSpaces(in, pg, st.Chars))
 	} else {
 		p = &page{number: n}
 	}
 	if len(p.rows) > 0 {
-		return p, nil
+		return p, nil, nil
 	}
 	if r.OCR == OCRNever {
 		rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "no text layer (OCR is off)"})
-		return p, nil
+		return p, nil, nil
 	}
-	text, err := r.ocr(ctx, in, pg)
+	return p, r.startOCR(ctx, in, pg, p), nil
+}
+
+// finishOCR waits for tesseract's reading of a page and gives the page
+// its text, or reports why it has none.
+func finishOCR(ctx context.Context, o *ocrPage, rep *Report) error {
+	<-o.done
+	n := o.page.number
 	switch {
-	case errors.Is(err, errNoTesseract):
+	case errors.Is(o.err, errNoTesseract):
 		rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "no text layer; install tesseract (Debian: apt-get install tesseract-ocr tesseract-ocr-eng) to read it by OCR"})
-	case err != nil:
+	case o.err != nil:
 		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
+			return context.Cause(ctx)
 		}
-		rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "OCR failed: " + err.Error()})
-	case strings.TrimSpace(text) == "":
-		rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "no text layer, and OCR found no text"})
+		rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "OCR failed: " + o.err.Error()})
 	default:
+		words, err := hocrWords([]byte(o.text), ocrDPI)
+		if err != nil {
+			rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "OCR failed: tesseract's hOCR: " + err.Error()})
+			return nil
+		}
+		if o.page.rows = makeRows(words); len(o.page.rows) == 0 {
+			rep.NoText = append(rep.NoText, NoText{Page: n, Reason: "no text layer, and OCR found no text"})
+			return nil
+		}
 		rep.OCR = append(rep.OCR, n)
-		p.ocr = text
 	}
-	return p, nil
+	return nil
 }
 
 // looseSpaces returns the corrections of pdfium's spaces on a page: the

@@ -8,6 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -364,5 +368,173 @@ func wantInText(t *testing.T, text string, cases []textCase) {
 		if !strings.Contains(text, c.want) {
 			t.Errorf("%s: %q not in\n%s", c.name, c.want, text)
 		}
+	}
+}
+
+// scanned-report.pdf is report.pdf's three pages as pictures: tesseract
+// reads each, side by side, and their texts keep their pages.
+func TestReadScannedPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tesseract on three pages")
+	}
+	need(t, "tesseract", "tesseract-ocr tesseract-ocr-eng")
+	d, rep, err := read(t, &Reader{}, "scanned-report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.OCR, []int{1, 2, 3}) || len(rep.NoText) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	// Read as report.pdf's text is: the running header and footer and the
+	// page numbers left out, the title and headings found by size.
+	if d.Title != "Report on Lighthouses" {
+		t.Errorf("title %q", d.Title)
+	}
+	var headings []string
+	for _, h := range d.Headings {
+		headings = append(headings, h.Text)
+	}
+	if want := []string{"Report on Lighthouses", "Origins", "Engineering", "Keepers and Their Lives", "Daily routine"}; !slices.Equal(headings, want) {
+		t.Errorf("headings %q, want %q", headings, want)
+	}
+	for _, left := range []string{"11:38", "file:", "1/3", "3/3"} {
+		if strings.Contains(d.Text, left) {
+			t.Errorf("%q was not left out: %q", left, d.Text)
+		}
+	}
+	dropped := map[string]int{}
+	for _, x := range rep.Dropped {
+		dropped[x.Why]++
+	}
+	if dropped["running header"] != 6 || dropped["running footer"] != 3 || dropped["page number"] != 3 {
+		t.Errorf("dropped %v: %+v", dropped, rep.Dropped)
+	}
+	for _, c := range []struct {
+		text string
+		page int
+	}{{"Pharos of Alexandria", 1}, {"Fresnel lens", 1}, {"Keepers and Their Lives", 2}, {"Daily routine", 2}, {"Bell Rock", 3}} {
+		i := strings.Index(d.Text, c.text)
+		if i < 0 || d.PageAt(i) != c.page {
+			t.Errorf("%q at %d, page %d, want page %d", c.text, i, d.PageAt(max(i, 0)), c.page)
+		}
+	}
+}
+
+// fakeTesseract writes a tesseract that reads its picture, runs script
+// and prints the hOCR of a page of three lines, "head", $word and "foot",
+// and returns its path.
+func fakeTesseract(t *testing.T, script string) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands for tesseract")
+	}
+	p := filepath.Join(t.TempDir(), "tesseract")
+	hocr := `printf '<html><body><div class="ocr_page" title="bbox 0 0 2550 3300">` +
+		`<span class="ocr_line" title="bbox 100 100 1000 150; x_size 40"><span class="ocrx_word" title="bbox 100 100 900 150">head</span></span>` +
+		`<span class="ocr_line" title="bbox 100 1000 1000 1050; x_size 40"><span class="ocrx_word" title="bbox 100 1000 900 1050">%s</span></span>` +
+		`<span class="ocr_line" title="bbox 100 3000 1000 3050; x_size 40"><span class="ocrx_word" title="bbox 100 3000 900 3050">foot</span></span>` +
+		`</div></body></html>' "$word"`
+	if err := os.WriteFile(p, []byte("#!/bin/sh\ncat >/dev/null\n"+script+"\n"+hocr+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Tesseract runs on one OpenMP thread unless the user says otherwise: its
+// threads spin while they wait, and pages are read side by side instead.
+func TestOCRThreads(t *testing.T) {
+	for _, c := range []struct {
+		env  string // OMP_THREAD_LIMIT of cite's environment; "-": unset
+		want string
+	}{{"-", "limit=1"}, {"3", "limit=3"}} {
+		t.Run(c.env, func(t *testing.T) {
+			if c.env == "-" {
+				t.Setenv("OMP_THREAD_LIMIT", "")
+				os.Unsetenv("OMP_THREAD_LIMIT")
+			} else {
+				t.Setenv("OMP_THREAD_LIMIT", c.env)
+			}
+			ocrEnv = sync.OnceValue(ocrEnvironment)
+			t.Cleanup(func() { ocrEnv = sync.OnceValue(ocrEnvironment) })
+			bin := fakeTesseract(t, `word="limit=$OMP_THREAD_LIMIT"`)
+			d, _, err := read(t, &Reader{Tesseract: bin}, "scanned.pdf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(d.Text, c.want) {
+				t.Errorf("tesseract saw %q, want %q", d.Text, c.want)
+			}
+		})
+	}
+}
+
+// The pages of a scanned document are read by as many tesseracts at once
+// as there are cores, and their texts come in page order.
+func TestOCRSideBySide(t *testing.T) {
+	dir := t.TempDir()
+	// Each run marks itself started and running, waits (up to 20 s) until
+	// it sees another run or every page's run has started, and prints how
+	// many runs it saw at once.
+	bin := fakeTesseract(t, `d="`+dir+`"; touch "$d/start.$$" "$d/run.$$"; i=0
+while [ $(ls "$d" | grep -c '^run') -lt 2 ] && [ $(ls "$d" | grep -c '^start') -lt 3 ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done
+n=$(ls "$d" | grep -c '^run'); rm "$d/run.$$"; word="runs=$n,pid=$$"`)
+	d, rep, err := read(t, &Reader{Tesseract: bin, OCR: OCRAlways}, "report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.OCR, []int{1, 2, 3}) {
+		t.Fatalf("OCR pages %v", rep.OCR)
+	}
+	// A page's head and foot are running: what is left of it is its word
+	// (the three make one paragraph, which goes on from page to page).
+	most := 0
+	words := regexp.MustCompile(`runs=([0-9]+),pid=[0-9]+`).FindAllStringSubmatchIndex(d.Text, -1)
+	if len(words) != 3 {
+		t.Fatalf("text %q", d.Text)
+	}
+	for i, m := range words {
+		n, _ := strconv.Atoi(d.Text[m[2]:m[3]])
+		most = max(most, n)
+		if p := d.PageAt(m[0]); p != i+1 {
+			t.Errorf("%q on page %d, want %d", d.Text[m[0]:m[1]], p, i+1)
+		}
+	}
+	if cores := runtime.GOMAXPROCS(0); most > cores || (cores >= 2 && most < 2) {
+		t.Errorf("at most %d tesseracts ran at once on %d cores: %q", most, cores, d.Text)
+	}
+}
+
+// A document of scanned pages and pages with text (a scanned report whose
+// last pages were added as text) measures its text alike on both: the
+// body text of the pages with text is not taken for headings beside the
+// scanned pages' body text.
+func TestReadScannedAndText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tesseract")
+	}
+	need(t, "tesseract", "tesseract-ocr tesseract-ocr-eng")
+	qpdf := need(t, "qpdf", "qpdf")
+	out := filepath.Join(t.TempDir(), "mixed.pdf")
+	cmd := exec.Command(qpdf, "--empty", "--pages", filepath.Join("testdata", "scanned-report.pdf"), "1", filepath.Join("testdata", "report.pdf"), "2-3", "--", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("qpdf: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, rep, err := (&Reader{}).Read(t.Context(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.OCR, []int{1}) {
+		t.Fatalf("OCR pages %v", rep.OCR)
+	}
+	var headings []string
+	for _, h := range d.Headings {
+		headings = append(headings, h.Text)
+	}
+	if want := []string{"Report on Lighthouses", "Origins", "Engineering", "Keepers and Their Lives", "Daily routine"}; !slices.Equal(headings, want) {
+		t.Errorf("headings %q, want %q", headings, want)
 	}
 }

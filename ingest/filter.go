@@ -1,0 +1,298 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/cite-rag/cite/ingest/ignore"
+)
+
+// Ignore files read in each folder walked, and the kind each is.
+var ignoreFiles = []struct {
+	name string
+	kind ignore.Kind
+}{{".gitignore", ignore.GitIgnore}, {".ignore", ignore.IgnoreFile}}
+
+// maxIgnoreFile bounds the ignore files read: a larger one is reported and
+// left out.
+const maxIgnoreFile = 4 << 20
+
+// CheckExclude reports whether pattern is a valid --exclude glob
+// ([Options.Exclude]).
+func CheckExclude(pattern string) error {
+	p := strings.TrimSuffix(strings.TrimPrefix(pattern, "./"), "/")
+	if p == "" || p == "." {
+		return fmt.Errorf("%q matches nothing", pattern)
+	}
+	if !doublestar.ValidatePattern(p) {
+		return fmt.Errorf("%q: %w", pattern, doublestar.ErrBadPattern)
+	}
+	return nil
+}
+
+// exclusion is a compiled [Options.Exclude] pattern.
+type exclusion struct {
+	glob     string
+	anchored bool // holds a "/": matched against the path from the walked folder
+	dirOnly  bool // ended in "/": folders only
+}
+
+func compileExclude(patterns []string) []exclusion {
+	var out []exclusion
+	for _, p := range patterns {
+		if CheckExclude(p) != nil {
+			continue // the command line checks them first
+		}
+		x := exclusion{glob: strings.TrimPrefix(p, "./"), anchored: strings.HasPrefix(p, "./")}
+		if strings.HasSuffix(x.glob, "/") {
+			x.glob, x.dirOnly = strings.TrimSuffix(x.glob, "/"), true
+		}
+		x.anchored = x.anchored || strings.Contains(x.glob, "/")
+		out = append(out, x)
+	}
+	return out
+}
+
+// filter leaves out of a run's walk what ignore files and [Options.Exclude]
+// say, each path judged from the folder it was found walking (a PATH
+// given, or the [Options.Roots] one lies under). A nil filter leaves out
+// nothing.
+type filter struct {
+	fsys      fs.FS
+	readFiles bool // honour ignore files (not Options.NoIgnore)
+	exclude   []exclusion
+	roots     []string // names in fsys
+	warn      func(name string, err error)
+
+	mu    sync.Mutex
+	trees map[string]*tree // by the folder they start from
+}
+
+// tree is the ignore rules met walking down from one folder: each folder
+// below it that has been asked about, whether it is left out, and the
+// rules in force for its entries.
+type tree struct {
+	f      *filter
+	base   string // the folder walked
+	top    string // the folder the rules' paths are relative to: the git work tree's, else base
+	levels map[string]*level
+}
+
+type level struct {
+	ignored bool // the folder is left out, or lies in one that is
+	rules   *ignore.Rules
+}
+
+// base returns the folder that name is judged from, and whether name is
+// named explicitly (a PATH, or a root itself): such a path is never left
+// out itself.
+func (f *filter) base(name string) (string, bool) {
+	best := ""
+	for _, r := range f.roots {
+		if name == r {
+			return r, true
+		}
+		if (r == "." || strings.HasPrefix(name, r+"/")) && len(r) >= len(best) {
+			best = r
+		}
+	}
+	if best != "" {
+		return best, false
+	}
+	return name, true
+}
+
+// tree returns the rules met walking down from folder base.
+func (f *filter) tree(base string) *tree {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t := f.trees[base]; t != nil {
+		return t
+	}
+	t := &tree{f: f, base: base, top: base, levels: map[string]*level{}}
+	f.trees[base] = t
+	return t
+}
+
+// ignored reports whether name is left out: named explicitly, never;
+// else judged from the folder it lies in ([filter.base]).
+func (f *filter) ignored(name string, isDir bool) bool {
+	if f == nil {
+		return false
+	}
+	b, explicit := f.base(name)
+	if explicit {
+		return false
+	}
+	return f.tree(b).ignored(name, isDir)
+}
+
+// ignored reports whether name, at or below t.base, is left out: it, or a
+// folder it lies in below t.base, is ignored or excluded.
+func (t *tree) ignored(name string, isDir bool) bool {
+	if name == t.base || !within(name, t.base) {
+		return false
+	}
+	t.f.mu.Lock()
+	defer t.f.mu.Unlock()
+	parent := t.level(path.Dir(name))
+	return parent.ignored || t.judge(parent, name, isDir)
+}
+
+// judge reports whether name, an entry of a folder not left out whose
+// level is parent, is left out itself.
+func (t *tree) judge(parent *level, name string, isDir bool) bool {
+	return t.f.excluded(rel(t.base, name), isDir) || parent.rules.Ignored(rel(t.top, name), isDir)
+}
+
+// level returns folder dir's level, reading the ignore files of the folders
+// from t.base down to it as needed. t.f.mu is held.
+func (t *tree) level(dir string) *level {
+	if l := t.levels[dir]; l != nil {
+		return l
+	}
+	if dir == t.base || !within(dir, t.base) {
+		return t.baseLevel()
+	}
+	p := t.level(path.Dir(dir))
+	l := &level{ignored: p.ignored || t.judge(p, dir, true), rules: p.rules}
+	if !l.ignored {
+		l.rules = t.read(dir, l.rules)
+	}
+	t.levels[dir] = l
+	return l
+}
+
+// baseLevel makes the level of t.base: the rules of its own ignore files
+// and, when it lies in a git work tree, those of the folders above it up to
+// the work tree's top and of the repository's .git/info/exclude. t.f.mu is
+// held.
+func (t *tree) baseLevel() *level {
+	if l := t.levels[t.base]; l != nil {
+		return l
+	}
+	l := &level{}
+	t.levels[t.base] = l
+	if !t.f.readFiles {
+		return l
+	}
+	var above []string // from t.base up, to the work tree's top
+	for d := t.base; ; d = path.Dir(d) {
+		above = append(above, d)
+		if fi, err := fs.Stat(t.f.fsys, join(d, ".git")); err == nil {
+			t.top = d
+			if fi.IsDir() {
+				l.rules = t.readFile(join(d, ".git/info/exclude"), d, ignore.InfoExclude, l.rules)
+			}
+			break
+		}
+		if d == "." {
+			above = above[:1] // not in a work tree: base's own files only
+			break
+		}
+	}
+	for i := len(above) - 1; i >= 0; i-- {
+		l.rules = t.read(above[i], l.rules)
+	}
+	return l
+}
+
+// read adds the ignore files of folder dir to rules.
+func (t *tree) read(dir string, rules *ignore.Rules) *ignore.Rules {
+	if !t.f.readFiles {
+		return rules
+	}
+	for _, f := range ignoreFiles {
+		rules = t.readFile(join(dir, f.name), dir, f.kind, rules)
+	}
+	return rules
+}
+
+// readFile adds the ignore file name, whose patterns are relative to
+// folder dir, to rules; its problems are warned of.
+func (t *tree) readFile(name, dir string, kind ignore.Kind, rules *ignore.Rules) *ignore.Rules {
+	fi, err := fs.Stat(t.f.fsys, name)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) { // none, or dir is a file
+		return rules
+	}
+	var data []byte
+	switch {
+	case err != nil:
+	case fi.IsDir():
+		err = errors.New("a folder, not an ignore file: left out")
+	case fi.Size() > maxIgnoreFile:
+		err = fmt.Errorf("%s, more than an ignore file's %s: left out", FormatSize(fi.Size()), FormatSize(maxIgnoreFile))
+	default:
+		data, err = fs.ReadFile(t.f.fsys, name)
+	}
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) { // deleted since: nothing to say
+			t.f.warn(name, fmt.Errorf("ignore file not read: %w", unwrapPathErr(err)))
+		}
+		return rules
+	}
+	l, errs := ignore.Parse(data, rel(t.top, dir))
+	for _, e := range errs {
+		t.f.warn(name, e)
+	}
+	return rules.Add(kind, l)
+}
+
+// excluded reports whether a path, relative to the folder walked, matches
+// an [Options.Exclude] pattern.
+func (f *filter) excluded(rel string, isDir bool) bool {
+	if rel == "" || rel == "." {
+		return false
+	}
+	for _, x := range f.exclude {
+		if x.dirOnly && !isDir {
+			continue
+		}
+		target := rel
+		if !x.anchored {
+			target = path.Base(rel)
+		}
+		if ok, _ := doublestar.Match(x.glob, target); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether name lies at or under folder dir ("." holds all).
+func within(name, dir string) bool {
+	return dir == "." || name == dir || strings.HasPrefix(name, dir+"/")
+}
+
+// rel returns name relative to folder dir, which holds it ("" for dir).
+func rel(dir, name string) string {
+	if name == dir {
+		return ""
+	}
+	if dir == "." {
+		return name
+	}
+	return strings.TrimPrefix(name, dir+"/")
+}
+
+func join(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// globBase returns the folder of a pattern before its first wildcard.
+func globBase(pattern string) string {
+	p := pattern[:strings.IndexAny(pattern, metaChars)]
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return path.Clean(p[:i+1])
+	}
+	return "."
+}

@@ -1,0 +1,320 @@
+package ingest
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// project is a folder as users index it: a repository with dependencies,
+// build output and drafts its ignore files leave out.
+func project() fstest.MapFS {
+	return fstest.MapFS{
+		"p/.git/info/exclude":           file("secret.md\n"),
+		"p/.gitignore":                  file("node_modules/\n/build\n*.log\n!keep.log\ndocs/drafts/\n"),
+		"p/README.md":                   file("# Readme"),
+		"p/secret.md":                   file("# Secret"),
+		"p/notes.log":                   file("a log"),
+		"p/keep.log":                    file("a log kept"),
+		"p/node_modules/pkg/README.md":  file("# Pkg"),
+		"p/build/out.md":                file("# Out"),
+		"p/src/build/notes.md":          file("# Src build: only /build is anchored"),
+		"p/docs/guide.md":               file("# Guide"),
+		"p/docs/drafts/wip.md":          file("# WIP"),
+		"p/docs/.ignore":                file("*.tmp.md\n"),
+		"p/docs/x.tmp.md":               file("# Temp"),
+		"p/docs/api/.gitignore":         file("generated/\n!generated.md\n"),
+		"p/docs/api/generated/a.md":     file("# Gen"),
+		"p/docs/api/generated.md":       file("# Generated, kept"),
+		"p/vendor/lib/doc.md":           file("# Vendored"),
+		"p/vendor/.gitignore":           file("*\n"),
+		"other/.gitignore":              file("*.md\n"), // not in p's tree
+		"other/x.md":                    file("# X"),
+		"p/docs/broken/.gitignore":      file("ok.md\n[unclosed\n"),
+		"p/docs/broken/ok.md":           file("# Ignored still: the good lines stand"),
+		"p/docs/broken/fine.md":         file("# Fine"),
+		"p/.ignore":                     file("!notes.log\n"), // .ignore wins over .gitignore
+		"p/docs/drafts-not-a-folder.md": file("# Not the drafts folder"),
+	}
+}
+
+func indexed(t *testing.T, events map[string]Event) []string {
+	t.Helper()
+	var got []string
+	for p, e := range events {
+		if e.Outcome == Added || e.Outcome == Updated || e.Outcome == Unchanged {
+			got = append(got, p)
+		}
+	}
+	slices.Sort(got)
+	return got
+}
+
+func TestIgnoreFiles(t *testing.T) {
+	tests := []struct {
+		name        string
+		opts        Options
+		paths       []string
+		want        []string
+		wantIgnored int
+	}{
+		{"honoured", Options{}, []string{"p"}, []string{
+			"p/README.md", "p/docs/api/generated.md", "p/docs/broken/fine.md", "p/docs/drafts-not-a-folder.md",
+			"p/docs/guide.md", "p/keep.log", "p/notes.log", "p/src/build/notes.md",
+		}, 8}, // secret.md, node_modules, build, docs/drafts, docs/x.tmp.md, docs/api/generated, vendor/lib, docs/broken/ok.md
+		{"no-ignore", Options{NoIgnore: true}, []string{"p"}, []string{
+			"p/README.md", "p/build/out.md", "p/docs/api/generated.md", "p/docs/api/generated/a.md",
+			"p/docs/broken/fine.md", "p/docs/broken/ok.md", "p/docs/drafts-not-a-folder.md", "p/docs/drafts/wip.md",
+			"p/docs/guide.md", "p/docs/x.tmp.md", "p/keep.log", "p/node_modules/pkg/README.md", "p/notes.log",
+			"p/secret.md", "p/src/build/notes.md", "p/vendor/lib/doc.md",
+		}, 0},
+		{"a subfolder: the rules above it apply", Options{}, []string{"p/docs"}, []string{
+			"p/docs/api/generated.md", "p/docs/broken/fine.md", "p/docs/drafts-not-a-folder.md", "p/docs/guide.md",
+		}, 4},
+		{"a file named is indexed though ignored", Options{}, []string{"p/build/out.md", "p/secret.md"}, []string{
+			"p/build/out.md", "p/secret.md",
+		}, 0},
+		{"an ignored folder named is walked", Options{}, []string{"p/node_modules"}, []string{"p/node_modules/pkg/README.md"}, 0},
+		{"a glob", Options{}, []string{"p/**/*.md"}, []string{
+			"p/README.md", "p/docs/api/generated.md", "p/docs/broken/fine.md", "p/docs/drafts-not-a-folder.md",
+			"p/docs/guide.md", "p/src/build/notes.md",
+		}, 8},
+		{"no work tree: its own files only", Options{}, []string{"other"}, nil, 1},
+		{"exclude a name at any depth", Options{Exclude: []string{"build", "*.log"}}, []string{"p"}, []string{
+			"p/README.md", "p/docs/api/generated.md", "p/docs/broken/fine.md", "p/docs/drafts-not-a-folder.md",
+			"p/docs/guide.md",
+		}, 11},
+		{"exclude a path from the folder", Options{Exclude: []string{"docs/api", "docs/**/fine.md"}}, []string{"p"}, []string{
+			"p/README.md", "p/docs/drafts-not-a-folder.md", "p/docs/guide.md", "p/keep.log", "p/notes.log", "p/src/build/notes.md",
+		}, 9},
+		{"exclude anchored with ./", Options{Exclude: []string{"./README.md"}, NoIgnore: true}, []string{"p/docs/api"}, []string{
+			"p/docs/api/generated.md", "p/docs/api/generated/a.md",
+		}, 0},
+		{"exclude folders only", Options{Exclude: []string{"generated/"}, NoIgnore: true}, []string{"p/docs/api"}, []string{
+			"p/docs/api/generated.md",
+		}, 1},
+		{"exclude with no-ignore", Options{Exclude: []string{"node_modules"}, NoIgnore: true}, []string{"p/node_modules", "p/build"}, []string{
+			"p/build/out.md", "p/node_modules/pkg/README.md",
+		}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var warnings []string
+			tt.opts.OnWarning = func(p string, err error) { warnings = append(warnings, p+": "+err.Error()) }
+			stats, events, err := run(t, newStore(t), project(), tt.opts, tt.paths...)
+			if err != nil && len(tt.want) > 0 {
+				t.Fatal(err)
+			}
+			if got := indexed(t, events); !slices.Equal(got, tt.want) {
+				t.Errorf("indexed\n%q\nwant\n%q", got, tt.want)
+			}
+			if stats.Ignored != tt.wantIgnored {
+				t.Errorf("%d ignored, want %d", stats.Ignored, tt.wantIgnored)
+			}
+			for _, w := range warnings {
+				if !strings.HasPrefix(w, "p/docs/broken/.gitignore: line 2: \"[unclosed\"") {
+					t.Errorf("warning %q", w)
+				}
+			}
+		})
+	}
+}
+
+// TestIgnoreWarnings: an ignore file that cannot be read or has bad lines
+// is said once, naming it, and the run goes on.
+func TestIgnoreWarnings(t *testing.T) {
+	fsys := fstest.MapFS{
+		"d/.gitignore":     file("a.md\n[bad\n"),
+		"d/a.md":           file("# A"),
+		"d/b.md":           file("# B"),
+		"d/bin/.gitignore": file("x\x00y"),
+		"d/bin/c.md":       file("# C"),
+		"d/dir/.ignore":    &fstest.MapFile{Mode: 0o755 | 1<<31}, // a folder named .ignore
+		"d/dir/e.md":       file("# E"),
+	}
+	fsys["d/dir/.ignore/x"] = file("")
+	delete(fsys, "d/dir/.ignore")
+	fsys["d/locked/.gitignore"] = file("*")
+	fsys["d/locked/f.md"] = file("# F")
+	unreadable := unreadableFS{failFS{MapFS: fsys, fail: map[string]bool{"d/locked/.gitignore": true}}}
+	st := newStore(t)
+	var warnings []string
+	opts := Options{FS: unreadable, OnWarning: func(p string, err error) { warnings = append(warnings, p+": "+err.Error()) }}
+	ix, err := New(t.Context(), st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // said once in the Indexer's life
+		if _, err := ix.Index(t.Context(), "d"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(warnings)
+	want := []string{
+		`d/.gitignore: line 2: "[bad": syntax error in pattern: left out`,
+		`d/bin/.gitignore: not a text file (it holds NUL bytes): left out`,
+		`d/dir/.ignore: ignore file not read: a folder, not an ignore file: left out`,
+		`d/locked/.gitignore: ignore file not read: permission denied`,
+	}
+	if !slices.Equal(warnings, want) {
+		t.Errorf("warnings\n%q\nwant\n%q", warnings, want)
+	}
+}
+
+// unreadableFS fails to read the files failFS fails to open.
+type unreadableFS struct{ failFS }
+
+func (u unreadableFS) ReadFile(name string) ([]byte, error) {
+	f, err := u.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	return u.MapFS.ReadFile(name)
+}
+
+// TestIgnoredIndexed: documents indexed before their files were ignored are
+// kept and counted, not said to be missing; --prune removes them.
+func TestIgnoredIndexed(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		opts         Options
+		paths        []string
+		wantKept     int
+		wantPruned   []string
+		wantRemained []string
+	}{
+		{"kept", Options{}, []string{"p"}, 2, nil, []string{"p/drafts/a.md", "p/x.log"}},
+		{"kept by a prune of gone files only", Options{Prune: true}, []string{"p"}, 2, []string{"p/gone.md"}, []string{"p/drafts/a.md", "p/x.log"}},
+		{"pruned", Options{Prune: true, PruneIgnored: true}, []string{"p"}, 0, []string{"p/drafts/a.md", "p/gone.md", "p/x.log"}, nil},
+		{"pruned by exclude", Options{Prune: true, PruneIgnored: true, NoIgnore: true, Exclude: []string{"drafts"}}, []string{"p"}, 0, []string{"p/drafts/a.md", "p/gone.md"}, []string{"p/x.log"}},
+		{"a file named is not ignored", Options{Prune: true, PruneIgnored: true}, []string{"p/x.log"}, 0, nil, []string{"p/x.log"}},
+		{"under a root", Options{Prune: true, Roots: []string{"p"}}, []string{"p/drafts"}, 1, nil, []string{"p/drafts/a.md"}},
+		{"under a root, pruned", Options{Prune: true, PruneIgnored: true, Roots: []string{"p"}}, []string{"p/drafts/a.md"}, 0, []string{"p/drafts/a.md"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newStore(t)
+			fsys := fstest.MapFS{"p/a.md": file("# A"), "p/drafts/a.md": file("# Draft"), "p/x.log": file("log"), "p/gone.md": file("# Gone")}
+			if _, _, err := run(t, st, fsys, Options{}, "p"); err != nil {
+				t.Fatal(err)
+			}
+			fsys = maps.Clone(fsys)
+			delete(fsys, "p/gone.md")
+			fsys["p/.gitignore"] = file("drafts/\n*.log\n")
+			stats, events, err := run(t, st, fsys, tc.opts, tc.paths...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pruned []string
+			for p, e := range events {
+				switch e.Outcome {
+				case Pruned:
+					pruned = append(pruned, p)
+					if p != "p/gone.md" && e.Reason != ignoredReason {
+						t.Errorf("%s pruned: reason %q", p, e.Reason)
+					}
+				case Missing:
+					if p != "p/gone.md" {
+						t.Errorf("%s said missing: its file is there, ignored", p)
+					}
+				}
+			}
+			slices.Sort(pruned)
+			if !slices.Equal(pruned, tc.wantPruned) {
+				t.Errorf("pruned %q, want %q", pruned, tc.wantPruned)
+			}
+			if stats.IgnoredIndexed != tc.wantKept {
+				t.Errorf("%d ignored kept, want %d", stats.IgnoredIndexed, tc.wantKept)
+			}
+			for _, p := range tc.wantRemained {
+				if _, err := st.Document(t.Context(), "", p); err != nil {
+					t.Errorf("%s removed: %v", p, err)
+				}
+			}
+		})
+	}
+}
+
+// TestRootsJudgeNamedPaths: a path below a root (cite index --watch's
+// changed files) is judged as the root's walk would, not as named.
+func TestRootsJudgeNamedPaths(t *testing.T) {
+	fsys := project()
+	_, events, err := run(t, newStore(t), fsys, Options{Roots: []string{"p"}}, "p/build/out.md", "p/node_modules/pkg", "p/README.md", "p/docs/drafts/wip.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := indexed(t, events), []string{"p/README.md"}; !slices.Equal(got, want) {
+		t.Errorf("indexed %q, want %q", got, want)
+	}
+}
+
+func TestCheckExclude(t *testing.T) {
+	for _, tc := range []struct {
+		pattern string
+		ok      bool
+	}{
+		{"drafts", true}, {"*.tmp", true}, {"docs/**/x", true}, {"./a", true}, {"a/", true},
+		{"[", false}, {"", false}, {"./", false}, {".", false},
+	} {
+		if err := CheckExclude(tc.pattern); (err == nil) != tc.ok {
+			t.Errorf("CheckExclude(%q) = %v, want ok %v", tc.pattern, err, tc.ok)
+		}
+	}
+}
+
+// TestIgnoreOSFiles: on the operating system's files, a folder in a git
+// work tree reads the ignore files above it and .git/info/exclude, and a
+// file named, ignored, is indexed without a warning.
+func TestIgnoreOSFiles(t *testing.T) {
+	dir := t.TempDir()
+	for rel, text := range map[string]string{
+		".git/info/exclude": "secret.md\n",
+		".gitignore":        "docs/drafts/\n",
+		"docs/guide.md":     "# Guide",
+		"docs/secret.md":    "# Secret",
+		"docs/drafts/a.md":  "# Draft",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		paths []string
+		want  []string
+	}{
+		{[]string{"docs"}, []string{"docs/guide.md"}},
+		{[]string{"docs/secret.md", "docs/drafts/a.md"}, []string{"docs/drafts/a.md", "docs/secret.md"}},
+	} {
+		var warnings []string
+		ix, err := New(t.Context(), newStore(t), Options{OnWarning: func(p string, err error) { warnings = append(warnings, p+": "+err.Error()) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		ix.opts.OnEvent = func(e Event) {
+			if e.Outcome == Added {
+				rel, _ := filepath.Rel(dir, e.Path)
+				got = append(got, filepath.ToSlash(rel))
+			}
+		}
+		var abs []string
+		for _, p := range tc.paths {
+			abs = append(abs, filepath.Join(dir, p))
+		}
+		if _, err := ix.Index(t.Context(), abs...); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) || len(warnings) > 0 {
+			t.Errorf("%v: indexed %q, want %q; warnings %q", tc.paths, got, tc.want, warnings)
+		}
+	}
+}
