@@ -21,7 +21,10 @@
 // Document ids hash the source name and path; chunk ids hash the document
 // id and the chunk's text. Neither depends on insertion order, and a chunk
 // whose text survives an edit of its file keeps its id, its row and its
-// vector.
+// vector. [Store.FindCopy] finds a document by its content hash (an index
+// of schema 8) and reads its chunks, layout and vectors in one snapshot,
+// for a file renamed, moved or copied to be stored as new rows of its own
+// instead of being read and embedded again.
 //
 // Search: [Store.SearchText] ranks chunks by BM25 over block postings kept
 // in SQLite, skipping what cannot reach the top k (terms from

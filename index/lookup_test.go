@@ -95,7 +95,7 @@ func TestMigrateDocumentKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if v, err := st.SchemaVersion(ctx); err != nil || v != 7 {
+	if v, err := st.SchemaVersion(ctx); err != nil || v != latestSchema(t) {
 		t.Fatalf("schema %d, %v", v, err)
 	}
 	d, err := st.Document(ctx, "s", "/p/old.md")

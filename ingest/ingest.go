@@ -139,8 +139,15 @@ type Event struct {
 	Chunks  int    // chunks written (Added, Updated)
 	Warning error  // for Added and Updated: stored, but without vectors
 	// Notes are what the reader of an extracted format noted (running
-	// headers left out, pages it could not read), for Added and Updated.
+	// headers left out, pages it could not read), for Added and Updated;
+	// for a copy (From), what it noted when it read the same bytes.
 	Notes []string
+	// From, for Added and Updated, is the stored path of the document
+	// whose chunks (and vectors) were copied: a document indexed before
+	// from the same bytes by the same settings (the file renamed, moved or
+	// copied), so this file was not read, chunked or embedded again. ""
+	// when the file was indexed from its content.
+	From  string
 	Stats Stats // totals so far
 }
 
@@ -167,10 +174,17 @@ type Stats struct {
 	// Missing counts the documents under the paths whose files are gone,
 	// kept because Options.Prune was not set (a path itself gone, with
 	// documents under it, is a failure that says how many).
-	Missing int   `json:"missing"`
+	Missing int `json:"missing"`
+	// Copied counts the added and updated documents whose chunks and
+	// vectors were copied from a document of the same content
+	// ([Event.From]) instead of being made again.
+	Copied  int   `json:"copied"`
 	Chunks  int   `json:"chunks"`  // chunks of added and updated documents
 	Tokens  int64 `json:"tokens"`  // tokens of added and updated documents
 	Vectors int   `json:"vectors"` // chunks embedded
+	// CopiedVectors counts the vectors copied with the chunks of copied
+	// documents: stored, not embedded.
+	CopiedVectors int `json:"copied_vectors"`
 	// MissingVectors counts chunks left without a vector because embedding
 	// failed.
 	MissingVectors int           `json:"missing_vectors"`
@@ -333,8 +347,11 @@ type job struct {
 	warn    error // embedding failed: stored without vectors
 	keep    bool  // Skipped, but keep the stored version (the file was changing)
 	notes   []string
-	budget  *chunkBudget // the run's chunks in flight; nil: no bound
-	held    int          // chunks of budget held until the file is written
+	from    string // the stored path of the document copied, if any ([Indexer.copyFrom])
+	// copiedVectors counts the chunks whose vectors came with the copy.
+	copiedVectors int
+	budget        *chunkBudget // the run's chunks in flight; nil: no bound
+	held          int          // chunks of budget held until the file is written
 }
 
 // Index walks paths and brings the index up to date with what it finds.
@@ -500,13 +517,17 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			errs = append(errs, j.err)
 		}
 		if j.doc != nil && (j.out == Added || j.out == Updated) {
+			if j.from != "" {
+				stats.Copied++
+				stats.CopiedVectors += j.copiedVectors
+			}
 			stats.Chunks += len(j.chunk)
 			stats.Tokens += int64(j.doc.Tokens)
 			stats.Vectors += j.vectors
 			stats.MissingVectors += j.missing
 		}
 		stats.Bytes += j.read
-		emit(Event{Outcome: j.out, Path: j.path, Reason: j.why, Err: j.err, Chunks: len(j.chunk), Warning: j.warn, Notes: j.notes})
+		emit(Event{Outcome: j.out, Path: j.path, Reason: j.why, Err: j.err, Chunks: len(j.chunk), Warning: j.warn, Notes: j.notes, From: j.from})
 	}
 	// The writer stores one batch while the next one fills: finished
 	// files keep coming (and the workers keep preparing) during a commit.
@@ -724,7 +745,7 @@ func (ix *Indexer) needVectors(ctx context.Context, j *job) []bool {
 	need := make([]bool, len(j.chunk))
 	n := 0
 	for i, c := range j.chunk {
-		if !have[c.ID] {
+		if !have[c.ID] && c.Vector == nil { // a copy's vectors come with it
 			need[i] = true
 			n++
 		}
@@ -890,6 +911,9 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 	if fresh && prev.Hash == hash {
 		j.out = Unchanged
 		j.doc = &index.Document{ID: prev.ID, Size: int64(len(data)), ModTime: info.ModTime()} // touch only
+		return
+	}
+	if ix.copyFrom(ctx, j, hash, info) {
 		return
 	}
 	var nd *normalize.Document

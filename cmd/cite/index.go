@@ -164,10 +164,10 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 				out.line(fmt.Sprintf("warning %s: %v", displayPath(ev.Path), ev.Warning))
 			}
 			// A file skipped for having no text gives its notes as its
-			// reason: said once.
+			// reason: said once; a copy's are not said again.
 			for _, n := range ev.Notes {
-				if ev.Outcome == ingest.Skipped {
-					break
+				if ev.Outcome == ingest.Skipped || ev.From != "" {
+					break // a copy's were said when its bytes were read
 				}
 				out.line(fmt.Sprintf("note %s: %s", displayPath(ev.Path), shown(n)))
 			}
@@ -188,7 +188,11 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), ev.Reason))
 			case ingest.Added, ingest.Updated:
 				if watched {
-					out.line(fmt.Sprintf("%-7s %s", ev.Outcome, displayPath(ev.Path)))
+					line := fmt.Sprintf("%-7s %s", ev.Outcome, displayPath(ev.Path))
+					if ev.From != "" {
+						line += " (copied from " + displayPath(ev.From) + ")"
+					}
+					out.line(line)
 				}
 			}
 			if !watched {
@@ -281,6 +285,9 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 		if stats.IgnoredIndexed > 0 {
 			fmt.Fprintf(e.stdout, ", %d ignored but still indexed (--prune removes them)", stats.IgnoredIndexed)
 		}
+		if stats.Copied > 0 {
+			fmt.Fprintf(e.stdout, "; %d copied from indexed files with the same content, not read again", stats.Copied)
+		}
 		if ctx.Err() != nil {
 			fmt.Fprintf(e.stdout, ", interrupted (%d under way)", stats.Interrupted)
 		}
@@ -288,7 +295,10 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 		if stats.Tokens == 1 {
 			tokens = "1 token"
 		}
-		fmt.Fprintf(e.stdout, "\n%s, %s, %s (%s) written", nof(stats.Chunks, "chunk"), tokens, nof(stats.Vectors, "vector"), emb.Name())
+		fmt.Fprintf(e.stdout, "\n%s, %s, %s (%s) written", nof(stats.Chunks, "chunk"), tokens, nof(stats.Vectors+stats.CopiedVectors, "vector"), emb.Name())
+		if stats.CopiedVectors > 0 {
+			fmt.Fprintf(e.stdout, " (%d copied, not embedded)", stats.CopiedVectors)
+		}
 		if stats.MissingVectors > 0 {
 			fmt.Fprintf(e.stdout, ", %d chunks without vectors", stats.MissingVectors)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -74,6 +75,12 @@ func TestIndexWatchSignal(t *testing.T) {
 			waitUntil("b.md indexed", func() bool {
 				return poll(t, idx, func(st *index.Store) bool { return countDocs(t, st) == 2 })
 			})
+			// A rename is a copy of the document the file was.
+			if err := os.Rename(filepath.Join(docs, "a.md"), filepath.Join(docs, "c.md")); err != nil {
+				t.Fatal(err)
+			}
+			copied := fmt.Sprintf("added   %s (copied from %s)", filepath.Join(docs, "c.md"), filepath.Join(docs, "a.md"))
+			waitUntil("the rename said", func() bool { return strings.Contains(out.String(), copied) })
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}

@@ -295,6 +295,15 @@ func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]floa
 	return e.embedWindows(ctx, texts, e.docPrefix)
 }
 
+// Local reports whether the embedder makes its vectors on this machine
+// from the text alone (the hash embedder), which takes less time than
+// reading stored vectors back; a model's vectors (a request to a server,
+// and for a hosted model money) are worth keeping.
+func (e *Embedder) Local() bool {
+	_, ok := e.impl.(*hashEmbedder)
+	return ok
+}
+
 // EmbedDocumentTerms embeds text as a document, as [Embedder.EmbedDocuments]
 // does, when the embedder reads texts as analysis terms (the hash
 // embedder), and calls each with every term of [analysis.Terms](text) in

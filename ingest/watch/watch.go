@@ -17,6 +17,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -112,9 +113,9 @@ type Watcher struct {
 	snap    map[string]stamp
 	links   map[string]map[string]bool // a symbolic link's target (each hop) → the links under the roots to it
 	warned  bool
-	pending map[string]bool
-	first   time.Time // of the oldest pending change
-	last    time.Time // of the newest event
+	pending map[string]time.Time // the paths to index, with when each last changed
+	first   time.Time            // of the oldest pending change
+	last    time.Time            // of the newest event
 	// writing holds, for each pending document a reader reads whole (a
 	// PDF), when its changes began and when the last one came: one still
 	// being written when MaxDelay is up waits until it is quiet.
@@ -157,7 +158,7 @@ func New(paths []string, opts Options) (*Watcher, error) {
 		opts.add = func(w *fsnotify.Watcher, dir string) error { return w.Add(dir) }
 	}
 	w := &Watcher{opts: opts, watched: map[string]bool{}, polled: map[string]bool{}, snap: map[string]stamp{},
-		links: map[string]map[string]bool{}, pending: map[string]bool{}, dirs: map[string]bool{}, gone: map[string]bool{},
+		links: map[string]map[string]bool{}, pending: map[string]time.Time{}, dirs: map[string]bool{}, gone: map[string]bool{},
 		writing: map[string]writes{}}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
@@ -341,7 +342,7 @@ func (w *Watcher) mark(p string) {
 		w.first = now
 	}
 	w.last = now
-	w.pending[p] = true
+	w.pending[p] = now
 	if ingest.IsDocumentName(p) {
 		wr := w.writing[p]
 		if wr.first.IsZero() {
@@ -358,7 +359,7 @@ func (w *Watcher) mark(p string) {
 // edit of the target changes without an event for the link.
 func (w *Watcher) markLinks(p string) {
 	for l := range w.links[p] {
-		if !w.pending[l] {
+		if _, ok := w.pending[l]; !ok {
 			w.mark(l)
 		}
 	}
@@ -616,11 +617,18 @@ func Temporary(name string) bool {
 func (w *Watcher) flush(ctx context.Context) {
 	paths := make([]string, 0, len(w.pending))
 	now := time.Now()
-	for p := range w.pending {
+	for p, at := range w.pending {
 		// A PDF still being written (copied, downloaded) when MaxDelay
 		// is up would be read cut short and reported damaged: it waits
 		// until its writes are quiet, up to maxWriting.
 		if wr, ok := w.writing[p]; ok && now.Sub(wr.last) < w.opts.Quiet && now.Sub(wr.first) < maxWriting {
+			continue
+		}
+		// A path removed or renamed away just now, when MaxDelay is up,
+		// waits for the next batch: the other half of a rename, its new
+		// path, comes the next moment, and the two go together, so that
+		// the new path copies the document before it is pruned.
+		if now.Sub(at) < w.opts.Quiet && goneRank(p) == 1 {
 			continue
 		}
 		paths = append(paths, p)
@@ -641,11 +649,27 @@ func (w *Watcher) flush(ctx context.Context) {
 		}
 		kept = append(kept, p)
 	}
+	// Paths that are gone go after those that are there: a file renamed
+	// or moved (gone at its old path, new at the other) is copied from its
+	// document at the old path, chunks and vectors, instead of being read
+	// and embedded again (ingest copies from a document of the same
+	// content), and that document is pruned by the group of its path. In
+	// one group, pruning comes last; across groups, the old path's must
+	// not come first.
+	slices.SortStableFunc(kept, func(a, b string) int { return cmp.Compare(goneRank(a), goneRank(b)) })
 	for len(kept) > 0 && ctx.Err() == nil {
 		n := min(len(kept), flushGroup)
 		w.index(ctx, kept[:n])
 		kept = kept[n:]
 	}
+}
+
+// goneRank returns 1 if nothing is at p (it was removed or moved away), else 0.
+func goneRank(p string) int {
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		return 1
+	}
+	return 0
 }
 
 // index runs the indexer on paths, under the lock.
