@@ -66,6 +66,29 @@ func (s *Store) FindCopy(ctx context.Context, hash, preferSource string, accept 
 	return c, nil
 }
 
+// ContentHashes returns the content hashes of the documents stored from
+// files, in every data source: those a file may be a copy of
+// ([Store.FindCopy]).
+func (s *Store) ContentHashes(ctx context.Context) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT hash FROM documents WHERE kind = ? AND hash != ''`, KindFile)
+	if err != nil {
+		return nil, fmt.Errorf("content hashes: %w", dbError(err))
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("content hashes: %w", dbError(err))
+		}
+		out[h] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("content hashes: %w", dbError(err))
+	}
+	return out, nil
+}
+
 func findCopy(ctx context.Context, conn *sql.Conn, hash, preferSource string, accept func(Document) bool, vectors bool) (*Copy, error) {
 	rows, err := conn.QueryContext(ctx, `SELECT `+documentColumns+`, d.layout
 		FROM documents d JOIN sources s ON s.id = d.source_id

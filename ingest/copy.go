@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/cite-rag/cite/index"
 )
@@ -29,7 +30,7 @@ import (
 // path, size and modification time, and its title when the title was its
 // file name. With Options.Force nothing is copied.
 func (ix *Indexer) copyFrom(ctx context.Context, j *job, hash string, info fs.FileInfo) bool {
-	if ix.opts.Force || ctx.Err() != nil {
+	if ix.opts.Force || ctx.Err() != nil || !j.stored.has(hash) {
 		return false
 	}
 	name := j.file.Name
@@ -99,4 +100,30 @@ func formatClass(name string) string {
 		return "format:" + f.String()
 	}
 	return "ext:" + ext
+}
+
+// contentSet is the content hashes of the documents stored, those of the
+// index when a run starts and those the run writes, safe for concurrent
+// use. A nil set holds nothing.
+type contentSet struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+func (c *contentSet) has(hash string) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[hash]
+}
+
+func (c *contentSet) add(hash string) {
+	if c == nil || hash == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[hash] = true
 }

@@ -348,6 +348,9 @@ type job struct {
 	keep    bool  // Skipped, but keep the stored version (the file was changing)
 	notes   []string
 	from    string // the stored path of the document copied, if any ([Indexer.copyFrom])
+	// stored holds the contents the index has, that this file may be a
+	// copy of; nil: none is copied.
+	stored *contentSet
 	// copiedVectors counts the chunks whose vectors came with the copy.
 	copiedVectors int
 	budget        *chunkBudget // the run's chunks in flight; nil: no bound
@@ -390,6 +393,17 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			err = fmt.Errorf("%w (cite check finds what the index holds that cannot be read; cite check --repair fixes it)", err)
 		}
 		return stats, err
+	}
+	// The contents stored, that a file of the same bytes may be a copy of
+	// ([Indexer.copyFrom]): most files are new content, and are not looked
+	// up in the index one by one.
+	var stored *contentSet
+	if !ix.opts.Force {
+		hashes, err := ix.store.ContentHashes(ctx)
+		if err != nil {
+			return stats, err
+		}
+		stored = &contentSet{m: hashes}
 	}
 	known := make(map[string]*index.Stamp, len(existing))
 	for i := range existing {
@@ -449,7 +463,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			}
 			found.Add(1)
 			select {
-			case jobs <- &job{file: f, path: p, prev: known[p], budget: budget}:
+			case jobs <- &job{file: f, path: p, prev: known[p], budget: budget, stored: stored}:
 			case <-ctx.Done():
 				return
 			}
@@ -517,6 +531,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 			errs = append(errs, j.err)
 		}
 		if j.doc != nil && (j.out == Added || j.out == Updated) {
+			j.stored.add(j.doc.Hash) // a later file of the same bytes copies it
 			if j.from != "" {
 				stats.Copied++
 				stats.CopiedVectors += j.copiedVectors
