@@ -338,11 +338,10 @@ func TestWatchRootRemoved(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "notes")
 			write(t, filepath.Join(dir, "a.md"), "alpha.\n")
 			write(t, filepath.Join(dir, "sub/b.md"), "bravo.\n")
-			var logs bytes.Buffer
-			var mu sync.Mutex
+			var logs syncLog
 			f := start(t, dir, func(o *Options) {
 				o.PollInterval = 50 * time.Millisecond
-				o.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+				o.Logger = logs.logger()
 			})
 			do(t, c.remove(dir))
 			eventually(t, "the folder's documents gone", func() bool { return len(f.docs(t)) == 0 })
@@ -355,8 +354,6 @@ func TestWatchRootRemoved(t *testing.T) {
 				return slices.Equal(f.docs(t), []string{"c.md", "new/d.md"})
 			})
 			f.stop()
-			mu.Lock()
-			defer mu.Unlock()
 			for _, want := range []string{dir + " was removed or moved away", dir + " is back"} {
 				if !strings.Contains(logs.String(), want) {
 					t.Errorf("%q not said:\n%s", want, logs.String())
@@ -512,11 +509,10 @@ func TestWatchPolling(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "a.md"), "alpha.\n")
 	write(t, filepath.Join(dir, "old/b.md"), "bravo.\n")
-	var logs bytes.Buffer
-	var mu sync.Mutex
+	var logs syncLog
 	f := start(t, dir, func(o *Options) {
 		o.PollInterval = 50 * time.Millisecond
-		o.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+		o.Logger = logs.logger()
 		o.add = func(*fsnotify.Watcher, string) error { return fmt.Errorf("add: %w", syscall.ENOSPC) }
 	})
 	p := func(rel string) string { return filepath.Join(dir, rel) }
@@ -532,23 +528,32 @@ func TestWatchPolling(t *testing.T) {
 		return slices.Equal(f.docs(t), []string{"new/a.md", "new/deep/c.md", "new/deep/e.md"})
 	})
 	f.stop()
-	mu.Lock()
-	defer mu.Unlock()
 	if n := strings.Count(logs.String(), "sudo sysctl fs.inotify.max_user_watches=524288"); n != 1 {
 		t.Errorf("the sysctl was said %d times, want once:\n%s", n, logs.String())
 	}
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *bytes.Buffer
+// syncLog is a watcher's log, written by its goroutine and read by the
+// test's.
+type syncLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
 }
 
-func (l lockedWriter) Write(p []byte) (int, error) {
+func (l *syncLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	return l.buf.Write(p)
 }
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// logger returns a logger that writes to l.
+func (l *syncLog) logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
 
 func TestTemporary(t *testing.T) {
 	for name, want := range map[string]bool{
