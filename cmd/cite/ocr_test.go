@@ -124,3 +124,84 @@ func TestOCR(t *testing.T) {
 		}
 	})
 }
+
+// scannedPicture writes scanned.pdf's page as a PNG, as a scanner or a
+// phone would give it (pdftoppm renders it), and returns its path in a
+// folder of its own.
+func scannedPicture(t *testing.T) string {
+	t.Helper()
+	pdftoppm, err := exec.LookPath("pdftoppm")
+	if err != nil {
+		t.Skip("pdftoppm is not installed (Debian: apt-get install poppler-utils)")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(pdftoppm, "-r", "200", "-gray", "-png", "-singlefile", filepath.Join(pdfFixtures, "scanned.pdf"), filepath.Join(dir, "scan"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v\n%s", err, b)
+	}
+	return filepath.Join(dir, "scan.png")
+}
+
+// TestOCRPictures indexes a picture of a page: with tesseract its text is
+// found and cited as the picture's (no page); without it, or with --ocr
+// never, the picture is skipped saying why, and a picture cut short fails
+// naming the file.
+func TestOCRPictures(t *testing.T) {
+	pic := scannedPicture(t)
+	t.Run("tesseract", func(t *testing.T) {
+		if _, err := exec.LookPath("tesseract"); err != nil {
+			t.Skip("tesseract is not installed (Debian: " + install + ")")
+		}
+		idx := filepath.Join(t.TempDir(), "idx")
+		code, out, errOut := cite(t, "index", "--index", idx, pic)
+		if code != 0 || !strings.Contains(out, "1 added") || !strings.Contains(errOut, "scan.png: read by OCR (tesseract)") {
+			t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+		}
+		_, out, _ = cite(t, "docs", "--index", idx, "--json")
+		if !strings.Contains(out, `"format": "png"`) {
+			t.Errorf("docs does not say the document is a PNG:\n%s", out)
+		}
+		_, out, _ = cite(t, "ask", "--index", idx, "who rowed out in a storm")
+		if !strings.Contains(out, "Grace Darling") || !strings.Contains(out, "scan.png)") {
+			t.Errorf("ask does not cite the picture (its file, no page):\n%s", out)
+		}
+		if code, out, _ := cite(t, "index", "--index", idx, pic); code != 0 || !strings.Contains(out, "1 unchanged") {
+			t.Errorf("re-run: exit %d, want the picture unchanged:\n%s", code, out)
+		}
+	})
+	for _, c := range []struct {
+		name, flag, want string
+	}{
+		{"no tesseract", "", "scan.png: unsupported format: a picture, read only by OCR; install tesseract (Debian: " + install + ") to read it"},
+		{"ocr never", "--ocr=never", "scan.png: unsupported format: a picture, read only by OCR, and OCR is off"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.flag == "" {
+				noTesseract(t)
+			}
+			idx := filepath.Join(t.TempDir(), "idx")
+			args := []string{"index", "--index", idx, pic}
+			if c.flag != "" {
+				args = append(args, c.flag)
+			}
+			code, out, errOut := cite(t, args...)
+			if code != 1 || !strings.Contains(out+errOut, c.want) {
+				t.Errorf("index: exit %d, want 1 and %q:\n%s%s", code, c.want, out, errOut)
+			}
+		})
+	}
+	t.Run("cut short", func(t *testing.T) {
+		data, err := os.ReadFile(pic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := filepath.Join(t.TempDir(), "cut.png")
+		if err := os.WriteFile(cut, data[:20], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := cite(t, "index", "--index", filepath.Join(t.TempDir(), "idx"), cut)
+		if code != 1 || !strings.Contains(out+errOut, "cut.png: read PNG: damaged picture") {
+			t.Errorf("index: exit %d, want the file named as damaged:\n%s%s", code, out, errOut)
+		}
+	})
+}

@@ -27,7 +27,7 @@ func documentReaders(p *pdf.Reader) []ingest.Reader {
 	if p == nil {
 		p = &pdf.Reader{}
 	}
-	return []ingest.Reader{pdfReader{p}, officeReader{}}
+	return []ingest.Reader{pdfReader{p}, imageReader{p}, officeReader{}}
 }
 
 // pdfReader reads PDFs through package pdf (pdfium in WebAssembly, started
@@ -157,6 +157,35 @@ func pageList(ps []int) string {
 		return "page " + b.String()
 	}
 	return "pages " + b.String()
+}
+
+// imageReader reads pictures of pages (PNG, JPEG, TIFF, GIF, BMP, WebP)
+// by OCR through package pdf, with the PDF reader's OCR mode, tesseract
+// and limits. A picture needs no pdfium.
+type imageReader struct{ r *pdf.Reader }
+
+func (imageReader) Sniff(data []byte) (string, bool) {
+	f := pdf.ImageFormat(data)
+	return f, f != ""
+}
+
+func (i imageReader) Read(ctx context.Context, _ string, data []byte) (*normalize.Document, error) {
+	d, rep, err := i.r.ReadImage(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Pages == 1 {
+		// A picture is its page: "read by OCR", not "page 1".
+		if len(rep.OCR) == 1 {
+			d.Notes = append(d.Notes, "read by OCR (tesseract)")
+		}
+		for _, n := range rep.NoText {
+			d.Notes = append(d.Notes, n.Reason)
+		}
+		return d, nil
+	}
+	d.Notes = append(d.Notes, pdfNotes(rep)...)
+	return d, nil
 }
 
 // prestartPDF says whether startPDF starts pdfium before the first PDF

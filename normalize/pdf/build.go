@@ -56,7 +56,9 @@ func titleKey(s string) string {
 // and the paragraph that ended the page written last (held).
 type layout struct {
 	body     float64
-	headings []float64 // heading font sizes, largest first
+	headings []float64       // heading font sizes, largest first
+	levels   map[float64]int // the heading level of each of them
+	deepest  int             // the deepest of those levels
 	words    map[string]bool
 	outline  map[string]int
 	held     *heldParagraph
@@ -91,15 +93,40 @@ func newLayout(pages []*page, outline map[string]int) *layout {
 			l.body, most = s, n
 		}
 	}
+	var headings []float64
 	for s := range bySize {
 		if s >= 1.15*l.body {
-			l.headings = append(l.headings, s)
+			headings = append(headings, s)
 		}
 	}
-	slices.Sort(l.headings)
-	slices.Reverse(l.headings)
+	l.setHeadings(headings)
 	return l
 }
+
+// setHeadings keeps sizes as the headings' sizes and gives each its
+// level: the largest is of level 1, and a size within [sameLevel] of a
+// level's largest is of that level.
+func (l *layout) setHeadings(sizes []float64) {
+	l.headings = slices.Clone(sizes)
+	slices.Sort(l.headings)
+	slices.Reverse(l.headings)
+	l.levels = map[float64]int{}
+	level, top := 0, 0.0
+	for _, s := range l.headings {
+		if level == 0 || s*sameLevel < top {
+			level, top = level+1, s
+		}
+		l.levels[s] = level
+	}
+	l.deepest = level
+}
+
+// sameLevel is how much smaller than the largest of a heading level a
+// size may be and still be of that level: OCR measures the lines of one
+// size within a few percent (report.pdf's two first-level headings
+// scanned: 28.5 and 29 points), where the levels of a document differ by
+// a tenth or more (Word's 16, 13 and 12 points; LaTeX's 14.4, 12 and 10.95).
+const sameLevel = 1.06
 
 // build writes the pages in reading order.
 func build(pages []*page, outline map[string]int, rep *Report) *normalize.Extracted {
@@ -317,11 +344,11 @@ func (l *layout) heading(b []line) int {
 		return 0
 	}
 	size := roundSize(b[0].size)
-	if i := slices.Index(l.headings, size); i >= 0 {
-		return min(i+1, 6)
+	if lv, ok := l.levels[size]; ok {
+		return min(lv, 6)
 	}
 	if b[0].bold && len(b) == 1 && len(text) < 100 && !strings.HasSuffix(text, ".") && size >= l.body {
-		return min(len(l.headings)+1, 6)
+		return min(l.deepest+1, 6)
 	}
 	return 0
 }

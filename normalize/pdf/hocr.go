@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -26,18 +27,35 @@ import (
 // body text is not taken for headings beside smaller OCR'd text).
 const ocrEm = 1.45
 
-// hocrWords returns the words of the hOCR page in data, in PDF space
-// (points, y growing upwards) for a page scanned at dpi: each takes its
-// line's height and text size (x_size), so that the words of a line are
-// one row.
+// hocrWords returns the words of the hOCR of one page in data, in PDF
+// space (points, y growing upwards) for a page scanned at dpi: each takes
+// its line's height and text size (x_size), so that the words of a line
+// are one row.
 func hocrWords(data []byte, dpi float64) ([]word, error) {
+	pages, err := hocrPages(data, dpi)
+	return slices.Concat(pages...), err
+}
+
+// pictureXSize is the x_size, in points, a picture's lines are measured
+// against when its resolution is not known: the median line of each page
+// is given the x_size of report.pdf's body text scanned at 300 DPI (10.1
+// points), so that a photo of a page measures as a scan of it would.
+const pictureXSize = 10.1
+
+// hocrPages returns the words of each page (ocr_page) of the hOCR in
+// data, as [hocrWords] does; a dpi of 0 scales each page by its text
+// instead ([pictureXSize]).
+func hocrPages(data []byte, dpi float64) ([][]word, error) {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = false
 	d.AutoClose = xml.HTMLAutoClose
 	d.Entity = xml.HTMLEntity
-	scale := 72 / dpi
+	scale := 1.0
+	if dpi > 0 {
+		scale = 72 / dpi
+	}
 	var (
-		words  []word
+		pages  [][]word
 		height float64 // of the page, in pixels
 		line   [4]float64
 		size   float64
@@ -71,9 +89,11 @@ func hocrWords(data []byte, dpi float64) ([]word, error) {
 			}
 			switch class {
 			case "ocr_page":
+				height = 0
 				if b, ok := bbox(title); ok {
 					height = b[3]
 				}
+				pages = append(pages, nil)
 			case "ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat":
 				b, ok := bbox(title)
 				if !ok {
@@ -86,7 +106,7 @@ func hocrWords(data []byte, dpi float64) ([]word, error) {
 				}
 			case "ocrx_word":
 				b, ok := bbox(title)
-				if !ok || height == 0 {
+				if !ok || height == 0 || len(pages) == 0 {
 					continue
 				}
 				conf = property(title, "x_wconf")
@@ -114,12 +134,38 @@ func hocrWords(data []byte, dpi float64) ([]word, error) {
 			}
 			if w := strings.TrimSpace(text.String()); w != "" && cur.x1 > cur.x0 && cur.y1 > cur.y0 && !(conf < minSignConf && !strings.ContainsFunc(w, isAlnum)) {
 				cur.text = fold.Replace(w)
-				words = append(words, *cur)
+				pages[len(pages)-1] = append(pages[len(pages)-1], *cur)
 			}
 			cur = nil
 		}
 	}
-	return words, nil
+	if dpi <= 0 {
+		for _, ws := range pages {
+			scaleToText(ws)
+		}
+	}
+	return pages, nil
+}
+
+// scaleToText scales the words of a page, measured in pixels, so that the
+// median of their lines' text size is [pictureXSize] points.
+func scaleToText(ws []word) {
+	if len(ws) == 0 {
+		return
+	}
+	sizes := make([]float64, len(ws))
+	for i, w := range ws {
+		sizes[i] = w.size
+	}
+	m := median(sizes)
+	if !(m > 0) {
+		return
+	}
+	f := pictureXSize * ocrEm / m
+	for i := range ws {
+		w := &ws[i]
+		w.x0, w.x1, w.y0, w.y1, w.size = w.x0*f, w.x1*f, w.y0*f, w.y1*f, w.size*f
+	}
 }
 
 // minSignConf is the confidence (0-100) below which a word of no letter

@@ -168,7 +168,8 @@ func TestHeadingBlocks(t *testing.T) {
 			"#Origins|#Engineering|Body."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l := &layout{body: 14.5, headings: []float64{20}}
+			l := &layout{body: 14.5}
+			l.setHeadings([]float64{20})
 			var got []string
 			for _, it := range l.items(c.lines) {
 				s := l.join(texts(it.block))

@@ -84,7 +84,7 @@ func (r *Reader) startOCR(ctx context.Context, in pdfium.Pdfium, pg requests.Pag
 	go func() {
 		defer close(o.done)
 		defer func() { <-ocrSlots }()
-		o.text, o.err = tesseract(ctx, path, png)
+		o.text, o.err = tesseract(ctx, path, png, ocrDPI)
 	}()
 	return o
 }
@@ -105,9 +105,14 @@ func renderPNG(in pdfium.Pdfium, pg requests.Page) ([]byte, error) {
 }
 
 // tesseract reads the words of the picture img with the tesseract at
-// path, as hOCR ([hocrWords]).
-func tesseract(ctx context.Context, path string, img []byte) (string, error) {
-	cmd := exec.CommandContext(ctx, path, "stdin", "stdout", "--dpi", strconv.Itoa(ocrDPI), "-l", "eng", "hocr")
+// path, as hOCR ([hocrPages]), telling it the picture's resolution unless
+// dpi is 0.
+func tesseract(ctx context.Context, path string, img []byte, dpi int) (string, error) {
+	args := []string{"stdin", "stdout"}
+	if dpi > 0 {
+		args = append(args, "--dpi", strconv.Itoa(dpi))
+	}
+	cmd := exec.CommandContext(ctx, path, append(args, "-l", "eng", "hocr")...)
 	cmd.Env = ocrEnv()
 	cmd.Stdin = bytes.NewReader(img)
 	var out, stderr bytes.Buffer

@@ -1,0 +1,216 @@
+package pdf
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/gif"  // image.DecodeConfig of GIF
+	_ "image/jpeg" // and JPEG
+	_ "image/png"  // and PNG
+	"os/exec"
+	"slices"
+
+	_ "golang.org/x/image/bmp"  // image.DecodeConfig of BMP
+	_ "golang.org/x/image/webp" // and WebP
+
+	"github.com/cite-rag/cite/normalize"
+)
+
+// Pictures of pages (a scan saved as TIFF or JPEG, a photo of a letter,
+// a screenshot) are read by tesseract as the pages of a PDF without a
+// text layer are: their hOCR becomes rows ([hocrPages]), so that a
+// picture gets headings by size, columns, tables and paragraphs, and a
+// multi-page TIFF its page numbers and running headers left out.
+
+// MaxImagePixels bounds the pixels of one page of a picture: tesseract
+// holds a page whole in memory, several copies of it (a 64-megapixel
+// page is 64 MB in grey, 256 MB in colour). A photo from a phone is 12
+// to 48 megapixels, an A4 page scanned at 600 DPI 35; a file of a few KB
+// can declare a billion.
+const MaxImagePixels = 64 << 20
+
+// ImageFormat names the picture format of data from its first bytes
+// ("png", "jpeg", "tiff", "gif", "bmp", "webp"), or "" for anything else.
+func ImageFormat(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return "png"
+	case bytes.HasPrefix(data, []byte{0xFF, 0xD8, 0xFF}):
+		return "jpeg"
+	case bytes.HasPrefix(data, []byte("II*\x00")), bytes.HasPrefix(data, []byte("MM\x00*")):
+		return "tiff"
+	case bytes.HasPrefix(data, []byte("GIF87a")), bytes.HasPrefix(data, []byte("GIF89a")):
+		return "gif"
+	case len(data) >= 12 && bytes.HasPrefix(data, []byte("RIFF")) && string(data[8:12]) == "WEBP":
+		return "webp"
+	case len(data) >= 26 && bytes.HasPrefix(data, []byte("BM")) && slices.Contains([]uint32{12, 40, 52, 56, 64, 108, 124}, binary.LittleEndian.Uint32(data[14:18])):
+		// "BM" alone begins text too: the size of the header after it
+		// is one of the few BMP has.
+		return "bmp"
+	}
+	return ""
+}
+
+// Errors of [Reader.ReadImage].
+var (
+	// ErrNoOCR: OCR is off or tesseract is not installed, and a picture
+	// has no text otherwise. It wraps [normalize.ErrUnsupported], so that
+	// the file is skipped with its message.
+	ErrNoOCR = fmt.Errorf("%w: a picture, read only by OCR", normalize.ErrUnsupported)
+	// ErrDamagedImage: the picture's pages or their size cannot be read.
+	ErrDamagedImage = errors.New("damaged picture")
+)
+
+// ReadImage reads the picture in data (a format [ImageFormat] names) by
+// OCR, each of its pages (a TIFF may hold several) as a page of a PDF
+// without a text layer. A picture of one page has no page numbers; the
+// [Report] names the pages with no text. It returns an error wrapping
+// [ErrNoOCR] when [Reader.OCR] is [OCRNever] or tesseract is not
+// installed, [ErrTooLarge] for a picture of more pages than
+// [Reader.MaxPages] or a page over [MaxImagePixels], and
+// [ErrDamagedImage] for one whose pages or size cannot be read.
+func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Document, *Report, error) {
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w (%v)", ErrTimeout, timeout))
+	defer cancel()
+	maxPages := r.MaxPages
+	if maxPages <= 0 {
+		maxPages = DefaultMaxPages
+	}
+	format := ImageFormat(data)
+	sizes, err := imageSizes(format, data, maxPages)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &Report{Pages: len(sizes)}
+	for i, s := range sizes {
+		if s.X*s.Y > MaxImagePixels {
+			return nil, rep, fmt.Errorf("%w: page %d is %d × %d pixels, the limit is %d megapixels", ErrTooLarge, i+1, s.X, s.Y, MaxImagePixels>>20)
+		}
+	}
+	if r.OCR == OCRNever {
+		return nil, rep, fmt.Errorf("%w, and OCR is off", ErrNoOCR)
+	}
+	path, err := exec.LookPath(cmp.Or(r.Tesseract, "tesseract"))
+	if err != nil {
+		return nil, rep, fmt.Errorf("%w; install tesseract (Debian: apt-get install tesseract-ocr tesseract-ocr-eng) to read it", ErrNoOCR)
+	}
+	select {
+	case ocrSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, rep, context.Cause(ctx)
+	}
+	// The picture's own resolution, if it has one, is not asked for:
+	// sizes are measured against its text ([hocrPages]).
+	out, err := tesseract(ctx, path, data, 0)
+	<-ocrSlots
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, rep, context.Cause(ctx)
+		}
+		return nil, rep, fmt.Errorf("OCR: %w", err)
+	}
+	read, err := hocrPages([]byte(out), 0)
+	if err != nil {
+		return nil, rep, fmt.Errorf("OCR: tesseract's hOCR: %w", err)
+	}
+	pages := make([]*page, len(sizes))
+	for i := range pages {
+		pages[i] = &page{number: i + 1}
+		if i < len(read) {
+			pages[i].rows = makeRows(read[i])
+		}
+		if len(pages[i].rows) == 0 {
+			rep.NoText = append(rep.NoText, NoText{Page: i + 1, Reason: "OCR found no text"})
+		} else {
+			rep.OCR = append(rep.OCR, i+1)
+		}
+	}
+	d := build(pages, nil, rep).Document("")
+	if len(sizes) == 1 {
+		d.Pages = nil // a picture is its page
+		rep.Dropped = nil
+	}
+	return d, rep, nil
+}
+
+// imageSizes returns the size in pixels of each page of the picture in
+// data: a TIFF's every page, read from its directories; another format's
+// one page, from its header.
+func imageSizes(format string, data []byte, maxPages int) ([]image.Point, error) {
+	if format == "tiff" {
+		return tiffSizes(data, maxPages)
+	}
+	c, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: its size cannot be read (%v)", ErrDamagedImage, err)
+	}
+	if c.Width <= 0 || c.Height <= 0 {
+		return nil, fmt.Errorf("%w: %d × %d pixels", ErrDamagedImage, c.Width, c.Height)
+	}
+	return []image.Point{{c.Width, c.Height}}, nil
+}
+
+// tiffSizes walks the directories (pages) of the TIFF in data and returns
+// each one's ImageWidth and ImageLength, refusing more than maxPages and
+// a chain of directories that loops.
+func tiffSizes(data []byte, maxPages int) ([]image.Point, error) {
+	if len(data) < 8 {
+		return nil, fmt.Errorf("%w: TIFF header cut short", ErrDamagedImage)
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if data[0] == 'M' {
+		bo = binary.BigEndian
+	}
+	var sizes []image.Point
+	seen := map[uint32]bool{}
+	for off := bo.Uint32(data[4:8]); off != 0; {
+		if seen[off] || int64(off)+2 > int64(len(data)) {
+			return nil, fmt.Errorf("%w: TIFF directory of page %d out of the file or looping", ErrDamagedImage, len(sizes)+1)
+		}
+		seen[off] = true
+		n := int64(bo.Uint16(data[off:]))
+		end := int64(off) + 2 + 12*n
+		if end+4 > int64(len(data)) {
+			return nil, fmt.Errorf("%w: TIFF directory of page %d out of the file or looping", ErrDamagedImage, len(sizes)+1)
+		}
+		var w, h uint32
+		for e := int64(off) + 2; e < end; e += 12 {
+			tag, typ := bo.Uint16(data[e:]), bo.Uint16(data[e+2:])
+			var v uint32
+			switch typ {
+			case 3: // SHORT
+				v = uint32(bo.Uint16(data[e+8:]))
+			case 4: // LONG
+				v = bo.Uint32(data[e+8:])
+			default:
+				continue
+			}
+			switch tag {
+			case 256:
+				w = v
+			case 257:
+				h = v
+			}
+		}
+		if w == 0 || h == 0 {
+			return nil, fmt.Errorf("%w: TIFF page %d has no size", ErrDamagedImage, len(sizes)+1)
+		}
+		sizes = append(sizes, image.Point{int(w), int(h)})
+		if len(sizes) > maxPages {
+			return nil, fmt.Errorf("%w: over %d pages, the limit", ErrTooLarge, maxPages)
+		}
+		off = bo.Uint32(data[end:])
+	}
+	if len(sizes) == 0 {
+		return nil, fmt.Errorf("%w: TIFF of no page", ErrDamagedImage)
+	}
+	return sizes, nil
+}
