@@ -60,6 +60,11 @@ type layout struct {
 	words    map[string]bool
 	outline  map[string]int
 	held     *heldParagraph
+	// pitch is the usual distance between the lines of a paragraph in
+	// the whole document, by font size ([roundSize]); measure the width
+	// of its widest line outside columns.
+	pitch   map[float64]float64
+	measure float64
 }
 
 // heldParagraph is the last paragraph of a page, not written until the
@@ -105,12 +110,60 @@ func newLayout(pages []*page, outline map[string]int) *layout {
 func build(pages []*page, outline map[string]int, rep *Report) *normalize.Extracted {
 	dropRunning(pages, rep)
 	l := newLayout(pages, outline)
+	lines := make([][]line, len(pages))
+	for i, p := range pages {
+		lines[i] = order(p.rows)
+	}
+	l.measureLines(lines)
 	x := &normalize.Extracted{}
-	for _, p := range pages {
-		l.writePage(x, p.number, order(p.rows))
+	for i, p := range pages {
+		l.writePage(x, p.number, lines[i])
 	}
 	l.release(x)
 	return x
+}
+
+// measureLines finds the document's line pitch by font size and its
+// widest line outside columns.
+func (l *layout) measureLines(pages [][]line) {
+	bySize := map[float64][]float64{}
+	for _, lines := range pages {
+		columns := columnBands(lines)
+		for i, ln := range lines {
+			if !columns[ln.band] && ln.cells == nil {
+				l.measure = max(l.measure, ln.x1-ln.x0)
+			}
+			if i > 0 {
+				if p, ok := pitchOf(lines[i-1], ln); ok {
+					bySize[roundSize(ln.size)] = append(bySize[roundSize(ln.size)], p)
+				}
+			}
+		}
+	}
+	l.pitch = map[float64]float64{}
+	for s, ps := range bySize {
+		l.pitch[s] = median(ps)
+	}
+}
+
+// pitchOf returns the distance between lines a and b, one after the other
+// in one column and font size; false for other pairs.
+func pitchOf(a, b line) (float64, bool) {
+	if a.band == b.band && a.col == b.col && roundSize(a.size) == roundSize(b.size) && a.cy() > b.cy() && a.cells == nil && b.cells == nil {
+		return a.cy() - b.cy(), true
+	}
+	return 0, false
+}
+
+// columnBands reports the bands of lines set in columns.
+func columnBands(lines []line) map[int]bool {
+	out := map[int]bool{}
+	for _, ln := range lines {
+		if ln.col > 0 {
+			out[ln.band] = true
+		}
+	}
+	return out
 }
 
 // item is a block of lines (a paragraph or a heading) or a table row of a
@@ -159,7 +212,7 @@ func (l *layout) writePage(x *normalize.Extracted, n int, lines []line) {
 			l.hold(n, it.block)
 			return
 		}
-		l.writeBlock(x, it.block)
+		l.writeBlock(x, it)
 	}
 	if inTable {
 		x.EndTable()
@@ -167,16 +220,24 @@ func (l *layout) writePage(x *normalize.Extracted, n int, lines []line) {
 }
 
 // items groups a page's lines into blocks and table rows.
+//
+// A block ends where the font changes (size, weight),
+// the column changes, the next line starts a list's item, or the gap to
+// the next line is a paragraph's: wider than the page's usual line pitch,
+// or, after a line the next line's first word would have fitted on (a
+// break the writer made), wider than the document's line pitch in that
+// font or than 1.2 em, whichever is less. A page of one-line paragraphs
+// has no other pitch than theirs to go by, and was read as one paragraph.
 func (l *layout) items(lines []line) []item {
 	// The usual distance between the lines of a paragraph on this page.
 	var pitches []float64
 	for i := 1; i < len(lines); i++ {
-		a, b := lines[i-1], lines[i]
-		if a.band == b.band && a.col == b.col && roundSize(a.size) == roundSize(b.size) && a.cy() > b.cy() {
-			pitches = append(pitches, a.cy()-b.cy())
+		if p, ok := pitchOf(lines[i-1], lines[i]); ok {
+			pitches = append(pitches, p)
 		}
 	}
 	pitch := median(pitches)
+	cols := columnsOf(lines)
 	var out []item
 	var block []line
 	flush := func() {
@@ -194,10 +255,12 @@ func (l *layout) items(lines []line) []item {
 		if len(block) > 0 {
 			prev := lines[i-1]
 			d := prev.cy() - ln.cy()
+			byWriter := made(prev, ln, l.column(cols, ln).x1)
 			if prev.band != ln.band || prev.col != ln.col || prev.bold != ln.bold ||
 				math.Abs(prev.size-ln.size) > 0.1*max(prev.size, ln.size) ||
 				d <= 0 || (pitch > 0 && d > 1.4*pitch) || (l.heading(block) > 0 && !startsLower(ln.text)) ||
-				listItem(block[0].text) && listItem(ln.text) {
+				listItem(block[0].text) && listItem(ln.text) ||
+				byWriter && d > 1.4*l.linePitch(ln) {
 				flush()
 			}
 		}
@@ -205,6 +268,78 @@ func (l *layout) items(lines []line) []item {
 	}
 	flush()
 	return out
+}
+
+// colKey names a column of a page: its band and its index in the band.
+type colKey struct{ band, col int }
+
+// columnsOf returns the extent of each column of a page's lines.
+func columnsOf(lines []line) map[colKey]box {
+	out := map[colKey]box{}
+	for _, ln := range lines {
+		k := colKey{ln.band, ln.col}
+		if b, ok := out[k]; ok {
+			b.add(ln.box)
+			out[k] = b
+		} else {
+			out[k] = ln.box
+		}
+	}
+	return out
+}
+
+// emOf returns the font size of ln on the page, in points.
+func emOf(ln line) float64 {
+	if ln.em > 0 {
+		return ln.em
+	}
+	return ln.h()
+}
+
+// linePitch returns the distance between the lines of a paragraph set in
+// ln's font: the document's usual pitch in that size, at most 1.2 em.
+func (l *layout) linePitch(ln line) float64 {
+	p := 1.2 * emOf(ln)
+	if dp := l.pitch[roundSize(ln.size)]; dp > 0 {
+		p = min(p, dp)
+	}
+	return p
+}
+
+// made reports whether the break between the lines a and b was made by
+// the writer, not by the line's end: b's first word would have fitted at
+// the end of a, before right, with half an em to spare. A line that ends
+// in a hyphen was broken inside a word.
+func made(a, b line, right float64) bool {
+	if strings.TrimSpace(a.text) == "" || hyphenated(a.text) {
+		return false
+	}
+	text := strings.TrimSpace(b.text)
+	n := utf8.RuneCountInString(text)
+	if n == 0 {
+		return false
+	}
+	first, _, _ := strings.Cut(text, " ")
+	w := (b.x1 - b.x0) * float64(utf8.RuneCountInString(first)) / float64(n)
+	e := emOf(b)
+	return a.x1+0.25*e+w < right-0.5*e
+}
+
+// hyphenated reports whether a line ends in a hyphen: a word broken there.
+func hyphenated(text string) bool {
+	r, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(text))
+	return r == '-' || r == '\u00ad' || r == '\u2010'
+}
+
+// column returns the extent of ln's column on its page: where its lines
+// are, and outside columns at least as wide as the document's widest line
+// (a page of short lines is no narrower than the others).
+func (l *layout) column(cols map[colKey]box, ln line) box {
+	c := cols[colKey{ln.band, ln.col}]
+	if _, split := cols[colKey{ln.band, 1}]; !split {
+		c.x1 = max(c.x1, c.x0+l.measure)
+	}
+	return c
 }
 
 // startsLower reports whether text starts with a small letter: a line of
@@ -330,7 +465,8 @@ func (l *layout) heading(b []line) int {
 // is a sentence, not a heading, whatever its size.
 const minSentenceWords = 8
 
-func (l *layout) writeBlock(x *normalize.Extracted, b []line) {
+func (l *layout) writeBlock(x *normalize.Extracted, it item) {
+	b := it.block
 	if lv := l.heading(b); lv > 0 {
 		x.Heading(lv, l.join(texts(b)))
 		return

@@ -34,6 +34,7 @@ type word struct {
 	text    string
 	size    float64
 	bold    bool
+	em      float64 // the size of its font on the page, in points
 	spacing float64 // its letter spacing, in points, where pdfium's spaces inside it were dropped
 	lead    lead    // the space glyph drawn before it, if it was the only character between it and the word before
 }
@@ -66,6 +67,7 @@ type seg struct {
 	text string
 	size float64
 	bold bool
+	em   float64 // its largest font size on the page, in points
 }
 
 type row struct {
@@ -161,7 +163,7 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, sp spacing)
 			}
 		}
 		if sb.Len() == 0 {
-			cur = word{box: b, size: size, bold: bold}
+			cur = word{box: b, size: size, bold: bold, em: em(c)}
 			if between == 1 {
 				cur.lead = space
 			}
@@ -564,11 +566,12 @@ func makeRows(words []word) []row {
 					s.add(w.box)
 					s.bold = s.bold && w.bold
 					s.size = max(s.size, w.size)
+					s.em = max(s.em, w.em)
 					sb.WriteString(w.text)
 					continue
 				}
 			}
-			s = seg{box: w.box, size: w.size, bold: w.bold}
+			s = seg{box: w.box, size: w.size, bold: w.bold, em: w.em}
 			sb.WriteString(w.text)
 		}
 		end()
@@ -610,6 +613,13 @@ type line struct {
 	cells []string // a table row's cells
 }
 
+// join adds s, the next segment of l's row, to l.
+func (l *line) join(s seg) {
+	l.text += " " + s.text
+	l.box.add(s.box)
+	l.em = max(l.em, s.em)
+}
+
 // order puts a page's segments in reading order: a band of rows set in
 // columns is read column by column; a row that crosses the columns' gutter
 // ends the band, as does a table (rows of cells that line up).
@@ -641,8 +651,7 @@ func order(rows []row) []line {
 							out = append(out, line{seg: s, band: band, col: c})
 							l = &out[len(out)-1]
 						} else {
-							l.text += " " + s.text
-							l.box.add(s.box)
+							l.join(s)
 						}
 					}
 				}
@@ -663,8 +672,7 @@ func order(rows []row) []line {
 			}
 		} else {
 			for _, s := range r.segs[1:] {
-				l.text += " " + s.text
-				l.box.add(s.box)
+				l.join(s)
 			}
 		}
 		out = append(out, l)

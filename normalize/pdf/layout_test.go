@@ -183,3 +183,51 @@ func TestHeadingBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestBlocks: where a page's lines are cut into blocks. Lines are 12pt (em), in a column from x 34 whose
+// widest line in the document is 420pt wide; a line's ink is 11pt high.
+func TestBlocks(t *testing.T) {
+	// ln is a line from x0 to x1 centred at y.
+	ln := func(x0, x1, y float64, text string) line {
+		return line{seg: seg{box: box{x0, x1, y - 5.5, y + 5.5}, text: text, size: 16, em: 12}, band: 1}
+	}
+	for _, c := range []struct {
+		name  string
+		pitch float64 // the document's line pitch at 12pt; 0: unknown
+		lines []line
+		want  string // blocks, "|" between
+	}{
+		{"a page of one-line paragraphs", 13.5, []line{
+			ln(34, 188, 745, "Keep to the right of the channel."), ln(34, 204, 719.5, "Sound one long blast when leaving."),
+			ln(34, 187, 694, "Moor only at the marked berths."), ln(34, 164, 668.5, "Report any oil in the water.")},
+			"Keep to the right of the channel.|Sound one long blast when leaving.|Moor only at the marked berths.|Report any oil in the water."},
+		{"one-line paragraphs, the document's pitch unknown", 0, []line{
+			ln(34, 188, 745, "Keep to the right of the channel."), ln(34, 204, 719.5, "Sound one long blast when leaving."),
+			ln(34, 187, 694, "Moor only at the marked berths.")},
+			"Keep to the right of the channel.|Sound one long blast when leaving.|Moor only at the marked berths."},
+		{"a wrapped paragraph", 13.5, []line{
+			ln(34, 451, 745, "The harbour master keeps the rules below on a board by the slipway, and every skipper"),
+			ln(34, 444, 731.5, "who moors in the harbour is asked to read them before going ashore for the first time,"),
+			ln(34, 324, 718, "since the channel is narrow and the berths are close together.")},
+			"The harbour master keeps the rules below on a board by the slipway, and every skipper who moors in the harbour is asked to read them before going ashore for the first time, since the channel is narrow and the berths are close together."},
+		{"a double-spaced paragraph", 27, []line{
+			ln(34, 451, 745, "The harbour master keeps the rules below on a board by the slipway, and every skipper"),
+			ln(34, 444, 718, "who moors in the harbour is asked to read them before going ashore for the first time,"),
+			ln(34, 324, 691, "since the channel is narrow.")},
+			"The harbour master keeps the rules below on a board by the slipway, and every skipper who moors in the harbour is asked to read them before going ashore for the first time, since the channel is narrow."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := &layout{body: 16, measure: 420, pitch: map[float64]float64{}}
+			if c.pitch > 0 {
+				l.pitch[16] = c.pitch
+			}
+			var got []string
+			for _, it := range l.items(c.lines) {
+				got = append(got, l.join(texts(it.block)))
+			}
+			if g := strings.Join(got, "|"); g != c.want {
+				t.Errorf("blocks %q\nwant   %q", g, c.want)
+			}
+		})
+	}
+}

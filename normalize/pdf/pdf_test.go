@@ -304,6 +304,22 @@ func TestReadLists(t *testing.T) {
 	})
 }
 
+// paragraphs.pdf is testdata/paragraphs.html printed by headless
+// Chromium: a page of wrapped paragraphs, then a page of one-line
+// paragraphs, whose only line pitch is the paragraphs' (they were read as
+// one paragraph), then verse in two stanzas.
+func TestReadParagraphs(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "paragraphs.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInText(t, d.Text, []textCase{
+		{"wrapped lines joined", "on a board by the slipway, and every skipper who moors in the harbour"},
+		{"one-line paragraphs apart", "\n\nKeep to the right of the channel.\n\nSound one long blast when leaving.\n\nMoor only at the marked berths.\n\nReport any oil in the water.\n\nDo not run engines after ten at night.\n\nPay harbour dues at the office.\n\n"},
+		{"a stanza is a block", "\n\nThe lamp is lit at fall of night, The keeper climbs the stair, And all along the rocky bight The ships know he is there.\n\nWhen winter gales"},
+	})
+}
+
 // spaced.pdf is testdata/spaced.html printed by headless Chromium: text
 // set with letter spacing from 1px to 0.5 em (CSS letter-spacing), where
 // pdfium generates a space at many of the letters ("Q u a r t e r l y"),
