@@ -171,6 +171,7 @@ func columnBands(lines []line) map[int]bool {
 type item struct {
 	block []line
 	cells []string
+	lines bool // a block whose line breaks are kept: code, an address, verse
 }
 
 func (l *layout) writePage(x *normalize.Extracted, n int, lines []line) {
@@ -198,7 +199,7 @@ func (l *layout) writePage(x *normalize.Extracted, n int, lines []line) {
 			x.EndTable()
 			inTable = false
 		}
-		paragraph := l.heading(it.block) == 0
+		paragraph := !it.lines && l.heading(it.block) == 0
 		if i == 0 && paragraph && l.continues(it.block) {
 			// The paragraph that ended the last page goes on here.
 			l.goOn(n, it.block)
@@ -221,7 +222,7 @@ func (l *layout) writePage(x *normalize.Extracted, n int, lines []line) {
 
 // items groups a page's lines into blocks and table rows.
 //
-// A block ends where the font changes (size, weight),
+// A block ends where the font changes (size, weight, a monospaced font),
 // the column changes, the next line starts a list's item, or the gap to
 // the next line is a paragraph's: wider than the page's usual line pitch,
 // or, after a line the next line's first word would have fitted on (a
@@ -242,7 +243,7 @@ func (l *layout) items(lines []line) []item {
 	var block []line
 	flush := func() {
 		if len(block) > 0 {
-			out = append(out, item{block: block})
+			out = append(out, item{block: block, lines: l.keepBreaks(block, cols)})
 			block = nil
 		}
 	}
@@ -255,8 +256,8 @@ func (l *layout) items(lines []line) []item {
 		if len(block) > 0 {
 			prev := lines[i-1]
 			d := prev.cy() - ln.cy()
-			byWriter := made(prev, ln, l.column(cols, ln).x1)
-			if prev.band != ln.band || prev.col != ln.col || prev.bold != ln.bold ||
+			byWriter := !prev.mono && made(prev, ln, l.column(cols, ln).x1)
+			if prev.band != ln.band || prev.col != ln.col || prev.bold != ln.bold || prev.mono != ln.mono ||
 				math.Abs(prev.size-ln.size) > 0.1*max(prev.size, ln.size) ||
 				d <= 0 || (pitch > 0 && d > 1.4*pitch) || (l.heading(block) > 0 && !startsLower(ln.text)) ||
 				listItem(block[0].text) && listItem(ln.text) ||
@@ -329,6 +330,43 @@ func made(a, b line, right float64) bool {
 func hyphenated(text string) bool {
 	r, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(text))
 	return r == '-' || r == '\u00ad' || r == '\u2010'
+}
+
+// maxShortLine is the widest a line of an address or of verse is, as a
+// share of the text's width.
+const maxShortLine = 0.6
+
+// keepBreaks reports whether block's line breaks are kept (written by
+// [normalize.Extracted.Lines]): code (every line in a monospaced font), or
+// an address, verse, or the items of a list without markers: lines short
+// beside the text's width, none ending in a hyphen, each starting with a
+// capital, a digit or a sign, or else after a break the writer made
+// ([made]): a narrow paragraph's lines go on with a small letter after a
+// break the line's end made.
+func (l *layout) keepBreaks(block []line, cols map[colKey]box) bool {
+	if len(block) < 2 || listItem(block[0].text) {
+		return false
+	}
+	mono := true
+	right := block[0].x1
+	for _, ln := range block {
+		mono = mono && ln.mono
+		right = max(right, ln.x1)
+	}
+	if mono {
+		return true
+	}
+	c := l.column(cols, block[0])
+	width := c.x1 - c.x0
+	for i, ln := range block {
+		if ln.x1-ln.x0 > maxShortLine*width {
+			return false
+		}
+		if i > 0 && (hyphenated(block[i-1].text) || startsLower(ln.text) && !made(block[i-1], ln, right)) {
+			return false
+		}
+	}
+	return true
 }
 
 // column returns the extent of ln's column on its page: where its lines
@@ -469,6 +507,10 @@ func (l *layout) writeBlock(x *normalize.Extracted, it item) {
 	b := it.block
 	if lv := l.heading(b); lv > 0 {
 		x.Heading(lv, l.join(texts(b)))
+		return
+	}
+	if it.lines {
+		x.Lines(strings.Join(texts(b), "\n"))
 		return
 	}
 	x.Paragraph(l.join(texts(b)))

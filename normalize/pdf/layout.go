@@ -34,6 +34,7 @@ type word struct {
 	text    string
 	size    float64
 	bold    bool
+	mono    bool    // every character in a monospaced font
 	em      float64 // the size of its font on the page, in points
 	spacing float64 // its letter spacing, in points, where pdfium's spaces inside it were dropped
 	lead    lead    // the space glyph drawn before it, if it was the only character between it and the word before
@@ -67,6 +68,7 @@ type seg struct {
 	text string
 	size float64
 	bold bool
+	mono bool    // all its words in a monospaced font (code)
 	em   float64 // its largest font size on the page, in points
 }
 
@@ -163,13 +165,14 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, sp spacing)
 			}
 		}
 		if sb.Len() == 0 {
-			cur = word{box: b, size: size, bold: bold, em: em(c)}
+			cur = word{box: b, size: size, bold: bold, mono: monospaced(c), em: em(c)}
 			if between == 1 {
 				cur.lead = space
 			}
 		} else {
 			cur.add(b)
 			cur.bold = cur.bold && bold
+			cur.mono = cur.mono && monospaced(c)
 		}
 		sb.WriteString(c.Text)
 		joined = false
@@ -445,6 +448,27 @@ func fixedPitch(c *responses.GetPageTextStructuredChar) bool {
 	return c.FontInformation != nil && c.FontInformation.Flags&1 != 0
 }
 
+// monoName matches the names of monospaced fonts whose descriptor leaves
+// out the FixedPitch flag (TeX's cmtt, the URW and Courier fonts of
+// DocBook and Office PDFs).
+var monoName = regexp.MustCompile(`(?i)mono|nimbusmon|courier|cousine|consol|menlo|typewriter|code|^(cm|ec|lm|t1)?(sl)?tt[0-9]|^rm?tt`)
+
+// monospaced reports whether c is drawn in a monospaced font: flagged so,
+// or named so.
+func monospaced(c *responses.GetPageTextStructuredChar) bool {
+	if fixedPitch(c) {
+		return true
+	}
+	if c.FontInformation == nil {
+		return false
+	}
+	name := c.FontInformation.Name
+	if _, after, ok := strings.Cut(name, "+"); ok {
+		name = after
+	}
+	return monoName.MatchString(name)
+}
+
 // cellCandidates returns the indexes of the spaces pdfium generated
 // between two characters of one monospaced font on a line: the spaces
 // [cellSpaces] reads loose boxes for.
@@ -565,13 +589,14 @@ func makeRows(words []word) []row {
 					sb.WriteByte(' ')
 					s.add(w.box)
 					s.bold = s.bold && w.bold
+					s.mono = s.mono && w.mono
 					s.size = max(s.size, w.size)
 					s.em = max(s.em, w.em)
 					sb.WriteString(w.text)
 					continue
 				}
 			}
-			s = seg{box: w.box, size: w.size, bold: w.bold, em: w.em}
+			s = seg{box: w.box, size: w.size, bold: w.bold, mono: w.mono, em: w.em}
 			sb.WriteString(w.text)
 		}
 		end()
@@ -617,6 +642,7 @@ type line struct {
 func (l *line) join(s seg) {
 	l.text += " " + s.text
 	l.box.add(s.box)
+	l.mono = l.mono && s.mono
 	l.em = max(l.em, s.em)
 }
 

@@ -283,7 +283,7 @@ func TestReadCode(t *testing.T) {
 		{"a table is still rows", "Name | Built\nBell Rock | 1810"},
 		{"two hyphens", " --chunks shows how"},
 		{"two periods", "corpora in ../shared/data run"},
-		{"three hyphens", "clone.\n\n--- Sources cited in this answer:"},
+		{"three hyphens, a code block's lines kept", "clone.\n\n---\nSources cited in this answer:\n\n"},
 	})
 }
 
@@ -316,7 +316,24 @@ func TestReadParagraphs(t *testing.T) {
 	wantInText(t, d.Text, []textCase{
 		{"wrapped lines joined", "on a board by the slipway, and every skipper who moors in the harbour"},
 		{"one-line paragraphs apart", "\n\nKeep to the right of the channel.\n\nSound one long blast when leaving.\n\nMoor only at the marked berths.\n\nReport any oil in the water.\n\nDo not run engines after ten at night.\n\nPay harbour dues at the office.\n\n"},
-		{"a stanza is a block", "\n\nThe lamp is lit at fall of night, The keeper climbs the stair, And all along the rocky bight The ships know he is there.\n\nWhen winter gales"},
+		{"a stanza is a block", "\n\nThe lamp is lit at fall of night,\nThe keeper climbs the stair,\nAnd all along the rocky bight\nThe ships know he is there.\n\nWhen winter gales"},
+	})
+}
+
+// breaks.pdf is testdata/breaks.html printed by headless Chromium: an
+// address (short lines set apart by <br>), a code block (<pre>, a blank
+// line in it), verse, and a narrow paragraph whose lines wrap.
+func TestReadLineBreaks(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "breaks.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInText(t, d.Text, []textCase{
+		{"an address's lines kept", "\n\nHarbour Office\n12 Quay Street\nPortree IV51 9DE\nScotland\n\n"},
+		{"a code block's lines kept", "\n\n// tide returns the height of the tide at hour t.\nfunc tide(t float64) float64 {\nreturn 2.5 * math.Sin(t/12.42*2*math.Pi)\n}\n\nfunc main() { fmt.Println(tide(3)) }\n\n"},
+		{"verse's lines kept", "\n\nThe lamp is lit at fall of night,\nThe keeper climbs the stair,\n"},
+		{"a narrow paragraph joined", "\n\nA narrow paragraph wraps its lines well before the margin of the page, and each of them goes on where the one before it stopped."},
+		{"a wide paragraph joined", "winter storage of boats, and it keeps"},
 	})
 }
 
