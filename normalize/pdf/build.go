@@ -229,6 +229,8 @@ func (l *layout) writePage(x *normalize.Extracted, n int, lines []line) {
 // break the writer made), wider than the document's line pitch in that
 // font or than 1.2 em, whichever is less. A page of one-line paragraphs
 // has no other pitch than theirs to go by, and was read as one paragraph.
+// A break the writer made before a line set in further or less (a nested
+// list's item) ends a block too.
 func (l *layout) items(lines []line) []item {
 	// The usual distance between the lines of a paragraph on this page.
 	var pitches []float64
@@ -241,9 +243,10 @@ func (l *layout) items(lines []line) []item {
 	cols := columnsOf(lines)
 	var out []item
 	var block []line
+	set := false // the block was set in or out from the one before, after a break the writer made
 	flush := func() {
 		if len(block) > 0 {
-			out = append(out, item{block: block, lines: l.keepBreaks(block, cols)})
+			out = append(out, item{block: block, lines: l.keepBreaks(block, cols, set)})
 			block = nil
 		}
 	}
@@ -257,13 +260,18 @@ func (l *layout) items(lines []line) []item {
 			prev := lines[i-1]
 			d := prev.cy() - ln.cy()
 			byWriter := !prev.mono && made(prev, ln, l.column(cols, ln).x1)
+			// Set in or out, not centred (a caption's lines).
+			indent := byWriter && math.Abs(ln.x0-prev.x0) > emOf(ln) && math.Abs(ln.cx()-prev.cx()) > emOf(ln)
 			if prev.band != ln.band || prev.col != ln.col || prev.bold != ln.bold || prev.mono != ln.mono ||
 				math.Abs(prev.size-ln.size) > 0.1*max(prev.size, ln.size) ||
 				d <= 0 || (pitch > 0 && d > 1.4*pitch) || (l.heading(block) > 0 && !startsLower(ln.text)) ||
 				listItem(block[0].text) && listItem(ln.text) ||
-				byWriter && d > 1.4*l.linePitch(ln) {
+				byWriter && d > 1.4*l.linePitch(ln) || indent {
 				flush()
+				set = indent
 			}
+		} else {
+			set = false
 		}
 		block = append(block, ln)
 	}
@@ -342,8 +350,10 @@ const maxShortLine = 0.6
 // beside the text's width, none ending in a hyphen, each starting with a
 // capital, a digit or a sign, or else after a break the writer made
 // ([made]): a narrow paragraph's lines go on with a small letter after a
-// break the line's end made.
-func (l *layout) keepBreaks(block []line, cols map[colKey]box) bool {
+// break the line's end made. A block set in or out from the one before
+// (set: the items of a nested list) may start its lines with small
+// letters.
+func (l *layout) keepBreaks(block []line, cols map[colKey]box, set bool) bool {
 	if len(block) < 2 || listItem(block[0].text) {
 		return false
 	}
@@ -362,7 +372,7 @@ func (l *layout) keepBreaks(block []line, cols map[colKey]box) bool {
 		if ln.x1-ln.x0 > maxShortLine*width {
 			return false
 		}
-		if i > 0 && (hyphenated(block[i-1].text) || startsLower(ln.text) && !made(block[i-1], ln, right)) {
+		if i > 0 && (hyphenated(block[i-1].text) || !set && startsLower(ln.text) && !made(block[i-1], ln, right)) {
 			return false
 		}
 	}

@@ -23,6 +23,7 @@ type box struct{ x0, x1, y0, y1 float64 } // PDF space: y grows upwards
 
 func (b box) h() float64  { return b.y1 - b.y0 }
 func (b box) cy() float64 { return (b.y0 + b.y1) / 2 }
+func (b box) cx() float64 { return (b.x0 + b.x1) / 2 }
 
 func (b *box) add(o box) {
 	b.x0, b.x1 = min(b.x0, o.x0), max(b.x1, o.x1)

@@ -236,6 +236,17 @@ func TestBlocks(t *testing.T) {
 			ln(34, 241, 745, "The tide table is made by this program:"),
 			code(34, 216, 719, "func tide(t float64) float64 {"), code(58, 300, 701, "return 2.5 * math.Sin(t/12.42*2*math.Pi)"), code(34, 40, 683, "}")},
 			"The tide table is made by this program:|func tide(t float64) float64 {/return 2.5 * math.Sin(t/12.42*2*math.Pi)/}"},
+		{"nested items without markers", 13.5, []line{
+			ln(55, 143, 745, "Check the weather"), ln(75, 175, 726, "the shipping forecast"), ln(75, 203, 709, "the inshore waters forecast"),
+			ln(55, 126, 691, "Check the boat")},
+			"Check the weather|the shipping forecast/the inshore waters forecast|Check the boat"},
+		{"an item that wraps under its first word", 13.5, []line{
+			ln(34, 450, 745, "3. Cast off when the pilot confirms, which may take a long while when the harbour is"),
+			ln(48, 420, 731.5, "busy and the line of waiting ships reaches out past the breakwater.")},
+			"3. Cast off when the pilot confirms, which may take a long while when the harbour is busy and the line of waiting ships reaches out past the breakwater."},
+		{"a centred caption", 13.5, []line{
+			ln(80, 380, 745, "Table 2.1. Comparison of String Comparators Using Last"), ln(150, 310, 731.5, "names, first names and streets")},
+			"Table 2.1. Comparison of String Comparators Using Last names, first names and streets"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := &layout{body: 16, measure: 420, pitch: map[float64]float64{}}

@@ -337,6 +337,23 @@ func TestReadLineBreaks(t *testing.T) {
 	})
 }
 
+// nested.pdf is testdata/nested.html printed by headless Chromium: nested
+// lists whose bullets are drawn (no text: only the items' indents tell
+// them apart), a parent item that wraps, numbered lists, and bullets that
+// are text ("• ", "– ").
+func TestReadNestedLists(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "nested.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInText(t, d.Text, []textCase{
+		{"a parent and its items apart", "\n\nCheck the weather\n\nthe shipping forecast\nthe inshore waters forecast\n\nCheck the boat, "},
+		{"a parent item that wraps is one", "\n\nCheck the boat, from the bilge pump in the hold to the navigation lights on the mast, and note what needs mending\n\nbilge pump\nnavigation lights\n\n"},
+		{"numbered items apart", "\n\n1. Fuel\n\n1. Main tank\n\n2. Reserve tank\n\n2. Water\n\n"},
+		{"text bullets apart", "\n\n• Charts\n\n– harbour plan\n\n– coastal chart\n\n• Radio"},
+	})
+}
+
 // spaced.pdf is testdata/spaced.html printed by headless Chromium: text
 // set with letter spacing from 1px to 0.5 em (CSS letter-spacing), where
 // pdfium generates a space at many of the letters ("Q u a r t e r l y"),
