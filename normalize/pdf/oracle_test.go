@@ -115,9 +115,9 @@ func TestFixtures(t *testing.T) {
 	run(chromium, append(headless, "--generate-pdf-document-outline", "--print-to-pdf="+filepath.Join(dir, "flow.pdf"), filepath.Join(abs, "flow.html"))...)
 	// Letter-spaced text, and text set without spacing beside it.
 	run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, "spaced.pdf"), filepath.Join(abs, "spaced.html"))...)
-	// One-line paragraphs and verse; an address, code and verse; nested
-	// lists.
-	for _, name := range []string{"paragraphs", "breaks", "nested"} {
+	// Inline code and code blocks; lists; one-line paragraphs and verse;
+	// an address, code and verse; nested lists.
+	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested"} {
 		run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, name+".pdf"), filepath.Join(abs, name+".html"))...)
 	}
 	// A scanned page: a picture of text, printed.
@@ -146,7 +146,7 @@ func TestFixtures(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "damaged.pdf"), report[:3000], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"report.pdf", "flow.pdf", "spaced.pdf", "paragraphs.pdf", "breaks.pdf", "nested.pdf"} {
+	for _, name := range []string{"report.pdf", "flow.pdf", "spaced.pdf", "code.pdf", "lists.pdf", "paragraphs.pdf", "breaks.pdf", "nested.pdf"} {
 		want, _, err := read(t, &Reader{}, name)
 		if err != nil {
 			t.Fatal(err)
