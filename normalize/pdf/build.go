@@ -62,6 +62,11 @@ type layout struct {
 	words    map[string]bool
 	outline  map[string]int
 	held     *heldParagraph
+	// pitch is the usual distance between the lines of a paragraph in
+	// the whole document, by font size ([roundSize]); measure the width
+	// of its widest line outside columns.
+	pitch   map[float64]float64
+	measure float64
 }
 
 // heldParagraph is the last paragraph of a page, not written until the
@@ -132,12 +137,60 @@ const sameLevel = 1.06
 func build(pages []*page, outline map[string]int, rep *Report) *normalize.Extracted {
 	dropRunning(pages, rep)
 	l := newLayout(pages, outline)
+	lines := make([][]line, len(pages))
+	for i, p := range pages {
+		lines[i] = order(p.rows)
+	}
+	l.measureLines(lines)
 	x := &normalize.Extracted{}
-	for _, p := range pages {
-		l.writePage(x, p.number, order(p.rows))
+	for i, p := range pages {
+		l.writePage(x, p.number, lines[i])
 	}
 	l.release(x)
 	return x
+}
+
+// measureLines finds the document's line pitch by font size and its
+// widest line outside columns.
+func (l *layout) measureLines(pages [][]line) {
+	bySize := map[float64][]float64{}
+	for _, lines := range pages {
+		columns := columnBands(lines)
+		for i, ln := range lines {
+			if !columns[ln.band] && ln.cells == nil {
+				l.measure = max(l.measure, ln.x1-ln.x0)
+			}
+			if i > 0 {
+				if p, ok := pitchOf(lines[i-1], ln); ok {
+					bySize[roundSize(ln.size)] = append(bySize[roundSize(ln.size)], p)
+				}
+			}
+		}
+	}
+	l.pitch = map[float64]float64{}
+	for s, ps := range bySize {
+		l.pitch[s] = median(ps)
+	}
+}
+
+// pitchOf returns the distance between lines a and b, one after the other
+// in one column and font size; false for other pairs.
+func pitchOf(a, b line) (float64, bool) {
+	if a.band == b.band && a.col == b.col && roundSize(a.size) == roundSize(b.size) && a.cy() > b.cy() && a.cells == nil && b.cells == nil {
+		return a.cy() - b.cy(), true
+	}
+	return 0, false
+}
+
+// columnBands reports the bands of lines set in columns.
+func columnBands(lines []line) map[int]bool {
+	out := map[int]bool{}
+	for _, ln := range lines {
+		if ln.col > 0 {
+			out[ln.band] = true
+		}
+	}
+	return out
 }
 
 // item is a block of lines (a paragraph or a heading) or a table row of a
@@ -145,6 +198,7 @@ func build(pages []*page, outline map[string]int, rep *Report) *normalize.Extrac
 type item struct {
 	block []line
 	cells []string
+	lines bool // a block whose line breaks are kept: code, an address, verse
 }
 
 func (l *layout) writePage(x *normalize.Extracted, n int, lines []line) {
@@ -172,7 +226,7 @@ func (l *layout) writePage(x *normalize.Extracted, n int, lines []line) {
 			x.EndTable()
 			inTable = false
 		}
-		paragraph := l.heading(it.block) == 0
+		paragraph := !it.lines && l.heading(it.block) == 0
 		if i == 0 && paragraph && l.continues(it.block) {
 			// The paragraph that ended the last page goes on here.
 			l.goOn(n, it.block)
@@ -186,7 +240,7 @@ func (l *layout) writePage(x *normalize.Extracted, n int, lines []line) {
 			l.hold(n, it.block)
 			return
 		}
-		l.writeBlock(x, it.block)
+		l.writeBlock(x, it)
 	}
 	if inTable {
 		x.EndTable()
@@ -194,21 +248,32 @@ func (l *layout) writePage(x *normalize.Extracted, n int, lines []line) {
 }
 
 // items groups a page's lines into blocks and table rows.
+//
+// A block ends where the font changes (size, weight, a monospaced font),
+// the column changes, the next line starts a list's item, or the gap to
+// the next line is a paragraph's: wider than the page's usual line pitch,
+// or, after a line the next line's first word would have fitted on (a
+// break the writer made), wider than the document's line pitch in that
+// font or than 1.2 em, whichever is less. A page of one-line paragraphs
+// has no other pitch than theirs to go by, and was read as one paragraph.
+// A break the writer made before a line set in further or less (a nested
+// list's item) ends a block too.
 func (l *layout) items(lines []line) []item {
 	// The usual distance between the lines of a paragraph on this page.
 	var pitches []float64
 	for i := 1; i < len(lines); i++ {
-		a, b := lines[i-1], lines[i]
-		if a.band == b.band && a.col == b.col && roundSize(a.size) == roundSize(b.size) && a.cy() > b.cy() {
-			pitches = append(pitches, a.cy()-b.cy())
+		if p, ok := pitchOf(lines[i-1], lines[i]); ok {
+			pitches = append(pitches, p)
 		}
 	}
 	pitch := median(pitches)
+	cols := columnsOf(lines)
 	var out []item
 	var block []line
+	set := false // the block was set in or out from the one before, after a break the writer made
 	flush := func() {
 		if len(block) > 0 {
-			out = append(out, item{block: block})
+			out = append(out, item{block: block, lines: l.keepBreaks(block, cols, set)})
 			block = nil
 		}
 	}
@@ -221,17 +286,135 @@ func (l *layout) items(lines []line) []item {
 		if len(block) > 0 {
 			prev := lines[i-1]
 			d := prev.cy() - ln.cy()
-			if prev.band != ln.band || prev.col != ln.col || prev.bold != ln.bold ||
+			byWriter := !prev.mono && made(prev, ln, l.column(cols, ln).x1)
+			// Set in or out, not centred (a caption's lines).
+			indent := byWriter && math.Abs(ln.x0-prev.x0) > emOf(ln) && math.Abs(ln.cx()-prev.cx()) > emOf(ln)
+			if prev.band != ln.band || prev.col != ln.col || prev.bold != ln.bold || prev.mono != ln.mono ||
 				math.Abs(prev.size-ln.size) > 0.1*max(prev.size, ln.size) ||
 				d <= 0 || (pitch > 0 && d > 1.4*pitch) || (l.heading(block) > 0 && !startsLower(ln.text)) ||
-				listItem(block[0].text) && listItem(ln.text) {
+				listItem(block[0].text) && listItem(ln.text) ||
+				byWriter && d > 1.4*l.linePitch(ln) || indent {
 				flush()
+				set = indent
 			}
+		} else {
+			set = false
 		}
 		block = append(block, ln)
 	}
 	flush()
 	return out
+}
+
+// colKey names a column of a page: its band and its index in the band.
+type colKey struct{ band, col int }
+
+// columnsOf returns the extent of each column of a page's lines.
+func columnsOf(lines []line) map[colKey]box {
+	out := map[colKey]box{}
+	for _, ln := range lines {
+		k := colKey{ln.band, ln.col}
+		if b, ok := out[k]; ok {
+			b.add(ln.box)
+			out[k] = b
+		} else {
+			out[k] = ln.box
+		}
+	}
+	return out
+}
+
+// emOf returns the font size of ln on the page, in points.
+func emOf(ln line) float64 {
+	if ln.em > 0 {
+		return ln.em
+	}
+	return ln.h()
+}
+
+// linePitch returns the distance between the lines of a paragraph set in
+// ln's font: the document's usual pitch in that size, at most 1.2 em.
+func (l *layout) linePitch(ln line) float64 {
+	p := 1.2 * emOf(ln)
+	if dp := l.pitch[roundSize(ln.size)]; dp > 0 {
+		p = min(p, dp)
+	}
+	return p
+}
+
+// made reports whether the break between the lines a and b was made by
+// the writer, not by the line's end: b's first word would have fitted at
+// the end of a, before right, with half an em to spare. A line that ends
+// in a hyphen was broken inside a word.
+func made(a, b line, right float64) bool {
+	if strings.TrimSpace(a.text) == "" || hyphenated(a.text) {
+		return false
+	}
+	text := strings.TrimSpace(b.text)
+	n := utf8.RuneCountInString(text)
+	if n == 0 {
+		return false
+	}
+	first, _, _ := strings.Cut(text, " ")
+	w := (b.x1 - b.x0) * float64(utf8.RuneCountInString(first)) / float64(n)
+	e := emOf(b)
+	return a.x1+0.25*e+w < right-0.5*e
+}
+
+// hyphenated reports whether a line ends in a hyphen: a word broken there.
+func hyphenated(text string) bool {
+	r, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(text))
+	return r == '-' || r == '\u00ad' || r == '\u2010'
+}
+
+// maxShortLine is the widest a line of an address or of verse is, as a
+// share of the text's width.
+const maxShortLine = 0.6
+
+// keepBreaks reports whether block's line breaks are kept (written by
+// [normalize.Extracted.Lines]): code (every line in a monospaced font), or
+// an address, verse, or the items of a list without markers: lines short
+// beside the text's width, none ending in a hyphen, each starting with a
+// capital, a digit or a sign, or else after a break the writer made
+// ([made]): a narrow paragraph's lines go on with a small letter after a
+// break the line's end made. A block set in or out from the one before
+// (set: the items of a nested list) may start its lines with small
+// letters.
+func (l *layout) keepBreaks(block []line, cols map[colKey]box, set bool) bool {
+	if len(block) < 2 || listItem(block[0].text) {
+		return false
+	}
+	mono := true
+	right := block[0].x1
+	for _, ln := range block {
+		mono = mono && ln.mono
+		right = max(right, ln.x1)
+	}
+	if mono {
+		return true
+	}
+	c := l.column(cols, block[0])
+	width := c.x1 - c.x0
+	for i, ln := range block {
+		if ln.x1-ln.x0 > maxShortLine*width {
+			return false
+		}
+		if i > 0 && (hyphenated(block[i-1].text) || !set && startsLower(ln.text) && !made(block[i-1], ln, right)) {
+			return false
+		}
+	}
+	return true
+}
+
+// column returns the extent of ln's column on its page: where its lines
+// are, and outside columns at least as wide as the document's widest line
+// (a page of short lines is no narrower than the others).
+func (l *layout) column(cols map[colKey]box, ln line) box {
+	c := cols[colKey{ln.band, ln.col}]
+	if _, split := cols[colKey{ln.band, 1}]; !split {
+		c.x1 = max(c.x1, c.x0+l.measure)
+	}
+	return c
 }
 
 // startsLower reports whether text starts with a small letter: a line of
@@ -357,9 +540,14 @@ func (l *layout) heading(b []line) int {
 // is a sentence, not a heading, whatever its size.
 const minSentenceWords = 8
 
-func (l *layout) writeBlock(x *normalize.Extracted, b []line) {
+func (l *layout) writeBlock(x *normalize.Extracted, it item) {
+	b := it.block
 	if lv := l.heading(b); lv > 0 {
 		x.Heading(lv, l.join(texts(b)))
+		return
+	}
+	if it.lines {
+		x.Lines(strings.Join(texts(b), "\n"))
 		return
 	}
 	x.Paragraph(l.join(texts(b)))

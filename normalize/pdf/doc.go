@@ -20,7 +20,11 @@
 //
 // # What is read
 //
-// Lines are joined into paragraphs; a word hyphenated at a line end is
+// Lines are joined into paragraphs, which end at a gap wider than a line's
+// (the page's, or after a short line the document's); the items of a list
+// are kept apart, by their markers or their indent; code (a monospaced
+// font), addresses and verse (short lines) keep their line breaks
+// ([normalize.Extracted.Lines]). A word hyphenated at a line end is
 // joined again (a soft or typographic hyphen is dropped; a hyphen-minus only
 // when the document uses the word without it, so "well-known" stays); pages
 // set in two or three columns are read column by column; ligatures and soft

@@ -53,8 +53,8 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
-// textPDF writes a PDF of pages of lines of text in Helvetica (a standard
-// font, so nothing is embedded): each line is an x, y position and its text.
+// textPDF writes a PDF of pages of lines of text in Helvetica or Courier
+// (standard fonts, so nothing is embedded): each line is an x, y position and its text.
 // It is a few hundred bytes, small enough for the fuzzer to mutate and
 // minimize quickly, and has what the reader's layout works on.
 func textPDF(pages [][]textLine) []byte {
@@ -67,11 +67,12 @@ func textPDF(pages [][]textLine) []byte {
 	b.WriteString("%PDF-1.4\n")
 	kids := make([]string, len(pages))
 	for i := range pages {
-		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
+		kids[i] = fmt.Sprintf("%d 0 R", 5+2*i)
 	}
 	obj("<</Type/Catalog/Pages 2 0 R>>")
 	obj(fmt.Sprintf("<</Type/Pages/Kids[%s]/Count %d>>", strings.Join(kids, " "), len(pages)))
 	obj("<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>")
+	obj("<</Type/Font/Subtype/Type1/BaseFont/Courier>>")
 	for i, lines := range pages {
 		var c strings.Builder
 		for _, l := range lines {
@@ -79,9 +80,13 @@ func textPDF(pages [][]textLine) []byte {
 			if size == 0 {
 				size = 11
 			}
-			fmt.Fprintf(&c, "BT /F1 %d Tf %d %d Td (%s) Tj ET\n", size, l.x, l.y, l.text)
+			font := "F1"
+			if l.mono {
+				font = "F2"
+			}
+			fmt.Fprintf(&c, "BT /%s %d Tf %d %d Td (%s) Tj ET\n", font, size, l.x, l.y, l.text)
 		}
-		obj(fmt.Sprintf("<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 3 0 R>>>>/Contents %d 0 R>>", 5+2*i))
+		obj(fmt.Sprintf("<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 3 0 R/F2 4 0 R>>>>/Contents %d 0 R>>", 6+2*i))
 		obj(fmt.Sprintf("<</Length %d>>\nstream\n%sendstream", c.Len(), c.String()))
 	}
 	xref := b.Len()
@@ -96,6 +101,7 @@ func textPDF(pages [][]textLine) []byte {
 type textLine struct {
 	x, y, size int
 	text       string
+	mono       bool // in Courier
 }
 
 // TestTextPDF checks that textPDF's seed is a PDF the reader reads.
@@ -123,6 +129,46 @@ func seedText() []byte {
 	}, nil})
 }
 
+// TestReadBlocksSeed reads seedBlocks: its blocks come apart as they
+// are set.
+func TestReadBlocksSeed(t *testing.T) {
+	d, _, err := (&Reader{OCR: OCRNever}).Read(t.Context(), seedBlocks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Keep right.\n\nSound a blast.\n\nMoor at berths.\n\n" +
+		"Harbour Office\n12 Quay Street\n\n" +
+		"x := 1\nif x > 0 {\nx--\n}\n\n" +
+		"Weather\n\nforecast\ninshore\n\nBoat"
+	if !strings.Contains(d.Text, want) {
+		t.Errorf("read\n%s\nwant in it\n%s", d.Text, want)
+	}
+}
+
+// seedBlocks is a seed of blocks set apart by more than their lines: a
+// paragraph's wrapped lines (the document's line pitch), one-line
+// paragraphs, an address, code in Courier and a nested list without
+// markers.
+func seedBlocks() []byte {
+	return textPDF([][]textLine{{
+		{x: 72, y: 700, text: "Ships in the harbour keep to the rules of the harbour master, who"},
+		{x: 72, y: 687, text: "writes them on a board."},
+		{x: 72, y: 661, text: "Keep right."},
+		{x: 72, y: 635, text: "Sound a blast."},
+		{x: 72, y: 609, text: "Moor at berths."},
+		{x: 72, y: 583, text: "Harbour Office"},
+		{x: 72, y: 570, text: "12 Quay Street"},
+		{x: 72, y: 544, mono: true, text: "x := 1"},
+		{x: 72, y: 531, mono: true, text: "if x > 0 {"},
+		{x: 92, y: 518, mono: true, text: "x--"},
+		{x: 72, y: 505, mono: true, text: "}"},
+		{x: 90, y: 479, text: "Weather"},
+		{x: 110, y: 466, text: "forecast"},
+		{x: 110, y: 453, text: "inshore"},
+		{x: 90, y: 440, text: "Boat"},
+	}})
+}
+
 // TestFuzzSeeds writes the interesting inputs of FuzzRead's corpus with
 // -update: a header alone, a truncated cross-reference table, a page tree
 // that points at itself, a huge page count, and small PDFs with text (as
@@ -142,6 +188,7 @@ func TestFuzzSeeds(t *testing.T) {
 		"selfpages": "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[2 0 R]/Count 1>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n",
 		"count":     "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 2000000000>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n",
 		"text":      string(seedText()),
+		"blocks":    string(seedBlocks()),
 	}
 	qpdf := need(t, "qpdf", "qpdf")
 	plain := filepath.Join(t.TempDir(), "text.pdf")

@@ -23,6 +23,7 @@ type box struct{ x0, x1, y0, y1 float64 } // PDF space: y grows upwards
 
 func (b box) h() float64  { return b.y1 - b.y0 }
 func (b box) cy() float64 { return (b.y0 + b.y1) / 2 }
+func (b box) cx() float64 { return (b.x0 + b.x1) / 2 }
 
 func (b *box) add(o box) {
 	b.x0, b.x1 = min(b.x0, o.x0), max(b.x1, o.x1)
@@ -34,6 +35,8 @@ type word struct {
 	text    string
 	size    float64
 	bold    bool
+	mono    bool    // every character in a monospaced font
+	em      float64 // the size of its font on the page, in points
 	spacing float64 // its letter spacing, in points, where pdfium's spaces inside it were dropped
 	lead    lead    // the space glyph drawn before it, if it was the only character between it and the word before
 }
@@ -66,6 +69,8 @@ type seg struct {
 	text string
 	size float64
 	bold bool
+	mono bool    // all its words in a monospaced font (code)
+	em   float64 // its largest font size on the page, in points
 }
 
 type row struct {
@@ -161,13 +166,14 @@ func layoutPage(n int, chars []*responses.GetPageTextStructuredChar, sp spacing)
 			}
 		}
 		if sb.Len() == 0 {
-			cur = word{box: b, size: size, bold: bold}
+			cur = word{box: b, size: size, bold: bold, mono: monospaced(c), em: em(c)}
 			if between == 1 {
 				cur.lead = space
 			}
 		} else {
 			cur.add(b)
 			cur.bold = cur.bold && bold
+			cur.mono = cur.mono && monospaced(c)
 		}
 		sb.WriteString(c.Text)
 		joined = false
@@ -443,6 +449,27 @@ func fixedPitch(c *responses.GetPageTextStructuredChar) bool {
 	return c.FontInformation != nil && c.FontInformation.Flags&1 != 0
 }
 
+// monoName matches the names of monospaced fonts whose descriptor leaves
+// out the FixedPitch flag (TeX's cmtt, the URW and Courier fonts of
+// DocBook and Office PDFs).
+var monoName = regexp.MustCompile(`(?i)mono|nimbusmon|courier|cousine|consol|menlo|typewriter|code|^(cm|ec|lm|t1)?(sl)?tt[0-9]|^rm?tt`)
+
+// monospaced reports whether c is drawn in a monospaced font: flagged so,
+// or named so.
+func monospaced(c *responses.GetPageTextStructuredChar) bool {
+	if fixedPitch(c) {
+		return true
+	}
+	if c.FontInformation == nil {
+		return false
+	}
+	name := c.FontInformation.Name
+	if _, after, ok := strings.Cut(name, "+"); ok {
+		name = after
+	}
+	return monoName.MatchString(name)
+}
+
 // cellCandidates returns the indexes of the spaces pdfium generated
 // between two characters of one monospaced font on a line: the spaces
 // [cellSpaces] reads loose boxes for.
@@ -563,12 +590,14 @@ func makeRows(words []word) []row {
 					sb.WriteByte(' ')
 					s.add(w.box)
 					s.bold = s.bold && w.bold
+					s.mono = s.mono && w.mono
 					s.size = max(s.size, w.size)
+					s.em = max(s.em, w.em)
 					sb.WriteString(w.text)
 					continue
 				}
 			}
-			s = seg{box: w.box, size: w.size, bold: w.bold}
+			s = seg{box: w.box, size: w.size, bold: w.bold, mono: w.mono, em: w.em}
 			sb.WriteString(w.text)
 		}
 		end()
@@ -610,6 +639,14 @@ type line struct {
 	cells []string // a table row's cells
 }
 
+// join adds s, the next segment of l's row, to l.
+func (l *line) join(s seg) {
+	l.text += " " + s.text
+	l.box.add(s.box)
+	l.mono = l.mono && s.mono
+	l.em = max(l.em, s.em)
+}
+
 // order puts a page's segments in reading order: a band of rows set in
 // columns is read column by column; a row that crosses the columns' gutter
 // ends the band, as does a table (rows of cells that line up).
@@ -641,8 +678,7 @@ func order(rows []row) []line {
 							out = append(out, line{seg: s, band: band, col: c})
 							l = &out[len(out)-1]
 						} else {
-							l.text += " " + s.text
-							l.box.add(s.box)
+							l.join(s)
 						}
 					}
 				}
@@ -663,8 +699,7 @@ func order(rows []row) []line {
 			}
 		} else {
 			for _, s := range r.segs[1:] {
-				l.text += " " + s.text
-				l.box.add(s.box)
+				l.join(s)
 			}
 		}
 		out = append(out, l)

@@ -184,3 +184,113 @@ func TestHeadingBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestBlocks: where a page's lines are cut into blocks, and which blocks
+// keep their line breaks. Lines are 12pt (em), in a column from x 34 whose
+// widest line in the document is 420pt wide; a line's ink is 11pt high.
+func TestBlocks(t *testing.T) {
+	// ln is a line from x0 to x1 centred at y.
+	ln := func(x0, x1, y float64, text string) line {
+		return line{seg: seg{box: box{x0, x1, y - 5.5, y + 5.5}, text: text, size: 16, em: 12}, band: 1}
+	}
+	code := func(x0, x1, y float64, text string) line {
+		l := ln(x0, x1, y, text)
+		l.mono, l.size, l.em = true, 13.6, 10.2
+		return l
+	}
+	for _, c := range []struct {
+		name  string
+		pitch float64 // the document's line pitch at 12pt; 0: unknown
+		lines []line
+		want  string // blocks, "|" between, "/" between the lines of a block that keeps them
+	}{
+		{"a page of one-line paragraphs", 13.5, []line{
+			ln(34, 188, 745, "Keep to the right of the channel."), ln(34, 204, 719.5, "Sound one long blast when leaving."),
+			ln(34, 187, 694, "Moor only at the marked berths."), ln(34, 164, 668.5, "Report any oil in the water.")},
+			"Keep to the right of the channel.|Sound one long blast when leaving.|Moor only at the marked berths.|Report any oil in the water."},
+		{"one-line paragraphs, the document's pitch unknown", 0, []line{
+			ln(34, 188, 745, "Keep to the right of the channel."), ln(34, 204, 719.5, "Sound one long blast when leaving."),
+			ln(34, 187, 694, "Moor only at the marked berths.")},
+			"Keep to the right of the channel.|Sound one long blast when leaving.|Moor only at the marked berths."},
+		{"a wrapped paragraph", 13.5, []line{
+			ln(34, 451, 745, "The harbour master keeps the rules below on a board by the slipway, and every skipper"),
+			ln(34, 444, 731.5, "who moors in the harbour is asked to read them before going ashore for the first time,"),
+			ln(34, 324, 718, "since the channel is narrow and the berths are close together.")},
+			"The harbour master keeps the rules below on a board by the slipway, and every skipper who moors in the harbour is asked to read them before going ashore for the first time, since the channel is narrow and the berths are close together."},
+		{"a double-spaced paragraph", 27, []line{
+			ln(34, 451, 745, "The harbour master keeps the rules below on a board by the slipway, and every skipper"),
+			ln(34, 444, 718, "who moors in the harbour is asked to read them before going ashore for the first time,"),
+			ln(34, 324, 691, "since the channel is narrow.")},
+			"The harbour master keeps the rules below on a board by the slipway, and every skipper who moors in the harbour is asked to read them before going ashore for the first time, since the channel is narrow."},
+		{"an address", 13.5, []line{
+			ln(34, 241, 745, "Write to the office at:"),
+			ln(34, 107, 719.5, "Harbour Office"), ln(34, 106, 706, "12 Quay Street"), ln(34, 121, 692.5, "Portree IV51 9DE"), ln(34, 80, 679, "Scotland")},
+			"Write to the office at:|Harbour Office/12 Quay Street/Portree IV51 9DE/Scotland"},
+		{"a narrow paragraph", 13.5, []line{
+			ln(34, 196, 745, "A narrow paragraph wraps its lines"), ln(34, 187, 731.5, "well before the margin of the"),
+			ln(34, 183, 718, "page, and each of them goes on"), ln(34, 196, 704.5, "where the one before it stopped.")},
+			"A narrow paragraph wraps its lines well before the margin of the page, and each of them goes on where the one before it stopped."},
+		{"a line broken at a hyphen", 13.5, []line{
+			ln(34, 150, 745, "A Keeper of the Light-"), ln(34, 120, 731.5, "House Guild")},
+			"A Keeper of the Light- House Guild"},
+		{"code", 13.5, []line{
+			ln(34, 241, 745, "The tide table is made by this program:"),
+			code(34, 216, 719, "func tide(t float64) float64 {"), code(58, 300, 701, "return 2.5 * math.Sin(t/12.42*2*math.Pi)"), code(34, 40, 683, "}")},
+			"The tide table is made by this program:|func tide(t float64) float64 {/return 2.5 * math.Sin(t/12.42*2*math.Pi)/}"},
+		{"nested items without markers", 13.5, []line{
+			ln(55, 143, 745, "Check the weather"), ln(75, 175, 726, "the shipping forecast"), ln(75, 203, 709, "the inshore waters forecast"),
+			ln(55, 126, 691, "Check the boat")},
+			"Check the weather|the shipping forecast/the inshore waters forecast|Check the boat"},
+		{"an item that wraps under its first word", 13.5, []line{
+			ln(34, 450, 745, "3. Cast off when the pilot confirms, which may take a long while when the harbour is"),
+			ln(48, 420, 731.5, "busy and the line of waiting ships reaches out past the breakwater.")},
+			"3. Cast off when the pilot confirms, which may take a long while when the harbour is busy and the line of waiting ships reaches out past the breakwater."},
+		{"a centred caption", 13.5, []line{
+			ln(80, 380, 745, "Table 2.1. Comparison of String Comparators Using Last"), ln(150, 310, 731.5, "names, first names and streets")},
+			"Table 2.1. Comparison of String Comparators Using Last names, first names and streets"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := &layout{body: 16, measure: 420, pitch: map[float64]float64{}}
+			if c.pitch > 0 {
+				l.pitch[16] = c.pitch
+			}
+			var got []string
+			for _, it := range l.items(c.lines) {
+				if it.lines {
+					got = append(got, strings.Join(texts(it.block), "/"))
+				} else {
+					got = append(got, l.join(texts(it.block)))
+				}
+			}
+			if g := strings.Join(got, "|"); g != c.want {
+				t.Errorf("blocks %q\nwant   %q", g, c.want)
+			}
+		})
+	}
+}
+
+// TestMonospaced: fonts that are monospaced by their name, where their
+// descriptor does not say so.
+func TestMonospaced(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"DAAAAA+DejaVuSansMono", true},
+		{"JNNPWA+NimbusMonL-Regu", true},
+		{"AKEQKS+CMTT10", true},
+		{"SMDJOQ+CMSLTT10", true},
+		{"CourierNewPSMT", true},
+		{"Consolas", true},
+		{"SourceCodePro-Regular", true},
+		{"BAAAAA+LiberationSerif", false},
+		{"PWNLKT+CMR10", false},
+		{"ECEDAZ+CMBX12", false},
+		{"Helvetica", false},
+	} {
+		ch := &responses.GetPageTextStructuredChar{FontInformation: &responses.FontInformation{Name: c.name}}
+		if got := monospaced(ch); got != c.want {
+			t.Errorf("monospaced(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -54,7 +54,7 @@ func pageText(d *normalize.Document, i int) string {
 // reports as running headers, footers and page numbers.
 func TestPageOracle(t *testing.T) {
 	pdftotext := need(t, "pdftotext", "poppler-utils")
-	for _, name := range []string{"report.pdf", "flow.pdf"} {
+	for _, name := range []string{"report.pdf", "flow.pdf", "paragraphs.pdf"} {
 		path := filepath.Join("testdata", name)
 		d, rep, err := read(t, &Reader{}, name)
 		if err != nil {
@@ -115,6 +115,11 @@ func TestFixtures(t *testing.T) {
 	run(chromium, append(headless, "--generate-pdf-document-outline", "--print-to-pdf="+filepath.Join(dir, "flow.pdf"), filepath.Join(abs, "flow.html"))...)
 	// Letter-spaced text, and text set without spacing beside it.
 	run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, "spaced.pdf"), filepath.Join(abs, "spaced.html"))...)
+	// Inline code and code blocks; lists; one-line paragraphs and verse;
+	// an address, code and verse; nested lists.
+	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested"} {
+		run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, name+".pdf"), filepath.Join(abs, name+".html"))...)
+	}
 	// A scanned page: a picture of text, printed.
 	png := filepath.Join(t.TempDir(), "scan.png")
 	run(chromium, append(headless, "--screenshot="+png, "--window-size=1000,300", filepath.Join(abs, "scan.html"))...)
@@ -141,7 +146,7 @@ func TestFixtures(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "damaged.pdf"), report[:3000], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"report.pdf", "flow.pdf", "spaced.pdf"} {
+	for _, name := range []string{"report.pdf", "flow.pdf", "spaced.pdf", "code.pdf", "lists.pdf", "paragraphs.pdf", "breaks.pdf", "nested.pdf"} {
 		want, _, err := read(t, &Reader{}, name)
 		if err != nil {
 			t.Fatal(err)

@@ -283,7 +283,7 @@ func TestReadCode(t *testing.T) {
 		{"a table is still rows", "Name | Built\nBell Rock | 1810"},
 		{"two hyphens", " --chunks shows how"},
 		{"two periods", "corpora in ../shared/data run"},
-		{"three hyphens", "clone.\n\n--- Sources cited in this answer:"},
+		{"three hyphens, a code block's lines kept", "clone.\n\n---\nSources cited in this answer:\n\n"},
 	})
 }
 
@@ -301,6 +301,56 @@ func TestReadLists(t *testing.T) {
 		{"an item that wraps", "\n\n3. Cast off when the pilot confirms, which may take a long while when the harbour is busy and the line of waiting ships reaches out past the breakwater.\n\n"},
 		{"bulleted lines", "\n\n• Berth A: containers\n\n• Berth B: ferries\n\n• Berth C: fishing fleet\n\n"},
 		{"a paragraph's line that starts with a number", "as in the Treaty of 1815, section 2. and what follows it."},
+	})
+}
+
+// paragraphs.pdf is testdata/paragraphs.html printed by headless
+// Chromium: a page of wrapped paragraphs, then a page of one-line
+// paragraphs, whose only line pitch is the paragraphs' (they were read as
+// one paragraph), then verse in two stanzas.
+func TestReadParagraphs(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "paragraphs.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInText(t, d.Text, []textCase{
+		{"wrapped lines joined", "on a board by the slipway, and every skipper who moors in the harbour"},
+		{"one-line paragraphs apart", "\n\nKeep to the right of the channel.\n\nSound one long blast when leaving.\n\nMoor only at the marked berths.\n\nReport any oil in the water.\n\nDo not run engines after ten at night.\n\nPay harbour dues at the office.\n\n"},
+		{"a stanza is a block", "\n\nThe lamp is lit at fall of night,\nThe keeper climbs the stair,\nAnd all along the rocky bight\nThe ships know he is there.\n\nWhen winter gales"},
+	})
+}
+
+// breaks.pdf is testdata/breaks.html printed by headless Chromium: an
+// address (short lines set apart by <br>), a code block (<pre>, a blank
+// line in it), verse, and a narrow paragraph whose lines wrap.
+func TestReadLineBreaks(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "breaks.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInText(t, d.Text, []textCase{
+		{"an address's lines kept", "\n\nHarbour Office\n12 Quay Street\nPortree IV51 9DE\nScotland\n\n"},
+		{"a code block's lines kept", "\n\n// tide returns the height of the tide at hour t.\nfunc tide(t float64) float64 {\nreturn 2.5 * math.Sin(t/12.42*2*math.Pi)\n}\n\nfunc main() { fmt.Println(tide(3)) }\n\n"},
+		{"verse's lines kept", "\n\nThe lamp is lit at fall of night,\nThe keeper climbs the stair,\n"},
+		{"a narrow paragraph joined", "\n\nA narrow paragraph wraps its lines well before the margin of the page, and each of them goes on where the one before it stopped."},
+		{"a wide paragraph joined", "winter storage of boats, and it keeps"},
+	})
+}
+
+// nested.pdf is testdata/nested.html printed by headless Chromium: nested
+// lists whose bullets are drawn (no text: only the items' indents tell
+// them apart), a parent item that wraps, numbered lists, and bullets that
+// are text ("• ", "– ").
+func TestReadNestedLists(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "nested.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInText(t, d.Text, []textCase{
+		{"a parent and its items apart", "\n\nCheck the weather\n\nthe shipping forecast\nthe inshore waters forecast\n\nCheck the boat, "},
+		{"a parent item that wraps is one", "\n\nCheck the boat, from the bilge pump in the hold to the navigation lights on the mast, and note what needs mending\n\nbilge pump\nnavigation lights\n\n"},
+		{"numbered items apart", "\n\n1. Fuel\n\n1. Main tank\n\n2. Reserve tank\n\n2. Water\n\n"},
+		{"text bullets apart", "\n\n• Charts\n\n– harbour plan\n\n– coastal chart\n\n• Radio"},
 	})
 }
 
