@@ -1,6 +1,7 @@
-// Package office reads word-processing documents, slide decks and e-books
-// into the same [normalize.Document] as every other format: Word (DOCX),
-// PowerPoint (PPTX), OpenDocument text (ODT) and EPUB.
+// Package office reads word-processing documents, slide decks, e-books and
+// spreadsheets into the same [normalize.Document] as every other format:
+// Word (DOCX), PowerPoint (PPTX), OpenDocument text (ODT), EPUB, Excel
+// (XLSX) and OpenDocument spreadsheets (ODS).
 //
 // Stage and imports: a reader beneath normalize; it imports
 // [github.com/cite-rag/cite/normalize] only, and knows nothing of ingest.
@@ -21,7 +22,7 @@
 //	case errors.Is(err, office.ErrTooLarge): // a zip bomb, or past the Limits
 //	case errors.Is(err, office.ErrDamaged): // not a zip, a part missing, bad XML
 //	case errors.Is(err, normalize.ErrEncrypted): // password-protected DOCX, PPTX, ODT
-//	case errors.Is(err, normalize.ErrUnsupported): // an old .doc or .ppt (kind OLE)
+//	case errors.Is(err, normalize.ErrUnsupported): // an old .doc, .ppt or .xls (kind OLE)
 //	}
 //
 // The caller adds the file name to errors. [Reader] sets other [Limits].
@@ -96,6 +97,37 @@
 // chapter is cited by its heading path. Notes are where the book puts them
 // (EPUB producers write them as text, usually at the chapter's end). The
 // title is the package's dc:title.
+//
+// XLSX and ODS: each visible sheet in the workbook's order is a level-1
+// heading (its name) and one table, a row a line with its cells separated
+// by " | " (see [normalize.Extracted.Row]); a sheet without text is left
+// out, and so is a hidden one (XLSX state hidden or veryHidden, an ODS
+// table whose style says table:display="false"), which the document's
+// notes name. Rows without text are left out, and so are the columns
+// without text in every row of the sheet (a table starting at C5 starts at
+// its first column); a cell's line breaks are spaces. A formula is not
+// read, its cached value is. XLSX: shared strings (without their phonetic
+// runs), inline strings, TRUE and FALSE, error values (#DIV/0!), and
+// numbers as their style's number format shows them, as far as it is
+// cheap to tell: dates as 2026-11-27 (with 13:30 when the format has a
+// time of day; the 1900 and 1904 date systems), times as 13:30 (13:30:05
+// with seconds), percentages ×100 with "%", a format's count of decimals
+// (0.00), else up to 15 significant digits as General shows them;
+// thousands separators, currency symbols, fractions and elapsed times
+// ([h]:mm, shown as the number) are not rendered. ODS: the text a cell
+// shows (its text:p paragraphs, joined by spaces; LibreOffice writes the
+// formatted value there), a date as its office:date-value, and comments
+// (office:annotation) left out. Repeated rows and cells
+// (table:number-rows-repeated, number-columns-repeated) are expanded only
+// when they have text, so the million empty rows LibreOffice declares at a
+// sheet's end cost nothing; counts are capped at 1,048,576. The cells with
+// text read are capped at [Limits].MaxCells (200,000 by default, all
+// sheets together: a few MB of text); past it the rest is left out and a
+// note says where. The workbook's title is its dc:title
+// (docProps/core.xml, meta.xml), else none: a sheet's name is not the
+// workbook's title, so a citation names the workbook (its file) and the
+// sheet (§ Costs). Worksheets and content.xml are read as a stream of
+// tokens, not a tree.
 //
 // # Cost
 //

@@ -58,6 +58,16 @@ func FuzzReadPPTX(f *testing.F) {
 	fuzzRead(f, PPTX, fixture(f, "slides.pptx"))
 }
 
+func FuzzReadXLSX(f *testing.F) {
+	fuzzRead(f, XLSX, fixture(f, "budget.xlsx"),
+		xlsxOf(f, `<si><r><t>a</t></r><rPh><t>b</t></rPh></si>`, `<numFmts><numFmt numFmtId="164" formatCode="yyyy"/></numFmts><cellXfs><xf numFmtId="164"/><xf numFmtId="9"/></cellXfs>`, "",
+			xlsxSheet{name: "S", data: `<row r="2"><c r="B2" t="s"><v>0</v></c><c s="1"><v>45000.5</v></c><c s="2"><v>1</v></c></row>`}))
+}
+
+func FuzzReadODS(f *testing.F) {
+	fuzzRead(f, ODS, fixture(f, "budget.ods"))
+}
+
 // fuzzSeeds are the interesting inputs committed under testdata/fuzz
 // (go test -run TestFuzzSeeds -update rewrites them).
 func fuzzSeeds(t testing.TB) map[string]map[string][]byte {
@@ -79,6 +89,16 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]byte {
 		"FuzzReadEPUB": {
 			"truncated": readTB(t, "book.epub")[:3000],
 			"nav-loop":  epubOf(t, `<manifest><item id="n" href="../../n.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="c" href="c.xhtml" media-type="text/html"/></manifest><spine toc="n"><itemref idref="n"/><itemref idref="c"/><itemref idref="c"/></spine>`, "n.xhtml", `<nav><a href="OEBPS/c.xhtml">T</a>`, "OEBPS/c.xhtml", `<h3>x</h3><p>y`),
+		},
+		"FuzzReadXLSX": {
+			"truncated":   readTB(t, "budget.xlsx")[:3000],
+			"huge-refs":   xlsxOf(t, "", "", `<workbookPr date1904="true"/>`, xlsxSheet{name: "S", data: `<row r="99999999999"><c r="ZZZZZZZZ1"><v>1</v></c><c r="1A" t="s"><v>-1</v></c><c t="b"><v>x</v></c></row><row r="-3"><c s="-1"><v>1e400</v></c></row>`}),
+			"shared-loop": xlsxOf(t, `<si><t>a<si><t>b</t></si></t></si>`, `<cellXfs><xf numFmtId="999999999999"/></cellXfs>`, "", xlsxSheet{name: "S", state: "veryHidden"}, xlsxSheet{name: "S", data: `<row><c t="s"><v>0</v></c></row>`}),
+		},
+		"FuzzReadODS": {
+			"truncated":    readTB(t, "budget.ods")[:3000],
+			"million-rows": odsOf(t, "", `<table:table table:name="A"><table:table-row table:number-rows-repeated="1048576"><table:table-cell table:number-columns-repeated="16384"><text:p>x</text:p></table:table-cell></table:table-row></table:table>`),
+			"nested":       odsOf(t, `<style:style style:family="table"><style:table-properties table:display="false"/></style:style>`, `<table:table><table:table-row><table:table-cell><table:table table:name="in"><table:table-row><table:table-cell><text:p>n</text:p></table:table-cell></table:table-row></table:table><office:annotation><text:p>c</text:p></office:annotation></table:table-cell></table:table-row></table:table>`),
 		},
 		"FuzzReadPPTX": {
 			"truncated":     readTB(t, "slides.pptx")[:5000],

@@ -29,6 +29,8 @@ const (
 	// says which with an error wrapping [normalize.ErrEncrypted] or
 	// [normalize.ErrUnsupported].
 	OLE
+	XLSX // Excel (Office Open XML spreadsheet)
+	ODS  // OpenDocument spreadsheet
 )
 
 func (k Kind) String() string {
@@ -43,6 +45,10 @@ func (k Kind) String() string {
 		return "EPUB"
 	case OLE:
 		return "OLE"
+	case XLSX:
+		return "XLSX"
+	case ODS:
+		return "ODS"
 	}
 	return "unknown"
 }
@@ -70,6 +76,10 @@ type Limits struct {
 	MaxTotal int64
 	// MaxDepth is the deepest XML element nesting accepted (default 256).
 	MaxDepth int
+	// MaxCells is the most cells with text read from a spreadsheet, all
+	// its sheets together (default 200,000); past it the rest is left
+	// out, and the document's notes say where reading stopped.
+	MaxCells int
 }
 
 // Default limits.
@@ -77,6 +87,7 @@ const (
 	DefaultMaxEntries = 10_000
 	DefaultMaxTotal   = 128 << 20
 	DefaultMaxDepth   = 256
+	DefaultMaxCells   = 200_000
 )
 
 func (l Limits) withDefaults() Limits {
@@ -88,6 +99,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = DefaultMaxDepth
+	}
+	if l.MaxCells <= 0 {
+		l.MaxCells = DefaultMaxCells
 	}
 	return l
 }
@@ -115,9 +129,10 @@ func (r *Reader) Read(ctx context.Context, kind Kind, data []byte) (*normalize.D
 		if err := oleError(data); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: a compound file, neither Word nor PowerPoint", ErrNotOffice)
+		return nil, fmt.Errorf("%w: a compound file, neither Word, Excel nor PowerPoint", ErrNotOffice)
 	}
-	z, err := openZip(ctx, data, r.Limits.withDefaults())
+	l := r.Limits.withDefaults()
+	z, err := openZip(ctx, data, l)
 	if err != nil {
 		return nil, err
 	}
@@ -130,15 +145,20 @@ func (r *Reader) Read(ctx context.Context, kind Kind, data []byte) (*normalize.D
 		return readODT(z)
 	case EPUB:
 		return readEPUB(z)
+	case XLSX:
+		return readXLSX(z, l.MaxCells)
+	case ODS:
+		return readODS(z, l.MaxCells)
 	}
 	return nil, fmt.Errorf("%w: unknown kind %d", ErrNotOffice, int(kind))
 }
 
 // Detect says which office format data is, from its content: the zip's
-// mimetype entry (ODT, EPUB) or the main part named in [Content_Types].xml
-// (DOCX, PPTX), or [OLE] for a compound file that is a password-protected
-// DOCX or PPTX or an old binary Word or PowerPoint file; never from a file
-// name. ok is false for anything else, a PDF named .docx included.
+// mimetype entry (ODT, ODS, EPUB) or the main part named in
+// [Content_Types].xml (DOCX, PPTX, XLSX; a zip whose types name no main
+// part and that has xl/workbook.xml is XLSX), or [OLE] for a compound file that is a
+// password-protected DOCX, PPTX or XLSX or an old binary Word, Excel or
+// PowerPoint file; never from a file name. ok is false for anything else, a PDF named .docx included.
 func Detect(data []byte) (kind Kind, ok bool) {
 	if bytes.HasPrefix(data, oleMagic) {
 		if oleError(data) != nil {
@@ -161,6 +181,8 @@ func Detect(data []byte) (kind Kind, ok bool) {
 				return ODT, true
 			case "application/epub+zip":
 				return EPUB, true
+			case "application/vnd.oasis.opendocument.spreadsheet", "application/vnd.oasis.opendocument.spreadsheet-template":
+				return ODS, true
 			}
 		}
 		return Unknown, false
@@ -168,10 +190,13 @@ func Detect(data []byte) (kind Kind, ok bool) {
 	if _, k := z.mainPart(); k != Unknown {
 		return k, true
 	}
+	if z.has("xl/workbook.xml") {
+		return XLSX, true
+	}
 	return Unknown, false
 }
 
-// Content types of the main parts of DOCX and PPTX packages (transitional,
+// Content types of the main parts of DOCX, PPTX and XLSX packages (transitional,
 // macro-enabled and template variants).
 var mainTypes = map[string]Kind{
 	"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml":   DOCX,
@@ -183,6 +208,10 @@ var mainTypes = map[string]Kind{
 	"application/vnd.openxmlformats-officedocument.presentationml.template.main+xml":     PPTX,
 	"application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml":                   PPTX,
 	"application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml":                      PPTX,
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml":         XLSX,
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml":      XLSX,
+	"application/vnd.ms-excel.sheet.macroEnabled.main+xml":                               XLSX,
+	"application/vnd.ms-excel.template.macroEnabled.main+xml":                            XLSX,
 }
 
 // mainPart returns the name of the package's main part (word/document.xml,

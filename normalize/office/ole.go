@@ -16,10 +16,11 @@ var oleMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 
 // oleError says why a compound file is not read: an encrypted DOCX, PPTX
 // or XLSX (its EncryptionInfo and EncryptedPackage streams, [MS-OFFCRYPTO])
-// wraps [normalize.ErrEncrypted]; an old binary Word or PowerPoint file
-// wraps [normalize.ErrUnsupported] and says what to save it as; a damaged
-// one is an [ErrDamaged]. It is nil for any other compound file (an Excel
-// workbook, an Outlook message).
+// wraps [normalize.ErrEncrypted]; an old binary Word, PowerPoint or Excel
+// file (a Workbook stream, or Excel 5's Book) wraps
+// [normalize.ErrUnsupported] and says what to save it as; a damaged one is
+// an [ErrDamaged]. It is nil for any other compound file (an Outlook
+// message).
 func oleError(data []byte) error {
 	names, err := oleNames(data)
 	if err != nil {
@@ -40,6 +41,8 @@ func oleError(data []byte) error {
 		return fmt.Errorf("%w: old binary Word format (.doc); save it as .docx", normalize.ErrUnsupported)
 	case has("PowerPoint Document"):
 		return fmt.Errorf("%w: old binary PowerPoint format (.ppt); save it as .pptx", normalize.ErrUnsupported)
+	case has("Workbook") || has("Book"):
+		return fmt.Errorf("%w: old binary Excel format (.xls); save it as .xlsx", normalize.ErrUnsupported)
 	}
 	return nil
 }

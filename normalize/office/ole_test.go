@@ -34,6 +34,7 @@ func TestProtected(t *testing.T) {
 		{"renamed streams", OLE, normalize.ErrEncrypted, "encrypted: a password is required"},
 		{"report.doc", OLE, normalize.ErrUnsupported, "old binary Word format (.doc); save it as .docx"},
 		{"old PowerPoint", OLE, normalize.ErrUnsupported, "old binary PowerPoint format (.ppt); save it as .pptx"},
+		{"budget.xls", OLE, normalize.ErrUnsupported, "old binary Excel format (.xls); save it as .xlsx"},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			var data []byte
@@ -54,7 +55,7 @@ func TestProtected(t *testing.T) {
 			}
 			kinds := []Kind{k}
 			if k == OLE { // whatever kind the caller guessed from the name
-				kinds = append(kinds, DOCX, PPTX)
+				kinds = append(kinds, DOCX, PPTX, XLSX)
 			}
 			for _, kind := range kinds {
 				_, err := Read(t.Context(), kind, data)
@@ -137,7 +138,8 @@ func TestTinyOLE(t *testing.T) {
 	}{
 		{[]string{"EncryptionInfo", "EncryptedPackage"}, normalize.ErrEncrypted},
 		{[]string{"WordDocument"}, normalize.ErrUnsupported},
-		{[]string{"Workbook"}, ErrNotOffice},
+		{[]string{"Workbook"}, normalize.ErrUnsupported},
+		{[]string{"__properties_version1.0"}, ErrNotOffice}, // an Outlook message
 	} {
 		if _, err := Read(t.Context(), DOCX, tinyOLE(c.names...)); !errors.Is(err, c.want) {
 			t.Errorf("%q: %v, want %v", c.names, err, c.want)

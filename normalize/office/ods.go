@@ -1,0 +1,260 @@
+package office
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/cite-rag/cite/normalize"
+)
+
+// ods reads an OpenDocument spreadsheet's content.xml as a stream: its
+// automatic styles (which say which tables are hidden) come before the
+// body.
+type ods struct {
+	s      *xmlStream
+	hidden map[string]bool // table styles with table:display="false"
+	budget cellBudget
+	sheets []sheet
+	notes  []string
+}
+
+func readODS(z *zipDoc, maxCells int) (*normalize.Document, error) {
+	if err := odtEncrypted(z); err != nil {
+		return nil, err
+	}
+	b, err := z.read("content.xml")
+	if err != nil {
+		return nil, err
+	}
+	o := &ods{s: newXMLStream(b, z.limits.MaxDepth, "content.xml"), hidden: map[string]bool{}, budget: cellBudget{left: maxCells, max: maxCells}}
+	style := "" // the table style being read
+	seen := false
+	for n := 0; ; n++ {
+		if n%4096 == 0 {
+			if err := z.ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		tok, err := o.s.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "style":
+				if attrOf(t, "family") == "table" {
+					style = attrOf(t, "name")
+				}
+			case "table-properties":
+				if style != "" && attrOf(t, "display") == "false" {
+					o.hidden[style] = true
+				}
+			case "spreadsheet":
+				seen = true
+			case "table":
+				if err := o.table(t); err != nil {
+					return nil, err
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == "style" {
+				style = ""
+			}
+		}
+	}
+	if !seen {
+		return nil, fmt.Errorf("%w: content.xml has no spreadsheet", ErrDamaged)
+	}
+	if n := budgetNote(&o.budget); n != "" {
+		o.notes = append(o.notes, n)
+	}
+	return emitSheets(o.sheets, docTitle(z, "meta.xml"), o.notes), nil
+}
+
+// repeat returns a number-*-repeated attribute's count: 1 when unset or
+// not a count, at most maxRepeat.
+func repeat(t xml.StartElement, attr string) int {
+	n, err := strconv.Atoi(attrOf(t, attr))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return min(n, maxRepeat)
+}
+
+// table reads a table:table just started: its rows, expanding repeated
+// rows and cells that have text (against the cell budget) and counting
+// past repeated empty ones, so a sheet declaring a million empty rows
+// costs nothing.
+func (o *ods) table(t xml.StartElement) error {
+	name := cellText(attrOf(t, "name"))
+	if o.hidden[attrOf(t, "style-name")] {
+		o.notes = append(o.notes, fmt.Sprintf("left out the hidden sheet %q", name))
+		return o.s.skip()
+	}
+	if o.budget.out() {
+		return o.s.skip()
+	}
+	sh := sheet{name: name}
+	defer func() { o.sheets = append(o.sheets, sh) }()
+	depth := o.s.depth
+	row := 0
+	for o.s.depth >= depth {
+		tok, err := o.s.next()
+		if err != nil {
+			if err == io.EOF {
+				err = fmt.Errorf("%w: part %q: XML is incomplete", ErrDamaged, o.s.name)
+			}
+			return err
+		}
+		t, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch t.Name.Local {
+		case "table-row":
+			rep := repeat(t, "number-rows-repeated")
+			cells, err := o.row(name)
+			if err != nil {
+				return err
+			}
+			for i := 0; i < rep && len(cells) > 0 && row < maxRepeat; i++ {
+				if o.budget.take(len(cells), name) < len(cells) {
+					return o.s.skip() // the rest of the table
+				}
+				sh.rows = append(sh.rows, sheetRow{row: row, cells: cells})
+				row++
+			}
+			if len(cells) == 0 {
+				row = min(row+rep, maxRepeat)
+			}
+		case "table-header-rows", "table-rows", "table-row-group":
+			// Their rows are read as they come.
+		default:
+			// Columns' declarations, shapes, named ranges, a nested table.
+			if err := o.s.skip(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// row reads a table:table-row just started and returns its cells with text,
+// a repeated cell repeated (at most maxRepeat columns in all).
+func (o *ods) row(sheet string) ([]sheetCell, error) {
+	var cells []sheetCell
+	depth := o.s.depth
+	col := 0
+	for o.s.depth >= depth {
+		tok, err := o.s.next()
+		if err != nil {
+			if err == io.EOF {
+				err = fmt.Errorf("%w: part %q: XML is incomplete", ErrDamaged, o.s.name)
+			}
+			return nil, err
+		}
+		t, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch t.Name.Local {
+		case "table-cell", "covered-table-cell":
+			rep := repeat(t, "number-columns-repeated")
+			text, err := o.cell(t)
+			if err != nil {
+				return nil, err
+			}
+			if text != "" {
+				// A row's cells are at most the budget left: the caller
+				// takes them from it.
+				for i := 0; i < rep && col+i < maxRepeat && len(cells) <= o.budget.left; i++ {
+					cells = append(cells, sheetCell{col: col + i, text: text})
+				}
+			}
+			col = min(col+rep, maxRepeat)
+		default:
+			if err := o.s.skip(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return cells, nil
+}
+
+// cell reads a table cell just started and returns its text: a date as
+// its office:date-value (2006-01-02, with the time when it has one), else
+// the text the cell shows (its text:p paragraphs, joined by spaces; the
+// cached result of a formula), else its value. Annotations (comments) are
+// not text.
+func (o *ods) cell(c xml.StartElement) (string, error) {
+	var paras []string
+	var sb strings.Builder
+	inP := 0
+	depth := o.s.depth
+	for o.s.depth >= depth {
+		tok, err := o.s.next()
+		if err != nil {
+			if err == io.EOF {
+				err = fmt.Errorf("%w: part %q: XML is incomplete", ErrDamaged, o.s.name)
+			}
+			return "", err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "p", "h":
+				inP++
+			case "s":
+				n, err := strconv.Atoi(attrOf(t, "c"))
+				if err != nil || n < 1 {
+					n = 1
+				}
+				sb.WriteString(strings.Repeat(" ", min(n, 64)))
+			case "tab", "line-break":
+				sb.WriteByte(' ')
+			case "annotation", "note-citation":
+				if err := o.s.skip(); err != nil {
+					return "", err
+				}
+			}
+		case xml.EndElement:
+			if (t.Name.Local == "p" || t.Name.Local == "h") && inP > 0 {
+				inP--
+				if inP == 0 {
+					paras = append(paras, sb.String())
+					sb.Reset()
+				}
+			}
+		case xml.CharData:
+			if inP > 0 {
+				sb.Write(t)
+			}
+		}
+	}
+	if attrOf(c, "value-type") == "date" {
+		if v := attrOf(c, "date-value"); v != "" {
+			// 2026-11-27T13:30:00 as 2026-11-27 13:30, as XLSX dates show.
+			v = strings.TrimSuffix(v, "T00:00:00")
+			if len(v) == len("2006-01-02T15:04:00") && strings.HasSuffix(v, ":00") {
+				v = strings.TrimSuffix(v, ":00")
+			}
+			return cellText(strings.Replace(v, "T", " ", 1)), nil
+		}
+	}
+	if text := cellText(strings.Join(paras, " ")); text != "" {
+		return text, nil
+	}
+	for _, a := range []string{"string-value", "value", "boolean-value", "time-value"} {
+		if v := cellText(attrOf(c, a)); v != "" {
+			return v, nil
+		}
+	}
+	return "", nil
+}
