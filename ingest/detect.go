@@ -24,7 +24,7 @@ var formatByExt = map[string]normalize.Format{
 // binaryExts are skipped without reading: common formats that are never text.
 var binaryExts = map[string]string{
 	".pdf": "PDF", ".doc": "Word", ".docx": "Word", ".xls": "Excel", ".xlsx": "Excel", ".ppt": "PowerPoint",
-	".pptx": "PowerPoint", ".odt": "OpenDocument", ".epub": "EPUB", ".png": "image", ".jpg": "image",
+	".pptx": "PowerPoint", ".odt": "OpenDocument", ".ods": "OpenDocument", ".epub": "EPUB", ".png": "image", ".jpg": "image",
 	".jpeg": "image", ".gif": "image", ".webp": "image", ".ico": "image", ".bmp": "image", ".tiff": "image", ".tif": "image",
 	".zip": "archive", ".gz": "archive", ".tgz": "archive", ".bz2": "archive", ".xz": "archive", ".zst": "archive",
 	".7z": "archive", ".rar": "archive", ".tar": "archive", ".jar": "archive", ".exe": "executable",

@@ -946,7 +946,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 			return
 		case !read && documentExts[strings.ToLower(path.Ext(f.Name))]:
 			ext := strings.ToLower(path.Ext(f.Name))
-			if kind := binaryExts[ext]; len(ix.opts.Readers) > 0 && ext != ".doc" && ext != ".ppt" && kind != "" {
+			if kind := binaryExts[ext]; len(ix.opts.Readers) > 0 && ext != ".doc" && ext != ".ppt" && ext != ".xls" && kind != "" {
 				// A format cite reads, by its name, but not by its
 				// content (a spreadsheet renamed .docx, a damaged file).
 				skip(fmt.Sprintf("unreadable as %s: named %s, its content is not %s (cite reads %s)", kind, ext, kind, ix.formatsRead()))
@@ -992,7 +992,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 	j.doc = &index.Document{
 		// Ingest reads files (a saved web page too: its spans are bytes of
 		// the saved copy), so every document it makes is a file.
-		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, f.Name), Type: formatName, Kind: index.KindFile,
+		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, formatName, f.Name), Type: formatName, Kind: index.KindFile,
 		Size: j.read, ModTime: info.ModTime(), Hash: hash, Pipeline: ix.pipelineOf(formatName),
 		TextBytes: len(nd.Text), Tokens: tokens, Layout: layoutOf(nd),
 	}
@@ -1117,12 +1117,17 @@ func inParts(n, workers int, fn func(i int)) {
 
 // titleOf chooses a document's title: its own (HTML <title>, Markdown
 // front matter), else its first heading, else for plain text a short first
-// line standing alone as a paragraph, else the file name. A title is
+// line standing alone as a paragraph, else the file name. A spreadsheet
+// (formatName xlsx or ods) without a title of its own takes its file name:
+// its first heading is its first sheet's name, not the workbook's. A title is
 // clipped as a heading in a chunk's path is, to chunk.MaxHeadingBytes: it
 // goes with every search hit and citation of the document.
-func titleOf(nd *normalize.Document, format normalize.Format, name string) string {
+func titleOf(nd *normalize.Document, format normalize.Format, formatName, name string) string {
 	if nd.Title != "" {
 		return chunk.Clip(nd.Title, chunk.MaxHeadingBytes)
+	}
+	if formatName == "xlsx" || formatName == "ods" {
+		return index.EscapePath(path.Base(name))
 	}
 	if len(nd.Headings) > 0 {
 		return chunk.Clip(nd.Headings[0].Text, chunk.MaxHeadingBytes)

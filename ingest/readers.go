@@ -54,15 +54,15 @@ func (ix *Indexer) pipelineOf(format string) string {
 // documentExts are the extensions of the document formats readers may
 // read: with readers, such files are read and sniffed, not skipped by name.
 var documentExts = map[string]bool{
-	".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true,
-	".doc": true, ".ppt": true, // read to say what to save them as
+	".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true, ".xlsx": true, ".ods": true,
+	".doc": true, ".ppt": true, ".xls": true, // read to say what to save them as
 	// pictures of pages, read by OCR
 	".png": true, ".jpg": true, ".jpeg": true, ".tif": true, ".tiff": true, ".gif": true, ".bmp": true, ".webp": true,
 }
 
 // IsDocumentName reports whether name is named as a document format that
-// a reader reads whole (PDF, Word, OpenDocument, EPUB, PowerPoint, a
-// picture): such a
+// a reader reads whole (PDF, Word, OpenDocument, EPUB, PowerPoint, Excel,
+// a picture): such a
 // file cut short while it is written is damaged, where a text file cut
 // short is text.
 func IsDocumentName(name string) bool { return documentExts[strings.ToLower(path.Ext(name))] }
@@ -72,7 +72,7 @@ func (ix *Indexer) formatsRead() string {
 	if len(ix.opts.Readers) == 0 {
 		return "Markdown, HTML and text"
 	}
-	return "Markdown, HTML, text, PDF, Word (.docx), OpenDocument (.odt), EPUB, PowerPoint (.pptx) and pictures by OCR"
+	return "Markdown, HTML, text, PDF, Word (.docx), OpenDocument (.odt, .ods), EPUB, PowerPoint (.pptx), Excel (.xlsx) and pictures by OCR"
 }
 
 // skipByName returns why a file is skipped from its name alone, or "".

@@ -55,6 +55,7 @@ var uploadExts = map[string]bool{".md": true, ".markdown": true, ".mdx": true, "
 // by its content, not by this name: a .doc that is a DOCX is read as one,
 // and an old binary .doc or .ppt is skipped saying what to save it as.
 var documentExts = map[string]bool{".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true, ".doc": true, ".ppt": true,
+	".xlsx": true, ".ods": true, ".xls": true,
 	".png": true, ".jpg": true, ".jpeg": true, ".tif": true, ".tiff": true, ".gif": true, ".bmp": true, ".webp": true}
 
 // uploadName checks the file name of an upload and returns its base name;
@@ -86,7 +87,7 @@ func uploadName(name string, documents bool) (string, error) {
 		}
 		formats := "Markdown (.md), HTML (.html) or text (.txt)"
 		if documents {
-			formats = "Markdown (.md), HTML (.html), text (.txt), PDF (.pdf), Word (.docx), OpenDocument (.odt), EPUB (.epub), PowerPoint (.pptx) or a picture of pages (.png, .jpg, .tiff, .gif, .bmp, .webp; read by OCR)"
+			formats = "Markdown (.md), HTML (.html), text (.txt), PDF (.pdf), Word (.docx), OpenDocument (.odt), EPUB (.epub), PowerPoint (.pptx), Excel (.xlsx), an OpenDocument spreadsheet (.ods) or a picture of pages (.png, .jpg, .tiff, .gif, .bmp, .webp; read by OCR)"
 		}
 		return "", fmt.Errorf("file name %q of the file part: %s is required: %s", trimRunes(name, 64), what, formats)
 	}

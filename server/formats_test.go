@@ -44,8 +44,8 @@ func startReaders(t *testing.T, readers ...ingest.Reader) *httptest.Server {
 // TestUploadByContent: an upload's format is its content's, not its
 // name's (issue 21): a DOCX named .doc and a PPTX named .ppt are read as
 // what they are; a password-protected DOCX or PPTX (made by
-// officecrypto-tool, see normalize/office) and an old binary Word file are
-// skipped, each named with why.
+// officecrypto-tool, see normalize/office) and old binary Word and Excel
+// files are skipped, each named with why; spreadsheets are read.
 func TestUploadByContent(t *testing.T) {
 	ts := startReaders(t, officeReader{})
 	fixture := func(name string) string {
@@ -65,6 +65,9 @@ func TestUploadByContent(t *testing.T) {
 		{"locked.docx", "encrypted.docx", "skipped", "", "encrypted: a password is required"},
 		{"locked.pptx", "encrypted.pptx", "skipped", "", "encrypted: a password is required"},
 		{"old.doc", "report.doc", "skipped", "", "old binary Word format (.doc); save it as .docx"},
+		{"budget.xlsx", "budget.xlsx", "added", "xlsx", ""},
+		{"budget.ods", "budget.ods", "added", "ods", ""},
+		{"old.xls", "budget.xls", "skipped", "", "old binary Excel format (.xls); save it as .xlsx"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ct, body := multipartBody(t, c.name, fixture(c.fixture))

@@ -238,9 +238,10 @@ var chatTemplate = template.Must(template.ParseFS(webFiles, "web/index.html"))
 func (s *Server) chatPage(w http.ResponseWriter, _ *http.Request) {
 	formats := struct{ Names, Accept string }{"Markdown, HTML or text", ".md,.markdown,.mdx,.html,.htm,.txt,text/markdown,text/html,text/plain"}
 	if len(s.deps.Readers) > 0 {
-		formats.Names = "PDF, Word, OpenDocument, EPUB, PowerPoint, Markdown, HTML, text or pictures of pages (by OCR)"
-		formats.Accept = ".pdf,.docx,.odt,.epub,.pptx,.doc,.ppt," + formats.Accept + ",.png,.jpg,.jpeg,.tif,.tiff,.gif,.bmp,.webp,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document," +
-			"application/vnd.oasis.opendocument.text,application/epub+zip,application/vnd.openxmlformats-officedocument.presentationml.presentation,image/png,image/jpeg,image/tiff,image/gif,image/bmp,image/webp"
+		formats.Names = "PDF, Word, OpenDocument, EPUB, PowerPoint, Excel, Markdown, HTML, text or pictures of pages (by OCR)"
+		formats.Accept = ".pdf,.docx,.odt,.epub,.pptx,.doc,.ppt,.xlsx,.ods,.xls," + formats.Accept + ",.png,.jpg,.jpeg,.tif,.tiff,.gif,.bmp,.webp,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document," +
+			"application/vnd.oasis.opendocument.text,application/epub+zip,application/vnd.openxmlformats-officedocument.presentationml.presentation," +
+			"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,application/vnd.oasis.opendocument.spreadsheet,image/png,image/jpeg,image/tiff,image/gif,image/bmp,image/webp"
 	}
 	var b bytes.Buffer
 	if err := chatTemplate.Execute(&b, formats); err != nil {

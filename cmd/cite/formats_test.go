@@ -1,6 +1,8 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -114,4 +116,94 @@ func TestDocumentsByContent(t *testing.T) {
 			t.Errorf("docs: no %s:\n%s", want, out)
 		}
 	}
+}
+
+// TestSheets indexes spreadsheets LibreOffice wrote (see normalize/office):
+// an Excel workbook, an OpenDocument one and an old binary .xls, skipped
+// saying what to save it as. A cell's text is found by cite search under
+// its sheet's name, and cite ask cites its row, each cell named by its
+// column's header; a workbook without a title of its own is named by its
+// file, not by its first sheet.
+func TestSheets(t *testing.T) {
+	dir := t.TempDir()
+	for from, to := range map[string]string{"budget.xlsx": "budget.xlsx", "budget.ods": "budget.ods", "budget.xls": "old.xls"} {
+		data, err := os.ReadFile(filepath.Join(officeFixtures, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, to), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx := filepath.Join(t.TempDir(), "idx")
+	code, out, errOut := cite(t, "index", "--index", idx, dir)
+	all := out + errOut
+	for _, want := range []string{"2 added", "1 skipped", "old.xls: unsupported format: old binary Excel format (.xls); save it as .xlsx"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("index (exit %d) does not say %q:\n%s", code, want, all)
+		}
+	}
+	_, out, _ = cite(t, "docs", "--index", idx, "--json")
+	for _, want := range []string{`"format": "xlsx"`, `"format": "ods"`, `"title": "Lighthouse Budget"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("docs: no %s:\n%s", want, out)
+		}
+	}
+	_, out, _ = cite(t, "show", "--index", idx, filepath.Join(dir, "budget.xlsx"))
+	if !strings.Contains(out, "Keepers\n\nName | Watch\nAda Winter | night and storms") || !strings.Contains(out, `note: left out the hidden sheet "Secret"`) || strings.Contains(out, "salary") {
+		t.Errorf("show:\n%s", out)
+	}
+	_, out, _ = cite(t, "search", "--index", idx, "--json", "Brass polish")
+	var res struct {
+		Hits []map[string]any `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Hits) == 0 {
+		t.Fatalf("search: %v\n%s", err, out)
+	}
+	if h := res.Hits[0]; h["heading"] != "Costs" || !strings.Contains(h["text"].(string), "Brass polish | 14.00 | 2026-04-02 | 75%") {
+		t.Errorf("search: first hit %v", h)
+	}
+	_, out, _ = cite(t, "ask", "--index", idx, "when was the brass polish bought")
+	if !strings.Contains(out, "Item: Brass polish; Cost: 14.00; Bought: 2026-04-02") || !strings.Contains(out, "[Lighthouse Budget](file://") {
+		t.Errorf("ask does not cite the row:\n%s", out)
+	}
+
+	// Without a title of its own (docProps/core.xml left out), a workbook
+	// is named by its file.
+	untitled := filepath.Join(t.TempDir(), "keepers.xlsx")
+	if err := os.WriteFile(untitled, withoutEntry(t, filepath.Join(officeFixtures, "budget.xlsx"), "docProps/core.xml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx2 := filepath.Join(t.TempDir(), "idx")
+	if code, out, errOut := cite(t, "index", "--index", idx2, untitled); code != 0 {
+		t.Fatalf("index: %d\n%s%s", code, out, errOut)
+	}
+	_, out, _ = cite(t, "ask", "--index", idx2, "who has the night watch")
+	if !strings.Contains(out, "Name: Ada Winter; Watch: night and storms") || !strings.Contains(out, "[keepers.xlsx](file://") {
+		t.Errorf("ask does not name the workbook by its file:\n%s", out)
+	}
+}
+
+// withoutEntry returns the zip file name without its entry drop.
+func withoutEntry(t *testing.T, name, drop string) []byte {
+	t.Helper()
+	zr, err := zip.OpenReader(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range zr.File {
+		if f.Name == drop {
+			continue
+		}
+		if err := zw.Copy(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

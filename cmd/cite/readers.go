@@ -279,11 +279,13 @@ func isPDFName(name string) bool {
 	return strings.EqualFold(filepath.Ext(name), ".pdf")
 }
 
-// officeReader reads Word, OpenDocument, EPUB and PowerPoint files through
-// package office, with its default limits.
+// officeReader reads Word, OpenDocument (text and spreadsheets), EPUB,
+// PowerPoint and Excel files through package office, with its default
+// limits.
 type officeReader struct{ r office.Reader }
 
-var officeKinds = map[string]office.Kind{"docx": office.DOCX, "pptx": office.PPTX, "odt": office.ODT, "epub": office.EPUB, "ole": office.OLE}
+var officeKinds = map[string]office.Kind{"docx": office.DOCX, "pptx": office.PPTX, "odt": office.ODT, "epub": office.EPUB, "ole": office.OLE,
+	"xlsx": office.XLSX, "ods": office.ODS}
 
 func (officeReader) Sniff(data []byte) (string, bool) {
 	k, ok := office.Detect(data)

@@ -55,22 +55,23 @@ func TestPDFNotes(t *testing.T) {
 }
 
 // TestDamagedDocuments: a Word file cut short fails as damaged, naming the
-// file, as a damaged PDF does; a zip of another kind named .docx (a
-// spreadsheet) is skipped as a format cite does not read. The run goes on.
+// file, as a damaged PDF does; a zip of another kind named .docx (an
+// OpenDocument drawing) is skipped as a format cite does not read. The run
+// goes on.
 func TestDamagedDocuments(t *testing.T) {
 	dir := t.TempDir()
 	docx, err := os.ReadFile(filepath.Join(documents, "lighthouse.docx"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sheet bytes.Buffer
-	z := zip.NewWriter(&sheet)
-	for _, name := range []string{"[Content_Types].xml", "xl/workbook.xml"} {
+	var drawing bytes.Buffer
+	z := zip.NewWriter(&drawing)
+	for name, body := range map[string]string{"mimetype": "application/vnd.oasis.opendocument.graphics", "content.xml": "<x/>"} {
 		w, _ := z.Create(name)
-		w.Write([]byte("<x/>"))
+		w.Write([]byte(body))
 	}
 	z.Close()
-	for name, data := range map[string][]byte{"cut.docx": docx[:len(docx)/2], "sheet.docx": sheet.Bytes(), "whole.docx": docx} {
+	for name, data := range map[string][]byte{"cut.docx": docx[:len(docx)/2], "drawing.docx": drawing.Bytes(), "whole.docx": docx} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestDamagedDocuments(t *testing.T) {
 	code, out, errOut := cite(t, "index", "--index", filepath.Join(t.TempDir(), "idx"), dir)
 	all := out + errOut
 	for _, want := range []string{"1 added", "1 skipped", "1 failed", "cut.docx: read Word (zip): damaged: zip: not a valid zip file",
-		"sheet.docx: unreadable as Word: named .docx, its content is not Word"} {
+		"drawing.docx: unreadable as Word: named .docx, its content is not Word"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no %q:\n%s", want, all)
 		}
