@@ -60,6 +60,8 @@ var extractedTypes = map[string]string{
 	"pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
 	"odt":  "application/vnd.oasis.opendocument.text",
 	"epub": "application/epub+zip",
+	"xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	"ods":  "application/vnd.oasis.opendocument.spreadsheet",
 }
 
 // documentSource is GET /v1/documents/{id}/source[?session=ID].
