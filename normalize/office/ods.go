@@ -1,6 +1,7 @@
 package office
 
 import (
+	"context"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 // automatic styles (which say which tables are hidden) come before the
 // body.
 type ods struct {
+	ctx    context.Context
 	s      *xmlStream
 	hidden map[string]bool // table styles with table:display="false"
 	budget cellBudget
@@ -29,7 +31,7 @@ func readODS(z *zipDoc, maxCells int) (*normalize.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &ods{s: newXMLStream(b, z.limits.MaxDepth, "content.xml"), hidden: map[string]bool{}, budget: cellBudget{left: maxCells, max: maxCells}}
+	o := &ods{ctx: z.ctx, s: newXMLStream(b, z.limits.MaxDepth, "content.xml"), hidden: map[string]bool{}, budget: cellBudget{left: maxCells, max: maxCells}}
 	style := "" // the table style being read
 	seen := false
 	for n := 0; ; n++ {
@@ -105,7 +107,12 @@ func (o *ods) table(t xml.StartElement) error {
 	defer func() { o.sheets = append(o.sheets, sh) }()
 	depth := o.s.depth
 	row := 0
-	for o.s.depth >= depth {
+	for n := 1; o.s.depth >= depth; n++ {
+		if n%4096 == 0 {
+			if err := o.ctx.Err(); err != nil {
+				return err
+			}
+		}
 		tok, err := o.s.next()
 		if err != nil {
 			if err == io.EOF {
