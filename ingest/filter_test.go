@@ -318,3 +318,75 @@ func TestIgnoreOSFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestFilter: a Filter judges paths as the walk of the root they lie under
+// does (a watcher watches the folders it does not leave out), and names
+// the files above a root whose rules apply in it.
+func TestFilter(t *testing.T) {
+	fsys := project()
+	fsys["p/sub/.gitignore"] = file("x.md\n")
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		path    string
+		dir     bool
+		ignored bool
+	}{
+		{"an ignored folder", Options{}, "p/node_modules", true, true},
+		{"a folder in an ignored folder", Options{}, "p/node_modules/pkg", true, true},
+		{"an anchored pattern", Options{}, "p/build", true, true},
+		{"an anchored pattern, deeper", Options{}, "p/src/build", true, false},
+		{"a deeper ignore file", Options{}, "p/docs/api/generated", true, true},
+		{"a folder-only pattern on a file", Options{}, "p/docs/drafts", false, false},
+		{"everything in a folder", Options{}, "p/vendor/lib", true, true},
+		{".git/info/exclude", Options{}, "p/secret.md", false, true},
+		{"a folder kept", Options{}, "p/docs", true, false},
+		{"the root", Options{}, "p", true, false},
+		{"no root above", Options{Roots: []string{"other"}}, "p/node_modules", true, false},
+		{"the root named, though its parent ignores it", Options{Roots: []string{"p/node_modules"}}, "p/node_modules", true, false},
+		{"a root below: the rules above it apply", Options{Roots: []string{"p/docs"}}, "p/docs/drafts", true, true},
+		{"no-ignore", Options{NoIgnore: true}, "p/node_modules", true, false},
+		{"no-ignore, excluded", Options{NoIgnore: true, Exclude: []string{"node_modules"}}, "p/node_modules", true, true},
+		{"excluded by path", Options{Exclude: []string{"docs/api/"}}, "p/docs/api", true, true},
+		{"a folder-only exclusion on a file", Options{Exclude: []string{"guide.md/"}}, "p/docs/guide.md", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			opts.FS = fsys
+			if opts.Roots == nil {
+				opts.Roots = []string{"p"}
+			}
+			ix, err := New(t.Context(), newStore(t), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ix.Filter().Ignored(tc.path, tc.dir); got != tc.ignored {
+				t.Errorf("Ignored(%q, %v) = %v, want %v", tc.path, tc.dir, got, tc.ignored)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		opts Options
+		root string
+		want []string
+	}{
+		{"the work tree's top", Options{}, "p", []string{"p/.git/info/exclude"}},
+		{"below it", Options{}, "p/docs/api", []string{"p/.git/info/exclude",
+			"p/docs/.gitignore", "p/docs/.ignore", "p/.gitignore", "p/.ignore"}},
+		{"not in a work tree", Options{}, "other", nil},
+		{"no-ignore", Options{NoIgnore: true, Exclude: []string{"x"}}, "p/docs", nil},
+	} {
+		t.Run("rule files/"+tc.name, func(t *testing.T) {
+			opts := tc.opts
+			opts.FS, opts.Roots = fsys, []string{tc.root}
+			ix, err := New(t.Context(), newStore(t), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ix.Filter().RuleFiles(tc.root); !slices.Equal(got, tc.want) {
+				t.Errorf("RuleFiles(%q) = %q, want %q", tc.root, got, tc.want)
+			}
+		})
+	}
+}
