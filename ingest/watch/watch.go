@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -62,11 +63,24 @@ const (
 // Indexer indexes paths: [ingest.Indexer] with Prune set, and Roots set to
 // the watched paths, so that a changed file below one that its ignore files
 // leave out stays out.
+//
+// An Indexer that is also a [Filterer] (as [ingest.Indexer] is) has the
+// folders it leaves out (ignore files, exclude globs) left unwatched:
+// their changes cost no watch and no event.
 type Indexer interface {
 	Index(ctx context.Context, paths ...string) (ingest.Stats, error)
 }
 
-var _ Indexer = (*ingest.Indexer)(nil)
+// Filterer is an [Indexer] that says which paths its walks leave out.
+// Filter is called again whenever an ignore file that applies changes.
+type Filterer interface {
+	Filter() *ingest.Filter
+}
+
+var (
+	_ Indexer  = (*ingest.Indexer)(nil)
+	_ Filterer = (*ingest.Indexer)(nil)
+)
 
 // Options configure a [Watcher].
 type Options struct {
@@ -114,6 +128,9 @@ type Watcher struct {
 	links   map[string]map[string]bool // a symbolic link's target (each hop) → the links under the roots to it
 	warned  bool
 	pending map[string]time.Time // the paths to index, with when each last changed
+	filter  *ingest.Filter       // the indexer's (nil: it leaves out nothing), made again when rules change
+	rules   map[string][]string  // an ignore file outside the roots (above one, .git/info/exclude) → the roots it rules
+	count   atomic.Int64         // len(watched), for Watches
 	first   time.Time            // of the oldest pending change
 	last    time.Time            // of the newest event
 	// writing holds, for each pending document a reader reads whole (a
@@ -159,7 +176,7 @@ func New(paths []string, opts Options) (*Watcher, error) {
 	}
 	w := &Watcher{opts: opts, watched: map[string]bool{}, polled: map[string]bool{}, snap: map[string]stamp{},
 		links: map[string]map[string]bool{}, pending: map[string]time.Time{}, dirs: map[string]bool{}, gone: map[string]bool{},
-		writing: map[string]writes{}}
+		writing: map[string]writes{}, rules: map[string][]string{}}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -179,6 +196,7 @@ func (w *Watcher) Open() error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	w.fsw = fsw
+	w.refilter()
 	for _, r := range w.roots {
 		fi, err := os.Stat(r)
 		if err != nil {
@@ -188,6 +206,7 @@ func (w *Watcher) Open() error {
 		if fi.IsDir() {
 			w.dirs[r] = true
 			w.addTree(r, false)
+			w.watchRules(r)
 		} else {
 			// A file is watched through its folder, whose other files are
 			// left out (ignored).
@@ -199,6 +218,91 @@ func (w *Watcher) Open() error {
 
 // Close stops watching.
 func (w *Watcher) Close() error { return w.fsw.Close() }
+
+// Watches returns how many folders are watched through the system's
+// watches (inotify's count against fs.inotify.max_user_watches): those
+// under the roots that are not left out, and the folders of the ignore
+// files that rule them from outside. It may be called while Run runs.
+func (w *Watcher) Watches() int { return int(w.count.Load()) }
+
+// refilter asks the indexer, if it is a [Filterer], for a new filter,
+// which reads the ignore files afresh.
+func (w *Watcher) refilter() {
+	if f, ok := w.opts.Indexer.(Filterer); ok {
+		w.filter = f.Filter()
+	}
+}
+
+// leftOut reports whether p, under a root, is left out: hidden, an
+// editor's temporary file, in the index folder, or left out by the
+// indexer's ignore files and exclude globs.
+func (w *Watcher) leftOut(p string, isDir bool) bool {
+	return w.ignored(p) || w.filter != nil && w.filter.Ignored(p, isDir)
+}
+
+// watchRules watches the folders of the ignore files outside root folder
+// r whose rules apply in it (those above it in its git work tree, and
+// .git/info/exclude), so that a change to one is walked again as a change
+// to an ignore file in r is. A folder that is not there (a repository
+// without .git/info) is not watched: a change there is seen at the next
+// run.
+func (w *Watcher) watchRules(r string) {
+	if w.filter == nil {
+		return
+	}
+	for _, f := range w.filter.RuleFiles(r) {
+		if !slices.Contains(w.rules[f], r) {
+			w.rules[f] = append(w.rules[f], r)
+		}
+		if fi, err := os.Stat(filepath.Dir(f)); err == nil && fi.IsDir() {
+			w.addDir(filepath.Dir(f))
+		}
+	}
+}
+
+// rulesChanged brings the watches under folder dir in line with its
+// ignore files, one of which changed (or with those above a root, for a
+// root): folders left out now are no longer watched, folders no longer
+// left out are, and dir is marked, so that the indexer walks it again
+// under the new rules.
+func (w *Watcher) rulesChanged(dir string) {
+	w.refilter()
+	prefix := dir + string(filepath.Separator)
+	for _, m := range []map[string]bool{w.watched, w.polled} {
+		for d := range m {
+			if strings.HasPrefix(d, prefix) && m[d] && w.leftOut(d, true) && !w.rulesDir(d) {
+				w.forget(d)
+			}
+		}
+	}
+	w.addTree(dir, false)
+	for l := range w.linked() {
+		w.link(l) // a target's folder may have been left
+	}
+	w.mark(dir)
+}
+
+// rulesDir reports whether d is watched for the ignore files in it that
+// rule a root from outside (a root's .git/info).
+func (w *Watcher) rulesDir(d string) bool {
+	for f := range w.rules {
+		if filepath.Dir(f) == d {
+			return true
+		}
+	}
+	return false
+}
+
+// linked returns the symbolic links recorded.
+func (w *Watcher) linked() map[string]bool {
+	ls := map[string]bool{}
+	for _, m := range w.links {
+		for l := range m {
+			ls[l] = true
+		}
+	}
+	return ls
+}
 
 // Run indexes changes as they come until ctx is done, and returns nil then.
 // A signal (ctx done) lets the indexing call under way finish. Open must
@@ -297,11 +401,22 @@ func (w *Watcher) Run(ctx context.Context) error {
 // event records one fsnotify event.
 func (w *Watcher) event(ev fsnotify.Event) {
 	p := ev.Name
-	if dir := filepath.Dir(p); ev.Op != fsnotify.Chmod && IgnoreFile(filepath.Base(p)) && !w.ignored(dir) && w.watched[dir] {
+	if rs := w.rules[p]; ev.Op != fsnotify.Chmod && len(rs) > 0 {
+		// An ignore file above a root, or .git/info/exclude, changed:
+		// the roots it rules are walked again.
+		for _, r := range rs {
+			if !w.gone[r] {
+				w.rulesChanged(r)
+			}
+		}
+		return
+	}
+	if dir := filepath.Dir(p); ev.Op != fsnotify.Chmod && IgnoreFile(filepath.Base(p)) && !w.ignored(dir) && (w.watched[dir] || w.polled[dir]) {
 		// An ignore file changed: its folder is walked again under the
 		// new rules (files no longer ignored are added; those ignored now
-		// leave the index only if the indexer prunes them).
-		w.mark(dir)
+		// leave the index only if the indexer prunes them), and the
+		// folders below it it leaves out now are no longer watched.
+		w.rulesChanged(dir)
 		return
 	}
 	if w.ignored(p) {
@@ -312,6 +427,9 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	}
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+			if w.filter != nil && w.filter.Ignored(p, true) && !ev.Has(fsnotify.Remove) && !ev.Has(fsnotify.Rename) {
+				return // left out: not watched, nothing in it indexed
+			}
 			// A new folder: its files may have been made before its
 			// watch, so the folder itself is indexed.
 			w.addTree(p, true)
@@ -387,7 +505,7 @@ func (w *Watcher) link(l string) {
 			w.links[p] = map[string]bool{}
 		}
 		w.links[p][l] = true
-		if w.ignored(p) {
+		if w.ignored(p) || w.filter != nil && w.filter.Ignored(p, false) {
 			w.addDir(filepath.Dir(p))
 		}
 		fi, err := os.Lstat(p)
@@ -415,6 +533,7 @@ func (w *Watcher) returned() {
 			delete(w.gone, r)
 			w.opts.Logger.Warn(fmt.Sprintf(BackHint, r))
 			w.addTree(r, true)
+			w.watchRules(r)
 			w.mark(r)
 		}
 	}
@@ -428,6 +547,7 @@ func (w *Watcher) forget(p string) {
 		if d == p || strings.HasPrefix(d, prefix) {
 			w.fsw.Remove(d) // fails if the kernel already dropped it
 			delete(w.watched, d)
+			w.count.Add(-1)
 		}
 	}
 	for d := range w.polled {
@@ -437,15 +557,16 @@ func (w *Watcher) forget(p string) {
 	}
 }
 
-// addTree watches folder dir and the folders under it, leaving out ignored
-// ones. With mark, the files found are marked as changed too (they may have
-// been made before their folder was watched).
+// addTree watches folder dir and the folders under it, leaving out those
+// left out (hidden, ignored, excluded). With mark, the files found are
+// marked as changed too (they may have been made before their folder was
+// watched).
 func (w *Watcher) addTree(dir string, mark bool) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // gone or unreadable: the indexer says which
 		}
-		if p != dir && w.ignored(p) {
+		if p != dir && (w.ignored(p) || d.IsDir() && w.filter != nil && w.filter.Ignored(p, true)) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -474,6 +595,7 @@ func (w *Watcher) addDir(dir string) {
 	switch {
 	case err == nil:
 		w.watched[dir] = true
+		w.count.Add(1)
 	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE):
 		if !w.warned {
 			w.warned = true
@@ -495,7 +617,7 @@ func (w *Watcher) stampDir(dir string, snap map[string]stamp) {
 	}
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		if w.ignored(p) {
+		if w.ignored(p) && !IgnoreFile(e.Name()) || e.IsDir() && w.filter != nil && w.filter.Ignored(p, true) {
 			continue
 		}
 		fi, err := e.Info()
@@ -516,6 +638,9 @@ func (w *Watcher) pollOnce() {
 	}
 	slices.Sort(dirs)
 	for _, dir := range dirs {
+		if !w.polled[dir] {
+			continue // left out since (its rules changed)
+		}
 		now := map[string]stamp{}
 		w.stampDir(dir, now)
 		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
@@ -530,7 +655,11 @@ func (w *Watcher) pollOnce() {
 			if _, ok := now[p]; !ok {
 				delete(w.snap, p)
 				w.forget(p)
-				w.mark(p)
+				if IgnoreFile(filepath.Base(p)) {
+					w.rulesChanged(dir)
+				} else {
+					w.mark(p)
+				}
 				_ = old
 			}
 		}
@@ -538,6 +667,10 @@ func (w *Watcher) pollOnce() {
 			old, ok := w.snap[p]
 			w.snap[p] = s
 			switch {
+			case IgnoreFile(filepath.Base(p)):
+				if !ok || old != s {
+					w.rulesChanged(dir)
+				}
 			case !ok && s.dir:
 				w.addTree(p, true)
 			case ok && s.dir:

@@ -28,6 +28,7 @@ const waitFor = 20 * time.Second
 
 type fixture struct {
 	dir   string // watched
+	w     *Watcher
 	store *index.Store
 	stop  func() // cancels the watcher and waits for it
 }
@@ -74,7 +75,7 @@ func startWith(t *testing.T, dir string, iopts ingest.Options, mod func(*Options
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(rctx); w.Close() }()
-	f := &fixture{dir: dir, store: st}
+	f := &fixture{dir: dir, w: w, store: st}
 	var once sync.Once
 	f.stop = func() {
 		once.Do(func() {
@@ -242,6 +243,139 @@ func TestWatchIgnoreFiles(t *testing.T) {
 				}, kept, [][2]string{{"hotel", "b.md"}}, nil},
 			}
 			f.run(t, steps)
+		})
+	}
+}
+
+// TestWatchIgnoredFolders: folders that ignore files or exclude globs
+// leave out are not watched, however many folders they hold (each would
+// count against fs.inotify.max_user_watches); a change to an ignore file,
+// in the tree or above it (.gitignore files up to the work tree's top,
+// .git/info/exclude), watches the folders it no longer leaves out and
+// indexes their files, and stops watching those it leaves out now, whose
+// documents stay indexed (the indexer does not prune ignored ones).
+func TestWatchIgnoredFolders(t *testing.T) {
+	// deps writes a folder of 10 folders of 10 folders, a file in each.
+	deps := func(t *testing.T, dir string) {
+		for i := range 10 {
+			for j := range 10 {
+				write(t, filepath.Join(dir, fmt.Sprintf("p%d/s%d/f.md", i, j)), fmt.Sprintf("kilo dependency %d %d.\n", i, j))
+			}
+		}
+	}
+	var depDocs []string
+	for i := range 10 {
+		for j := range 10 {
+			depDocs = append(depDocs, fmt.Sprintf("node_modules/p%d/s%d/f.md", i, j))
+		}
+	}
+	with := func(docs []string, more ...string) []string {
+		out := slices.Concat(docs, more)
+		slices.Sort(out)
+		return out
+	}
+	type step struct {
+		name    string
+		change  func(p func(string) string)
+		docs    []string
+		finds   [][2]string
+		watches int
+	}
+	for _, c := range []struct {
+		name    string
+		files   map[string]string // under the temporary folder
+		root    string            // the folder watched, under it
+		iopts   ingest.Options
+		watches int // at the start
+		steps   []step
+	}{
+		{
+			name:  "ignore files in the tree",
+			files: map[string]string{".gitignore": "node_modules/\n", "a.md": "alpha.\n", "docs/b.md": "bravo.\n", ".venv/lib/v.md": "hidden.\n"},
+			root:  ".", watches: 2, // the root and docs
+			steps: []step{
+				{"a file in the ignored folder", func(p func(string) string) {
+					write(t, p("node_modules/p1/s1/g.md"), "lima, ignored.\n")
+					write(t, p("a.md"), "alpha and charlie.\n") // a change to wait for
+				}, []string{"a.md", "docs/b.md"}, [][2]string{{"charlie", "a.md"}}, 2},
+				{"the .gitignore no longer ignores", func(p func(string) string) { write(t, p(".gitignore"), "# nothing\n") },
+					with(depDocs, "a.md", "docs/b.md", "node_modules/p1/s1/g.md"), [][2]string{{"kilo", "node_modules/p9/s9/f.md"}}, 2 + 111},
+				{"a file in a folder watched now", func(p func(string) string) { write(t, p("node_modules/p3/s4/new.md"), "mike, watched.\n") },
+					with(depDocs, "a.md", "docs/b.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md"), [][2]string{{"mike", "node_modules/p3/s4/new.md"}}, 2 + 111},
+				{"ignored again: kept, not watched", func(p func(string) string) { write(t, p(".gitignore"), "node_modules/\n") },
+					with(depDocs, "a.md", "docs/b.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md"), nil, 2},
+				{"a subfolder's .gitignore", func(p func(string) string) {
+					write(t, p("docs/.gitignore"), "gen/\n")
+					write(t, p("docs/gen/x/y/z.md"), "november, generated.\n")
+					write(t, p("a.md"), "alpha and delta.\n")
+				}, with(depDocs, "a.md", "docs/b.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md"), [][2]string{{"delta", "a.md"}}, 2},
+				{"the subfolder's .gitignore removed", func(p func(string) string) { do(t, os.Remove(p("docs/.gitignore"))) },
+					with(depDocs, "a.md", "docs/b.md", "docs/gen/x/y/z.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md"), [][2]string{{"november", "docs/gen/x/y/z.md"}}, 5},
+			},
+		},
+		{
+			name:  "exclude globs without ignore files",
+			files: map[string]string{".gitignore": "a.md\n", "a.md": "alpha.\n", "docs/b.md": "bravo.\n"},
+			root:  ".", iopts: ingest.Options{NoIgnore: true, Exclude: []string{"node_modules"}}, watches: 2,
+			steps: []step{
+				{"a file in the excluded folder", func(p func(string) string) {
+					write(t, p("node_modules/p1/s1/g.md"), "lima, excluded.\n")
+					write(t, p("a.md"), "alpha and charlie.\n")
+				}, []string{"a.md", "docs/b.md"}, [][2]string{{"charlie", "a.md"}}, 2},
+			},
+		},
+		{
+			name: "rules above the folder watched",
+			files: map[string]string{".git/info/exclude": "drafts/\n", ".gitignore": "docs/old/\n", "docs/b.md": "bravo.\n",
+				"docs/drafts/d.md": "echo draft.\n", "docs/old/o.md": "foxtrot old.\n", "docs/old/deep/o2.md": "golf older.\n"},
+			root: "docs", watches: 3, // docs, its parent, .git/info
+			steps: []step{
+				{".git/info/exclude no longer ignores", func(p func(string) string) { write(t, p("../.git/info/exclude"), "# nothing\n") },
+					[]string{"b.md", "drafts/d.md"}, [][2]string{{"echo", "drafts/d.md"}}, 4},
+				{"the .gitignore above no longer ignores", func(p func(string) string) { write(t, p("../.gitignore"), "") },
+					[]string{"b.md", "drafts/d.md", "old/deep/o2.md", "old/o.md"}, [][2]string{{"golf", "old/deep/o2.md"}}, 6},
+				{"a new .ignore above ignores", func(p func(string) string) {
+					write(t, p("../.ignore"), "old/\n")
+				}, []string{"b.md", "drafts/d.md", "old/deep/o2.md", "old/o.md"}, nil, 4},
+				{"a file in the folder ignored now", func(p func(string) string) {
+					write(t, p("old/new.md"), "hotel, ignored.\n")
+					write(t, p("b.md"), "bravo and india.\n")
+				}, []string{"b.md", "drafts/d.md", "old/deep/o2.md", "old/o.md"}, [][2]string{{"india", "b.md"}}, 4},
+			},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			top := t.TempDir()
+			for rel, text := range c.files {
+				write(t, filepath.Join(top, rel), text)
+			}
+			if c.name == "ignore files in the tree" || c.name == "exclude globs without ignore files" {
+				deps(t, filepath.Join(top, "node_modules"))
+			}
+			dir := filepath.Join(top, c.root)
+			iopts := c.iopts
+			iopts.Prune, iopts.Workers, iopts.Skip, iopts.Roots = true, 2, Skip, []string{dir}
+			f := startWith(t, dir, iopts, nil)
+			if got := f.w.Watches(); got != c.watches {
+				t.Errorf("%d folders watched at the start, want %d", got, c.watches)
+			}
+			p := func(rel string) string { return filepath.Join(dir, rel) }
+			for _, s := range c.steps {
+				t.Run(s.name, func(t *testing.T) {
+					s.change(p)
+					eventually(t, fmt.Sprintf("documents %v, found %v, %d folders watched", s.docs, s.finds, s.watches), func() bool {
+						if !slices.Equal(f.docs(t), s.docs) || f.w.Watches() != s.watches {
+							return false
+						}
+						for _, w := range s.finds {
+							if !f.finds(t, w[0], w[1]) {
+								return false
+							}
+						}
+						return true
+					})
+				})
+			}
 		})
 	}
 }
