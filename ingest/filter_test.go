@@ -75,6 +75,9 @@ func TestIgnoreFiles(t *testing.T) {
 		{"a subfolder: the rules above it apply", Options{}, []string{"p/docs"}, []string{
 			"p/docs/api/generated.md", "p/docs/broken/fine.md", "p/docs/drafts-not-a-folder.md", "p/docs/guide.md",
 		}, 4},
+		{"a folder named is walked though an anchored pattern above ignores it", Options{}, []string{"p/build", "p/docs/drafts"}, []string{
+			"p/build/out.md", "p/docs/drafts/wip.md",
+		}, 0},
 		{"a file named is indexed though ignored", Options{}, []string{"p/build/out.md", "p/secret.md"}, []string{
 			"p/build/out.md", "p/secret.md",
 		}, 0},
@@ -344,6 +347,8 @@ func TestFilter(t *testing.T) {
 		{"the root", Options{}, "p", true, false},
 		{"no root above", Options{Roots: []string{"other"}}, "p/node_modules", true, false},
 		{"the root named, though its parent ignores it", Options{Roots: []string{"p/node_modules"}}, "p/node_modules", true, false},
+		{"inside a root its parent's anchored pattern ignores", Options{Roots: []string{"p/build"}}, "p/build/out.md", false, false},
+		{"inside a root its parent's inner-slash pattern ignores", Options{Roots: []string{"p/docs/drafts"}}, "p/docs/drafts/wip.md", false, false},
 		{"a root below: the rules above it apply", Options{Roots: []string{"p/docs"}}, "p/docs/drafts", true, true},
 		{"no-ignore", Options{NoIgnore: true}, "p/node_modules", true, false},
 		{"no-ignore, excluded", Options{NoIgnore: true, Exclude: []string{"node_modules"}}, "p/node_modules", true, true},
