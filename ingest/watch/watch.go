@@ -260,17 +260,21 @@ func (w *Watcher) watchRules(r string) {
 	}
 }
 
-// rulesChanged brings the watches under folder dir in line with its
-// ignore files, one of which changed (or with those above a root, for a
-// root): folders left out now are no longer watched, folders no longer
-// left out are, and dir is marked, so that the indexer walks it again
+// rescan brings the watches under folder dir in line with its ignore
+// files, one of which changed (or with those above a root, for a root),
+// and with the folders there (events were lost): folders left out now, or
+// gone, are no longer watched, folders no longer left out, or made
+// meanwhile, are, and dir is marked, so that the indexer walks it again
 // under the new rules.
-func (w *Watcher) rulesChanged(dir string) {
+func (w *Watcher) rescan(dir string) {
 	w.refilter()
 	prefix := dir + string(filepath.Separator)
 	for _, m := range []map[string]bool{w.watched, w.polled} {
 		for d := range m {
-			if strings.HasPrefix(d, prefix) && m[d] && w.leftOut(d, true) && !w.rulesDir(d) {
+			if !strings.HasPrefix(d, prefix) || !m[d] || w.rulesDir(d) {
+				continue
+			}
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() || w.leftOut(d, true) {
 				w.forget(d)
 			}
 		}
@@ -361,10 +365,15 @@ func (w *Watcher) Run(ctx context.Context) error {
 			mu.Unlock()
 			for _, err := range es {
 				if errors.Is(err, fsnotify.ErrEventOverflow) {
-					// Events were lost: look at everything again.
+					// Events were lost: look at everything again,
+					// and watch the folders made meanwhile.
 					w.opts.Logger.Warn("watch: the event queue overflowed; checking every watched path again")
 					for _, r := range w.roots {
-						w.mark(r)
+						if w.dirs[r] && !w.gone[r] {
+							w.rescan(r)
+						} else {
+							w.mark(r)
+						}
 					}
 					continue
 				}
@@ -406,7 +415,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		// the roots it rules are walked again.
 		for _, r := range rs {
 			if !w.gone[r] {
-				w.rulesChanged(r)
+				w.rescan(r)
 			}
 		}
 		return
@@ -416,7 +425,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		// new rules (files no longer ignored are added; those ignored now
 		// leave the index only if the indexer prunes them), and the
 		// folders below it it leaves out now are no longer watched.
-		w.rulesChanged(dir)
+		w.rescan(dir)
 		return
 	}
 	if w.ignored(p) {
@@ -656,7 +665,7 @@ func (w *Watcher) pollOnce() {
 				delete(w.snap, p)
 				w.forget(p)
 				if IgnoreFile(filepath.Base(p)) {
-					w.rulesChanged(dir)
+					w.rescan(dir)
 				} else {
 					w.mark(p)
 				}
@@ -669,7 +678,7 @@ func (w *Watcher) pollOnce() {
 			switch {
 			case IgnoreFile(filepath.Base(p)):
 				if !ok || old != s {
-					w.rulesChanged(dir)
+					w.rescan(dir)
 				}
 			case !ok && s.dir:
 				w.addTree(p, true)

@@ -380,6 +380,63 @@ func TestWatchIgnoredFolders(t *testing.T) {
 	}
 }
 
+// TestWatchOverflow: when the system's event queue overflows, the events
+// lost are made up for: folders made meanwhile are watched and their
+// files indexed, and those removed are pruned and no longer watched.
+func TestWatchOverflow(t *testing.T) {
+	dir := t.TempDir()
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	write(t, p("a.md"), "alpha.\n")
+	write(t, p("old/deep/er/o.md"), "oscar.\n")
+	ctx := t.Context()
+	st, err := index.Open(ctx, t.TempDir(), index.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ix, err := ingest.New(ctx, st, ingest.Options{Prune: true, Workers: 2, Skip: Skip, Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncLog
+	w, err := New([]string{dir}, Options{Indexer: ix, Quiet: 50 * time.Millisecond, MaxDelay: 500 * time.Millisecond, Logger: logs.logger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Open(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Index(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	// The changes' events are lost: read and dropped before Run.
+	write(t, p("new/deep/n.md"), "november.\n")
+	do(t, os.RemoveAll(p("old")))
+	for quiet := false; !quiet; {
+		select {
+		case <-w.fsw.Events:
+		case <-time.After(200 * time.Millisecond):
+			quiet = true
+		}
+	}
+	f := &fixture{dir: dir, w: w, store: st}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(rctx); w.Close() }()
+	t.Cleanup(func() { cancel(); <-done })
+	w.fsw.Errors <- fsnotify.ErrEventOverflow
+	eventually(t, "the lost changes indexed, 3 folders watched", func() bool {
+		return slices.Equal(f.docs(t), []string{"a.md", "new/deep/n.md"}) && w.Watches() == 3
+	})
+	write(t, p("new/deep/m.md"), "mike, in a folder made while events were lost.\n")
+	eventually(t, "a change in the folder made meanwhile indexed", func() bool {
+		return slices.Equal(f.docs(t), []string{"a.md", "new/deep/m.md", "new/deep/n.md"})
+	})
+	if !strings.Contains(logs.String(), "overflowed") {
+		t.Errorf("the overflow not said:\n%s", logs.String())
+	}
+}
+
 // TestWatchSymlinks: a symbolic link to a file is indexed under its own
 // name with its target's text, so a change to the target (in the folder,
 // through a chain of links, or outside the watched folder) updates the
