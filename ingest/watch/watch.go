@@ -447,6 +447,11 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		}
 	}
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		if w.watched[p] || w.polled[p] {
+			// The filter keeps the rules it read under p: a folder
+			// moved in at p later has its own.
+			w.refilter()
+		}
 		w.forget(p)
 		w.unlink(p)
 		if w.dirs[p] && !w.gone[p] {

@@ -311,6 +311,21 @@ func TestWatchIgnoredFolders(t *testing.T) {
 				}, with(depDocs, "a.md", "docs/b.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md"), [][2]string{{"delta", "a.md"}}, 2},
 				{"the subfolder's .gitignore removed", func(p func(string) string) { do(t, os.Remove(p("docs/.gitignore"))) },
 					with(depDocs, "a.md", "docs/b.md", "docs/gen/x/y/z.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md"), [][2]string{{"november", "docs/gen/x/y/z.md"}}, 5},
+				{"a folder with its own .gitignore", func(p func(string) string) {
+					write(t, p("sub/.gitignore"), "gen/\n")
+					write(t, p("sub/gen/g.md"), "oscar, generated.\n")
+					write(t, p("sub/s.md"), "papa.\n")
+				}, with(depDocs, "a.md", "docs/b.md", "docs/gen/x/y/z.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md", "sub/s.md"), [][2]string{{"papa", "sub/s.md"}}, 6},
+				{"moved away, and another with other rules moved in", func(p func(string) string) {
+					away := filepath.Join(filepath.Dir(p(".")), "away")
+					do(t, os.Rename(p("sub"), away))
+					other := filepath.Join(filepath.Dir(p(".")), "other")
+					write(t, filepath.Join(other, ".gitignore"), "*.log\n")
+					write(t, filepath.Join(other, "gen/h.md"), "quebec, in a folder moved in.\n")
+					do(t, os.Rename(other, p("sub")))
+				}, with(depDocs, "a.md", "docs/b.md", "docs/gen/x/y/z.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md", "sub/gen/h.md"), [][2]string{{"quebec", "sub/gen/h.md"}}, 7},
+				{"a file in the folder its new rules do not leave out", func(p func(string) string) { write(t, p("sub/gen/r.md"), "romeo, watched.\n") },
+					with(depDocs, "a.md", "docs/b.md", "docs/gen/x/y/z.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md", "sub/gen/h.md", "sub/gen/r.md"), [][2]string{{"romeo", "sub/gen/r.md"}}, 7},
 			},
 		},
 		{
