@@ -10,6 +10,14 @@
 // It imports ingest and index; it is the only home of
 // github.com/fsnotify/fsnotify.
 //
+// Folders the indexer's walks leave out (its ignore files and exclude
+// globs, when it is a [Filterer]) are not watched, so that a node_modules
+// of thousands of folders costs no watches; a change to an ignore file
+// that applies (in a watched folder, above a root in its git work tree,
+// or .git/info/exclude) watches again what it no longer leaves out. When
+// the event queue overflows, the folders made or removed meanwhile are
+// found by a walk.
+//
 // Where the system's limit on watches is reached (Linux inotify's
 // fs.inotify.max_user_watches), [Watcher] says so once, with the sysctl that
 // raises it, and polls the folders it could not watch: a walk comparing
