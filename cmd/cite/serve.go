@@ -37,7 +37,11 @@ and sessions are off. Every endpoint but /healthz and the page's files
 requires a token: --token, else CITE_TOKEN, else a random one; programs
 send it as "Authorization: Bearer TOKEN", and the login URL printed at
 start (/?token=TOKEN) logs a browser in with a cookie. --no-token turns
-it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
+it off, on a loopback --addr only. With --watch PATH..., it indexes the
+PATHs into the default source and keeps them in sync while it serves,
+leaving out what their ignore files and --exclude leave out, as cite index
+--watch does (--no-ignore reads no ignore files). SIGINT or SIGTERM stops
+it gracefully.`)
 	addr := f.String("addr", "127.0.0.1:8080", "address to listen on")
 	token := f.String("token", "", "the token required on every endpoint but /healthz: printable ASCII, at least 16 characters off loopback (default CITE_TOKEN, else a random one)")
 	noToken := f.Bool("no-token", false, "require no token (only with a loopback --addr): anyone on this machine can ask, upload and delete")
