@@ -428,7 +428,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		}
 		return
 	}
-	if dir := filepath.Dir(p); ev.Op != fsnotify.Chmod && IgnoreFile(filepath.Base(p)) && !w.ignored(dir) && (w.watched[dir] || w.polled[dir]) {
+	if dir := filepath.Dir(p); ev.Op != fsnotify.Chmod && IgnoreFile(filepath.Base(p)) && !w.leftOut(dir, true) && (w.watched[dir] || w.polled[dir]) {
 		// An ignore file changed: its folder is walked again under the
 		// new rules (files no longer ignored are added; those ignored now
 		// leave the index only if the indexer prunes them), and the

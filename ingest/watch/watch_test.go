@@ -284,6 +284,7 @@ func TestWatchIgnoredFolders(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		files   map[string]string // under the temporary folder
+		links   map[string]string // symbolic links under it, to their targets
 		root    string            // the folder watched, under it
 		iopts   ingest.Options
 		watches int // at the start
@@ -329,6 +330,21 @@ func TestWatchIgnoredFolders(t *testing.T) {
 			},
 		},
 		{
+			name:  "a link into an ignored folder",
+			files: map[string]string{".gitignore": "node_modules/\n", "node_modules/pkg/README.md": "sierra.\n", "node_modules/other/o.md": "other.\n"},
+			links: map[string]string{"link.md": "node_modules/pkg/README.md"},
+			root:  ".", watches: 2, // the root, and the target's folder
+			steps: []step{
+				{"the target edited", func(p func(string) string) { write(t, p("node_modules/pkg/README.md"), "tango.\n") },
+					[]string{"link.md"}, [][2]string{{"tango", "link.md"}}, 2},
+				{"an ignore file in the target's folder", func(p func(string) string) {
+					write(t, p("node_modules/pkg/.gitignore"), "*.log\n")
+					write(t, p("node_modules/pkg/sub/deep/d.md"), "ignored still.\n")
+					write(t, p("b.md"), "uniform.\n") // a change to wait for
+				}, []string{"b.md", "link.md"}, [][2]string{{"uniform", "b.md"}}, 2},
+			},
+		},
+		{
 			name:  "exclude globs without ignore files",
 			files: map[string]string{".gitignore": "a.md\n", "a.md": "alpha.\n", "docs/b.md": "bravo.\n"},
 			root:  ".", iopts: ingest.Options{NoIgnore: true, Exclude: []string{"node_modules"}}, watches: 2,
@@ -363,6 +379,9 @@ func TestWatchIgnoredFolders(t *testing.T) {
 			top := t.TempDir()
 			for rel, text := range c.files {
 				write(t, filepath.Join(top, rel), text)
+			}
+			for rel, target := range c.links {
+				do(t, os.Symlink(target, filepath.Join(top, rel)))
 			}
 			if c.name == "ignore files in the tree" || c.name == "exclude globs without ignore files" {
 				deps(t, filepath.Join(top, "node_modules"))
