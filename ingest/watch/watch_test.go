@@ -758,6 +758,33 @@ func TestWatchPolling(t *testing.T) {
 	}
 }
 
+// TestWatchPollingIgnoreFiles: where folders are polled (the watch limit
+// reached), an ignored folder is not polled, and a change to an ignore
+// file is seen by the poll and polls what it no longer leaves out.
+func TestWatchPollingIgnoreFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	write(t, p(".gitignore"), "gen/\n")
+	write(t, p("a.md"), "alpha.\n")
+	write(t, p("gen/x/y/g.md"), "golf, generated.\n")
+	var logs syncLog
+	f := startWith(t, dir, ingest.Options{Prune: true, Workers: 2, Skip: Skip, Roots: []string{dir}}, func(o *Options) {
+		o.PollInterval = 50 * time.Millisecond
+		o.Logger = logs.logger()
+		o.add = func(*fsnotify.Watcher, string) error { return fmt.Errorf("add: %w", syscall.ENOSPC) }
+	})
+	f.run(t, []step{
+		{"a file in the ignored folder", func() {
+			write(t, p("gen/x/y/h.md"), "hotel, ignored.\n")
+			write(t, p("a.md"), "alpha and bravo.\n")
+		}, []string{"a.md"}, [][2]string{{"bravo", "a.md"}}, nil},
+		{"the .gitignore no longer ignores", func() { write(t, p(".gitignore"), "# none\n") },
+			[]string{"a.md", "gen/x/y/g.md", "gen/x/y/h.md"}, [][2]string{{"hotel", "gen/x/y/h.md"}}, nil},
+		{"a file in a folder polled now", func() { write(t, p("gen/x/y/i.md"), "india, polled.\n") },
+			[]string{"a.md", "gen/x/y/g.md", "gen/x/y/h.md", "gen/x/y/i.md"}, [][2]string{{"india", "gen/x/y/i.md"}}, nil},
+	})
+}
+
 // syncLog is a watcher's log, written by its goroutine and read by the
 // test's.
 type syncLog struct {
