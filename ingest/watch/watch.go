@@ -442,11 +442,18 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		}
 		return
 	}
+	if w.filter != nil && (ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create)) && !ev.Has(fsnotify.Remove) && !ev.Has(fsnotify.Rename) {
+		// A file the indexer leaves out (a log its ignore files name,
+		// written on and on) costs no indexing call; a folder it leaves
+		// out is not watched. Its removal is marked: a document kept
+		// from before it was ignored is pruned.
+		if fi, err := os.Lstat(p); err == nil && w.filter.Ignored(p, fi.IsDir()) {
+			w.markLinks(p) // a link's target, in an ignored folder
+			return
+		}
+	}
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
-			if w.filter != nil && w.filter.Ignored(p, true) && !ev.Has(fsnotify.Remove) && !ev.Has(fsnotify.Rename) {
-				return // left out: not watched, nothing in it indexed
-			}
 			// A new folder: its files may have been made before its
 			// watch, so the folder itself is indexed.
 			w.addTree(p, true)

@@ -414,6 +414,64 @@ func TestWatchIgnoredFolders(t *testing.T) {
 	}
 }
 
+// countingIndexer records the paths each indexing call is given.
+type countingIndexer struct {
+	*ingest.Indexer // and its Filter
+	mu              sync.Mutex
+	paths           []string
+}
+
+func (c *countingIndexer) Index(ctx context.Context, paths ...string) (ingest.Stats, error) {
+	c.mu.Lock()
+	c.paths = append(c.paths, paths...)
+	c.mu.Unlock()
+	return c.Indexer.Index(ctx, paths...)
+}
+
+// TestWatchIgnoredFileWrites: a file the ignore files leave out, written
+// on and on (a log), costs no indexing call; deleted, it is handed to the
+// indexer, which prunes a document kept from before it was ignored.
+func TestWatchIgnoredFileWrites(t *testing.T) {
+	dir := t.TempDir()
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	write(t, p("a.md"), "alpha.\n")
+	write(t, p("old.log"), "oscar, indexed before it was ignored.\n")
+	var c *countingIndexer
+	f := startWith(t, dir, ingest.Options{Prune: true, Workers: 2, Skip: Skip, Roots: []string{dir}}, func(o *Options) {
+		c = &countingIndexer{Indexer: o.Indexer.(*ingest.Indexer)}
+		o.Indexer = c
+	})
+	f.run(t, []step{
+		{"ignored", func() {
+			write(t, p(".gitignore"), "*.log\n")
+			write(t, p("a.md"), "alpha and charlie.\n") // a change to wait for
+		}, []string{"a.md", "old.log"}, [][2]string{{"charlie", "a.md"}}, nil},
+		{"a log written on and on", func() {
+			for i := range 5 {
+				write(t, p("app.log"), strings.Repeat("log line\n", i+1))
+				time.Sleep(20 * time.Millisecond)
+			}
+			write(t, p("old.log"), "oscar, edited.\n")
+			write(t, p("a.md"), "alpha and bravo.\n") // a change to wait for
+		}, []string{"a.md", "old.log"}, [][2]string{{"bravo", "a.md"}}, nil},
+		{"the ignored file of a document deleted", func() { do(t, os.Remove(p("old.log"))) }, []string{"a.md"}, nil, nil},
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var logs, old int
+	for _, q := range c.paths {
+		switch q {
+		case p("app.log"):
+			logs++
+		case p("old.log"):
+			old++
+		}
+	}
+	if logs != 0 || old != 1 {
+		t.Errorf("indexing calls were given app.log %d times, want none, and old.log %d times, want once (its removal): %q", logs, old, c.paths)
+	}
+}
+
 // TestWatchOverflow: when the system's event queue overflows, the events
 // lost are made up for: folders made meanwhile are watched and their
 // files indexed, and those removed are pruned and no longer watched.
