@@ -356,6 +356,19 @@ func TestWatchIgnoredFolders(t *testing.T) {
 			},
 		},
 		{
+			name:  ".git/info/exclude of the folder watched",
+			files: map[string]string{".git/info/exclude": "drafts/\n", "a.md": "alpha.\n", "drafts/d.md": "echo draft.\n"},
+			root:  ".", watches: 2, // the root, .git/info
+			steps: []step{
+				{"no longer ignores", func(p func(string) string) { write(t, p(".git/info/exclude"), "") },
+					[]string{"a.md", "drafts/d.md"}, [][2]string{{"echo", "drafts/d.md"}}, 3},
+				{"ignores again", func(p func(string) string) { write(t, p(".git/info/exclude"), "drafts/\n") },
+					[]string{"a.md", "drafts/d.md"}, nil, 2},
+				{"and again no longer", func(p func(string) string) { write(t, p(".git/info/exclude"), "# none\n") },
+					[]string{"a.md", "drafts/d.md"}, nil, 3},
+			},
+		},
+		{
 			name: "rules above the folder watched",
 			files: map[string]string{".git/info/exclude": "drafts/\n", ".gitignore": "docs/old/\n", "docs/b.md": "bravo.\n",
 				"docs/drafts/d.md": "echo draft.\n", "docs/old/o.md": "foxtrot old.\n", "docs/old/deep/o2.md": "golf older.\n"},
