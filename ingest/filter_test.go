@@ -328,6 +328,8 @@ func TestIgnoreOSFiles(t *testing.T) {
 func TestFilter(t *testing.T) {
 	fsys := project()
 	fsys["p/sub/.gitignore"] = file("x.md\n")
+	fsys["linked/.git"] = file("gitdir: /elsewhere/.git/worktrees/linked\n")
+	fsys["linked/sub/a.md"] = file("# A")
 	for _, tc := range []struct {
 		name    string
 		opts    Options
@@ -380,6 +382,7 @@ func TestFilter(t *testing.T) {
 		{"below it", Options{}, "p/docs/api", []string{"p/.git/info/exclude",
 			"p/docs/.gitignore", "p/docs/.ignore", "p/.gitignore", "p/.ignore"}},
 		{"not in a work tree", Options{}, "other", nil},
+		{"a linked work tree: its .git is a file", Options{}, "linked/sub", []string{"linked/.gitignore", "linked/.ignore"}},
 		{"no-ignore", Options{NoIgnore: true, Exclude: []string{"x"}}, "p/docs", nil},
 	} {
 		t.Run("rule files/"+tc.name, func(t *testing.T) {
