@@ -638,15 +638,18 @@ func (w *Watcher) addDir(dir string) {
 	}
 }
 
-// stampDir records the entries of folder dir in snap.
+// stampDir records the entries of folder dir in snap: those not left out,
+// and its ignore files, whose change is walked again, unless dir is only
+// a watched file's folder.
 func (w *Watcher) stampDir(dir string, snap map[string]stamp) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
+	rules := !w.ignored(dir) // its ignore files count (not a watched file's folder)
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		if w.ignored(p) && !IgnoreFile(e.Name()) || e.IsDir() && w.filter != nil && w.filter.Ignored(p, true) {
+		if w.ignored(p) && !(rules && IgnoreFile(e.Name())) || e.IsDir() && w.filter != nil && w.filter.Ignored(p, true) {
 			continue
 		}
 		fi, err := e.Info()

@@ -856,6 +856,27 @@ func TestWatchPollingIgnoreFiles(t *testing.T) {
 	})
 }
 
+// TestWatchPollingFileIgnoreFile: an ignore file written next to a
+// watched file, in its polled folder, does not index the folder's other
+// files.
+func TestWatchPollingFileIgnoreFile(t *testing.T) {
+	dir := t.TempDir()
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	write(t, p("a.md"), "alpha.\n")
+	write(t, p("b.md"), "bravo, not watched.\n")
+	f := startWith(t, p("a.md"), ingest.Options{Prune: true, Workers: 2, Skip: Skip, Roots: []string{p("a.md")}}, func(o *Options) {
+		o.PollInterval = 50 * time.Millisecond
+		o.add = func(*fsnotify.Watcher, string) error { return fmt.Errorf("add: %w", syscall.ENOSPC) }
+	})
+	f.run(t, []step{
+		{"an ignore file next to the file", func() {
+			write(t, p(".gitignore"), "*.log\n")
+			time.Sleep(200 * time.Millisecond) // polled
+			write(t, p("a.md"), "alpha and charlie, a longer line.\n")
+		}, []string{"."}, [][2]string{{"charlie", ""}}, nil},
+	})
+}
+
 // syncLog is a watcher's log, written by its goroutine and read by the
 // test's.
 type syncLog struct {
