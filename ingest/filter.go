@@ -182,25 +182,36 @@ func (t *tree) baseLevel() *level {
 	if !t.f.readFiles {
 		return l
 	}
-	var above []string // from t.base up, to the work tree's top
-	for d := t.base; ; d = path.Dir(d) {
-		above = append(above, d)
-		if fi, err := fs.Stat(t.f.fsys, join(d, ".git")); err == nil {
-			t.top = d
-			if fi.IsDir() {
-				l.rules = t.readFile(join(d, ".git/info/exclude"), d, ignore.InfoExclude, l.rules)
-			}
-			break
+	above := []string{t.base} // from t.base up, to the work tree's top
+	if top, repo, ok := t.f.workTree(t.base); ok {
+		t.top = top
+		if repo {
+			l.rules = t.readFile(join(top, ".git/info/exclude"), top, ignore.InfoExclude, l.rules)
 		}
-		if d == "." {
-			above = above[:1] // not in a work tree: base's own files only
-			break
+		for d := t.base; d != top; {
+			d = path.Dir(d)
+			above = append(above, d)
 		}
 	}
 	for i := len(above) - 1; i >= 0; i-- {
 		l.rules = t.read(above[i], l.rules)
 	}
 	return l
+}
+
+// workTree returns the top of the git work tree that folder dir lies in
+// (the nearest folder at or above it holding a .git), and whether its
+// .git is a folder, a repository with an info/exclude (a file is a linked
+// work tree's or a submodule's); ok is false outside a work tree.
+func (f *filter) workTree(dir string) (top string, repo, ok bool) {
+	for d := dir; ; d = path.Dir(d) {
+		if fi, err := fs.Stat(f.fsys, join(d, ".git")); err == nil {
+			return d, fi.IsDir(), true
+		}
+		if d == "." {
+			return "", false, false
+		}
+	}
 }
 
 // read adds the ignore files of folder dir to rules.
@@ -295,4 +306,73 @@ func globBase(pattern string) string {
 		return path.Clean(p[:i+1])
 	}
 	return "."
+}
+
+// Filter says which paths the walks of an [Indexer] leave out by their
+// ignore files and [Options.Exclude], each path judged, as by
+// [Indexer.Index], from the folder of [Options.Roots] it lies under. A
+// watcher asks it which folders to watch. It reads ignore files as it
+// needs them and keeps what it read: after an ignore file changes, make a
+// new one. It does not warn of ignore files it cannot read (the indexer
+// does, when it walks them). It is safe for use by several goroutines.
+type Filter struct {
+	ix *Indexer
+	f  *filter // nil: nothing is left out
+}
+
+// Filter returns a new [Filter] of the indexer's walks.
+func (ix *Indexer) Filter() *Filter {
+	if ix.opts.NoIgnore && len(ix.opts.Exclude) == 0 {
+		return &Filter{ix: ix}
+	}
+	return &Filter{ix: ix, f: &filter{
+		fsys: ix.fsys, readFiles: !ix.opts.NoIgnore, exclude: compileExclude(ix.opts.Exclude), roots: ix.roots,
+		trees: map[string]*tree{}, warn: func(string, error) {},
+	}}
+}
+
+// Ignored reports whether the indexer's walks leave out p (a path as
+// [Indexer.Index] takes it; a folder if isDir): it, or a folder it lies
+// in below the root it lies under, is ignored or excluded. A root itself,
+// or a path under no root, is never left out: it would be named.
+func (x *Filter) Ignored(p string, isDir bool) bool {
+	if x.f == nil {
+		return false
+	}
+	name, err := x.ix.name(p)
+	if err != nil {
+		return false
+	}
+	return x.f.ignored(name, isDir)
+}
+
+// RuleFiles returns the files outside folder root (one of [Options.Roots])
+// whose rules apply in it, as stored paths, whether or not they exist: in
+// a git work tree, the .gitignore and .ignore files of the folders above
+// root up to the work tree's top, and the repository's .git/info/exclude.
+// It returns none outside a work tree, or when ignore files are not read
+// ([Options.NoIgnore]).
+func (x *Filter) RuleFiles(root string) []string {
+	if x.f == nil || !x.f.readFiles {
+		return nil
+	}
+	name, err := x.ix.name(root)
+	if err != nil {
+		return nil
+	}
+	top, repo, ok := x.f.workTree(name)
+	if !ok {
+		return nil
+	}
+	var files []string
+	if repo {
+		files = append(files, x.ix.storedPath(join(top, ".git/info/exclude")))
+	}
+	for d := name; d != top; {
+		d = path.Dir(d)
+		for _, f := range ignoreFiles {
+			files = append(files, x.ix.storedPath(join(d, f.name)))
+		}
+	}
+	return files
 }

@@ -75,6 +75,9 @@ func TestIgnoreFiles(t *testing.T) {
 		{"a subfolder: the rules above it apply", Options{}, []string{"p/docs"}, []string{
 			"p/docs/api/generated.md", "p/docs/broken/fine.md", "p/docs/drafts-not-a-folder.md", "p/docs/guide.md",
 		}, 4},
+		{"a folder named is walked though an anchored pattern above ignores it", Options{}, []string{"p/build", "p/docs/drafts"}, []string{
+			"p/build/out.md", "p/docs/drafts/wip.md",
+		}, 0},
 		{"a file named is indexed though ignored", Options{}, []string{"p/build/out.md", "p/secret.md"}, []string{
 			"p/build/out.md", "p/secret.md",
 		}, 0},
@@ -316,5 +319,82 @@ func TestIgnoreOSFiles(t *testing.T) {
 		if !slices.Equal(got, tc.want) || len(warnings) > 0 {
 			t.Errorf("%v: indexed %q, want %q; warnings %q", tc.paths, got, tc.want, warnings)
 		}
+	}
+}
+
+// TestFilter: a Filter judges paths as the walk of the root they lie under
+// does (a watcher watches the folders it does not leave out), and names
+// the files above a root whose rules apply in it.
+func TestFilter(t *testing.T) {
+	fsys := project()
+	fsys["p/sub/.gitignore"] = file("x.md\n")
+	fsys["linked/.git"] = file("gitdir: /elsewhere/.git/worktrees/linked\n")
+	fsys["linked/sub/a.md"] = file("# A")
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		path    string
+		dir     bool
+		ignored bool
+	}{
+		{"an ignored folder", Options{}, "p/node_modules", true, true},
+		{"a folder in an ignored folder", Options{}, "p/node_modules/pkg", true, true},
+		{"an anchored pattern", Options{}, "p/build", true, true},
+		{"an anchored pattern, deeper", Options{}, "p/src/build", true, false},
+		{"a deeper ignore file", Options{}, "p/docs/api/generated", true, true},
+		{"a folder-only pattern on a file", Options{}, "p/docs/drafts", false, false},
+		{"everything in a folder", Options{}, "p/vendor/lib", true, true},
+		{".git/info/exclude", Options{}, "p/secret.md", false, true},
+		{"a folder kept", Options{}, "p/docs", true, false},
+		{"the root", Options{}, "p", true, false},
+		{"no root above", Options{Roots: []string{"other"}}, "p/node_modules", true, false},
+		{"the root named, though its parent ignores it", Options{Roots: []string{"p/node_modules"}}, "p/node_modules", true, false},
+		{"inside a root its parent's anchored pattern ignores", Options{Roots: []string{"p/build"}}, "p/build/out.md", false, false},
+		{"inside a root its parent's inner-slash pattern ignores", Options{Roots: []string{"p/docs/drafts"}}, "p/docs/drafts/wip.md", false, false},
+		{"a root below: the rules above it apply", Options{Roots: []string{"p/docs"}}, "p/docs/drafts", true, true},
+		{"no-ignore", Options{NoIgnore: true}, "p/node_modules", true, false},
+		{"no-ignore, excluded", Options{NoIgnore: true, Exclude: []string{"node_modules"}}, "p/node_modules", true, true},
+		{"excluded by path", Options{Exclude: []string{"docs/api/"}}, "p/docs/api", true, true},
+		{"a folder-only exclusion on a file", Options{Exclude: []string{"guide.md/"}}, "p/docs/guide.md", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			opts.FS = fsys
+			if opts.Roots == nil {
+				opts.Roots = []string{"p"}
+			}
+			ix, err := New(t.Context(), newStore(t), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ix.Filter().Ignored(tc.path, tc.dir); got != tc.ignored {
+				t.Errorf("Ignored(%q, %v) = %v, want %v", tc.path, tc.dir, got, tc.ignored)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		opts Options
+		root string
+		want []string
+	}{
+		{"the work tree's top", Options{}, "p", []string{"p/.git/info/exclude"}},
+		{"below it", Options{}, "p/docs/api", []string{"p/.git/info/exclude",
+			"p/docs/.gitignore", "p/docs/.ignore", "p/.gitignore", "p/.ignore"}},
+		{"not in a work tree", Options{}, "other", nil},
+		{"a linked work tree: its .git is a file", Options{}, "linked/sub", []string{"linked/.gitignore", "linked/.ignore"}},
+		{"no-ignore", Options{NoIgnore: true, Exclude: []string{"x"}}, "p/docs", nil},
+	} {
+		t.Run("rule files/"+tc.name, func(t *testing.T) {
+			opts := tc.opts
+			opts.FS, opts.Roots = fsys, []string{tc.root}
+			ix, err := New(t.Context(), newStore(t), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ix.Filter().RuleFiles(tc.root); !slices.Equal(got, tc.want) {
+				t.Errorf("RuleFiles(%q) = %q, want %q", tc.root, got, tc.want)
+			}
+		})
 	}
 }

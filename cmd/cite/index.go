@@ -314,7 +314,7 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 		unlock()
 		locked = false
 		watched = true
-		fmt.Fprintf(e.stderr, "watching %s for changes (SIGINT or SIGTERM stops) ...\n", strings.Join(f.Args(), " "))
+		fmt.Fprintf(e.stderr, "watching %s for changes (%s; SIGINT or SIGTERM stops) ...\n", strings.Join(f.Args(), " "), nof(w.Watches(), "folder"))
 		return w.Run(ctx)
 	}
 	if err := ctx.Err(); err != nil {

@@ -37,7 +37,11 @@ and sessions are off. Every endpoint but /healthz and the page's files
 requires a token: --token, else CITE_TOKEN, else a random one; programs
 send it as "Authorization: Bearer TOKEN", and the login URL printed at
 start (/?token=TOKEN) logs a browser in with a cookie. --no-token turns
-it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
+it off, on a loopback --addr only. With --watch PATH..., it indexes the
+PATHs into the default source and keeps them in sync while it serves,
+leaving out what their ignore files and --exclude leave out, as cite index
+--watch does (--no-ignore reads no ignore files). SIGINT or SIGTERM stops
+it gracefully.`)
 	addr := f.String("addr", "127.0.0.1:8080", "address to listen on")
 	token := f.String("token", "", "the token required on every endpoint but /healthz: printable ASCII, at least 16 characters off loopback (default CITE_TOKEN, else a random one)")
 	noToken := f.Bool("no-token", false, "require no token (only with a loopback --addr): anyone on this machine can ask, upload and delete")
@@ -54,6 +58,9 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 	maxSessionFiles := f.Int("max-session-files", sessions.DefaultMaxFiles, "files uploaded into one session")
 	maxSessionBytes := f.Int64("max-session-bytes", sessions.DefaultMaxBytes, "bytes of files uploaded into one session")
 	watching := f.Bool("watch", false, "index the PATHs given (folders recursively) into the default source, then keep them in sync while serving")
+	noIgnore := f.Bool("no-ignore", false, "with --watch: do not read .gitignore, .ignore and .git/info/exclude files")
+	var excludes listFlag
+	f.Var(&excludes, "exclude", "with --watch: leave out files and folders matching this `GLOB`: 'drafts', '*.tmp' (a name, any depth), 'docs/old/**' (a path from the PATH) (repeatable)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -61,9 +68,16 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 		if err := watchUsage(f.Args()); err != nil {
 			return f.usageError("%v", err)
 		}
+		for _, x := range excludes {
+			if err := ingest.CheckExclude(x); err != nil {
+				return f.usageError("--exclude %v", err)
+			}
+		}
 		chunk.Preload() // while the index opens, for the first pass
 	} else if f.NArg() > 0 {
 		return f.usageError("serve: PATHs are for --watch")
+	} else if len(excludes) > 0 || *noIgnore {
+		return f.usageError("serve: --exclude and --no-ignore are for --watch")
 	}
 	switch {
 	case *sessionTTL < 0:
@@ -151,7 +165,8 @@ it off, on a loopback --addr only. SIGINT or SIGTERM stops it gracefully.`)
 			ln.Close()
 			return fmt.Errorf("--watch: the index %s is read-only", dir)
 		}
-		done, err := serveWatch(ctx, s.st, s.embedder, e.embedConfig(), f.Args(), log)
+		filter := ingest.Options{NoIgnore: *noIgnore, Exclude: excludes}
+		done, err := serveWatch(ctx, s.st, s.embedder, e.embedConfig(), f.Args(), filter, log)
 		if err != nil {
 			ln.Close()
 			return err
@@ -181,10 +196,12 @@ func makeIndex(ctx context.Context, e *env, f *flags) error {
 
 // serveWatch indexes paths into the default source of st, then keeps them
 // in sync until ctx is done, in the background, while the server answers
-// from the same store (its in-memory vectors follow every write). The
-// returned channel is closed when it is done.
-func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg embed.Config, paths []string, log *slog.Logger) (<-chan struct{}, error) {
+// from the same store (its in-memory vectors follow every write). What
+// the walks leave out is filter's NoIgnore and Exclude, as cite index
+// --watch's flags. The returned channel is closed when it is done.
+func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg embed.Config, paths []string, filter ingest.Options, log *slog.Logger) (<-chan struct{}, error) {
 	opts := ingest.Options{Embedder: emb, Readers: documentReaders(nil), Skip: watch.Skip, Roots: paths,
+		NoIgnore: filter.NoIgnore, Exclude: filter.Exclude,
 		OnWarning: func(p string, err error) { log.Warn("watch: "+err.Error(), "path", p) },
 		OnEvent: func(ev ingest.Event) {
 			switch ev.Outcome {
@@ -219,7 +236,8 @@ func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg e
 		if err != nil {
 			log.Warn("watch: first pass", "err", err)
 		}
-		log.Info("watch: indexed, watching for changes", "paths", strings.Join(paths, " "), "added", stats.Added, "updated", stats.Updated, "unchanged", stats.Unchanged)
+		log.Info("watch: indexed, watching for changes", "paths", strings.Join(paths, " "), "added", stats.Added, "updated", stats.Updated, "unchanged", stats.Unchanged,
+			"ignored", stats.Ignored, "folders", w.Watches())
 		w.Run(ctx)
 	}()
 	return done, nil

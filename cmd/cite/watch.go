@@ -98,3 +98,8 @@ func (f *followIndexer) Index(ctx context.Context, paths ...string) (ingest.Stat
 	}
 	return f.ix.Index(ctx, paths...)
 }
+
+// Filter is the indexer's: folders its walks leave out are not watched.
+func (f *followIndexer) Filter() *ingest.Filter { return f.ix.Filter() }
+
+var _ watch.Filterer = (*followIndexer)(nil)

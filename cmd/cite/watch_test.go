@@ -101,7 +101,8 @@ func TestIndexWatchSignal(t *testing.T) {
 // made by cite index and on none yet (serve --watch makes it, as cite
 // index --watch does): a file made in the watched folder is found by the
 // server's search, an upload made while it watches is stored and found
-// too, and SIGTERM exits 0.
+// too, a folder --exclude leaves out is neither indexed nor watched, and
+// SIGTERM exits 0.
 func TestServeWatch(t *testing.T) {
 	for _, fresh := range []bool{false, true} {
 		t.Run(map[bool]string{false: "indexed", true: "no index yet"}[fresh], func(t *testing.T) { testServeWatch(t, fresh) })
@@ -114,12 +115,18 @@ func testServeWatch(t *testing.T, fresh bool) {
 	if err := os.WriteFile(filepath.Join(docs, "a.md"), []byte("alpha\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(docs, "drafts/deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "drafts/deep/d.md"), []byte("wombatfig drafted.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if !fresh {
-		if code, _, errOut := cite(t, "index", "--index", idx, docs); code != 0 {
+		if code, _, errOut := cite(t, "index", "--index", idx, "--exclude", "drafts", docs); code != 0 {
 			t.Fatalf("index: %d %s", code, errOut)
 		}
 	}
-	cmd, out := startCite(t, "serve", "--watch", "--no-token", "--addr", "127.0.0.1:0", "--index", idx, docs)
+	cmd, out := startCite(t, "serve", "--watch", "--exclude", "drafts", "--no-token", "--addr", "127.0.0.1:0", "--index", idx, docs)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	defer cmd.Process.Kill()
@@ -160,6 +167,12 @@ func testServeWatch(t *testing.T, fresh bool) {
 		t.Fatal(err)
 	}
 	waitUntil("the new file found by the server", func() bool { return finds("zebracorn") })
+	if finds("wombatfig") {
+		t.Error("a file in the folder --exclude leaves out was indexed")
+	}
+	if !strings.Contains(out.String(), "folders=1") {
+		t.Errorf("the folder --exclude leaves out is watched, want only the PATH:\n%s", out.String())
+	}
 
 	var form bytes.Buffer
 	mw := multipart.NewWriter(&form)
@@ -201,6 +214,31 @@ func testServeWatch(t *testing.T, fresh bool) {
 	defer st.Close()
 	if st.QuickChecked() {
 		t.Error("quick_check ran on the index cite serve closed cleanly")
+	}
+}
+
+// TestServeWatchFlags: cite serve takes cite index --watch's ignore flags
+// with --watch, and refuses them without it.
+func TestServeWatchFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"--exclude without --watch", []string{"serve", "--exclude", "drafts"}, 2, "--exclude and --no-ignore are for --watch"},
+		{"--no-ignore without --watch", []string{"serve", "--no-ignore"}, 2, "--exclude and --no-ignore are for --watch"},
+		{"a bad glob", []string{"serve", "--watch", "--exclude", "[", dir}, 2, `--exclude "[": syntax error in pattern`},
+		{"help", []string{"serve", "--help"}, 0, "-exclude GLOB"},
+		{"help: --no-ignore", []string{"serve", "--help"}, 0, "-no-ignore"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := cite(t, tc.args...)
+			if code != tc.code || !strings.Contains(errOut, tc.stderr) {
+				t.Errorf("cite %q: exit %d, want %d, stderr without %q:\n%s", tc.args, code, tc.code, tc.stderr, errOut)
+			}
+		})
 	}
 }
 

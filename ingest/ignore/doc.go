@@ -8,11 +8,14 @@
 // asks it about each entry; it knows nothing of files or the index, and
 // is the only home of github.com/go-git/go-git/v5/plumbing/format/gitignore
 // in cite (its patterns are matched as that package matches them, with
-// two of its departures from git put right here: a name pattern is
+// three of its departures from git put right here: a name pattern is
 // matched against the last element of a path only, so that "!keep/"
-// does not re-include everything below a folder named keep; and
-// "dir/**" matches what is inside dir but not dir itself, so that a later
-// "!dir/file" can re-include a file).
+// does not re-include everything below a folder named keep; "dir/**"
+// matches what is inside dir but not dir itself, so that a later
+// "!dir/file" can re-include a file; and a pattern with a "/" but no "**"
+// matches a path only, not the paths below it ("/build" does not match
+// build/out.md), so that a folder named though its parent's rules ignore
+// it is walked: a walk never enters an ignored folder anyway).
 //
 // # Usage
 //

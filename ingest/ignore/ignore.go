@@ -56,6 +56,13 @@ type List struct {
 type pat struct {
 	p    gitignore.Pattern
 	name bool // no "/" but a trailing one: matched against the last element
+	// elems is how many elements of a path a pattern with a "/" and no
+	// "**" matches, one each; -1 for one with "**". gitignore's match of
+	// such a pattern also says yes to the paths below one it matches
+	// ("/build" to build/out.md), which is right for a walk, that never
+	// enters an ignored folder, but not for a folder named though its
+	// parent's rules ignore it, whose own entries the rules judge.
+	elems int
 }
 
 // Parse reads the lines of an ignore file that lies in folder dir
@@ -88,7 +95,16 @@ func Parse(data []byte, dir string) (*List, []error) {
 		if strings.HasSuffix(p, "/**") && len(body) > 3 {
 			p += "/*"
 		}
-		l.pats = append(l.pats, pat{p: gitignore.ParsePattern(p, l.dir), name: !strings.Contains(body, "/")})
+		pt := pat{p: gitignore.ParsePattern(p, l.dir), name: !strings.Contains(body, "/"), elems: -1}
+		if b := strings.TrimSuffix(strings.TrimPrefix(p, "!"), "/"); !strings.Contains(b, "**") {
+			pt.elems = 0
+			for e := range strings.SplitSeq(b, "/") {
+				if e != "" { // gitignore skips empty elements ("/a", "a//b")
+					pt.elems++
+				}
+			}
+		}
+		l.pats = append(l.pats, pt)
 	}
 	return l, errs
 }
@@ -152,6 +168,8 @@ func (l *List) Match(p string, isDir bool) Result {
 		in := elems
 		if pt.name {
 			in = last
+		} else if pt.elems >= 0 && pt.elems != len(elems)-len(l.dir) {
+			continue // it could only match a folder above p
 		}
 		switch pt.p.Match(in, isDir) {
 		case gitignore.Exclude:

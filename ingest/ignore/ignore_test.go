@@ -58,6 +58,11 @@ func TestListMatch(t *testing.T) {
 		{"the folder itself is never matched", "*", "sub", "sub", true, NoMatch},
 		{"star everything", "*", "", "a/b", false, Ignored},
 		{"double star alone", "**", "", "a/b", false, Ignored},
+		{"anchored: not what is below the folder", "/build", "", "build/out.md", false, NoMatch},
+		{"inner slash: not what is below the folder", "docs/drafts/", "", "docs/drafts/x/a.md", false, NoMatch},
+		{"inner slash with a star: not below", "a/*", "", "a/b/c", true, NoMatch},
+		{"inner slash with a star", "a/*", "", "a/b", true, Ignored},
+		{"anchored in its folder: not below", "/doc", "x", "x/doc/a.md", false, NoMatch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

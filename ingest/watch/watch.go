@@ -10,6 +10,14 @@
 // It imports ingest and index; it is the only home of
 // github.com/fsnotify/fsnotify.
 //
+// Folders the indexer's walks leave out (its ignore files and exclude
+// globs, when it is a [Filterer]) are not watched, so that a node_modules
+// of thousands of folders costs no watches; a change to an ignore file
+// that applies (in a watched folder, above a root in its git work tree,
+// or .git/info/exclude) watches again what it no longer leaves out. When
+// the event queue overflows, the folders made or removed meanwhile are
+// found by a walk.
+//
 // Where the system's limit on watches is reached (Linux inotify's
 // fs.inotify.max_user_watches), [Watcher] says so once, with the sysctl that
 // raises it, and polls the folders it could not watch: a walk comparing
@@ -28,6 +36,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -62,11 +71,24 @@ const (
 // Indexer indexes paths: [ingest.Indexer] with Prune set, and Roots set to
 // the watched paths, so that a changed file below one that its ignore files
 // leave out stays out.
+//
+// An Indexer that is also a [Filterer] (as [ingest.Indexer] is) has the
+// folders it leaves out (ignore files, exclude globs) left unwatched:
+// their changes cost no watch and no event.
 type Indexer interface {
 	Index(ctx context.Context, paths ...string) (ingest.Stats, error)
 }
 
-var _ Indexer = (*ingest.Indexer)(nil)
+// Filterer is an [Indexer] that says which paths its walks leave out.
+// Filter is called again whenever an ignore file that applies changes.
+type Filterer interface {
+	Filter() *ingest.Filter
+}
+
+var (
+	_ Indexer  = (*ingest.Indexer)(nil)
+	_ Filterer = (*ingest.Indexer)(nil)
+)
 
 // Options configure a [Watcher].
 type Options struct {
@@ -114,6 +136,9 @@ type Watcher struct {
 	links   map[string]map[string]bool // a symbolic link's target (each hop) → the links under the roots to it
 	warned  bool
 	pending map[string]time.Time // the paths to index, with when each last changed
+	filter  *ingest.Filter       // the indexer's (nil: it leaves out nothing), made again when rules change
+	rules   map[string][]string  // an ignore file outside the roots (above one, .git/info/exclude) → the roots it rules
+	count   atomic.Int64         // len(watched), for Watches
 	first   time.Time            // of the oldest pending change
 	last    time.Time            // of the newest event
 	// writing holds, for each pending document a reader reads whole (a
@@ -159,7 +184,7 @@ func New(paths []string, opts Options) (*Watcher, error) {
 	}
 	w := &Watcher{opts: opts, watched: map[string]bool{}, polled: map[string]bool{}, snap: map[string]stamp{},
 		links: map[string]map[string]bool{}, pending: map[string]time.Time{}, dirs: map[string]bool{}, gone: map[string]bool{},
-		writing: map[string]writes{}}
+		writing: map[string]writes{}, rules: map[string][]string{}}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -179,6 +204,7 @@ func (w *Watcher) Open() error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	w.fsw = fsw
+	w.refilter()
 	for _, r := range w.roots {
 		fi, err := os.Stat(r)
 		if err != nil {
@@ -188,6 +214,7 @@ func (w *Watcher) Open() error {
 		if fi.IsDir() {
 			w.dirs[r] = true
 			w.addTree(r, false)
+			w.watchRules(r)
 		} else {
 			// A file is watched through its folder, whose other files are
 			// left out (ignored).
@@ -199,6 +226,95 @@ func (w *Watcher) Open() error {
 
 // Close stops watching.
 func (w *Watcher) Close() error { return w.fsw.Close() }
+
+// Watches returns how many folders are watched through the system's
+// watches (inotify's count against fs.inotify.max_user_watches): those
+// under the roots that are not left out, and the folders of the ignore
+// files that rule them from outside. It may be called while Run runs.
+func (w *Watcher) Watches() int { return int(w.count.Load()) }
+
+// refilter asks the indexer, if it is a [Filterer], for a new filter,
+// which reads the ignore files afresh.
+func (w *Watcher) refilter() {
+	if f, ok := w.opts.Indexer.(Filterer); ok {
+		w.filter = f.Filter()
+	}
+}
+
+// leftOut reports whether p, under a root, is left out: hidden, an
+// editor's temporary file, in the index folder, or left out by the
+// indexer's ignore files and exclude globs.
+func (w *Watcher) leftOut(p string, isDir bool) bool {
+	return w.ignored(p) || w.filter != nil && w.filter.Ignored(p, isDir)
+}
+
+// watchRules watches the folders of the ignore files outside root folder
+// r whose rules apply in it (those above it in its git work tree, and
+// .git/info/exclude), so that a change to one is walked again as a change
+// to an ignore file in r is. A folder that is not there (a repository
+// without .git/info) is not watched: a change there is seen at the next
+// run.
+func (w *Watcher) watchRules(r string) {
+	if w.filter == nil {
+		return
+	}
+	for _, f := range w.filter.RuleFiles(r) {
+		if !slices.Contains(w.rules[f], r) {
+			w.rules[f] = append(w.rules[f], r)
+		}
+		if fi, err := os.Stat(filepath.Dir(f)); err == nil && fi.IsDir() {
+			w.addDir(filepath.Dir(f))
+		}
+	}
+}
+
+// rescan brings the watches under folder dir in line with its ignore
+// files, one of which changed (or with those above a root, for a root),
+// and with the folders there (events were lost): folders left out now, or
+// gone, are no longer watched, folders no longer left out, or made
+// meanwhile, are, and dir is marked, so that the indexer walks it again
+// under the new rules.
+func (w *Watcher) rescan(dir string) {
+	w.refilter()
+	prefix := dir + string(filepath.Separator)
+	for _, m := range []map[string]bool{w.watched, w.polled} {
+		for d := range m {
+			if !strings.HasPrefix(d, prefix) || !m[d] || w.rulesDir(d) {
+				continue
+			}
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() || w.leftOut(d, true) {
+				w.forget(d)
+			}
+		}
+	}
+	w.addTree(dir, false)
+	for l := range w.linked() {
+		w.link(l) // a target's folder may have been left
+	}
+	w.mark(dir)
+}
+
+// rulesDir reports whether d is watched for the ignore files in it that
+// rule a root from outside (a root's .git/info).
+func (w *Watcher) rulesDir(d string) bool {
+	for f := range w.rules {
+		if filepath.Dir(f) == d {
+			return true
+		}
+	}
+	return false
+}
+
+// linked returns the symbolic links recorded.
+func (w *Watcher) linked() map[string]bool {
+	ls := map[string]bool{}
+	for _, m := range w.links {
+		for l := range m {
+			ls[l] = true
+		}
+	}
+	return ls
+}
 
 // Run indexes changes as they come until ctx is done, and returns nil then.
 // A signal (ctx done) lets the indexing call under way finish. Open must
@@ -257,10 +373,15 @@ func (w *Watcher) Run(ctx context.Context) error {
 			mu.Unlock()
 			for _, err := range es {
 				if errors.Is(err, fsnotify.ErrEventOverflow) {
-					// Events were lost: look at everything again.
+					// Events were lost: look at everything again,
+					// and watch the folders made meanwhile.
 					w.opts.Logger.Warn("watch: the event queue overflowed; checking every watched path again")
 					for _, r := range w.roots {
-						w.mark(r)
+						if w.dirs[r] && !w.gone[r] {
+							w.rescan(r)
+						} else {
+							w.mark(r)
+						}
 					}
 					continue
 				}
@@ -297,11 +418,22 @@ func (w *Watcher) Run(ctx context.Context) error {
 // event records one fsnotify event.
 func (w *Watcher) event(ev fsnotify.Event) {
 	p := ev.Name
-	if dir := filepath.Dir(p); ev.Op != fsnotify.Chmod && IgnoreFile(filepath.Base(p)) && !w.ignored(dir) && w.watched[dir] {
+	if rs := w.rules[p]; ev.Op != fsnotify.Chmod && len(rs) > 0 {
+		// An ignore file above a root, or .git/info/exclude, changed:
+		// the roots it rules are walked again.
+		for _, r := range rs {
+			if !w.gone[r] {
+				w.rescan(r)
+			}
+		}
+		return
+	}
+	if dir := filepath.Dir(p); ev.Op != fsnotify.Chmod && IgnoreFile(filepath.Base(p)) && !w.leftOut(dir, true) && (w.watched[dir] || w.polled[dir]) {
 		// An ignore file changed: its folder is walked again under the
 		// new rules (files no longer ignored are added; those ignored now
-		// leave the index only if the indexer prunes them).
-		w.mark(dir)
+		// leave the index only if the indexer prunes them), and the
+		// folders below it it leaves out now are no longer watched.
+		w.rescan(dir)
 		return
 	}
 	if w.ignored(p) {
@@ -309,6 +441,16 @@ func (w *Watcher) event(ev fsnotify.Event) {
 			w.markLinks(p) // the target of a link, outside the roots
 		}
 		return
+	}
+	if w.filter != nil && (ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create)) && !ev.Has(fsnotify.Remove) && !ev.Has(fsnotify.Rename) {
+		// A file the indexer leaves out (a log its ignore files name,
+		// written on and on) costs no indexing call; a folder it leaves
+		// out is not watched. Its removal is marked: a document kept
+		// from before it was ignored is pruned.
+		if fi, err := os.Lstat(p); err == nil && w.filter.Ignored(p, fi.IsDir()) {
+			w.markLinks(p) // a link's target, in an ignored folder
+			return
+		}
 	}
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
@@ -320,6 +462,11 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		}
 	}
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		if w.watched[p] || w.polled[p] {
+			// The filter keeps the rules it read under p: a folder
+			// moved in at p later has its own.
+			w.refilter()
+		}
 		w.forget(p)
 		w.unlink(p)
 		if w.dirs[p] && !w.gone[p] {
@@ -387,7 +534,7 @@ func (w *Watcher) link(l string) {
 			w.links[p] = map[string]bool{}
 		}
 		w.links[p][l] = true
-		if w.ignored(p) {
+		if w.ignored(p) || w.filter != nil && w.filter.Ignored(p, false) {
 			w.addDir(filepath.Dir(p))
 		}
 		fi, err := os.Lstat(p)
@@ -415,6 +562,7 @@ func (w *Watcher) returned() {
 			delete(w.gone, r)
 			w.opts.Logger.Warn(fmt.Sprintf(BackHint, r))
 			w.addTree(r, true)
+			w.watchRules(r)
 			w.mark(r)
 		}
 	}
@@ -428,6 +576,7 @@ func (w *Watcher) forget(p string) {
 		if d == p || strings.HasPrefix(d, prefix) {
 			w.fsw.Remove(d) // fails if the kernel already dropped it
 			delete(w.watched, d)
+			w.count.Add(-1)
 		}
 	}
 	for d := range w.polled {
@@ -437,15 +586,16 @@ func (w *Watcher) forget(p string) {
 	}
 }
 
-// addTree watches folder dir and the folders under it, leaving out ignored
-// ones. With mark, the files found are marked as changed too (they may have
-// been made before their folder was watched).
+// addTree watches folder dir and the folders under it, leaving out those
+// left out (hidden, ignored, excluded). With mark, the files found are
+// marked as changed too (they may have been made before their folder was
+// watched).
 func (w *Watcher) addTree(dir string, mark bool) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // gone or unreadable: the indexer says which
 		}
-		if p != dir && w.ignored(p) {
+		if p != dir && (w.ignored(p) || d.IsDir() && w.filter != nil && w.filter.Ignored(p, true)) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -474,6 +624,7 @@ func (w *Watcher) addDir(dir string) {
 	switch {
 	case err == nil:
 		w.watched[dir] = true
+		w.count.Add(1)
 	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE):
 		if !w.warned {
 			w.warned = true
@@ -487,15 +638,18 @@ func (w *Watcher) addDir(dir string) {
 	}
 }
 
-// stampDir records the entries of folder dir in snap.
+// stampDir records the entries of folder dir in snap: those not left out,
+// and its ignore files, whose change is walked again, unless dir is only
+// a watched file's folder.
 func (w *Watcher) stampDir(dir string, snap map[string]stamp) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
+	rules := !w.ignored(dir) // its ignore files count (not a watched file's folder)
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		if w.ignored(p) {
+		if w.ignored(p) && !(rules && IgnoreFile(e.Name())) || e.IsDir() && w.filter != nil && w.filter.Ignored(p, true) {
 			continue
 		}
 		fi, err := e.Info()
@@ -516,6 +670,9 @@ func (w *Watcher) pollOnce() {
 	}
 	slices.Sort(dirs)
 	for _, dir := range dirs {
+		if !w.polled[dir] {
+			continue // left out since (its rules changed)
+		}
 		now := map[string]stamp{}
 		w.stampDir(dir, now)
 		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
@@ -530,7 +687,11 @@ func (w *Watcher) pollOnce() {
 			if _, ok := now[p]; !ok {
 				delete(w.snap, p)
 				w.forget(p)
-				w.mark(p)
+				if IgnoreFile(filepath.Base(p)) {
+					w.rescan(dir)
+				} else {
+					w.mark(p)
+				}
 				_ = old
 			}
 		}
@@ -538,6 +699,10 @@ func (w *Watcher) pollOnce() {
 			old, ok := w.snap[p]
 			w.snap[p] = s
 			switch {
+			case IgnoreFile(filepath.Base(p)):
+				if !ok || old != s {
+					w.rescan(dir)
+				}
 			case !ok && s.dir:
 				w.addTree(p, true)
 			case ok && s.dir:

@@ -28,6 +28,7 @@ const waitFor = 20 * time.Second
 
 type fixture struct {
 	dir   string // watched
+	w     *Watcher
 	store *index.Store
 	stop  func() // cancels the watcher and waits for it
 }
@@ -74,7 +75,7 @@ func startWith(t *testing.T, dir string, iopts ingest.Options, mod func(*Options
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(rctx); w.Close() }()
-	f := &fixture{dir: dir, store: st}
+	f := &fixture{dir: dir, w: w, store: st}
 	var once sync.Once
 	f.stop = func() {
 		once.Do(func() {
@@ -243,6 +244,301 @@ func TestWatchIgnoreFiles(t *testing.T) {
 			}
 			f.run(t, steps)
 		})
+	}
+}
+
+// TestWatchIgnoredFolders: folders that ignore files or exclude globs
+// leave out are not watched, however many folders they hold (each would
+// count against fs.inotify.max_user_watches); a change to an ignore file,
+// in the tree or above it (.gitignore files up to the work tree's top,
+// .git/info/exclude), watches the folders it no longer leaves out and
+// indexes their files, and stops watching those it leaves out now, whose
+// documents stay indexed (the indexer does not prune ignored ones).
+func TestWatchIgnoredFolders(t *testing.T) {
+	// deps writes a folder of 10 folders of 10 folders, a file in each.
+	deps := func(t *testing.T, dir string) {
+		for i := range 10 {
+			for j := range 10 {
+				write(t, filepath.Join(dir, fmt.Sprintf("p%d/s%d/f.md", i, j)), fmt.Sprintf("kilo dependency %d %d.\n", i, j))
+			}
+		}
+	}
+	var depDocs []string
+	for i := range 10 {
+		for j := range 10 {
+			depDocs = append(depDocs, fmt.Sprintf("node_modules/p%d/s%d/f.md", i, j))
+		}
+	}
+	with := func(docs []string, more ...string) []string {
+		out := slices.Concat(docs, more)
+		slices.Sort(out)
+		return out
+	}
+	type step struct {
+		name    string
+		change  func(p func(string) string)
+		docs    []string
+		finds   [][2]string
+		watches int
+	}
+	for _, c := range []struct {
+		name    string
+		files   map[string]string // under the temporary folder
+		links   map[string]string // symbolic links under it, to their targets
+		root    string            // the folder watched, under it
+		iopts   ingest.Options
+		watches int // at the start
+		steps   []step
+	}{
+		{
+			name:  "ignore files in the tree",
+			files: map[string]string{".gitignore": "node_modules/\n", "a.md": "alpha.\n", "docs/b.md": "bravo.\n", ".venv/lib/v.md": "hidden.\n"},
+			root:  ".", watches: 2, // the root and docs
+			steps: []step{
+				{"a file in the ignored folder", func(p func(string) string) {
+					write(t, p("node_modules/p1/s1/g.md"), "lima, ignored.\n")
+					write(t, p("a.md"), "alpha and charlie.\n") // a change to wait for
+				}, []string{"a.md", "docs/b.md"}, [][2]string{{"charlie", "a.md"}}, 2},
+				{"the .gitignore no longer ignores", func(p func(string) string) { write(t, p(".gitignore"), "# nothing\n") },
+					with(depDocs, "a.md", "docs/b.md", "node_modules/p1/s1/g.md"), [][2]string{{"kilo", "node_modules/p9/s9/f.md"}}, 2 + 111},
+				{"a file in a folder watched now", func(p func(string) string) { write(t, p("node_modules/p3/s4/new.md"), "mike, watched.\n") },
+					with(depDocs, "a.md", "docs/b.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md"), [][2]string{{"mike", "node_modules/p3/s4/new.md"}}, 2 + 111},
+				{"ignored again: kept, not watched", func(p func(string) string) { write(t, p(".gitignore"), "node_modules/\n") },
+					with(depDocs, "a.md", "docs/b.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md"), nil, 2},
+				{"a subfolder's .gitignore", func(p func(string) string) {
+					write(t, p("docs/.gitignore"), "gen/\n")
+					write(t, p("docs/gen/x/y/z.md"), "november, generated.\n")
+					write(t, p("a.md"), "alpha and delta.\n")
+				}, with(depDocs, "a.md", "docs/b.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md"), [][2]string{{"delta", "a.md"}}, 2},
+				{"the subfolder's .gitignore removed", func(p func(string) string) { do(t, os.Remove(p("docs/.gitignore"))) },
+					with(depDocs, "a.md", "docs/b.md", "docs/gen/x/y/z.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md"), [][2]string{{"november", "docs/gen/x/y/z.md"}}, 5},
+				{"a folder with its own .gitignore", func(p func(string) string) {
+					write(t, p("sub/.gitignore"), "gen/\n")
+					write(t, p("sub/gen/g.md"), "oscar, generated.\n")
+					write(t, p("sub/s.md"), "papa.\n")
+				}, with(depDocs, "a.md", "docs/b.md", "docs/gen/x/y/z.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md", "sub/s.md"), [][2]string{{"papa", "sub/s.md"}}, 6},
+				{"moved away, and another with other rules moved in", func(p func(string) string) {
+					away := filepath.Join(filepath.Dir(p(".")), "away")
+					do(t, os.Rename(p("sub"), away))
+					other := filepath.Join(filepath.Dir(p(".")), "other")
+					write(t, filepath.Join(other, ".gitignore"), "*.log\n")
+					write(t, filepath.Join(other, "gen/h.md"), "quebec, in a folder moved in.\n")
+					do(t, os.Rename(other, p("sub")))
+				}, with(depDocs, "a.md", "docs/b.md", "docs/gen/x/y/z.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md", "sub/gen/h.md"), [][2]string{{"quebec", "sub/gen/h.md"}}, 7},
+				{"a file in the folder its new rules do not leave out", func(p func(string) string) { write(t, p("sub/gen/r.md"), "romeo, watched.\n") },
+					with(depDocs, "a.md", "docs/b.md", "docs/gen/x/y/z.md", "node_modules/p1/s1/g.md", "node_modules/p3/s4/new.md", "sub/gen/h.md", "sub/gen/r.md"), [][2]string{{"romeo", "sub/gen/r.md"}}, 7},
+			},
+		},
+		{
+			name:  "a link into an ignored folder",
+			files: map[string]string{".gitignore": "node_modules/\n", "node_modules/pkg/README.md": "sierra.\n", "node_modules/other/o.md": "other.\n"},
+			links: map[string]string{"link.md": "node_modules/pkg/README.md"},
+			root:  ".", watches: 2, // the root, and the target's folder
+			steps: []step{
+				{"the target edited", func(p func(string) string) { write(t, p("node_modules/pkg/README.md"), "tango.\n") },
+					[]string{"link.md"}, [][2]string{{"tango", "link.md"}}, 2},
+				{"an ignore file in the target's folder", func(p func(string) string) {
+					write(t, p("node_modules/pkg/.gitignore"), "*.log\n")
+					write(t, p("node_modules/pkg/sub/deep/d.md"), "ignored still.\n")
+					write(t, p("b.md"), "uniform.\n") // a change to wait for
+				}, []string{"b.md", "link.md"}, [][2]string{{"uniform", "b.md"}}, 2},
+			},
+		},
+		{
+			name:  "exclude globs without ignore files",
+			files: map[string]string{".gitignore": "a.md\n", "a.md": "alpha.\n", "docs/b.md": "bravo.\n"},
+			root:  ".", iopts: ingest.Options{NoIgnore: true, Exclude: []string{"node_modules"}}, watches: 2,
+			steps: []step{
+				{"a file in the excluded folder", func(p func(string) string) {
+					write(t, p("node_modules/p1/s1/g.md"), "lima, excluded.\n")
+					write(t, p("a.md"), "alpha and charlie.\n")
+				}, []string{"a.md", "docs/b.md"}, [][2]string{{"charlie", "a.md"}}, 2},
+			},
+		},
+		{
+			name:  ".git/info/exclude of the folder watched",
+			files: map[string]string{".git/info/exclude": "drafts/\n", "a.md": "alpha.\n", "drafts/d.md": "echo draft.\n"},
+			root:  ".", watches: 2, // the root, .git/info
+			steps: []step{
+				{"no longer ignores", func(p func(string) string) { write(t, p(".git/info/exclude"), "") },
+					[]string{"a.md", "drafts/d.md"}, [][2]string{{"echo", "drafts/d.md"}}, 3},
+				{"ignores again", func(p func(string) string) { write(t, p(".git/info/exclude"), "drafts/\n") },
+					[]string{"a.md", "drafts/d.md"}, nil, 2},
+				{"and again no longer", func(p func(string) string) { write(t, p(".git/info/exclude"), "# none\n") },
+					[]string{"a.md", "drafts/d.md"}, nil, 3},
+			},
+		},
+		{
+			name: "rules above the folder watched",
+			files: map[string]string{".git/info/exclude": "drafts/\n", ".gitignore": "docs/old/\n", "docs/b.md": "bravo.\n",
+				"docs/drafts/d.md": "echo draft.\n", "docs/old/o.md": "foxtrot old.\n", "docs/old/deep/o2.md": "golf older.\n"},
+			root: "docs", watches: 3, // docs, its parent, .git/info
+			steps: []step{
+				{".git/info/exclude no longer ignores", func(p func(string) string) { write(t, p("../.git/info/exclude"), "# nothing\n") },
+					[]string{"b.md", "drafts/d.md"}, [][2]string{{"echo", "drafts/d.md"}}, 4},
+				{"the .gitignore above no longer ignores", func(p func(string) string) { write(t, p("../.gitignore"), "") },
+					[]string{"b.md", "drafts/d.md", "old/deep/o2.md", "old/o.md"}, [][2]string{{"golf", "old/deep/o2.md"}}, 6},
+				{"a new .ignore above ignores", func(p func(string) string) {
+					write(t, p("../.ignore"), "old/\n")
+				}, []string{"b.md", "drafts/d.md", "old/deep/o2.md", "old/o.md"}, nil, 4},
+				{"a file in the folder ignored now", func(p func(string) string) {
+					write(t, p("old/new.md"), "hotel, ignored.\n")
+					write(t, p("b.md"), "bravo and india.\n")
+				}, []string{"b.md", "drafts/d.md", "old/deep/o2.md", "old/o.md"}, [][2]string{{"india", "b.md"}}, 4},
+			},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			top := t.TempDir()
+			for rel, text := range c.files {
+				write(t, filepath.Join(top, rel), text)
+			}
+			for rel, target := range c.links {
+				do(t, os.Symlink(target, filepath.Join(top, rel)))
+			}
+			if c.name == "ignore files in the tree" || c.name == "exclude globs without ignore files" {
+				deps(t, filepath.Join(top, "node_modules"))
+			}
+			dir := filepath.Join(top, c.root)
+			iopts := c.iopts
+			iopts.Prune, iopts.Workers, iopts.Skip, iopts.Roots = true, 2, Skip, []string{dir}
+			f := startWith(t, dir, iopts, nil)
+			if got := f.w.Watches(); got != c.watches {
+				t.Errorf("%d folders watched at the start, want %d", got, c.watches)
+			}
+			p := func(rel string) string { return filepath.Join(dir, rel) }
+			for _, s := range c.steps {
+				t.Run(s.name, func(t *testing.T) {
+					s.change(p)
+					eventually(t, fmt.Sprintf("documents %v, found %v, %d folders watched", s.docs, s.finds, s.watches), func() bool {
+						if !slices.Equal(f.docs(t), s.docs) || f.w.Watches() != s.watches {
+							return false
+						}
+						for _, w := range s.finds {
+							if !f.finds(t, w[0], w[1]) {
+								return false
+							}
+						}
+						return true
+					})
+				})
+			}
+		})
+	}
+}
+
+// countingIndexer records the paths each indexing call is given.
+type countingIndexer struct {
+	*ingest.Indexer // and its Filter
+	mu              sync.Mutex
+	paths           []string
+}
+
+func (c *countingIndexer) Index(ctx context.Context, paths ...string) (ingest.Stats, error) {
+	c.mu.Lock()
+	c.paths = append(c.paths, paths...)
+	c.mu.Unlock()
+	return c.Indexer.Index(ctx, paths...)
+}
+
+// TestWatchIgnoredFileWrites: a file the ignore files leave out, written
+// on and on (a log), costs no indexing call; deleted, it is handed to the
+// indexer, which prunes a document kept from before it was ignored.
+func TestWatchIgnoredFileWrites(t *testing.T) {
+	dir := t.TempDir()
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	write(t, p("a.md"), "alpha.\n")
+	write(t, p("old.log"), "oscar, indexed before it was ignored.\n")
+	var c *countingIndexer
+	f := startWith(t, dir, ingest.Options{Prune: true, Workers: 2, Skip: Skip, Roots: []string{dir}}, func(o *Options) {
+		c = &countingIndexer{Indexer: o.Indexer.(*ingest.Indexer)}
+		o.Indexer = c
+	})
+	f.run(t, []step{
+		{"ignored", func() {
+			write(t, p(".gitignore"), "*.log\n")
+			write(t, p("a.md"), "alpha and charlie.\n") // a change to wait for
+		}, []string{"a.md", "old.log"}, [][2]string{{"charlie", "a.md"}}, nil},
+		{"a log written on and on", func() {
+			for i := range 5 {
+				write(t, p("app.log"), strings.Repeat("log line\n", i+1))
+				time.Sleep(20 * time.Millisecond)
+			}
+			write(t, p("old.log"), "oscar, edited.\n")
+			write(t, p("a.md"), "alpha and bravo.\n") // a change to wait for
+		}, []string{"a.md", "old.log"}, [][2]string{{"bravo", "a.md"}}, nil},
+		{"the ignored file of a document deleted", func() { do(t, os.Remove(p("old.log"))) }, []string{"a.md"}, nil, nil},
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var logs, old int
+	for _, q := range c.paths {
+		switch q {
+		case p("app.log"):
+			logs++
+		case p("old.log"):
+			old++
+		}
+	}
+	if logs != 0 || old != 1 {
+		t.Errorf("indexing calls were given app.log %d times, want none, and old.log %d times, want once (its removal): %q", logs, old, c.paths)
+	}
+}
+
+// TestWatchOverflow: when the system's event queue overflows, the events
+// lost are made up for: folders made meanwhile are watched and their
+// files indexed, and those removed are pruned and no longer watched.
+func TestWatchOverflow(t *testing.T) {
+	dir := t.TempDir()
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	write(t, p("a.md"), "alpha.\n")
+	write(t, p("old/deep/er/o.md"), "oscar.\n")
+	ctx := t.Context()
+	st, err := index.Open(ctx, t.TempDir(), index.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ix, err := ingest.New(ctx, st, ingest.Options{Prune: true, Workers: 2, Skip: Skip, Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncLog
+	w, err := New([]string{dir}, Options{Indexer: ix, Quiet: 50 * time.Millisecond, MaxDelay: 500 * time.Millisecond, Logger: logs.logger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Open(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Index(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	// The changes' events are lost: read and dropped before Run.
+	write(t, p("new/deep/n.md"), "november.\n")
+	do(t, os.RemoveAll(p("old")))
+	for quiet := false; !quiet; {
+		select {
+		case <-w.fsw.Events:
+		case <-time.After(200 * time.Millisecond):
+			quiet = true
+		}
+	}
+	f := &fixture{dir: dir, w: w, store: st}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(rctx); w.Close() }()
+	t.Cleanup(func() { cancel(); <-done })
+	w.fsw.Errors <- fsnotify.ErrEventOverflow
+	eventually(t, "the lost changes indexed, 3 folders watched", func() bool {
+		return slices.Equal(f.docs(t), []string{"a.md", "new/deep/n.md"}) && w.Watches() == 3
+	})
+	write(t, p("new/deep/m.md"), "mike, in a folder made while events were lost.\n")
+	eventually(t, "a change in the folder made meanwhile indexed", func() bool {
+		return slices.Equal(f.docs(t), []string{"a.md", "new/deep/m.md", "new/deep/n.md"})
+	})
+	if !strings.Contains(logs.String(), "overflowed") {
+		t.Errorf("the overflow not said:\n%s", logs.String())
 	}
 }
 
@@ -531,6 +827,54 @@ func TestWatchPolling(t *testing.T) {
 	if n := strings.Count(logs.String(), "sudo sysctl fs.inotify.max_user_watches=524288"); n != 1 {
 		t.Errorf("the sysctl was said %d times, want once:\n%s", n, logs.String())
 	}
+}
+
+// TestWatchPollingIgnoreFiles: where folders are polled (the watch limit
+// reached), an ignored folder is not polled, and a change to an ignore
+// file is seen by the poll and polls what it no longer leaves out.
+func TestWatchPollingIgnoreFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	write(t, p(".gitignore"), "gen/\n")
+	write(t, p("a.md"), "alpha.\n")
+	write(t, p("gen/x/y/g.md"), "golf, generated.\n")
+	var logs syncLog
+	f := startWith(t, dir, ingest.Options{Prune: true, Workers: 2, Skip: Skip, Roots: []string{dir}}, func(o *Options) {
+		o.PollInterval = 50 * time.Millisecond
+		o.Logger = logs.logger()
+		o.add = func(*fsnotify.Watcher, string) error { return fmt.Errorf("add: %w", syscall.ENOSPC) }
+	})
+	f.run(t, []step{
+		{"a file in the ignored folder", func() {
+			write(t, p("gen/x/y/h.md"), "hotel, ignored.\n")
+			write(t, p("a.md"), "alpha and bravo.\n")
+		}, []string{"a.md"}, [][2]string{{"bravo", "a.md"}}, nil},
+		{"the .gitignore no longer ignores", func() { write(t, p(".gitignore"), "# none\n") },
+			[]string{"a.md", "gen/x/y/g.md", "gen/x/y/h.md"}, [][2]string{{"hotel", "gen/x/y/h.md"}}, nil},
+		{"a file in a folder polled now", func() { write(t, p("gen/x/y/i.md"), "india, polled.\n") },
+			[]string{"a.md", "gen/x/y/g.md", "gen/x/y/h.md", "gen/x/y/i.md"}, [][2]string{{"india", "gen/x/y/i.md"}}, nil},
+	})
+}
+
+// TestWatchPollingFileIgnoreFile: an ignore file written next to a
+// watched file, in its polled folder, does not index the folder's other
+// files.
+func TestWatchPollingFileIgnoreFile(t *testing.T) {
+	dir := t.TempDir()
+	p := func(rel string) string { return filepath.Join(dir, rel) }
+	write(t, p("a.md"), "alpha.\n")
+	write(t, p("b.md"), "bravo, not watched.\n")
+	f := startWith(t, p("a.md"), ingest.Options{Prune: true, Workers: 2, Skip: Skip, Roots: []string{p("a.md")}}, func(o *Options) {
+		o.PollInterval = 50 * time.Millisecond
+		o.add = func(*fsnotify.Watcher, string) error { return fmt.Errorf("add: %w", syscall.ENOSPC) }
+	})
+	f.run(t, []step{
+		{"an ignore file next to the file", func() {
+			write(t, p(".gitignore"), "*.log\n")
+			time.Sleep(200 * time.Millisecond) // polled
+			write(t, p("a.md"), "alpha and charlie, a longer line.\n")
+		}, []string{"."}, [][2]string{{"charlie", ""}}, nil},
+	})
 }
 
 // syncLog is a watcher's log, written by its goroutine and read by the

@@ -82,14 +82,27 @@ func roundSize(s float64) float64 { return math.Round(s*2) / 2 }
 func newLayout(pages []*page, outline map[string]int) *layout {
 	l := &layout{words: map[string]bool{}, outline: outline}
 	bySize := map[float64]int{}
+	notLetter := func(r rune) bool { return !unicode.IsLetter(r) }
 	for _, p := range pages {
+		split := false // the row before ended in a hyphen
 		for _, r := range p.rows {
-			for _, s := range r.segs {
+			// The parts of a word hyphenated at a line's end are not
+			// words the document uses ([layout.join] asks).
+			ends := len(r.segs) > 0 && endsInHyphen(r.segs[len(r.segs)-1].text)
+			for i, s := range r.segs {
 				bySize[roundSize(s.size)] += len(s.text)
-				for _, w := range strings.FieldsFunc(s.text, func(r rune) bool { return !unicode.IsLetter(r) }) {
+				ws := strings.FieldsFunc(s.text, notLetter)
+				if split && i == 0 && len(ws) > 0 {
+					ws = ws[1:]
+				}
+				if ends && i == len(r.segs)-1 && len(ws) > 0 {
+					ws = ws[:len(ws)-1]
+				}
+				for _, w := range ws {
 					l.words[strings.ToLower(w)] = true
 				}
 			}
+			split = ends
 		}
 	}
 	most := 0
@@ -572,14 +585,16 @@ func (l *layout) join(lines []string) string {
 			first, _ := utf8.DecodeRuneInString(t)
 			before := lastWord(s[:len(s)-n])
 			switch {
-			case (last == '\u00ad' || last == '\u2010') && before != "" && unicode.IsLetter(first):
+			case last == '\u00ad' && before != "" && unicode.IsLetter(first):
 				sb.Reset()
-				sb.WriteString(strings.TrimRight(s, "\u00ad\u2010"))
-			case last == '-' && before != "" && unicode.IsLower(first):
-				if l.words[strings.ToLower(before+firstWord(t))] && !l.words[strings.ToLower(before)] {
+				sb.WriteString(strings.TrimRight(s, "\u00ad"))
+			case (last == '-' && unicode.IsLower(first) || last == '\u2010' && unicode.IsLetter(first)) && before != "":
+				if l.hyphenated(before, firstWord(t)) {
 					sb.Reset()
-					sb.WriteString(s[:len(s)-1])
+					sb.WriteString(strings.TrimRight(s[:len(s)-n], "\u00ad"))
 				}
+			case last == '-' && before != "" && unicode.IsUpper(first):
+				// "Anglo-" then "Saxon": a compound, hyphen kept.
 			case (last == '\u2013' || last == '\u2014') && attached(s[:len(s)-n]) && !unicode.IsSpace(first):
 				// A line broken after a dash inside "12–4" or "word—word":
 				// no space was there.
@@ -590,6 +605,29 @@ func (l *layout) join(lines []string) string {
 		sb.WriteString(t)
 	}
 	return strings.ReplaceAll(sb.String(), "\u00ad", "")
+}
+
+// hyphenated reports whether a and b, the letters before a hyphen at a
+// line's end and after it, are one word hyphenated rather than a compound:
+// the document uses a+b whole, or does not use both a and b as words
+// ("infor-mation"; "well-known" and "co-operate" keep their hyphen). A
+// hyphen-minus at a line's end is a hyphenation point in TeX's output and
+// in OCR, and pdfium marks every one at a line's end as such (U+0002), a
+// compound's too: "well-known" read "wellknown".
+func (l *layout) hyphenated(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	return l.words[a+b] || !(l.words[a] && l.words[b])
+}
+
+// endsInHyphen reports whether s ends in a hyphen after a letter.
+func endsInHyphen(s string) bool {
+	s = strings.TrimRight(strings.TrimSpace(s), "\u00ad")
+	last, n := utf8.DecodeLastRuneInString(s)
+	if last != '-' && last != '\u2010' {
+		return false
+	}
+	before, _ := utf8.DecodeLastRuneInString(s[:len(s)-n])
+	return unicode.IsLetter(before)
 }
 
 // attached reports whether s ends in a character that is not a space: a

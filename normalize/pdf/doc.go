@@ -25,8 +25,9 @@
 // are kept apart, by their markers or their indent; code (a monospaced
 // font), addresses and verse (short lines) keep their line breaks
 // ([normalize.Extracted.Lines]). A word hyphenated at a line end is
-// joined again (a soft or typographic hyphen is dropped; a hyphen-minus only
-// when the document uses the word without it, so "well-known" stays); pages
+// joined again (a soft hyphen is dropped; a hyphen, which pdfium marks
+// alike at every line end, when the document uses the word whole or does
+// not use both its parts as words, so "well-known" stays); pages
 // set in two or three columns are read column by column; ligatures and soft
 // hyphens are folded. Running headers, footers and page numbers (the first
 // or last line of pages that repeats on at least half of them, numbers

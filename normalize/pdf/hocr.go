@@ -56,7 +56,9 @@ func hocrPages(data []byte, dpi float64) ([][]word, error) {
 	}
 	var (
 		pages  [][]word
-		height float64 // of the page, in pixels
+		width  float64 // of the page as tesseract saw it, in pixels
+		height float64 // of the page upright
+		angle  int     // the line's: how its text is turned (textangle)
 		line   [4]float64
 		size   float64
 		cur    *word
@@ -89,9 +91,9 @@ func hocrPages(data []byte, dpi float64) ([][]word, error) {
 			}
 			switch class {
 			case "ocr_page":
-				height = 0
+				width, height = 0, 0
 				if b, ok := bbox(title); ok {
-					height = b[3]
+					width, height = b[2], b[3]
 				}
 				pages = append(pages, nil)
 			case "ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat":
@@ -99,7 +101,8 @@ func hocrPages(data []byte, dpi float64) ([][]word, error) {
 				if !ok {
 					continue
 				}
-				line = b
+				angle = int(property(title, "textangle"))
+				line = upright(b, angle, width, height)
 				size = property(title, "x_size")
 				if !(size > 0 && size < 2*(b[3]-b[1])) { // none, or not a number of this line
 					size = b[3] - b[1]
@@ -109,12 +112,17 @@ func hocrPages(data []byte, dpi float64) ([][]word, error) {
 				if !ok || height == 0 || len(pages) == 0 {
 					continue
 				}
+				b = upright(b, angle, width, height)
+				h := height
+				if angle == 90 || angle == 270 {
+					h = width
+				}
 				conf = property(title, "x_wconf")
 				if !strings.Contains(title, "x_wconf") {
 					conf = 100
 				}
 				cur = &word{
-					box:  box{x0: b[0] * scale, x1: b[2] * scale, y0: (height - line[3]) * scale, y1: (height - line[1]) * scale},
+					box:  box{x0: b[0] * scale, x1: b[2] * scale, y0: (h - line[3]) * scale, y1: (h - line[1]) * scale},
 					size: size * scale * ocrEm,
 				}
 				depth = 0
@@ -145,6 +153,24 @@ func hocrPages(data []byte, dpi float64) ([][]word, error) {
 		}
 	}
 	return pages, nil
+}
+
+// upright returns the box b (x0 y0 x1 y1, pixels, y growing downwards) of
+// a page of w × h pixels whose text is turned by angle (hOCR's textangle:
+// 90, 180 or 270 degrees, anticlockwise) in the page turned upright, as
+// the text reads: a picture taken or scanned upside down or sideways,
+// whose text tesseract reads in its direction but whose boxes it gives as
+// the picture lies.
+func upright(b [4]float64, angle int, w, h float64) [4]float64 {
+	switch angle {
+	case 180:
+		return [4]float64{w - b[2], h - b[3], w - b[0], h - b[1]}
+	case 90:
+		return [4]float64{h - b[3], b[0], h - b[1], b[2]}
+	case 270:
+		return [4]float64{b[1], w - b[2], b[3], w - b[0]}
+	}
+	return b
 }
 
 // scaleToText scales the words of a page, measured in pixels, so that the

@@ -108,8 +108,10 @@ func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Documen
 		return nil, rep, context.Cause(ctx)
 	}
 	// The picture's own resolution, if it has one, is not asked for:
-	// sizes are measured against its text ([hocrPages]).
-	out, err := tesseract(ctx, path, data, 0)
+	// sizes are measured against its text ([hocrPages]). A photo or a
+	// scan may be upside down or sideways: tesseract finds out, and
+	// [upright] turns its boxes.
+	out, err := tesseract(ctx, path, data, 0, true)
 	<-ocrSlots
 	if err != nil {
 		if ctx.Err() != nil {

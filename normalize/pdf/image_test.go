@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/jpeg"
@@ -226,6 +227,24 @@ func TestReadImage(t *testing.T) {
 			}
 		}
 	})
+	for _, turns := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("png turned %d°", 90*turns), func(t *testing.T) {
+			// A page photographed or scanned sideways or upside down:
+			// read as the page upright.
+			var buf bytes.Buffer
+			if err := png.Encode(&buf, turn(pages[0], turns)); err != nil {
+				t.Fatal(err)
+			}
+			d := one(t, buf.Bytes())
+			if d.Title != "Report on Lighthouses" {
+				t.Errorf("title %q", d.Title)
+			}
+			a, b := strings.Index(d.Text, "Pharos of Alexandria"), strings.Index(d.Text, "Fresnel lens")
+			if a < 0 || b < a {
+				t.Errorf("text out of order (%d, %d): %q", a, b, d.Text)
+			}
+		})
+	}
 	t.Run("jpeg, no resolution, smaller", func(t *testing.T) {
 		// A JPEG without a density says nothing of its resolution; the
 		// page at 200 DPI is measured by its text all the same.
@@ -242,6 +261,43 @@ func TestReadImage(t *testing.T) {
 			t.Errorf("headings %q", headings)
 		}
 	})
+}
+
+// turn turns g clockwise by a quarter turn, n times.
+func turn(g *image.Gray, n int) *image.Gray {
+	for range n {
+		b := g.Bounds()
+		w, h := b.Dx(), b.Dy()
+		out := image.NewGray(image.Rect(0, 0, h, w))
+		for y := range h {
+			for x := range w {
+				out.Pix[x*out.Stride+h-1-y] = g.Pix[y*g.Stride+x]
+			}
+		}
+		g = out
+	}
+	return g
+}
+
+func TestUpright(t *testing.T) {
+	// A box near the top left of an upright page of 100 × 200 pixels, and
+	// the same box in that page turned by a quarter turn, clockwise, n
+	// times: tesseract's textangle is 270, 180 and 90.
+	want := [4]float64{10, 20, 30, 25}
+	for _, c := range []struct {
+		angle int
+		w, h  float64
+		b     [4]float64
+	}{
+		{0, 100, 200, want},
+		{270, 200, 100, [4]float64{175, 10, 180, 30}},
+		{180, 100, 200, [4]float64{70, 175, 90, 180}},
+		{90, 200, 100, [4]float64{20, 70, 25, 90}},
+	} {
+		if got := upright(c.b, c.angle, c.w, c.h); got != want {
+			t.Errorf("textangle %d: %v, want %v", c.angle, got, want)
+		}
+	}
 }
 
 func TestReadImageRefused(t *testing.T) {

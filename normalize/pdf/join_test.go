@@ -13,6 +13,8 @@ func TestJoin(t *testing.T) {
 		{[]string{"an extra-", "ordinary day"}, "an extraordinary day"},            // the document uses the word whole
 		{[]string{"a well-", "known tale"}, "a well-known tale"},                   // "well" is a word: the hyphen stays
 		{[]string{"we co-", "operate"}, "we co-operate"},
+		{[]string{"incompre-", "hensible now"}, "incomprehensible now"}, // neither part is a word of the document
+		{[]string{"the Anglo-", "Saxon tale"}, "the Anglo-Saxon tale"},
 		{[]string{"pages 3-", "5 and"}, "pages 3- 5 and"},
 		{[]string{"a 12–", "4 record"}, "a 12–4 record"}, // Chromium breaks after an en dash
 		{[]string{"the war—", "then peace"}, "the war—then peace"},

@@ -83,8 +83,10 @@ type page struct {
 	rows   []row // top to bottom
 }
 
-// fold replaces ligatures by their letters.
-var fold = strings.NewReplacer("ﬀ", "ff", "ﬁ", "fi", "ﬂ", "fl", "ﬃ", "ffi", "ﬄ", "ffl", "ﬅ", "st", "ﬆ", "st", "\u0002", "\u2010")
+// fold replaces ligatures by their letters, and pdfium's mark of a hyphen
+// at a line's end (U+0002) by the hyphen-minus it stands for: whether it
+// hyphenates a word is [layout.join]'s to say.
+var fold = strings.NewReplacer("ﬀ", "ff", "ﬁ", "fi", "ﬂ", "fl", "ﬃ", "ffi", "ﬄ", "ffl", "ﬅ", "st", "ﬆ", "st", "\u0002", "-")
 
 // spacing corrects pdfium's word spaces on a page: missing holds the
 // indexes of characters that start a word though pdfium put no space

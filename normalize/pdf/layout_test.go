@@ -232,7 +232,7 @@ func TestBlocks(t *testing.T) {
 			"A narrow paragraph wraps its lines well before the margin of the page, and each of them goes on where the one before it stopped."},
 		{"a line broken at a hyphen", 13.5, []line{
 			ln(34, 150, 745, "A Keeper of the Light-"), ln(34, 120, 731.5, "House Guild")},
-			"A Keeper of the Light- House Guild"},
+			"A Keeper of the Light-House Guild"}, // a capital after a line-end hyphen: a compound
 		{"code", 13.5, []line{
 			ln(34, 241, 745, "The tide table is made by this program:"),
 			code(34, 216, 719, "func tide(t float64) float64 {"), code(58, 300, 701, "return 2.5 * math.Sin(t/12.42*2*math.Pi)"), code(34, 40, 683, "}")},
