@@ -511,13 +511,26 @@ func (x *xlsx) number(v string, f numFmt) string {
 			return t.Format("2006-01-02 " + clock)
 		}
 	case fmtPercent:
-		return strconv.FormatFloat(n*100, 'f', f.decimals, 64) + "%"
+		if math.Abs(n) < 1e13 {
+			return fixed(n*100, f.decimals) + "%"
+		}
 	case fmtFixed:
 		if math.Abs(n) < 1e15 {
-			return strconv.FormatFloat(n, 'f', f.decimals, 64)
+			return fixed(n, f.decimals)
 		}
 	}
 	return general(n)
+}
+
+// fixed shows n with d decimals, a half rounded away from zero as Excel
+// rounds (strconv rounds it to even: 12.5 would be 12).
+func fixed(n float64, d int) string {
+	d = min(d, 15)
+	p := math.Pow10(d)
+	if r := math.Round(n*p) / p; !math.IsInf(n*p, 0) {
+		n = r
+	}
+	return strconv.FormatFloat(n, 'f', d, 64)
 }
 
 // general shows n with up to 15 significant digits, without an exponent
