@@ -36,8 +36,9 @@ found); files unchanged since the last run count as indexed.
 Walking a folder leaves out hidden files and folders (names starting with a
 dot), what the .gitignore and .ignore files of the folder and its subfolders
 ignore (git's syntax; .ignore wins) and, in a git work tree, what those of
-the folders above it up to the work tree's top and .git/info/exclude ignore
-(--no-ignore reads none), and what matches an --exclude glob: with a "/"
+the folders above it up to the work tree's top and .git/info/exclude ignore,
+the NAME_files folder a browser saves beside a page NAME.html (--no-ignore
+reads no ignore files and walks those folders), and what matches an --exclude glob: with a "/"
 (or starting "./") it is matched against the path from the PATH (for a glob
 PATH, from its folder before the first wildcard), without one against the
 name at any depth ('drafts', '*.tmp'); ending in "/" it matches folders only.
@@ -45,7 +46,7 @@ A file named as a PATH is indexed even if ignored. Documents indexed before
 whose files are ignored now are kept and counted; --prune removes them.`, true)
 	source := f.String("source", index.DefaultSource, "data source (named collection) to index into")
 	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone, or ignored now")
-	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files")
+	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files, and walk the _files folders of saved web pages")
 	var excludes listFlag
 	f.Var(&excludes, "exclude", "leave out files and folders matching this `GLOB`: 'drafts', '*.tmp' (a name, any depth), 'docs/old/**' (a path from the PATH) (repeatable)")
 	force := f.Bool("force", false, "re-index files even if unchanged")
@@ -280,7 +281,7 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 			fmt.Fprintf(e.stdout, ", %d missing (files gone, still indexed: --prune removes them)", stats.Missing)
 		}
 		if stats.Ignored > 0 {
-			fmt.Fprintf(e.stdout, ", %d ignored (ignore files, --exclude)", stats.Ignored)
+			fmt.Fprintf(e.stdout, ", %d ignored (ignore files, --exclude, saved pages' _files)", stats.Ignored)
 		}
 		if stats.IgnoredIndexed > 0 {
 			fmt.Fprintf(e.stdout, ", %d ignored but still indexed (--prune removes them)", stats.IgnoredIndexed)
@@ -365,7 +366,7 @@ func nothingIndexed(paths int, stats ingest.Stats, failed int, problems []proble
 	}
 	switch {
 	case stats.Seen == 0 && stats.Ignored > 0:
-		return fmt.Errorf("nothing indexed: no files found; %d files or folders were left out by ignore files or --exclude (--no-ignore reads no ignore files; folders and files whose name starts with a dot are left out unless named)", stats.Ignored)
+		return fmt.Errorf("nothing indexed: no files found; %d files or folders were left out by ignore files, --exclude or as saved pages' _files folders (--no-ignore reads no ignore files and walks those; folders and files whose name starts with a dot are left out unless named)", stats.Ignored)
 	case stats.Seen == 0:
 		return errors.New("nothing indexed: no files found (folders and files whose name starts with a dot are left out unless named)")
 	case stats.Skipped == 0:
