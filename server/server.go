@@ -592,6 +592,10 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad_path", "path: "+strings.TrimPrefix(err.Error(), index.ErrInvalidInput.Error()+": "))
 		return
 	}
+	if relativeGlob(req.Path) {
+		writeError(w, http.StatusBadRequest, "bad_path", fmt.Sprintf("path %q: documents' paths are absolute (or URLs), so a relative pattern matches none; %q matches below any folder", trimRunes(req.Path, 200), "*/"+trimRunes(strings.TrimPrefix(req.Path, "./"), 200)))
+		return
+	}
 	res, err := s.deps.Searcher.Search(r.Context(), q)
 	switch {
 	case errors.Is(err, search.ErrInvalidQuery):
@@ -608,6 +612,20 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, 200, res)
+}
+
+// relativeGlob reports whether the path pattern p can match no stored
+// path: those are absolute paths or URLs, and a GLOB matches from the
+// start, so a pattern that starts with neither "/" nor a wildcard nor a
+// URL's scheme ("notes/*", "./notes/*.md") matches nothing. cite search
+// takes such a pattern from the working directory; the server has none to
+// take it from, and it answered an empty list.
+func relativeGlob(p string) bool {
+	if p == "" || strings.ContainsAny(p[:1], "/*?[") {
+		return false
+	}
+	scheme, _, ok := strings.Cut(p, ":")
+	return !ok || strings.ContainsAny(scheme, "/*?[")
 }
 
 func cmpOr(a, b string) string {
