@@ -701,10 +701,11 @@ func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int, 
 
 // Extracted reports whether a document of the given format (index
 // Document.Type) has its text extracted from a binary file (PDF, Word,
-// OpenDocument, EPUB, PowerPoint): then its spans are ranges of that text.
+// OpenDocument, EPUB, PowerPoint, a web page saved as one file): then its
+// spans are ranges of that text.
 func Extracted(format string) bool {
 	switch format {
-	case "pdf", "docx", "odt", "epub", "pptx":
+	case "pdf", "docx", "odt", "epub", "pptx", "mhtml":
 		return true
 	}
 	return false

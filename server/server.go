@@ -238,9 +238,9 @@ var chatTemplate = template.Must(template.ParseFS(webFiles, "web/index.html"))
 func (s *Server) chatPage(w http.ResponseWriter, _ *http.Request) {
 	formats := struct{ Names, Accept string }{"Markdown, HTML or text", ".md,.markdown,.mdx,.html,.htm,.txt,text/markdown,text/html,text/plain"}
 	if len(s.deps.Readers) > 0 {
-		formats.Names = "PDF, Word, OpenDocument, EPUB, PowerPoint, Markdown, HTML or text"
-		formats.Accept = ".pdf,.docx,.odt,.epub,.pptx,.doc,.ppt," + formats.Accept + ",application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document," +
-			"application/vnd.oasis.opendocument.text,application/epub+zip,application/vnd.openxmlformats-officedocument.presentationml.presentation"
+		formats.Names = "PDF, Word, OpenDocument, EPUB, PowerPoint, Markdown, HTML (a saved page too) or text"
+		formats.Accept = ".pdf,.docx,.odt,.epub,.pptx,.doc,.ppt," + formats.Accept + ",.mhtml,.mht,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document," +
+			"application/vnd.oasis.opendocument.text,application/epub+zip,application/vnd.openxmlformats-officedocument.presentationml.presentation,multipart/related"
 	}
 	var b bytes.Buffer
 	if err := chatTemplate.Execute(&b, formats); err != nil {

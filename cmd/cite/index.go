@@ -25,8 +25,8 @@ import (
 
 func runIndex(ctx context.Context, e *env, args []string) error {
 	f := newFlags(e, "index", "PATH...", `Index files, folders (recursively) and glob patterns (** matches any depth).
-Markdown, HTML and text files, PDF, Word (.docx), OpenDocument (.odt), EPUB and
-PowerPoint (.pptx) are read, normalized, cut into chunks of at most --chunk-size
+Markdown, HTML and text files, PDF, Word (.docx), OpenDocument (.odt), EPUB,
+PowerPoint (.pptx) and web pages saved as one file (.mhtml) are read, normalized, cut into chunks of at most --chunk-size
 o200k_base tokens and stored. Unchanged files are skipped; changed files have
 their chunks replaced. Other binary files, empty, non-UTF-8 and oversized files
 are skipped with a reason. Exit status 1 if any file or path failed, or if
