@@ -105,7 +105,7 @@ func TestIndexSkipsAndReports(t *testing.T) {
 		"docs/empty.txt":        {Skipped, "empty file"},
 		"docs/blank.md":         {Skipped, "empty file"},
 		"docs/latin1.txt":       {Skipped, "not valid UTF-8 (first bad byte at offset 3)"},
-		"docs/utf16.txt":        {Skipped, "UTF-16"},
+		"docs/utf16.txt":        {Added, ""},
 		"docs/huge.txt":         {Skipped, "too large (1.2 kB, limit 1.0 kB)"},
 		"docs/locked.md":        {Failed, ""},
 		"docs/only-script.html": {Skipped, "no text after normalization"},
@@ -125,7 +125,7 @@ func TestIndexSkipsAndReports(t *testing.T) {
 			t.Errorf("hidden file %s was walked", p)
 		}
 	}
-	if stats.Seen != len(want) || stats.Added != 5 || stats.Skipped != 8 || stats.Failed != 1 {
+	if stats.Seen != len(want) || stats.Added != 6 || stats.Skipped != 7 || stats.Failed != 1 {
 		t.Errorf("stats = %+v", stats)
 	}
 	docs, _ := st.Documents(t.Context(), index.DefaultSource)

@@ -1,10 +1,14 @@
 package normalize
 
 import (
+	"encoding/binary"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf16"
 
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
@@ -436,5 +440,61 @@ func TestMarkdownCostly(t *testing.T) {
 	// A costly document still gives its text.
 	if d := FromMarkdown([]byte(strings.Repeat("[a](", 1<<18))); len(d.Text) != 1<<20 {
 		t.Errorf("links: %d bytes of text, want %d", len(d.Text), 1<<20)
+	}
+}
+
+// TestUTF16 reads text and Markdown that start with a UTF-16 byte-order
+// mark (Notepad's "Unicode", Windows PowerShell's >) as their UTF-8 forms
+// are read, with spans that lead back to their own bytes; they were
+// skipped.
+func TestUTF16(t *testing.T) {
+	const md = "# Budget 2027\n\nThe budget is 40,000 €. Alice approves *purchases* above 5,000 €.\n\n- 東京 office\n"
+	const txt = "Meeting notes\r\nThe budget for 2027 is 40,000 euros.\r\n"
+	encode := func(s string, order binary.AppendByteOrder, bom []byte) []byte {
+		out := slices.Clone(bom)
+		for _, u := range utf16.Encode([]rune(s)) {
+			out = order.AppendUint16(out, u)
+		}
+		return out
+	}
+	decode := func(b []byte, order binary.ByteOrder) string {
+		u := make([]uint16, len(b)/2)
+		for i := range u {
+			u[i] = order.Uint16(b[2*i:])
+		}
+		return string(utf16.Decode(u))
+	}
+	for _, tc := range []struct {
+		name  string
+		src   string
+		norm  func([]byte) *Document
+		order interface {
+			binary.ByteOrder
+			binary.AppendByteOrder
+		}
+		bom []byte
+	}{
+		{"Markdown, little-endian", md, FromMarkdown, binary.LittleEndian, []byte{0xFF, 0xFE}},
+		{"Markdown, big-endian", md, FromMarkdown, binary.BigEndian, []byte{0xFE, 0xFF}},
+		{"text, little-endian", txt, FromPlainText, binary.LittleEndian, []byte{0xFF, 0xFE}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.norm([]byte(tc.src))
+			src := encode(tc.src, tc.order, tc.bom)
+			got := tc.norm(src)
+			if got.Text != want.Text || got.Title != want.Title || !reflect.DeepEqual(got.Headings, want.Headings) {
+				t.Fatalf("read\n%q (title %q)\nwant\n%q (title %q)", got.Text, got.Title, want.Text, want.Title)
+			}
+			for _, w := range []string{"40,000", "Alice approves", "東京", "Meeting notes"} {
+				i := strings.Index(got.Text, w)
+				if i < 0 {
+					continue
+				}
+				s, e := got.SourceSpan(i, i+len(w))
+				if s%2 != 0 || e%2 != 0 || decode(src[s:e], tc.order) != w {
+					t.Errorf("%q spans bytes %d-%d of the source, which read %q", w, s, e, decode(src[s:e-e%2], tc.order))
+				}
+			}
+		})
 	}
 }
