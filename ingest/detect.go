@@ -68,8 +68,9 @@ func detect(name string, data []byte) (normalize.Format, string) {
 		}
 	}
 	// HTML declares its own encoding and normalize decodes it; Markdown and
-	// text must be UTF-8.
-	if f != normalize.HTML && !utf8.Valid(data) {
+	// text must be UTF-8, or mostly ASCII in windows-1252 (Latin-1), which
+	// normalize decodes too.
+	if f != normalize.HTML && !utf8.Valid(data) && !normalize.Windows1252(data) {
 		return 0, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d); convert it to UTF-8", invalidOffset(data))
 	}
 	return f, ""

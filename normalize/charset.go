@@ -175,6 +175,27 @@ func lowerASCII(c byte) byte {
 	return c
 }
 
+// Windows1252 reports whether src, text or Markdown that is not UTF-8,
+// reads as windows-1252 (Latin-1 and Windows' Western European text: notes
+// written by older editors on Windows): it has no UTF-8 byte-order mark,
+// not one valid multi-byte UTF-8 sequence, no NUL, and at most one byte in
+// five past ASCII (accents: French prose has a few in a hundred; text in a
+// legacy encoding of Cyrillic, Greek or CJK has most of its bytes there,
+// and would be misread). It is the
+// rule of HTML without a declared charset, restricted to mostly-ASCII text.
+func Windows1252(src []byte) bool {
+	if utf8.Valid(src) || bytes.HasPrefix(src, utf8BOM) || bytes.IndexByte(src, 0) >= 0 || hasMultiByteUTF8(src) {
+		return false
+	}
+	high := 0
+	for _, c := range src {
+		if c >= utf8.RuneSelf {
+			high++
+		}
+	}
+	return high*5 <= len(src)
+}
+
 // hasMultiByteUTF8 reports whether p holds at least one valid multi-byte
 // UTF-8 sequence.
 func hasMultiByteUTF8(p []byte) bool {
@@ -258,23 +279,29 @@ func (m *decodeMap) end(p int) int {
 	return pc.orig + ((p-1-pc.dec)/pc.dw+1)*pc.ow
 }
 
-// fromUTF16 normalizes src, text or Markdown that starts with a UTF-16
+// fromEncoded normalizes src, text or Markdown that starts with a UTF-16
 // byte-order mark (what Windows Notepad saved as "Unicode", and Windows
 // PowerShell's > writes), by norm after decoding it to UTF-8; the
 // document's map leads back to src's bytes. ok is false, and nothing is
 // done, for any other src.
-func fromUTF16(src []byte, norm func([]byte) *Document) (d *Document, ok bool) {
+//
+// Text that is not UTF-8 but reads as windows-1252 ([Windows1252]) is
+// decoded from windows-1252 the same way.
+func fromEncoded(src []byte, norm func([]byte) *Document) (d *Document, ok bool) {
 	var name string
+	from := 2
 	switch {
 	case bytes.HasPrefix(src, []byte{0xFF, 0xFE}):
 		name = "utf-16le"
 	case bytes.HasPrefix(src, []byte{0xFE, 0xFF}):
 		name = "utf-16be"
+	case Windows1252(src):
+		name, from = "windows-1252", 0
 	default:
 		return nil, false
 	}
 	e, name := charset.Lookup(name)
-	decoded, m := decodeWithMap(e, name, src, 2)
+	decoded, m := decodeWithMap(e, name, src, from)
 	d = norm(decoded) // UTF-8, so never with a UTF-16 mark
 	d.m = compose(d.m, m)
 	d.srcLen = len(src)

@@ -90,7 +90,7 @@ var utf8BOM = []byte("\xEF\xBB\xBF")
 
 func normalizePlainText(src []byte) *Document {
 	src = src[:min(len(src), maxSource)]
-	if d, ok := fromUTF16(src, normalizePlainText); ok {
+	if d, ok := fromEncoded(src, normalizePlainText); ok {
 		return d
 	}
 	base := 0

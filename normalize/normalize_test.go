@@ -498,3 +498,47 @@ func TestUTF16(t *testing.T) {
 		})
 	}
 }
+
+// TestWindows1252: text and Markdown that are not UTF-8 but mostly ASCII,
+// with no UTF-8 sequence (Latin-1 notes from older Windows editors), are
+// read as windows-1252, spans leading back to their own bytes; text with
+// more than one byte in five past ASCII (Cyrillic in windows-1251) or with
+// UTF-8 in it is not.
+func TestWindows1252(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		latin     bool
+		text      string // of FromMarkdown
+		word      string // a word of text whose span is checked
+		wordSrc   string // its bytes in src
+	}{
+		{"Latin-1 notes", "# Caf\xe9 notes\n\nThe cr\xe8me br\xfbl\xe9e costs \x809 at Chez L\xe9on.\n", true,
+			"Café notes\n\nThe crème brûlée costs €9 at Chez Léon.", "brûlée", "br\xfbl\xe9e"},
+		{"Cyrillic, windows-1251", "\xcf\xf0\xe8\xe2\xe5\xf2 \xec\xe8\xf0", false, "", "", ""},
+		{"UTF-8 with a bad byte", "caf\xc3\xa9 and caf\xe9", false, "", "", ""},
+		{"UTF-8", "café", false, "café", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Windows1252([]byte(tc.src)); got != tc.latin {
+				t.Fatalf("Windows1252 = %v, want %v", got, tc.latin)
+			}
+			if tc.text == "" {
+				return
+			}
+			d := FromMarkdown([]byte(tc.src))
+			if d.Text != tc.text {
+				t.Fatalf("text %q, want %q", d.Text, tc.text)
+			}
+			if tc.word != "" {
+				i := strings.Index(d.Text, tc.word)
+				s, e := d.SourceSpan(i, i+len(tc.word))
+				if tc.src[s:e] != tc.wordSrc {
+					t.Errorf("%q spans %q of the source, want %q", tc.word, tc.src[s:e], tc.wordSrc)
+				}
+			}
+			if p := FromPlainText([]byte(tc.src)); !strings.Contains(p.Text, "€9") && tc.latin {
+				t.Errorf("plain text %q not decoded", p.Text)
+			}
+		})
+	}
+}
