@@ -891,7 +891,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 	// A file unchanged since it was indexed stays as it is, whatever the
 	// limits of this run (a lower --max-size does not remove it).
 	prev := j.prev
-	fresh := prev != nil && prev.Pipeline == ix.pipelineOf(prev.Type) && !ix.opts.Force && !readAsText(prev, f.Name)
+	fresh := prev != nil && prev.Pipeline == ix.pipelineOf(prev.Type) && !ix.opts.Force && !ix.readAsText(prev.Type, f.Name)
 	if fresh && prev.Size == f.Info.Size() && prev.ModTime.Equal(f.Info.ModTime()) {
 		j.out = Unchanged
 		return

@@ -68,12 +68,12 @@ func IsDocumentName(name string) bool { return documentExts[strings.ToLower(path
 // cite read as text before it had a reader for them.
 var savedPageExts = map[string]bool{".mhtml": true, ".mht": true}
 
-// readAsText reports whether prev, the document indexed from the file
-// name, was read as text where a reader may read it now: a saved page
+// readAsText reports whether a document of format typ indexed from the
+// file name was read as text where a reader may read it now: a saved page
 // indexed as its MIME source (quoted-printable HTML) is read again, though
-// its file is unchanged.
-func readAsText(prev *index.Stamp, name string) bool {
-	return prev.Type == normalize.PlainText.String() && savedPageExts[strings.ToLower(path.Ext(name))]
+// its file is unchanged, and is no copy for a file of the same bytes.
+func (ix *Indexer) readAsText(typ, name string) bool {
+	return len(ix.opts.Readers) > 0 && typ == normalize.PlainText.String() && savedPageExts[strings.ToLower(path.Ext(name))]
 }
 
 // formatsRead is the list of formats named in skip reasons.
