@@ -248,3 +248,16 @@ func TestJSONPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreFlagHelp: --help names the value of --store as STORE; it read
+// "-store embedded", as if embedded were the value to give.
+func TestStoreFlagHelp(t *testing.T) {
+	for _, cmd := range []string{"search", "ask", "chat", "index", "docs"} {
+		t.Run(cmd, func(t *testing.T) {
+			_, _, stderr := cite(t, cmd, "--help")
+			if !strings.Contains(stderr, "-store STORE\n") || strings.Contains(stderr, "-store embedded") {
+				t.Errorf("cite %s --help:\n%s", cmd, stderr)
+			}
+		})
+	}
+}

@@ -265,7 +265,7 @@ func newFlags(e *env, name, args, about string, withJSON bool) *flags {
 		f.indexEnv = true
 	}
 	fs.StringVar(&f.index, "index", def, "index `folder` (default from CITE_INDEX, else "+index.DefaultDir+")")
-	fs.StringVar(&f.store, "store", e.getenv("CITE_STORE"), "where chunks are searched: `embedded` (the index folder, the default) or weaviate://HOST:PORT[?collection=NAME&shards=N&replicas=N] (default from CITE_STORE); the index folder stays the writer's manifest")
+	fs.StringVar(&f.store, "store", e.getenv("CITE_STORE"), "where chunks are searched (`STORE`): embedded (the index folder, the default) or weaviate://HOST:PORT[?collection=NAME&shards=N&replicas=N] (default from CITE_STORE); the index folder stays the writer's manifest")
 	if withJSON {
 		fs.BoolVar(&f.json, "json", false, "print JSON")
 	}
