@@ -137,7 +137,7 @@ func readDocument(ctx context.Context, c *Call, args map[string]any) (string, er
 	}
 	start := ArgInt(args, "start", 0, 0, math.MaxInt32)
 	if start >= len(chunks) {
-		return "", fmt.Errorf("document %s has %d passages, numbered 0 to %d: start %d is past its end", d.ID, len(chunks), len(chunks)-1, start)
+		return "", fmt.Errorf("the passages of document %s are numbered 0 to %d: start %d is past its end", d.ID, len(chunks)-1, start)
 	}
 	limit := ArgInt(args, "max_chars", defaultReadSize, 100, maxReadSize)
 	typ := citations.TypeFile

@@ -38,7 +38,8 @@ func (ix *Indexer) copyFrom(ctx context.Context, j *job, hash string, info fs.Fi
 	self := index.DocumentID(ix.opts.Source, j.path)
 	e := ix.opts.Embedder
 	accept := func(d index.Document) bool {
-		return d.ID != self && d.Kind == index.KindFile && d.Pipeline == ix.pipelineOf(d.Type) && formatClass(d.Path) == class
+		return d.ID != self && d.Kind == index.KindFile && d.Pipeline == ix.pipelineOf(d.Type) && formatClass(d.Path) == class &&
+			!ix.readAsText(d.Type, d.Path) // a saved page read as text before is no copy to take
 	}
 	// A local embedder's vectors are made again with the chunks' terms,
 	// in one pass over their text, in less time than they are read back.

@@ -45,7 +45,12 @@ func detect(name string, data []byte) (normalize.Format, string) {
 	}
 	head := data[:min(len(data), sniffLen)]
 	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
-		return 0, "UTF-16 text; convert it to UTF-8"
+		// UTF-16 with its byte-order mark (Notepad's "Unicode", Windows
+		// PowerShell's >): normalize decodes it.
+		if f, known := formatByExt[strings.ToLower(path.Ext(name))]; known {
+			return f, ""
+		}
+		return normalize.PlainText, ""
 	}
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return 0, fmt.Sprintf("binary file (%s, NUL byte at offset %d)", http.DetectContentType(head), i)
@@ -63,8 +68,9 @@ func detect(name string, data []byte) (normalize.Format, string) {
 		}
 	}
 	// HTML declares its own encoding and normalize decodes it; Markdown and
-	// text must be UTF-8.
-	if f != normalize.HTML && !utf8.Valid(data) {
+	// text must be UTF-8, or mostly ASCII in windows-1252 (Latin-1), which
+	// normalize decodes too.
+	if f != normalize.HTML && !utf8.Valid(data) && !normalize.Windows1252(data) {
 		return 0, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d); convert it to UTF-8", invalidOffset(data))
 	}
 	return f, ""

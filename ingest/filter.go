@@ -148,7 +148,27 @@ func (t *tree) ignored(name string, isDir bool) bool {
 // judge reports whether name, an entry of a folder not left out whose
 // level is parent, is left out itself.
 func (t *tree) judge(parent *level, name string, isDir bool) bool {
-	return t.f.excluded(rel(t.base, name), isDir) || parent.rules.Ignored(rel(t.top, name), isDir)
+	return t.f.excluded(rel(t.base, name), isDir) || parent.rules.Ignored(rel(t.top, name), isDir) ||
+		t.f.readFiles && isDir && savedPageFiles(t.f.fsys, name)
+}
+
+// savedPageFiles reports whether the folder name holds the files of a web
+// page a browser saved whole beside it ("Save Page As", Webpage, Complete:
+// Chromium and Firefox write page.html and its stylesheets, scripts,
+// images and frames in page_files): they are the page's parts, not
+// documents, and their text (minified scripts and stylesheets) would only
+// crowd out the page's own in searches.
+func savedPageFiles(fsys fs.FS, name string) bool {
+	stem, ok := strings.CutSuffix(path.Base(name), "_files")
+	if !ok || stem == "" {
+		return false
+	}
+	for _, ext := range []string{".html", ".htm", ".xhtml", ".shtml"} {
+		if info, err := fs.Stat(fsys, path.Join(path.Dir(name), stem+ext)); err == nil && info.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // level returns folder dir's level, reading the ignore files of the folders

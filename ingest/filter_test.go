@@ -398,3 +398,52 @@ func TestFilter(t *testing.T) {
 		})
 	}
 }
+
+// TestSavedPageFiles: the folder of parts a browser writes beside a page it
+// saves whole (page.html and page_files/, Chromium's and Firefox's "Save
+// Page As") is left out as ignored, its scripts and stylesheets with it;
+// a _files folder without its page, or named, is walked, and --no-ignore
+// walks it too.
+func TestSavedPageFiles(t *testing.T) {
+	fsys := fstest.MapFS{
+		"web/Rust Ownership.html":             file("<title>Ownership</title><p>Each value has an owner.</p>"),
+		"web/Rust Ownership_files/book.css":   file("body{margin:0}"),
+		"web/Rust Ownership_files/book.js":    file("var x=1;"),
+		"web/Rust Ownership_files/frame.html": file("<p>An ad frame.</p>"),
+		"web/old.htm":                         file("<p>Old page.</p>"),
+		"web/old_files/jquery.js":             file("(function(){})();"),
+		"web/project_files/plan.md":           file("# Plan: no page named project beside it"),
+		"web/notes.md_files/x.md":             file("# Not a page's folder"),
+		"web/sub/report.html/index.md":        file("# A folder named like a page"),
+		"web/sub/report.html_files/y.md":      file("# Kept"),
+		"web/_files/z.md":                     file("# No stem"),
+	}
+	tests := []struct {
+		name        string
+		opts        Options
+		paths       []string
+		want        []string
+		wantIgnored int
+	}{
+		{"left out", Options{}, []string{"web"}, []string{
+			"web/Rust Ownership.html", "web/_files/z.md", "web/notes.md_files/x.md", "web/old.htm",
+			"web/project_files/plan.md", "web/sub/report.html/index.md", "web/sub/report.html_files/y.md",
+		}, 2},
+		{"named", Options{}, []string{"web/old_files"}, []string{"web/old_files/jquery.js"}, 0},
+		{"no-ignore", Options{NoIgnore: true}, []string{"web/old.htm", "web/old_files"}, []string{"web/old.htm", "web/old_files/jquery.js"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stats, events, err := run(t, newStore(t), fsys, tt.opts, tt.paths...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := indexed(t, events); !slices.Equal(got, tt.want) {
+				t.Errorf("indexed\n%q\nwant\n%q", got, tt.want)
+			}
+			if stats.Ignored != tt.wantIgnored {
+				t.Errorf("%d ignored, want %d", stats.Ignored, tt.wantIgnored)
+			}
+		})
+	}
+}

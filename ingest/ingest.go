@@ -78,7 +78,10 @@ type Options struct {
 	// default the .gitignore and .ignore files of each folder walked are
 	// honoured (with git's syntax; .ignore wins), and, for a folder in a git
 	// work tree, those of the folders above it up to the work tree's top
-	// and the repository's .git/info/exclude (see package ingest/ignore).
+	// and the repository's .git/info/exclude (see package ingest/ignore),
+	// and so is the folder NAME_files beside a page NAME.html that a
+	// browser saved whole (its stylesheets, scripts and frames), which
+	// NoIgnore walks too.
 	NoIgnore bool
 	// Exclude leaves out the files and folders that match one of these
 	// globs (doublestar's syntax, ** for any number of folders): a glob
@@ -888,7 +891,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 	// A file unchanged since it was indexed stays as it is, whatever the
 	// limits of this run (a lower --max-size does not remove it).
 	prev := j.prev
-	fresh := prev != nil && prev.Pipeline == ix.pipelineOf(prev.Type) && !ix.opts.Force
+	fresh := prev != nil && prev.Pipeline == ix.pipelineOf(prev.Type) && !ix.opts.Force && !ix.readAsText(prev.Type, f.Name)
 	if fresh && prev.Size == f.Info.Size() && prev.ModTime.Equal(f.Info.ModTime()) {
 		j.out = Unchanged
 		return
@@ -1321,7 +1324,7 @@ const missingReason = "its file is gone; still indexed (cite index --prune or ci
 
 // ignoredReason is the reason of a [Pruned] event of a document whose file
 // is ignored now.
-const ignoredReason = "its file is ignored (ignore files, --exclude)"
+const ignoredReason = "its file is ignored (ignore files, --exclude, a saved page's _files)"
 
 // left is why a document under the paths walked was not found.
 type left int

@@ -76,7 +76,8 @@ func corpus() fstest.MapFS {
 		"docs/blob.dat":         file("abc\x00def"),
 		"docs/empty.txt":        file(""),
 		"docs/blank.md":         file("  \n\n \t\n"),
-		"docs/latin1.txt":       file("caf\xe9 cr\xe8me"),
+		"docs/latin1.txt":       file("Our caf\xe9 serves cr\xe8me br\xfbl\xe9e on Sundays."),
+		"docs/cyrillic.txt":     file("\xcf\xf0\xe8\xe2\xe5\xf2 \xec\xe8\xf0"), // windows-1251, not Latin-1
 		"docs/utf16.txt":        file("\xff\xfeh\x00i\x00"),
 		"docs/huge.txt":         file(strings.Repeat("big ", 300)),
 		"docs/locked.md":        file("# Locked"),
@@ -104,8 +105,9 @@ func TestIndexSkipsAndReports(t *testing.T) {
 		"docs/blob.dat":         {Skipped, "NUL byte at offset 3"},
 		"docs/empty.txt":        {Skipped, "empty file"},
 		"docs/blank.md":         {Skipped, "empty file"},
-		"docs/latin1.txt":       {Skipped, "not valid UTF-8 (first bad byte at offset 3)"},
-		"docs/utf16.txt":        {Skipped, "UTF-16"},
+		"docs/latin1.txt":       {Added, ""},
+		"docs/cyrillic.txt":     {Skipped, "not valid UTF-8 (first bad byte at offset 0)"},
+		"docs/utf16.txt":        {Added, ""},
 		"docs/huge.txt":         {Skipped, "too large (1.2 kB, limit 1.0 kB)"},
 		"docs/locked.md":        {Failed, ""},
 		"docs/only-script.html": {Skipped, "no text after normalization"},
@@ -125,7 +127,7 @@ func TestIndexSkipsAndReports(t *testing.T) {
 			t.Errorf("hidden file %s was walked", p)
 		}
 	}
-	if stats.Seen != len(want) || stats.Added != 5 || stats.Skipped != 8 || stats.Failed != 1 {
+	if stats.Seen != len(want) || stats.Added != 7 || stats.Skipped != 7 || stats.Failed != 1 {
 		t.Errorf("stats = %+v", stats)
 	}
 	docs, _ := st.Documents(t.Context(), index.DefaultSource)

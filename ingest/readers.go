@@ -54,7 +54,7 @@ func (ix *Indexer) pipelineOf(format string) string {
 // documentExts are the extensions of the document formats readers may
 // read: with readers, such files are read and sniffed, not skipped by name.
 var documentExts = map[string]bool{
-	".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true, ".xlsx": true, ".ods": true,
+	".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true, ".xlsx": true, ".ods": true, ".mhtml": true, ".mht": true,
 	".doc": true, ".ppt": true, ".xls": true, // read to say what to save them as
 	// pictures of pages, read by OCR
 	".png": true, ".jpg": true, ".jpeg": true, ".tif": true, ".tiff": true, ".gif": true, ".bmp": true, ".webp": true,
@@ -67,12 +67,24 @@ var documentExts = map[string]bool{
 // short is text.
 func IsDocumentName(name string) bool { return documentExts[strings.ToLower(path.Ext(name))] }
 
+// savedPageExts are the extensions of web pages saved as one file, which
+// cite read as text before it had a reader for them.
+var savedPageExts = map[string]bool{".mhtml": true, ".mht": true}
+
+// readAsText reports whether a document of format typ indexed from the
+// file name was read as text where a reader may read it now: a saved page
+// indexed as its MIME source (quoted-printable HTML) is read again, though
+// its file is unchanged, and is no copy for a file of the same bytes.
+func (ix *Indexer) readAsText(typ, name string) bool {
+	return len(ix.opts.Readers) > 0 && typ == normalize.PlainText.String() && savedPageExts[strings.ToLower(path.Ext(name))]
+}
+
 // formatsRead is the list of formats named in skip reasons.
 func (ix *Indexer) formatsRead() string {
 	if len(ix.opts.Readers) == 0 {
 		return "Markdown, HTML and text"
 	}
-	return "Markdown, HTML, text, PDF, Word (.docx), OpenDocument (.odt, .ods), EPUB, PowerPoint (.pptx), Excel (.xlsx) and pictures by OCR"
+	return "Markdown, HTML, text, PDF, Word (.docx), OpenDocument (.odt, .ods), EPUB, PowerPoint (.pptx), Excel (.xlsx), saved web pages (.mhtml) and pictures of pages (by OCR)"
 }
 
 // skipByName returns why a file is skipped from its name alone, or "".

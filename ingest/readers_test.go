@@ -238,3 +238,42 @@ func TestNotText(t *testing.T) {
 		}
 	}
 }
+
+// TestSavedPageReadAgain: a web page saved as one file (.mhtml, .mht) that
+// an older cite indexed as text, its MIME source, is read again by a
+// reader that claims it though the file is unchanged; then it is
+// unchanged. Other files indexed as text are not read again.
+func TestSavedPageReadAgain(t *testing.T) {
+	fsys := fstest.MapFS{
+		"web/page.mhtml":  file("%PAGES\nthe page's text"),
+		"web/again.mhtml": file("%PAGES\nthe page's text"), // the same bytes: no copy of the text
+		"web/old.MHT":     file("%PAGES\nan older page"),
+		"web/notes.log":   file("%PAGES\nnot a saved page"),
+	}
+	st := newStore(t)
+	// Without a reader, as before: the files are text, and stay so.
+	for range 2 {
+		if _, events, err := run(t, st, fsys, Options{}, "web"); err != nil || len(events) != 4 {
+			t.Fatalf("%v: %v", err, events)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		want map[string]Outcome
+	}{
+		{"read by the reader", map[string]Outcome{"web/page.mhtml": Updated, "web/again.mhtml": Updated, "web/old.MHT": Updated, "web/notes.log": Unchanged}},
+		{"then unchanged", map[string]Outcome{"web/page.mhtml": Unchanged, "web/again.mhtml": Unchanged, "web/old.MHT": Unchanged, "web/notes.log": Unchanged}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, events, err := run(t, st, fsys, Options{Readers: []Reader{pagesReader{}}}, "web")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p, want := range tc.want {
+				if got := events[p].Outcome; got != want {
+					t.Errorf("%s: %v, want %v", p, got, want)
+				}
+			}
+		})
+	}
+}

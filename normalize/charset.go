@@ -175,6 +175,27 @@ func lowerASCII(c byte) byte {
 	return c
 }
 
+// Windows1252 reports whether src, text or Markdown that is not UTF-8,
+// reads as windows-1252 (Latin-1 and Windows' Western European text: notes
+// written by older editors on Windows): it has no UTF-8 byte-order mark,
+// not one valid multi-byte UTF-8 sequence, no NUL, and at most one byte in
+// five past ASCII (accents: French prose has a few in a hundred; text in a
+// legacy encoding of Cyrillic, Greek or CJK has most of its bytes there,
+// and would be misread). It is the
+// rule of HTML without a declared charset, restricted to mostly-ASCII text.
+func Windows1252(src []byte) bool {
+	if utf8.Valid(src) || bytes.HasPrefix(src, utf8BOM) || bytes.IndexByte(src, 0) >= 0 || hasMultiByteUTF8(src) {
+		return false
+	}
+	high := 0
+	for _, c := range src {
+		if c >= utf8.RuneSelf {
+			high++
+		}
+	}
+	return high*5 <= len(src)
+}
+
 // hasMultiByteUTF8 reports whether p holds at least one valid multi-byte
 // UTF-8 sequence.
 func hasMultiByteUTF8(p []byte) bool {
@@ -204,6 +225,10 @@ type decodePiece struct {
 // decodeMap maps offsets in decoded text back to the source.
 type decodeMap struct {
 	pieces []decodePiece // sorted; the last one is a sentinel at the ends
+	// perChar makes compose map each character of a run on its own: in
+	// UTF-16 every character is wider in the source, and a run is most of
+	// a document (its ASCII letters, spaces and punctuation alike).
+	perChar bool
 }
 
 func (m *decodeMap) add(dec, orig, dw, ow int) {
@@ -254,6 +279,35 @@ func (m *decodeMap) end(p int) int {
 	return pc.orig + ((p-1-pc.dec)/pc.dw+1)*pc.ow
 }
 
+// fromEncoded normalizes src, text or Markdown that starts with a UTF-16
+// byte-order mark (what Windows Notepad saved as "Unicode", and Windows
+// PowerShell's > writes), by norm after decoding it to UTF-8; the
+// document's map leads back to src's bytes. ok is false, and nothing is
+// done, for any other src.
+//
+// Text that is not UTF-8 but reads as windows-1252 ([Windows1252]) is
+// decoded from windows-1252 the same way.
+func fromEncoded(src []byte, norm func([]byte) *Document) (d *Document, ok bool) {
+	var name string
+	from := 2
+	switch {
+	case bytes.HasPrefix(src, []byte{0xFF, 0xFE}):
+		name = "utf-16le"
+	case bytes.HasPrefix(src, []byte{0xFE, 0xFF}):
+		name = "utf-16be"
+	case Windows1252(src):
+		name, from = "windows-1252", 0
+	default:
+		return nil, false
+	}
+	e, name := charset.Lookup(name)
+	decoded, m := decodeWithMap(e, name, src, from)
+	d = norm(decoded) // UTF-8, so never with a UTF-16 mark
+	d.m = compose(d.m, m)
+	d.srcLen = len(src)
+	return d, true
+}
+
 // decodeWithMap decodes src[from:] with e and returns the UTF-8 text and the
 // map from it back to src. Each character is decoded on its own so that the
 // map is exact to the character; runs of characters of the same widths share
@@ -262,7 +316,7 @@ func (m *decodeMap) end(p int) int {
 func decodeWithMap(e encoding.Encoding, name string, src []byte, from int) ([]byte, *decodeMap) {
 	asciiSafe := name != "utf-16be" && name != "utf-16le" && name != "iso-2022-jp"
 	out := make([]byte, 0, len(src)-from+len(src)/2)
-	m := &decodeMap{}
+	m := &decodeMap{perChar: !asciiSafe && name != "iso-2022-jp"}
 	dec := e.NewDecoder()
 	var scratch [32]byte
 	i := from
@@ -311,7 +365,7 @@ func decodeWithMap(e encoding.Encoding, name string, src []byte, from int) ([]by
 // over the source. Copied text stays a copy where it came from ASCII bytes
 // copied one for one; elsewhere it becomes synthesized, one segment per run
 // of characters of equal width (a word of Cyrillic, a run of CJK), so offsets
-// stay exact to the run.
+// stay exact to the run, or, for UTF-16 (dm.perChar), one per character.
 func compose(om offsetMap, dm *decodeMap) offsetMap {
 	out := offsetMap{segs: segList{hint: om.segs.len() + om.segs.len()/2}, textLen: om.textLen}
 	for i := range om.segs.len() {
@@ -334,9 +388,14 @@ func compose(om offsetMap, dm *decodeMap) offsetMap {
 			pe := min(dm.pieces[k+1].dec, e)
 			pc := dm.pieces[k]
 			a := dm.start(s)
-			if pc.dw == 1 && pc.ow == 1 {
+			switch {
+			case pc.dw == 1 && pc.ow == 1:
 				out.add(t, a, a+pe-s, false)
-			} else {
+			case dm.perChar && pc.dw > 0:
+				for c := s; c < pe; c += pc.dw {
+					out.add(t+c-s, a+(c-s)/pc.dw*pc.ow, a+((c-s)/pc.dw+1)*pc.ow, true)
+				}
+			default:
 				out.add(t, a, max(dm.end(pe), a), true)
 			}
 			t += pe - s

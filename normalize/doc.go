@@ -48,6 +48,12 @@
 // Line breaks are kept (at most one blank line in a row), horizontal runs
 // become one space. No title, no headings.
 //
+// Plain text and Markdown that start with a UTF-16 byte-order mark are
+// decoded from UTF-16, and those that are not UTF-8 but read as
+// windows-1252 ([Windows1252]: mostly ASCII, with no UTF-8 sequence) from
+// windows-1252, before these rules; each character's span leads back to its
+// own bytes.
+//
 // # HTML
 //
 // HTML is tokenized with x/net/html (not parsed into a tree: the tokens keep

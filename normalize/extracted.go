@@ -1,6 +1,9 @@
 package normalize
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // ErrEncrypted is the error readers of binary formats wrap for a document
 // that cannot be read without a password; ingest skips such a file, saying
@@ -140,6 +143,30 @@ func (x *Extracted) Paragraph(text string) {
 	x.b.pre = false
 	x.write(text)
 	x.b.brk(2)
+}
+
+// Append writes the text and headings of d, a document normalize read (an
+// HTML page: an EPUB's chapter, a saved page's frame): its headings as
+// headings, the blocks between them (separated by blank lines) with their
+// line breaks (list items, table rows) kept.
+func (x *Extracted) Append(d *Document) {
+	pos := 0
+	body := func(end int) {
+		for _, b := range strings.Split(d.Text[pos:end], "\n\n") {
+			if strings.TrimSpace(b) != "" {
+				x.Lines(b)
+			}
+		}
+	}
+	for _, h := range d.Headings {
+		if h.Offset < pos || h.Offset+len(h.Text) > len(d.Text) {
+			continue
+		}
+		body(h.Offset)
+		x.Heading(h.Level, h.Text)
+		pos = h.Offset + len(h.Text)
+	}
+	body(len(d.Text))
 }
 
 // Lines writes a block whose line breaks are kept (code, verse, an address),

@@ -65,7 +65,7 @@ func FuzzHTML(f *testing.F) {
 // FuzzMarkdown checks the invariants on any input read as Markdown.
 func FuzzMarkdown(f *testing.F) {
 	addSeeds(f, []string{".md"}, "markdown", ".md")
-	for _, s := range []string{"---\ntitle: x\n---\n", "- a\n  - b\n", "<div>\n\n*a*\n\n</div>", "| a |\n|---|\n| `b\\|c` |", "a<br>b", "1. x\n   1. y"} {
+	for _, s := range []string{"---\ntitle: x\n---\n", "- a\n  - b\n", "<div>\n\n*a*\n\n</div>", "| a |\n|---|\n| `b\\|c` |", "a<br>b", "1. x\n   1. y", "\xff\xfe#\x00 \x00a\x00\n\x00", "\xfe\xff\x00*\x00b\x00*\xd8\x00"} {
 		f.Add([]byte(s))
 	}
 	fuzzFormat(f, Markdown)
@@ -74,7 +74,7 @@ func FuzzMarkdown(f *testing.F) {
 // FuzzPlainText checks the invariants on any input read as plain text.
 func FuzzPlainText(f *testing.F) {
 	addSeeds(f, []string{".txt", ".md"}, "", "")
-	for _, s := range []string{"a \r\n\r\n\r\n b", "\xef\xbb\xbf\xff", "\u2028\u00a0x"} {
+	for _, s := range []string{"a \r\n\r\n\r\n b", "\xef\xbb\xbf\xff", "\u2028\u00a0x", "\xff\xfeh\x00i\x00\r\x00\n\x00\x00\xd8", "\xfe\xff\x4e\x2d\x00 "} {
 		f.Add([]byte(s))
 	}
 	fuzzFormat(f, PlainText)

@@ -58,6 +58,9 @@ func normalizeMarkdown(src []byte) *Document {
 // normalizeMarkdownWith is normalizeMarkdown with the parser p.
 func normalizeMarkdownWith(p parser.Parser, src []byte) *Document {
 	src = src[:min(len(src), maxSource)]
+	if d, ok := fromEncoded(src, func(b []byte) *Document { return normalizeMarkdownWith(p, b) }); ok {
+		return d
+	}
 	base := 0
 	if bytes.HasPrefix(src, utf8BOM) {
 		base = len(utf8BOM)

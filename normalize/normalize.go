@@ -90,6 +90,9 @@ var utf8BOM = []byte("\xEF\xBB\xBF")
 
 func normalizePlainText(src []byte) *Document {
 	src = src[:min(len(src), maxSource)]
+	if d, ok := fromEncoded(src, normalizePlainText); ok {
+		return d
+	}
 	base := 0
 	if bytes.HasPrefix(src, utf8BOM) {
 		base = len(utf8BOM)

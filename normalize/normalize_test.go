@@ -1,10 +1,14 @@
 package normalize
 
 import (
+	"encoding/binary"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf16"
 
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
@@ -436,5 +440,105 @@ func TestMarkdownCostly(t *testing.T) {
 	// A costly document still gives its text.
 	if d := FromMarkdown([]byte(strings.Repeat("[a](", 1<<18))); len(d.Text) != 1<<20 {
 		t.Errorf("links: %d bytes of text, want %d", len(d.Text), 1<<20)
+	}
+}
+
+// TestUTF16 reads text and Markdown that start with a UTF-16 byte-order
+// mark (Notepad's "Unicode", Windows PowerShell's >) as their UTF-8 forms
+// are read, with spans that lead back to their own bytes; they were
+// skipped.
+func TestUTF16(t *testing.T) {
+	const md = "# Budget 2027\n\nThe budget is 40,000 €. Alice approves *purchases* above 5,000 €.\n\n- 東京 office\n"
+	const txt = "Meeting notes\r\nThe budget for 2027 is 40,000 euros.\r\n"
+	encode := func(s string, order binary.AppendByteOrder, bom []byte) []byte {
+		out := slices.Clone(bom)
+		for _, u := range utf16.Encode([]rune(s)) {
+			out = order.AppendUint16(out, u)
+		}
+		return out
+	}
+	decode := func(b []byte, order binary.ByteOrder) string {
+		u := make([]uint16, len(b)/2)
+		for i := range u {
+			u[i] = order.Uint16(b[2*i:])
+		}
+		return string(utf16.Decode(u))
+	}
+	for _, tc := range []struct {
+		name  string
+		src   string
+		norm  func([]byte) *Document
+		order interface {
+			binary.ByteOrder
+			binary.AppendByteOrder
+		}
+		bom []byte
+	}{
+		{"Markdown, little-endian", md, FromMarkdown, binary.LittleEndian, []byte{0xFF, 0xFE}},
+		{"Markdown, big-endian", md, FromMarkdown, binary.BigEndian, []byte{0xFE, 0xFF}},
+		{"text, little-endian", txt, FromPlainText, binary.LittleEndian, []byte{0xFF, 0xFE}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.norm([]byte(tc.src))
+			src := encode(tc.src, tc.order, tc.bom)
+			got := tc.norm(src)
+			if got.Text != want.Text || got.Title != want.Title || !reflect.DeepEqual(got.Headings, want.Headings) {
+				t.Fatalf("read\n%q (title %q)\nwant\n%q (title %q)", got.Text, got.Title, want.Text, want.Title)
+			}
+			for _, w := range []string{"40,000", "Alice approves", "東京", "Meeting notes"} {
+				i := strings.Index(got.Text, w)
+				if i < 0 {
+					continue
+				}
+				s, e := got.SourceSpan(i, i+len(w))
+				if s%2 != 0 || e%2 != 0 || decode(src[s:e], tc.order) != w {
+					t.Errorf("%q spans bytes %d-%d of the source, which read %q", w, s, e, decode(src[s:e-e%2], tc.order))
+				}
+			}
+		})
+	}
+}
+
+// TestWindows1252: text and Markdown that are not UTF-8 but mostly ASCII,
+// with no UTF-8 sequence (Latin-1 notes from older Windows editors), are
+// read as windows-1252, spans leading back to their own bytes; text with
+// more than one byte in five past ASCII (Cyrillic in windows-1251) or with
+// UTF-8 in it is not.
+func TestWindows1252(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		latin     bool
+		text      string // of FromMarkdown
+		word      string // a word of text whose span is checked
+		wordSrc   string // its bytes in src
+	}{
+		{"Latin-1 notes", "# Caf\xe9 notes\n\nThe cr\xe8me br\xfbl\xe9e costs \x809 at Chez L\xe9on.\n", true,
+			"Café notes\n\nThe crème brûlée costs €9 at Chez Léon.", "brûlée", "br\xfbl\xe9e"},
+		{"Cyrillic, windows-1251", "\xcf\xf0\xe8\xe2\xe5\xf2 \xec\xe8\xf0", false, "", "", ""},
+		{"UTF-8 with a bad byte", "caf\xc3\xa9 and caf\xe9", false, "", "", ""},
+		{"UTF-8", "café", false, "café", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Windows1252([]byte(tc.src)); got != tc.latin {
+				t.Fatalf("Windows1252 = %v, want %v", got, tc.latin)
+			}
+			if tc.text == "" {
+				return
+			}
+			d := FromMarkdown([]byte(tc.src))
+			if d.Text != tc.text {
+				t.Fatalf("text %q, want %q", d.Text, tc.text)
+			}
+			if tc.word != "" {
+				i := strings.Index(d.Text, tc.word)
+				s, e := d.SourceSpan(i, i+len(tc.word))
+				if tc.src[s:e] != tc.wordSrc {
+					t.Errorf("%q spans %q of the source, want %q", tc.word, tc.src[s:e], tc.wordSrc)
+				}
+			}
+			if p := FromPlainText([]byte(tc.src)); !strings.Contains(p.Text, "€9") && tc.latin {
+				t.Errorf("plain text %q not decoded", p.Text)
+			}
+		})
 	}
 }

@@ -701,9 +701,10 @@ func (s *Searcher) hits(ctx context.Context, ranked []candidate, k, perDoc int, 
 
 // Extracted reports whether a document of the given format (index
 // Document.Type) has its text extracted from a binary file (PDF, Word,
-// OpenDocument, EPUB, PowerPoint, a picture read by OCR), so that its
-// spans are ranges of that text, not of the file: any format but the
-// text formats cite reads as they are (Markdown, HTML, text).
+// OpenDocument, EPUB, PowerPoint, a web page saved as one file, a picture
+// read by OCR), so that its spans are ranges of that text, not of the
+// file: any format but the text formats cite reads as they are (Markdown,
+// HTML, text).
 func Extracted(format string) bool {
 	switch format {
 	case "markdown", "html", "text", "":

@@ -54,7 +54,7 @@ var uploadExts = map[string]bool{".md": true, ".markdown": true, ".mdx": true, "
 // may have when the server has readers for them. The readers know a format
 // by its content, not by this name: a .doc that is a DOCX is read as one,
 // and an old binary .doc or .ppt is skipped saying what to save it as.
-var documentExts = map[string]bool{".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true, ".doc": true, ".ppt": true,
+var documentExts = map[string]bool{".pdf": true, ".docx": true, ".odt": true, ".epub": true, ".pptx": true, ".doc": true, ".ppt": true, ".mhtml": true, ".mht": true,
 	".xlsx": true, ".ods": true, ".xls": true,
 	".png": true, ".jpg": true, ".jpeg": true, ".tif": true, ".tiff": true, ".gif": true, ".bmp": true, ".webp": true}
 
@@ -87,7 +87,7 @@ func uploadName(name string, documents bool) (string, error) {
 		}
 		formats := "Markdown (.md), HTML (.html) or text (.txt)"
 		if documents {
-			formats = "Markdown (.md), HTML (.html), text (.txt), PDF (.pdf), Word (.docx), OpenDocument (.odt), EPUB (.epub), PowerPoint (.pptx), Excel (.xlsx), an OpenDocument spreadsheet (.ods) or a picture of pages (.png, .jpg, .tiff, .gif, .bmp, .webp; read by OCR)"
+			formats = "Markdown (.md), HTML (.html), text (.txt), PDF (.pdf), Word (.docx), OpenDocument (.odt), EPUB (.epub), PowerPoint (.pptx), Excel (.xlsx), an OpenDocument spreadsheet (.ods), a web page saved as one file (.mhtml) or a picture of pages (.png, .jpg, .tiff, .gif, .bmp, .webp; read by OCR)"
 		}
 		return "", fmt.Errorf("file name %q of the file part: %s is required: %s", trimRunes(name, 64), what, formats)
 	}

@@ -208,7 +208,7 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 				return mcpPassages{}, fmt.Errorf("start: document %s has no passages", d.ID)
 			}
 			if in.Start > 0 && in.Start >= len(chunks) {
-				return mcpPassages{}, fmt.Errorf("start: document %s has %d passages, numbered 0 to %d: %d is past its end", d.ID, len(chunks), len(chunks)-1, in.Start)
+				return mcpPassages{}, fmt.Errorf("start: the passages of document %s are numbered 0 to %d: %d is past its end", d.ID, len(chunks)-1, in.Start)
 			}
 			limit := cmpInt(in.MaxChars, 8000)
 			out := []Passage{}

@@ -339,7 +339,7 @@ func TestMCPArguments(t *testing.T) {
 		{"document zero k", "search_documents", map[string]any{"query": "bees", "document_ids": []string{doc.DocumentID}, "k": 0}, "k: 1 to 20 passages (default 5), not 0"},
 		{"document k", "search_documents", map[string]any{"query": "bees", "document_ids": []string{doc.DocumentID}, "k": 100}, "k: 1 to 20"},
 		{"negative start", "read_document", map[string]any{"document_id": doc.DocumentID, "start": -5}, "start: the first passage to read, 0 or more, not -5"},
-		{"start past the end", "read_document", map[string]any{"document_id": doc.DocumentID, "start": 999}, "999 is past its end"},
+		{"start past the end", "read_document", map[string]any{"document_id": doc.DocumentID, "start": 999}, "are numbered 0 to "},
 		{"negative max_chars", "read_document", map[string]any{"document_id": doc.DocumentID, "max_chars": -1}, "max_chars: 100 to 20000 (default 8000), not -1"},
 		{"small max_chars", "read_document", map[string]any{"document_id": doc.DocumentID, "max_chars": 50}, "not 50"},
 		{"relative path outside the index", "read_document", map[string]any{"document_id": "../testdata/nosuch.md"}, `document_id: no document \"../testdata/nosuch.md\"`},

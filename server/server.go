@@ -238,10 +238,10 @@ var chatTemplate = template.Must(template.ParseFS(webFiles, "web/index.html"))
 func (s *Server) chatPage(w http.ResponseWriter, _ *http.Request) {
 	formats := struct{ Names, Accept string }{"Markdown, HTML or text", ".md,.markdown,.mdx,.html,.htm,.txt,text/markdown,text/html,text/plain"}
 	if len(s.deps.Readers) > 0 {
-		formats.Names = "PDF, Word, OpenDocument, EPUB, PowerPoint, Excel, Markdown, HTML, text or pictures of pages (by OCR)"
-		formats.Accept = ".pdf,.docx,.odt,.epub,.pptx,.doc,.ppt,.xlsx,.ods,.xls," + formats.Accept + ",.png,.jpg,.jpeg,.tif,.tiff,.gif,.bmp,.webp,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document," +
+		formats.Names = "PDF, Word, OpenDocument, EPUB, PowerPoint, Excel, Markdown, HTML (a saved page too), text or pictures of pages (by OCR)"
+		formats.Accept = ".pdf,.docx,.odt,.epub,.pptx,.doc,.ppt,.xlsx,.ods,.xls," + formats.Accept + ",.mhtml,.mht,.png,.jpg,.jpeg,.tif,.tiff,.gif,.bmp,.webp,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document," +
 			"application/vnd.oasis.opendocument.text,application/epub+zip,application/vnd.openxmlformats-officedocument.presentationml.presentation," +
-			"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,application/vnd.oasis.opendocument.spreadsheet,image/png,image/jpeg,image/tiff,image/gif,image/bmp,image/webp"
+			"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,application/vnd.oasis.opendocument.spreadsheet,multipart/related,image/png,image/jpeg,image/tiff,image/gif,image/bmp,image/webp"
 	}
 	var b bytes.Buffer
 	if err := chatTemplate.Execute(&b, formats); err != nil {
@@ -593,6 +593,10 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad_path", "path: "+strings.TrimPrefix(err.Error(), index.ErrInvalidInput.Error()+": "))
 		return
 	}
+	if relativeGlob(req.Path) {
+		writeError(w, http.StatusBadRequest, "bad_path", fmt.Sprintf("path %q: documents' paths are absolute (or URLs), so a relative pattern matches none; %q matches below any folder", trimRunes(req.Path, 200), "*/"+trimRunes(strings.TrimPrefix(req.Path, "./"), 200)))
+		return
+	}
 	res, err := s.deps.Searcher.Search(r.Context(), q)
 	switch {
 	case errors.Is(err, search.ErrInvalidQuery):
@@ -609,6 +613,20 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, 200, res)
+}
+
+// relativeGlob reports whether the path pattern p can match no stored
+// path: those are absolute paths or URLs, and a GLOB matches from the
+// start, so a pattern that starts with neither "/" nor a wildcard nor a
+// URL's scheme ("notes/*", "./notes/*.md") matches nothing. cite search
+// takes such a pattern from the working directory; the server has none to
+// take it from, and it answered an empty list.
+func relativeGlob(p string) bool {
+	if p == "" || strings.ContainsAny(p[:1], "/*?[") {
+		return false
+	}
+	scheme, _, ok := strings.Cut(p, ":")
+	return !ok || strings.ContainsAny(scheme, "/*?[")
 }
 
 func cmpOr(a, b string) string {

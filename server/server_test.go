@@ -384,6 +384,10 @@ func TestSearchErrors(t *testing.T) {
 		{"query", `{"query":" "}`, "bad_query", "query:"},
 		{"unclosed set", `{"query":"q","path":"/docs/[ab"}`, "bad_path", `path: path pattern \"/docs/[ab\": the \"[\" at byte 6 is never closed`},
 		{"long path", `{"query":"q","path":"` + strings.Repeat("*[a]", 300) + `b"}`, "bad_path", "path: path pattern of 1201 bytes: the limit is 1024"},
+		// Stored paths are absolute: a relative pattern answered an
+		// empty list, as if no document matched the query.
+		{"relative path", `{"query":"q","path":"notes/*"}`, "bad_path", `path \"notes/*\": documents' paths are absolute (or URLs), so a relative pattern matches none; \"*/notes/*\" matches below any folder`},
+		{"relative path with ./", `{"query":"q","path":"./notes/*.md"}`, "bad_path", `\"*/notes/*.md\" matches below any folder`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, out := do(t, "POST", ts.URL+"/v1/search", "application/json", tc.body)

@@ -55,13 +55,14 @@ var sourceTypes = map[string]string{
 // extractedTypes are the content types of the formats whose text is
 // extracted, served as they are only with ?original=1.
 var extractedTypes = map[string]string{
-	"pdf":  "application/pdf",
-	"docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-	"pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-	"odt":  "application/vnd.oasis.opendocument.text",
-	"epub": "application/epub+zip",
-	"xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-	"ods":  "application/vnd.oasis.opendocument.spreadsheet",
+	"pdf":   "application/pdf",
+	"docx":  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	"pptx":  "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+	"odt":   "application/vnd.oasis.opendocument.text",
+	"epub":  "application/epub+zip",
+	"xlsx":  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	"ods":   "application/vnd.oasis.opendocument.spreadsheet",
+	"mhtml": "multipart/related",
 }
 
 // documentSource is GET /v1/documents/{id}/source[?session=ID].

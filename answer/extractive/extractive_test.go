@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index/analysis"
 )
 
@@ -401,5 +402,53 @@ func TestFencedInSection(t *testing.T) {
 	raw := "Intro.\n\nIt runs.\n\n```\nx\n```\n"
 	if _, _, ok := fencedInSection([]byte(raw), len("Intro.\n\n"), len("Intro.\n\nIt runs.")); ok {
 		t.Error("a paragraph after prose brought the section's code")
+	}
+}
+
+// TestRunOn: a run of words without an end (a transcript without
+// punctuation) is cut into citable pieces of at most pieceWords words,
+// after a comma in a piece's second half where there is one, and an answer
+// quotes the piece that holds the question's words, not the whole run.
+func TestRunOn(t *testing.T) {
+	filler := strings.Repeat("so we went down to the river and then ", 30) // 270 words
+	for _, tc := range []struct {
+		name   string
+		text   string
+		pieces int
+		want   string // the answer's sentence
+	}{
+		{"no punctuation", filler + "the launch code is zebra forty two and that was it",
+			8, strings.Repeat("river and then so we went down to the ", 3) + "river and then the launch code is zebra forty two and that was"},
+		{"commas", strings.Repeat("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty twentyone twentytwo, ", 8) + "the launch code is zebra forty two.",
+			8, "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty twentyone twentytwo, the launch code is zebra forty two."},
+		{"a long sentence stays whole", strings.Repeat("word ", maxSentenceWords-10) + "and the launch code is zebra forty two.", 1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ss := splitSentences(tc.text)
+			if len(ss) != tc.pieces {
+				t.Errorf("%d sentences, want %d", len(ss), tc.pieces)
+			}
+			words := 0
+			for _, s := range ss {
+				n := len(strings.Fields(s.text))
+				words += n
+				if tc.text[s.start:s.end] != s.text || s.heading || (tc.pieces > 1 && (n > pieceWords || !s.fragment)) {
+					t.Errorf("sentence %+v (%d words)", s, n)
+				}
+			}
+			if words != len(strings.Fields(tc.text)) {
+				t.Errorf("the sentences hold %d words, the text %d", words, len(strings.Fields(tc.text)))
+			}
+			if tc.want == "" {
+				return
+			}
+			sents, err := New(Options{}).Answer(t.Context(), "what is the launch code", []citations.Reference{{Index: 1, Title: "transcript.txt", Type: citations.TypeUpload, Passage: tc.text}})
+			if err != nil || len(sents) == 0 {
+				t.Fatalf("%v: %d sentences", err, len(sents))
+			}
+			if sents[0].Text != tc.want {
+				t.Errorf("answer %q, want %q", sents[0].Text, tc.want)
+			}
+		})
 	}
 }

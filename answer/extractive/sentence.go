@@ -30,10 +30,18 @@ var abbreviations = map[string]bool{
 // ".", "!", "?" or "…" (with any closing quotes or brackets) followed by
 // white space and a sentence start, except after an abbreviation or an
 // initial; after "。", "！" and "？" always.
+//
+// A run of more than maxSentenceWords words without an end (a transcript
+// without punctuation, a long line of words) is cut into pieces of at most
+// pieceWords, after a comma, semicolon or colon where one ends a piece's
+// second half, else between words: each piece is a fragment of a sentence
+// and citable, so that an answer quotes the piece that holds the question's
+// words rather than the whole run.
 func splitSentences(text string) []sentence {
 	var out []sentence
 	line := 0
-	add := func(start, end int) {
+	var add func(start, end int)
+	addOne := func(start, end int, piece bool) {
 		for start < end {
 			r, n := utf8.DecodeRuneInString(text[start:])
 			if !unicode.IsSpace(r) {
@@ -68,7 +76,19 @@ func splitSentences(text string) []sentence {
 		if (n < 4 && !cjk) || (!closed && (n < 10 || (end < len(text) && marker(s.text) < 0))) || tableRow(text, start, end) {
 			s.heading = true
 		}
+		if piece {
+			s.fragment, s.heading = true, tableRow(text, start, end)
+		}
 		out = append(out, s)
+	}
+	add = func(start, end int) {
+		if !runOn(text[start:end]) {
+			addOne(start, end, false)
+			return
+		}
+		for _, p := range pieces(text[start:end]) {
+			addOne(start+p[0], start+p[1], true)
+		}
 	}
 	start := 0
 	for i := 0; i < len(text); {
@@ -96,6 +116,68 @@ func splitSentences(text string) []sentence {
 		i += n
 	}
 	add(start, len(text))
+	return out
+}
+
+// A sentence of more than maxSentenceWords words is a run-on, cut into
+// pieces of at most pieceWords. The longest sentence of SQuAD's articles
+// has 142 words (its 99th percentile 71).
+const (
+	maxSentenceWords = 150
+	pieceWords       = 40
+)
+
+// runOn reports whether s has more than maxSentenceWords words.
+func runOn(s string) bool {
+	n := 0
+	in := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			in = false
+			continue
+		}
+		if !in {
+			in = true
+			if n++; n > maxSentenceWords {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pieces cuts s, a run-on, into byte ranges of at most pieceWords words
+// each, after a word ending in ",", ";" or ":" in a piece's second half
+// when there is one.
+func pieces(s string) [][2]int {
+	var words [][2]int // each word's range
+	start := -1
+	for i, r := range s {
+		switch {
+		case unicode.IsSpace(r) && start >= 0:
+			words = append(words, [2]int{start, i})
+			start = -1
+		case !unicode.IsSpace(r) && start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		words = append(words, [2]int{start, len(s)})
+	}
+	var out [][2]int
+	for i := 0; i < len(words); {
+		j := min(i+pieceWords, len(words)) // the piece is words[i:j]
+		if j < len(words) {
+			for k := j - 1; k >= i+pieceWords/2; k-- {
+				if last := s[words[k][1]-1]; last == ',' || last == ';' || last == ':' {
+					j = k + 1
+					break
+				}
+			}
+		}
+		out = append(out, [2]int{words[i][0], words[j-1][1]})
+		i = j
+	}
 	return out
 }
 

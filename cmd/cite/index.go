@@ -26,18 +26,19 @@ import (
 func runIndex(ctx context.Context, e *env, args []string) error {
 	f := newFlags(e, "index", "PATH...", `Index files, folders (recursively) and glob patterns (** matches any depth).
 Markdown, HTML and text files, PDF, Word (.docx), OpenDocument (.odt, .ods),
-EPUB, PowerPoint (.pptx) and Excel (.xlsx) are read, normalized, cut into chunks of at most --chunk-size
+EPUB, PowerPoint (.pptx), Excel (.xlsx) and web pages saved as one file (.mhtml) are read, normalized, cut into chunks of at most --chunk-size
 o200k_base tokens and stored. Unchanged files are skipped; changed files have
-their chunks replaced. Other binary files, empty, non-UTF-8 and oversized files
-are skipped with a reason. Exit status 1 if any file or path failed, or if
+their chunks replaced. Other binary files, empty, non-UTF-8 (but UTF-16 with its
+byte-order mark, and Latin-1) and oversized files are skipped with a reason. Exit status 1 if any file or path failed, or if
 no document could be indexed from the PATHs (every file skipped, or none
 found); files unchanged since the last run count as indexed.
 
 Walking a folder leaves out hidden files and folders (names starting with a
 dot), what the .gitignore and .ignore files of the folder and its subfolders
 ignore (git's syntax; .ignore wins) and, in a git work tree, what those of
-the folders above it up to the work tree's top and .git/info/exclude ignore
-(--no-ignore reads none), and what matches an --exclude glob: with a "/"
+the folders above it up to the work tree's top and .git/info/exclude ignore,
+the NAME_files folder a browser saves beside a page NAME.html (--no-ignore
+reads no ignore files and walks those folders), and what matches an --exclude glob: with a "/"
 (or starting "./") it is matched against the path from the PATH (for a glob
 PATH, from its folder before the first wildcard), without one against the
 name at any depth ('drafts', '*.tmp'); ending in "/" it matches folders only.
@@ -45,7 +46,7 @@ A file named as a PATH is indexed even if ignored. Documents indexed before
 whose files are ignored now are kept and counted; --prune removes them.`, true)
 	source := f.String("source", index.DefaultSource, "data source (named collection) to index into")
 	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone, or ignored now")
-	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files")
+	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files, and walk the _files folders of saved web pages")
 	var excludes listFlag
 	f.Var(&excludes, "exclude", "leave out files and folders matching this `GLOB`: 'drafts', '*.tmp' (a name, any depth), 'docs/old/**' (a path from the PATH) (repeatable)")
 	force := f.Bool("force", false, "re-index files even if unchanged")
@@ -280,7 +281,7 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 			fmt.Fprintf(e.stdout, ", %d missing (files gone, still indexed: --prune removes them)", stats.Missing)
 		}
 		if stats.Ignored > 0 {
-			fmt.Fprintf(e.stdout, ", %d ignored (ignore files, --exclude)", stats.Ignored)
+			fmt.Fprintf(e.stdout, ", %d ignored (ignore files, --exclude, saved pages' _files)", stats.Ignored)
 		}
 		if stats.IgnoredIndexed > 0 {
 			fmt.Fprintf(e.stdout, ", %d ignored but still indexed (--prune removes them)", stats.IgnoredIndexed)
@@ -365,7 +366,7 @@ func nothingIndexed(paths int, stats ingest.Stats, failed int, problems []proble
 	}
 	switch {
 	case stats.Seen == 0 && stats.Ignored > 0:
-		return fmt.Errorf("nothing indexed: no files found; %d files or folders were left out by ignore files or --exclude (--no-ignore reads no ignore files; folders and files whose name starts with a dot are left out unless named)", stats.Ignored)
+		return fmt.Errorf("nothing indexed: no files found; %d files or folders were left out by ignore files, --exclude or as saved pages' _files folders (--no-ignore reads no ignore files and walks those; folders and files whose name starts with a dot are left out unless named)", stats.Ignored)
 	case stats.Seen == 0:
 		return errors.New("nothing indexed: no files found (folders and files whose name starts with a dot are left out unless named)")
 	case stats.Skipped == 0:

@@ -313,7 +313,7 @@ func TestIndexIgnoreFiles(t *testing.T) {
 		}
 	}
 	code, out, errOut := cite(t, "index", "--index", idx, "--exclude", "drafts", p(""))
-	if code != 0 || !strings.Contains(out, "2 files: 2 added") || !strings.Contains(out, "5 ignored (ignore files, --exclude)") {
+	if code != 0 || !strings.Contains(out, "2 files: 2 added") || !strings.Contains(out, "5 ignored (ignore files, --exclude, saved pages' _files)") {
 		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
 	}
 	if strings.Contains(errOut, "node_modules") || strings.Contains(errOut, "history") {

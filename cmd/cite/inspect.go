@@ -56,7 +56,7 @@ func runSources(ctx context.Context, e *env, args []string) error {
 
 func runDocs(ctx context.Context, e *env, args []string) error {
 	f := newFlags(e, "docs", "", "List the indexed documents: id, chunks, tokens, title and path.", true)
-	source := f.String("source", "", "list only this data source")
+	source := f.once("source", "list only this data source (`NAME`)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func withLikelyDocuments(ctx context.Context, st sessions.DocumentFinder, source
 
 func runShow(ctx context.Context, e *env, args []string) error {
 	f := newFlags(e, "show", "PATH|ID", "Show an indexed document: its normalized text, or with --chunks each chunk\nwith its token count, byte spans (in the normalized text and in the file) and\nheading path.", true)
-	source := f.String("source", "", "look the document up in this data source only")
+	source := f.once("source", "look the document up in this data source (`NAME`) only")
 	showChunks := f.Bool("chunks", false, "show the chunks instead of the text")
 	if err := f.parse(args); err != nil {
 		return err
@@ -271,7 +271,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 
 func runRm(ctx context.Context, e *env, args []string) error {
 	f := newFlags(e, "rm", "PATH|ID...", "Remove documents and their chunks from the index (the files are left alone).\nA PATH is a document's file, a folder (every document indexed under it,\nwhether or not the folder is still on disk) or a quoted glob as cite index\ntakes ('docs/**/*.md'), matched against the indexed paths.", false)
-	source := f.String("source", "", "look documents up in this data source only")
+	source := f.once("source", "look documents up in this data source (`NAME`) only")
 	if err := f.parse(args); err != nil {
 		return err
 	}

@@ -95,6 +95,11 @@ func TestSearchFlags(t *testing.T) {
 		{"bad path glob", []string{"--path", "[", "bees"}, 2, []string{"--path", `"["`, "never closed"}},
 		{"unknown source", []string{"--source", "nosuch", "bees"}, 1, []string{`"nosuch"`, "no such data source", "default"}},
 		{"punctuation only", []string{"?!"}, 0, nil},
+		// A filter given twice is refused: the flag package kept the last
+		// alone, and --doc a --doc b searched b without a word.
+		{"two documents", []string{"--doc", "honeybees.md", "--doc", "sqlite-wal.html", "bees"}, 2, []string{"-doc", `given twice ("honeybees.md", then "sqlite-wal.html")`}},
+		{"two sources", []string{"--source", "default", "--source", "notes", "bees"}, 2, []string{"-source", "given twice"}},
+		{"two paths", []string{"--path", "*.md", "--path", "*.html", "bees"}, 2, []string{"-path", "given twice"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := cite(t, append([]string{"search", "--index", idx}, tc.args...)...)
@@ -239,6 +244,19 @@ func TestJSONPaths(t *testing.T) {
 			// As JSON text, the escape's backslash is itself escaped.
 			if !strings.Contains(stdout, strings.ReplaceAll(tc.want, `\`, `\\`)) {
 				t.Errorf("no %s in:\n%s", tc.want, stdout)
+			}
+		})
+	}
+}
+
+// TestStoreFlagHelp: --help names the value of --store as STORE; it read
+// "-store embedded", as if embedded were the value to give.
+func TestStoreFlagHelp(t *testing.T) {
+	for _, cmd := range []string{"search", "ask", "chat", "index", "docs"} {
+		t.Run(cmd, func(t *testing.T) {
+			_, _, stderr := cite(t, cmd, "--help")
+			if !strings.Contains(stderr, "-store STORE\n") || strings.Contains(stderr, "-store embedded") {
+				t.Errorf("cite %s --help:\n%s", cmd, stderr)
 			}
 		})
 	}

@@ -265,7 +265,7 @@ func newFlags(e *env, name, args, about string, withJSON bool) *flags {
 		f.indexEnv = true
 	}
 	fs.StringVar(&f.index, "index", def, "index `folder` (default from CITE_INDEX, else "+index.DefaultDir+")")
-	fs.StringVar(&f.store, "store", e.getenv("CITE_STORE"), "where chunks are searched: `embedded` (the index folder, the default) or weaviate://HOST:PORT[?collection=NAME&shards=N&replicas=N] (default from CITE_STORE); the index folder stays the writer's manifest")
+	fs.StringVar(&f.store, "store", e.getenv("CITE_STORE"), "where chunks are searched (`STORE`): embedded (the index folder, the default) or weaviate://HOST:PORT[?collection=NAME&shards=N&replicas=N] (default from CITE_STORE); the index folder stays the writer's manifest")
 	if withJSON {
 		fs.BoolVar(&f.json, "json", false, "print JSON")
 	}
@@ -274,6 +274,33 @@ func newFlags(e *env, name, args, about string, withJSON bool) *flags {
 		fs.PrintDefaults()
 	}
 	return f
+}
+
+// onceFlag is a flag of one value that refuses a second: the flag package
+// would keep the last silently, and where cite ask and cite chat take
+// several (--source, --doc), a second one given to cite search looks meant,
+// and its filter was lost without a word.
+type onceFlag struct {
+	value string
+	set   bool
+}
+
+func (o *onceFlag) String() string { return o.value }
+
+func (o *onceFlag) Set(s string) error {
+	if o.set {
+		return fmt.Errorf("given twice (%q, then %q): it takes one value", o.value, s)
+	}
+	o.value, o.set = s, true
+	return nil
+}
+
+// once defines a flag of one value ([onceFlag]); usage names its value
+// in backquotes, as the flag package reads it.
+func (f *flags) once(name, usage string) *string {
+	o := &onceFlag{}
+	f.Var(o, name, usage)
+	return &o.value
 }
 
 // parse parses args, allowing flags after the positional arguments too.

@@ -268,7 +268,7 @@ func TestServeDocuments(t *testing.T) {
 	}
 
 	_, page := get("/")
-	if !strings.Contains(page, "Add documents to this conversation (PDF, Word, OpenDocument, EPUB, PowerPoint, Excel, Markdown, HTML, text or pictures of pages (by OCR))") ||
+	if !strings.Contains(page, "Add documents to this conversation (PDF, Word, OpenDocument, EPUB, PowerPoint, Excel, Markdown, HTML (a saved page too), text or pictures of pages (by OCR))") ||
 		!strings.Contains(page, `accept=".pdf,.docx,.odt,.epub,.pptx,.doc,.ppt,.xlsx,.ods,.xls,.md,`) {
 		t.Errorf("the page's upload form does not name the formats:\n%s", page)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/normalize"
+	"github.com/cite-rag/cite/normalize/mhtml"
 	"github.com/cite-rag/cite/normalize/office"
 	"github.com/cite-rag/cite/normalize/pdf"
 )
@@ -27,7 +28,17 @@ func documentReaders(p *pdf.Reader) []ingest.Reader {
 	if p == nil {
 		p = &pdf.Reader{}
 	}
-	return []ingest.Reader{pdfReader{p}, imageReader{p}, officeReader{}}
+	return []ingest.Reader{pdfReader{p}, imageReader{p}, officeReader{}, mhtmlReader{}}
+}
+
+// mhtmlReader reads web pages saved as one file (.mhtml, .mht) through
+// package mhtml.
+type mhtmlReader struct{}
+
+func (mhtmlReader) Sniff(data []byte) (string, bool) { return "mhtml", mhtml.Sniff(data) }
+
+func (mhtmlReader) Read(_ context.Context, _ string, data []byte) (*normalize.Document, error) {
+	return mhtml.Read(data)
 }
 
 // pdfReader reads PDFs through package pdf (pdfium in WebAssembly, started

@@ -27,9 +27,9 @@ of words (typos, inflections, identifiers), not meanings; index with
 --embedder ollama:MODEL or openai:MODEL for semantic search.`, true)
 	k := f.Int("k", search.DefaultK, "number of hits")
 	mode := f.String("mode", "hybrid", "hybrid, bm25 or vector")
-	source := f.String("source", "", "search only this data source")
-	doc := f.String("doc", "", "search only this document (path or id)")
-	pathGlob := f.String("path", "", "search only documents whose path matches this glob (* matches across /)")
+	source := f.once("source", "search only this data source (`NAME`; once)")
+	doc := f.once("doc", "search only this document (`PATH|ID`; once)")
+	pathGlob := f.once("path", "search only documents whose path matches this `GLOB` (* matches across /; once)")
 	perDoc := f.Int("per-doc", 0, "at most this many hits from one document (0: no limit)")
 	fusion := f.String("fusion", "", "hybrid fusion METHOD:BM25WEIGHT:VECTORWEIGHT (default "+search.DefaultFusion.String()+")")
 	if err := f.parse(args); err != nil {

@@ -76,36 +76,13 @@ func readEPUB(z *zipDoc) (*normalize.Document, error) {
 				x.Heading(1, t)
 			}
 		}
-		appendDocument(&x, d)
+		x.Append(d)
 	}
 	title := ""
 	if t := opf.path("package", "metadata", "title"); t != nil {
 		title = t.textContent()
 	}
 	return x.Document(title), nil
-}
-
-// appendDocument writes the text and headings of an HTML document read by
-// normalize: its headings as headings, the blocks between them (separated
-// by blank lines) with their line breaks (list items, table rows) kept.
-func appendDocument(x *normalize.Extracted, d *normalize.Document) {
-	pos := 0
-	body := func(end int) {
-		for _, b := range strings.Split(d.Text[pos:end], "\n\n") {
-			if strings.TrimSpace(b) != "" {
-				x.Lines(b)
-			}
-		}
-	}
-	for _, h := range d.Headings {
-		if h.Offset < pos || h.Offset+len(h.Text) > len(d.Text) {
-			continue
-		}
-		body(h.Offset)
-		x.Heading(h.Level, h.Text)
-		pos = h.Offset + len(h.Text)
-	}
-	body(len(d.Text))
 }
 
 // navTitles reads an EPUB 3 navigation document's table of contents: the

@@ -31,7 +31,9 @@
 // set in two or three columns are read column by column; ligatures and soft
 // hyphens are folded. Running headers, footers and page numbers (the first
 // or last line of pages that repeats on at least half of them, numbers
-// aside) are left out of the text and listed in [Report.Dropped]. Headings
+// aside; on a document of one page, a browser's header of date and time
+// and title, and footer of address and "1/1") are left out of the text and
+// listed in [Report.Dropped]. Headings
 // come from the outline (bookmarks) when the file has one, else from font
 // size and weight. Rows of cells that line up are table rows
 // ([normalize.Extracted.Row]).

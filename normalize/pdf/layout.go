@@ -845,6 +845,29 @@ func abs(x int) int {
 	return x
 }
 
+// A browser (Chromium, with its default "Headers and footers") prints the
+// date and time and the page's title at the top of each page, and its
+// address and "page/pages" at the bottom.
+var (
+	printedAt   = regexp.MustCompile(`^[0-9]{1,4}[./-][0-9]{1,2}[./-][0-9]{1,4},?\s+[0-9]{1,2}[:.][0-9]{2}(:[0-9]{2})?(\s*[AaPp]\.?[Mm]\.?)?$`)
+	webAddress  = regexp.MustCompile(`^((https?|file|ftp)://\S+|about:blank|data:\S+)$`)
+	pageOfPages = regexp.MustCompile(`^[0-9]+/[0-9]+$`)
+)
+
+// printedByBrowser reports whether p's first row is a browser's header (a
+// date and time, and the title) and its last row its footer (an address
+// and "page/pages").
+func printedByBrowser(p *page) bool {
+	if len(p.rows) < 3 {
+		return false
+	}
+	has := func(r row, re *regexp.Regexp) bool {
+		return slices.ContainsFunc(r.segs, func(s seg) bool { return re.MatchString(strings.TrimSpace(s.text)) })
+	}
+	top, bottom := p.rows[0], p.rows[len(p.rows)-1]
+	return len(top.segs) <= 2 && has(top, printedAt) && has(bottom, webAddress) && has(bottom, pageOfPages)
+}
+
 // dropRunning removes running headers and footers (the text of a page's
 // first or last row that repeats on other pages, its numbers aside) and
 // page numbers, and reports them.
@@ -899,6 +922,22 @@ func dropRunning(pages []*page, rep *Report) {
 		return false
 	}
 	for _, p := range pages {
+		if withText == 1 && printedByBrowser(p) {
+			// One page: nothing repeats, but the browser's header and
+			// footer read as they do on every page it prints.
+			for _, s := range p.rows[0].segs {
+				rep.Dropped = append(rep.Dropped, Dropped{Page: p.number, Text: s.text, Why: "running header"})
+			}
+			last := &p.rows[len(p.rows)-1]
+			last.segs = slices.DeleteFunc(last.segs, func(s seg) bool {
+				if webAddress.MatchString(s.text) {
+					rep.Dropped = append(rep.Dropped, Dropped{Page: p.number, Text: s.text, Why: "running footer"})
+					return true
+				}
+				return false
+			})
+			p.rows = p.rows[1:]
+		}
 		for _, end := range []string{"top", "bottom"} {
 			if len(p.rows) == 0 || (end == "bottom" && len(p.rows) < 2) {
 				continue

@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -264,6 +265,58 @@ func TestBlocks(t *testing.T) {
 			}
 			if g := strings.Join(got, "|"); g != c.want {
 				t.Errorf("blocks %q\nwant   %q", g, c.want)
+			}
+		})
+	}
+}
+
+// TestBrowserHeaderOnePage: a page a browser printed alone has its header
+// (date and time, title) and footer (address, "1/1") left out, though
+// nothing repeats; a page without the footer's address and page count
+// keeps a date line at its top.
+func TestBrowserHeaderOnePage(t *testing.T) {
+	r := func(y float64, texts ...string) row {
+		var out row
+		for i, text := range texts {
+			s := seg{box: box{float64(25 + 300*i), float64(100 + 300*i), y, y + 8}, text: text, size: 10.7}
+			out.segs = append(out.segs, s)
+		}
+		out.box = box{out.segs[0].x0, out.segs[len(out.segs)-1].x1, y, y + 8}
+		return out
+	}
+	body := r(700, "Revenue grew 14% to 2.3 million euros.")
+	for _, c := range []struct {
+		name     string
+		rows     []row
+		want     []string // the rows' text left
+		wantLeft int      // notes of text left out
+	}{
+		{"Chromium's header and footer", []row{r(768, "11/27/26, 4:21 PM", "Quarterly Report"), body, r(16, "file:///tmp/report.html", "1/1")},
+			[]string{"Revenue grew 14% to 2.3 million euros."}, 4},
+		{"a day-first date and an https address", []row{r(768, "27.11.26, 16:21", "Bericht"), body, r(16, "https://example.org/a?b=c", "1/1")},
+			[]string{"Revenue grew 14% to 2.3 million euros."}, 4},
+		{"no address at the bottom", []row{r(768, "11/27/26, 4:21 PM", "Minutes"), body, r(16, "Signed", "1/1")},
+			[]string{"11/27/26, 4:21 PM | Minutes", "Revenue grew 14% to 2.3 million euros.", "Signed"}, 1},
+		{"no date at the top", []row{r(768, "Quarterly Report"), body, r(16, "file:///tmp/report.html", "1/1")},
+			[]string{"Quarterly Report", "Revenue grew 14% to 2.3 million euros.", "file:///tmp/report.html"}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pages := []*page{{number: 1, rows: slices.Clone(c.rows)}}
+			rep := &Report{}
+			dropRunning(pages, rep)
+			var got []string
+			for _, row := range pages[0].rows {
+				var ts []string
+				for _, s := range row.segs {
+					ts = append(ts, s.text)
+				}
+				got = append(got, strings.Join(ts, " | "))
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("rows %q, want %q", got, c.want)
+			}
+			if len(rep.Dropped) != c.wantLeft {
+				t.Errorf("left out %+v, want %d", rep.Dropped, c.wantLeft)
 			}
 		})
 	}
