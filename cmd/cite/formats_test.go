@@ -90,16 +90,7 @@ func TestPDF(t *testing.T) {
 // are, and password-protected DOCX and PPTX files (officecrypto-tool's,
 // see normalize/office) are skipped, each named.
 func TestDocumentsByContent(t *testing.T) {
-	dir := t.TempDir()
-	for from, to := range map[string]string{"report.docx": "report.doc", "slides.pptx": "slides.ppt", "encrypted.docx": "encrypted.docx", "encrypted.pptx": "encrypted.pptx"} {
-		data, err := os.ReadFile(filepath.Join(officeFixtures, from))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, to), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := officeCopies(t, map[string]string{"report.docx": "report.doc", "slides.pptx": "slides.ppt", "encrypted.docx": "encrypted.docx", "encrypted.pptx": "encrypted.pptx"})
 	idx := filepath.Join(t.TempDir(), "idx")
 	code, out, errOut := cite(t, "index", "--index", idx, dir)
 	all := out + errOut
@@ -125,16 +116,7 @@ func TestDocumentsByContent(t *testing.T) {
 // column's header; a workbook without a title of its own is named by its
 // file, not by its first sheet.
 func TestSheets(t *testing.T) {
-	dir := t.TempDir()
-	for from, to := range map[string]string{"budget.xlsx": "budget.xlsx", "budget.ods": "budget.ods", "budget.xls": "old.xls"} {
-		data, err := os.ReadFile(filepath.Join(officeFixtures, from))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, to), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := officeCopies(t, map[string]string{"budget.xlsx": "budget.xlsx", "budget.ods": "budget.ods", "budget.xls": "old.xls"})
 	idx := filepath.Join(t.TempDir(), "idx")
 	code, out, errOut := cite(t, "index", "--index", idx, dir)
 	all := out + errOut
@@ -206,4 +188,21 @@ func withoutEntry(t *testing.T, name, drop string) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// officeCopies copies normalize/office's fixtures into a new folder under
+// other names (from → to) and returns the folder.
+func officeCopies(t *testing.T, names map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for from, to := range names {
+		data, err := os.ReadFile(filepath.Join(officeFixtures, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, to), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
