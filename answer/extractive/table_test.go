@@ -109,15 +109,7 @@ func TestStopwordQuestions(t *testing.T) {
 		{"to be or not to be", "Hamlet asks: to be or not to be, that is the question."},
 		{"what it is", "What it is depends on the hive."},
 	} {
-		sents, err := New(Options{}).Answer(t.Context(), tc.question, []citations.Reference{{Index: 1, Title: "T", Type: citations.TypeUpload, Passage: passage}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := ""
-		if len(sents) > 0 {
-			got = sents[0].Text
-		}
-		if got != tc.want {
+		if got := firstSentence(t, New(Options{}), tc.question, []citations.Reference{{Index: 1, Title: "T", Type: citations.TypeUpload, Passage: passage}}); got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.question, got, tc.want)
 		}
 	}
@@ -134,4 +126,18 @@ func TestRepeatedSentence(t *testing.T) {
 	if err != nil || len(sents) != 1 {
 		t.Fatalf("%v: %d sentences: %+v", err, len(sents), sents)
 	}
+}
+
+// firstSentence returns the text of the first sentence x answers question
+// with from passages, "" when it answers nothing.
+func firstSentence(t *testing.T, x *Answerer, question string, passages []citations.Reference) string {
+	t.Helper()
+	sents, err := x.Answer(t.Context(), question, passages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sents) == 0 {
+		return ""
+	}
+	return sents[0].Text
 }
