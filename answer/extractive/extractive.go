@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
@@ -186,7 +187,7 @@ func (a *Answerer) quote(ctx context.Context, p pick, src source, first bool) Se
 		}
 	}
 	out := Sentence{Ref: p.ref, Text: pr.text, Quote: quote, Span: span, Heading: p.ref.Heading}
-	if underHeading(p.ref.Passage, pr.start) {
+	if underHeading(p.ref.Passage, p.ref.Heading, pr.start) {
 		out.Heading = ""
 	}
 	if len(pr.block) > 0 {
@@ -197,17 +198,41 @@ func (a *Answerer) quote(ctx context.Context, p pick, src source, first bool) Se
 
 // underHeading reports whether a line like a heading (see
 // [sentence.heading]; not a table's row) comes before offset at in passage,
-// below the heading path the passage starts under.
-func underHeading(passage string, at int) bool {
+// below heading, the heading path the passage starts under (its headings
+// joined by " > "). The passage's first line is not such a line when it is
+// the last heading of that path: the heading the passage starts with (a
+// sheet's name, a section's heading), whose section the path names.
+func underHeading(passage, heading string, at int) bool {
+	own := ownHeadingEnd(passage, heading)
 	for _, s := range splitSentences(passage) {
 		if s.start >= at {
 			return false
+		}
+		if s.start < own {
+			continue
 		}
 		if s.heading && !tableRow(passage, s.start, s.end) {
 			return true
 		}
 	}
 	return false
+}
+
+// ownHeadingEnd returns where the passage's first line ends when that line,
+// white space collapsed, is the last heading of heading (a heading path
+// joined by " > "); else 0.
+func ownHeadingEnd(passage, heading string) int {
+	start := len(passage) - len(strings.TrimLeft(passage, " \t\r\n"))
+	end := len(passage)
+	if i := strings.IndexByte(passage[start:], '\n'); i >= 0 {
+		end = start + i
+	}
+	line := strings.Join(strings.Fields(passage[start:end]), " ")
+	heading = strings.Join(strings.Fields(heading), " ")
+	if line == "" || (heading != line && !strings.HasSuffix(heading, " > "+line)) {
+		return 0
+	}
+	return end
 }
 
 // ReadFileSpan returns the bytes of ref.Span in the local file ref.Source

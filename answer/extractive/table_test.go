@@ -77,24 +77,69 @@ func TestIntroducedCode(t *testing.T) {
 }
 
 // TestUnderHeading: a sentence keeps its passage's heading path unless a
-// line like a heading (not a table's row) comes before it in the passage.
+// line like a heading (not a table's row) comes before it in the passage;
+// the passage's first line does not count when it is the path's last
+// heading, the one the passage starts with (a sheet's name, a section's
+// heading).
 func TestUnderHeading(t *testing.T) {
-	passage := "text of the section before. It goes on here.\n\n$MaximumHistoryCount\n\nDetermines how many commands are saved.\n\nA | B\nc | d\n"
+	const (
+		defs  = "text of the section before. It goes on here.\n\n$MaximumHistoryCount\n\nDetermines how many commands are saved.\n\nA | B\nc | d\n"
+		rows  = "Intro sentence of the table here.\n\nA | B\nc | d\n\nAfter the table comes this sentence."
+		sheet = "Costs\n\nItem | Cost\nLamp oil | 120.50\n\nKeepers\n\nName | Watch\nAda Winter | night and storms"
+		doc   = "Keepers\n\nThe keeper lives in the cottage beside the tower.\n\nLamp\n\nThe lamp burns paraffin oil."
+	)
 	for _, tc := range []struct {
-		at   string
-		want bool
+		name, passage, heading, at string
+		want                       bool
 	}{
-		{"It goes on", false},
-		{"Determines", true},
-		{"c | d", true},
+		{"same section", defs, "", "It goes on", false},
+		{"after a heading", defs, "", "Determines", true},
+		{"a row after a heading", defs, "", "c | d", true},
+		{"after a table", rows, "", "After", false},
+		{"the sheet's own name", sheet, "Costs", "Lamp oil", false},
+		{"the next sheet", sheet, "Costs", "Ada Winter", true},
+		{"the section's own heading", doc, "Lighthouse Report > Keepers", "The keeper", false},
+		{"the next section", doc, "Lighthouse Report > Keepers", "The lamp", true},
+		{"a first line not the path's", doc, "Lighthouse Report > Lamp", "The keeper", true},
+		{"a first line only the end of the path's", doc, "Report > Old Keepers", "The keeper", true},
+		{"the title, then a section", "Lighthouse Report\n\n" + doc, "Lighthouse Report", "The keeper", true},
+		{"spaces", "\n  Lamp   oil \n\nIt burns well.", "Fuel > Lamp oil", "It burns", false},
+		{"no heading path", doc, "", "The keeper", true},
 	} {
-		if got := underHeading(passage, strings.Index(passage, tc.at)); got != tc.want {
-			t.Errorf("at %q: %v, want %v", tc.at, got, tc.want)
+		if got := underHeading(tc.passage, tc.heading, strings.Index(tc.passage, tc.at)); got != tc.want {
+			t.Errorf("%s: at %q under %q: %v, want %v", tc.name, tc.at, tc.heading, got, tc.want)
 		}
 	}
-	rows := "Intro sentence of the table here.\n\nA | B\nc | d\n\nAfter the table comes this sentence."
-	if underHeading(rows, strings.Index(rows, "After")) {
-		t.Error("a table's rows taken for a heading")
+}
+
+// TestSection: an answer's sentence names the section it is in, the
+// passage's heading path, when the passage starts with that section's
+// heading (a sheet's name, a Word heading) and the sentence comes before
+// the next heading; a sentence past the next heading names none, never the
+// section the passage started in.
+func TestSection(t *testing.T) {
+	const (
+		sheet = "Costs\n\nItem | Cost | Bought\nLamp oil | 120.50 | 2026-03-14\nBrass polish | 14.00 | 2026-04-02\n\nKeepers\n\nName | Watch\nAda Winter | night and storms\nTom Reed | day"
+		doc   = "Keepers\n\nThe keeper lives in the cottage beside the tower. He trims the wick every evening.\n\nLamp\n\nThe lamp burns paraffin oil supplied by the harbour board."
+	)
+	for _, tc := range []struct {
+		name, passage, heading, question, text, want string
+	}{
+		{"a sheet's row", sheet, "Costs", "what did lamp oil cost", "Item: Lamp oil; Cost: 120.50; Bought: 2026-03-14", "Costs"},
+		{"the next sheet's row", sheet, "Costs", "what is Ada Winter's watch", "Name: Ada Winter; Watch: night and storms", ""},
+		{"a Word paragraph", doc, "Report > Keepers", "where does the keeper live", "The keeper lives in the cottage beside the tower.", "Report > Keepers"},
+		{"the next section's paragraph", doc, "Report > Keepers", "what oil does the lamp burn", "The lamp burns paraffin oil supplied by the harbour board.", ""},
+	} {
+		sents, err := New(Options{}).Answer(t.Context(), tc.question, []citations.Reference{{
+			Index: 1, Title: "Lighthouse", Type: citations.TypeFile, Source: "/l.docx", Passage: tc.passage,
+			Span: citations.Span{Start: 0, End: len(tc.passage)}, Heading: tc.heading, Extracted: true,
+		}})
+		if err != nil || len(sents) == 0 {
+			t.Fatalf("%s: %v, %d sentences", tc.name, err, len(sents))
+		}
+		if s := sents[0]; s.Text != tc.text || s.Heading != tc.want {
+			t.Errorf("%s: %q under %q, want %q under %q", tc.name, s.Text, s.Heading, tc.text, tc.want)
+		}
 	}
 }
 
