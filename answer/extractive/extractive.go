@@ -187,7 +187,7 @@ func (a *Answerer) quote(ctx context.Context, p pick, src source, first bool) Se
 		}
 	}
 	out := Sentence{Ref: p.ref, Text: pr.text, Quote: quote, Span: span, Heading: p.ref.Heading}
-	if underHeading(p.ref.Passage, p.ref.Heading, pr.start) {
+	if otherSection(p.ref.Passage, p.ref.Heading, pr.start) {
 		out.Heading = ""
 	}
 	if len(pr.block) > 0 {
@@ -196,19 +196,30 @@ func (a *Answerer) quote(ctx context.Context, p pick, src source, first bool) Se
 	return out
 }
 
-// underHeading reports whether a line like a heading (see
-// [sentence.heading]; not a table's row) comes before offset at in passage,
-// below heading, the heading path the passage starts under (its headings
-// joined by " > "). The passage's first line is not such a line when it is
-// the last heading of that path: the heading the passage starts with (a
-// sheet's name, a section's heading), whose section the path names.
-func underHeading(passage, heading string, at int) bool {
-	own := ownHeadingEnd(passage, heading)
+// otherSection reports whether the sentence at offset at in passage may be
+// in another section than heading's, the heading path of the passage (its
+// headings joined by " > "): the path in effect where the passage's own
+// text starts, after the text it shares with the passage before it, so
+// that a passage may start with the end of the section before. When a
+// line of the passage is the path's last heading (a sheet's name, a
+// section's heading), the section starts there: the sentence is in it if
+// it comes after that line and no line like a heading (see
+// [sentence.heading]; not a table's row) comes between. Else the passage
+// starts in the section, and the sentence is in it if no line like a
+// heading comes before it.
+func otherSection(passage, heading string, at int) bool {
+	from := 0
+	if _, end, ok := headingLine(passage, heading); ok {
+		if at < end {
+			return true
+		}
+		from = end
+	}
 	for _, s := range splitSentences(passage) {
 		if s.start >= at {
 			return false
 		}
-		if s.start < own {
+		if s.start < from {
 			continue
 		}
 		if s.heading && !tableRow(passage, s.start, s.end) {
@@ -218,21 +229,41 @@ func underHeading(passage, heading string, at int) bool {
 	return false
 }
 
-// ownHeadingEnd returns where the passage's first line ends when that line,
-// white space collapsed, is the last heading of heading (a heading path
-// joined by " > "); else 0.
-func ownHeadingEnd(passage, heading string) int {
-	start := len(passage) - len(strings.TrimLeft(passage, " \t\r\n"))
-	end := len(passage)
-	if i := strings.IndexByte(passage[start:], '\n'); i >= 0 {
-		end = start + i
-	}
-	line := strings.Join(strings.Fields(passage[start:end]), " ")
+// headingLine returns the byte range of the first line of passage that
+// is, white space collapsed, the last heading of heading (a heading path
+// joined by " > "); a heading the path clipped (ending in "…") is the
+// start of its line.
+func headingLine(passage, heading string) (start, end int, ok bool) {
 	heading = strings.Join(strings.Fields(heading), " ")
-	if line == "" || (heading != line && !strings.HasSuffix(heading, " > "+line)) {
-		return 0
+	if heading == "" {
+		return 0, 0, false
 	}
-	return end
+	for start < len(passage) {
+		end = len(passage)
+		if i := strings.IndexByte(passage[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		if line := strings.Join(strings.Fields(passage[start:end]), " "); line != "" && lastHeading(heading, line) {
+			return start, end, true
+		}
+		start = end + 1
+	}
+	return 0, 0, false
+}
+
+// lastHeading reports whether line is the last heading of path, or its
+// start when the path clipped it.
+func lastHeading(path, line string) bool {
+	if path == line || strings.HasSuffix(path, " > "+line) {
+		return true
+	}
+	last := path
+	if i := strings.LastIndex(path, " > "); i >= 0 {
+		last = path[i+len(" > "):]
+	}
+	clipped, ok := strings.CutSuffix(last, "…")
+	clipped = strings.TrimSpace(clipped)
+	return ok && clipped != "" && strings.HasPrefix(line, clipped)
 }
 
 // ReadFileSpan returns the bytes of ref.Span in the local file ref.Source
