@@ -88,8 +88,9 @@ type Sentence struct {
 	// Span is Quote's byte range in the source, or nil.
 	Span *citations.Span
 	// Heading is the heading path the sentence sits under: its passage's
-	// ([citations.Reference.Heading]) when no line like a heading comes
-	// before it in the passage, else "" (not known).
+	// ([citations.Reference.Heading]) when the sentence is in that
+	// section (after the path's last heading where the passage has it,
+	// with no other line like a heading between), else "" (not known).
 	Heading string
 }
 
