@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
@@ -87,8 +88,9 @@ type Sentence struct {
 	// Span is Quote's byte range in the source, or nil.
 	Span *citations.Span
 	// Heading is the heading path the sentence sits under: its passage's
-	// ([citations.Reference.Heading]) when no line like a heading comes
-	// before it in the passage, else "" (not known).
+	// ([citations.Reference.Heading]) when the sentence is in that
+	// section (after the path's last heading where the passage has it,
+	// with no other line like a heading between), else "" (not known).
 	Heading string
 }
 
@@ -186,7 +188,7 @@ func (a *Answerer) quote(ctx context.Context, p pick, src source, first bool) Se
 		}
 	}
 	out := Sentence{Ref: p.ref, Text: pr.text, Quote: quote, Span: span, Heading: p.ref.Heading}
-	if underHeading(p.ref.Passage, pr.start) {
+	if otherSection(p.ref.Passage, p.ref.Heading, pr.start) {
 		out.Heading = ""
 	}
 	if len(pr.block) > 0 {
@@ -195,19 +197,74 @@ func (a *Answerer) quote(ctx context.Context, p pick, src source, first bool) Se
 	return out
 }
 
-// underHeading reports whether a line like a heading (see
-// [sentence.heading]; not a table's row) comes before offset at in passage,
-// below the heading path the passage starts under.
-func underHeading(passage string, at int) bool {
+// otherSection reports whether the sentence at offset at in passage may be
+// in another section than heading's, the heading path of the passage (its
+// headings joined by " > "): the path in effect where the passage's own
+// text starts, after the text it shares with the passage before it, so
+// that a passage may start with the end of the section before. When a
+// line of the passage is the path's last heading (a sheet's name, a
+// section's heading), the section starts there: the sentence is in it if
+// it comes after that line and no line like a heading (see
+// [sentence.heading]; not a table's row) comes between. Else the passage
+// starts in the section, and the sentence is in it if no line like a
+// heading comes before it.
+func otherSection(passage, heading string, at int) bool {
+	from := 0
+	if _, end, ok := headingLine(passage, heading); ok {
+		if at < end {
+			return true
+		}
+		from = end
+	}
 	for _, s := range splitSentences(passage) {
 		if s.start >= at {
 			return false
+		}
+		if s.start < from {
+			continue
 		}
 		if s.heading && !tableRow(passage, s.start, s.end) {
 			return true
 		}
 	}
 	return false
+}
+
+// headingLine returns the byte range of the first line of passage that
+// is, white space collapsed, the last heading of heading (a heading path
+// joined by " > "); a heading the path clipped (ending in "…") is the
+// start of its line.
+func headingLine(passage, heading string) (start, end int, ok bool) {
+	heading = strings.Join(strings.Fields(heading), " ")
+	if heading == "" {
+		return 0, 0, false
+	}
+	for start < len(passage) {
+		end = len(passage)
+		if i := strings.IndexByte(passage[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		if line := strings.Join(strings.Fields(passage[start:end]), " "); line != "" && lastHeading(heading, line) {
+			return start, end, true
+		}
+		start = end + 1
+	}
+	return 0, 0, false
+}
+
+// lastHeading reports whether line is the last heading of path, or its
+// start when the path clipped it.
+func lastHeading(path, line string) bool {
+	if path == line || strings.HasSuffix(path, " > "+line) {
+		return true
+	}
+	last := path
+	if i := strings.LastIndex(path, " > "); i >= 0 {
+		last = path[i+len(" > "):]
+	}
+	clipped, ok := strings.CutSuffix(last, "…")
+	clipped = strings.TrimSpace(clipped)
+	return ok && clipped != "" && strings.HasPrefix(line, clipped)
 }
 
 // ReadFileSpan returns the bytes of ref.Span in the local file ref.Source

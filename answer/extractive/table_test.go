@@ -76,25 +76,79 @@ func TestIntroducedCode(t *testing.T) {
 	}
 }
 
-// TestUnderHeading: a sentence keeps its passage's heading path unless a
-// line like a heading (not a table's row) comes before it in the passage.
-func TestUnderHeading(t *testing.T) {
-	passage := "text of the section before. It goes on here.\n\n$MaximumHistoryCount\n\nDetermines how many commands are saved.\n\nA | B\nc | d\n"
+// TestOtherSection: a sentence is in its passage's section, the heading
+// path in effect where the passage's own text starts, unless a line like a
+// heading (not a table's row) comes before it in the passage; when a line
+// of the passage is the path's last heading (a sheet's name, a section's
+// heading), the section starts at that line: a sentence before it, the end
+// of the section before, is in another.
+func TestOtherSection(t *testing.T) {
+	const (
+		defs  = "text of the section before. It goes on here.\n\n$MaximumHistoryCount\n\nDetermines how many commands are saved.\n\nA | B\nc | d\n"
+		rows  = "Intro sentence of the table here.\n\nA | B\nc | d\n\nAfter the table comes this sentence."
+		sheet = "Costs\n\nItem | Cost\nLamp oil | 120.50\n\nKeepers\n\nName | Watch\nAda Winter | night and storms"
+		doc   = "Keepers\n\nThe keeper lives in the cottage beside the tower.\n\nLamp\n\nThe lamp burns paraffin oil."
+		long  = "Keepers of the light and the lamp and the long nights at the top of the tower above the reef"
+	)
 	for _, tc := range []struct {
-		at   string
-		want bool
+		name, passage, heading, at string
+		want                       bool
 	}{
-		{"It goes on", false},
-		{"Determines", true},
-		{"c | d", true},
+		{"same section", defs, "", "It goes on", false},
+		{"after a heading", defs, "", "Determines", true},
+		{"a row after a heading", defs, "", "c | d", true},
+		{"after a table", rows, "", "After", false},
+		{"the sheet's own name", sheet, "Costs", "Lamp oil", false},
+		{"the next sheet", sheet, "Costs", "Ada Winter", true},
+		{"the section's own heading", doc, "Lighthouse Report > Keepers", "The keeper", false},
+		{"the next section", doc, "Lighthouse Report > Keepers", "The lamp", true},
+		{"the section before, shared", doc, "Lighthouse Report > Lamp", "The keeper", true},
+		{"the section after the shared text", doc, "Lighthouse Report > Lamp", "The lamp", false},
+		{"the section's heading twice", "Notes\n\nOne note here.\n\nNotes\n\nAnother note.", "A > Notes", "Another", true},
+		{"a clipped heading", "The end of one.\n\n" + long + "\n\nIt burns well.", "A > Keepers of the light and the…", "It burns", false},
+		{"before a clipped heading", "The end of one.\n\n" + long + "\n\nIt burns well.", "A > Keepers of the light and the…", "The end", true},
+		{"a first line only the end of the path's", doc, "Report > Old Keepers", "The keeper", true},
+		{"the title, then a section", "Lighthouse Report\n\n" + doc, "Lighthouse Report", "The keeper", true},
+		{"spaces", "\n  Lamp   oil \n\nIt burns well.", "Fuel > Lamp oil", "It burns", false},
+		{"no heading path", doc, "", "The keeper", true},
 	} {
-		if got := underHeading(passage, strings.Index(passage, tc.at)); got != tc.want {
-			t.Errorf("at %q: %v, want %v", tc.at, got, tc.want)
+		if got := otherSection(tc.passage, tc.heading, strings.Index(tc.passage, tc.at)); got != tc.want {
+			t.Errorf("%s: at %q under %q: %v, want %v", tc.name, tc.at, tc.heading, got, tc.want)
 		}
 	}
-	rows := "Intro sentence of the table here.\n\nA | B\nc | d\n\nAfter the table comes this sentence."
-	if underHeading(rows, strings.Index(rows, "After")) {
-		t.Error("a table's rows taken for a heading")
+}
+
+// TestSection: an answer's sentence names the section it is in, the
+// passage's heading path, when it comes after that section's heading (a
+// sheet's name, a Word heading) the passage starts with or has after the
+// text it shares with the passage before, and before the next heading; a
+// sentence of another section, before or after, names none, never the
+// passage's.
+func TestSection(t *testing.T) {
+	const (
+		sheet = "Costs\n\nItem | Cost | Bought\nLamp oil | 120.50 | 2026-03-14\nBrass polish | 14.00 | 2026-04-02\n\nKeepers\n\nName | Watch\nAda Winter | night and storms\nTom Reed | day"
+		doc   = "Keepers\n\nThe keeper lives in the cottage beside the tower. He trims the wick every evening.\n\nLamp\n\nThe lamp burns paraffin oil supplied by the harbour board."
+	)
+	for _, tc := range []struct {
+		name, passage, heading, question, text, want string
+	}{
+		{"a sheet's row", sheet, "Costs", "what did lamp oil cost", "Item: Lamp oil; Cost: 120.50; Bought: 2026-03-14", "Costs"},
+		{"the next sheet's row", sheet, "Costs", "what is Ada Winter's watch", "Name: Ada Winter; Watch: night and storms", ""},
+		{"a Word paragraph", doc, "Report > Keepers", "where does the keeper live", "The keeper lives in the cottage beside the tower.", "Report > Keepers"},
+		{"the next section's paragraph", doc, "Report > Keepers", "what oil does the lamp burn", "The lamp burns paraffin oil supplied by the harbour board.", ""},
+		{"a section after shared text", doc, "Report > Lamp", "what oil does the lamp burn", "The lamp burns paraffin oil supplied by the harbour board.", "Report > Lamp"},
+		{"the shared text of the section before", doc, "Report > Lamp", "where does the keeper live", "The keeper lives in the cottage beside the tower.", ""},
+	} {
+		sents, err := New(Options{}).Answer(t.Context(), tc.question, []citations.Reference{{
+			Index: 1, Title: "Lighthouse", Type: citations.TypeFile, Source: "/l.docx", Passage: tc.passage,
+			Span: citations.Span{Start: 0, End: len(tc.passage)}, Heading: tc.heading, Extracted: true,
+		}})
+		if err != nil || len(sents) == 0 {
+			t.Fatalf("%s: %v, %d sentences", tc.name, err, len(sents))
+		}
+		if s := sents[0]; s.Text != tc.text || s.Heading != tc.want {
+			t.Errorf("%s: %q under %q, want %q under %q", tc.name, s.Text, s.Heading, tc.text, tc.want)
+		}
 	}
 }
 

@@ -113,8 +113,8 @@ func TestDocumentsByContent(t *testing.T) {
 // an Excel workbook, an OpenDocument one and an old binary .xls, skipped
 // saying what to save it as. A cell's text is found by cite search under
 // its sheet's name, and cite ask cites its row, each cell named by its
-// column's header; a workbook without a title of its own is named by its
-// file, not by its first sheet.
+// column's header, under its sheet ("§ Costs"); a workbook without a title
+// of its own is named by its file, not by its first sheet.
 func TestSheets(t *testing.T) {
 	dir := officeCopies(t, map[string]string{"budget.xlsx": "budget.xlsx", "budget.ods": "budget.ods", "budget.xls": "old.xls"})
 	idx := filepath.Join(t.TempDir(), "idx")
@@ -146,8 +146,8 @@ func TestSheets(t *testing.T) {
 		t.Errorf("search: first hit %v", h)
 	}
 	_, out, _ = cite(t, "ask", "--index", idx, "when was the brass polish bought")
-	if !strings.Contains(out, "Item: Brass polish; Cost: 14.00; Bought: 2026-04-02") || !strings.Contains(out, "[Lighthouse Budget](file://") {
-		t.Errorf("ask does not cite the row:\n%s", out)
+	if !strings.Contains(out, "Item: Brass polish; Cost: 14.00; Bought: 2026-04-02") || !strings.Contains(out, "[Lighthouse Budget § Costs](file://") {
+		t.Errorf("ask does not cite the row under its sheet:\n%s", out)
 	}
 
 	// Without a title of its own (docProps/core.xml left out), a workbook
