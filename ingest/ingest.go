@@ -942,7 +942,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 		// A reader may keep the bytes: the next file is read into new
 		// memory.
 		rb.lent = len(ix.opts.Readers) > 0
-		nd, formatName, read, err = ix.readDocument(ctx, data)
+		nd, formatName, read, err = ix.readDocument(ctx, data, hash)
 		switch {
 		case read && err != nil:
 			j.readerFailure(formatName, err)
@@ -961,6 +961,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 			}
 		}
 	}
+	byReader := nd != nil
 	if nd == nil {
 		format, why = detect(f.Name, data)
 		if why != "" {
@@ -974,6 +975,12 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 	}
 	j.notes = nd.Notes
 	if nd.Text == "" {
+		if byReader {
+			// A reader's document (OCR of a picture: seconds): the
+			// next run does not read the file again while it is
+			// unchanged. Only time is lost if the mark is not kept.
+			_ = ix.store.SetNoText(ctx, hash, ix.pipelineOf(formatName))
+		}
 		if len(nd.Notes) > 0 {
 			skip("no text: " + strings.Join(nd.Notes, "; "))
 			return
