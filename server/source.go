@@ -18,6 +18,7 @@ import (
 
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/session"
+	"github.com/cite-rag/cite/normalize"
 )
 
 // Document sources.
@@ -134,9 +135,8 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 		data, original, ctype = []byte(index.Text(chunks)), false, "text/plain"
 		name += ".txt"
 	}
-	if strings.HasPrefix(ctype, "text/") && utf8.Valid(data) {
-		// Only text has a charset: a small GIF can be valid UTF-8 too.
-		ctype += "; charset=utf-8"
+	if cs := charsetOf(d.Type, ctype, original, data); cs != "" {
+		ctype += "; charset=" + cs
 	}
 	h := w.Header()
 	h.Set("Content-Type", ctype)
@@ -160,6 +160,27 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		w.Write(data)
 	}
+}
+
+// charsetOf returns the charset of data served as ctype: only text has
+// one (a small GIF can be valid UTF-8 too). A text or Markdown file as it
+// is may be in UTF-16 (with its byte-order mark) or windows-1252, which
+// cite read it as ([normalize.Windows1252]): said so, a browser or the
+// chat page's source view decodes it as cite did, not as UTF-8.
+func charsetOf(format, ctype string, original bool, data []byte) string {
+	switch {
+	case !strings.HasPrefix(ctype, "text/"):
+		return ""
+	case original && (format == "text" || format == "markdown") && bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		return "utf-16le"
+	case original && (format == "text" || format == "markdown") && bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		return "utf-16be"
+	case utf8.Valid(data):
+		return "utf-8"
+	case original && (format == "text" || format == "markdown") && normalize.Windows1252(data):
+		return "windows-1252"
+	}
+	return ""
 }
 
 // originalBytes returns d's file when it is still the version indexed: a

@@ -31,6 +31,10 @@ func TestDocumentSource(t *testing.T) {
 		"c.txt":      "The gamma notes mention propolis.\n",
 		"gone.md":    "# Gone\n\nThis file is deleted after indexing.\n",
 		"café é.txt": "Accented names are served too.\n",
+		// Notepad's "Unicode" (UTF-16 with its mark) and Windows'
+		// Western European text: served saying so.
+		"utf16.txt": "\xff\xfeW\x00a\x00x\x00\n\x00",
+		"cp1252.md": "# Caf\xe9\n\nThe \x93wax\x94 notes, in an older editor.\n",
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(notes, name), []byte(text), 0o644); err != nil {
@@ -78,6 +82,8 @@ func TestDocumentSource(t *testing.T) {
 		{"markdown", "/v1/documents/" + id("a.md") + "/source", auth, 200, "text/markdown; charset=utf-8", "original", `filename=a.md`, files["a.md"]},
 		{"HTML as text", "/v1/documents/" + id("b.html") + "/source", auth, 200, "text/plain; charset=utf-8", "original", `filename=b.html`, files["b.html"]},
 		{"UTF-8 name", "/v1/documents/" + id("café é.txt") + "/source", auth, 200, "text/plain; charset=utf-8", "original", `filename*=utf-8''caf%C3%A9%20%C3%A9.txt`, files["café é.txt"]},
+		{"UTF-16 text", "/v1/documents/" + id("utf16.txt") + "/source", auth, 200, "text/plain; charset=utf-16le", "original", `filename=utf16.txt`, files["utf16.txt"]},
+		{"windows-1252 Markdown", "/v1/documents/" + id("cp1252.md") + "/source", auth, 200, "text/markdown; charset=windows-1252", "original", `filename=cp1252.md`, files["cp1252.md"]},
 		{"changed since indexed", "/v1/documents/" + id("c.txt") + "/source", auth, 200, "text/plain; charset=utf-8", "indexed-text", `filename=c.txt.txt`, "The gamma notes mention propolis."},
 		{"deleted since indexed", "/v1/documents/" + id("gone.md") + "/source", auth, 200, "text/plain; charset=utf-8", "indexed-text", `filename=gone.md.txt`, ""},
 		{"HEAD", "/v1/documents/" + id("a.md") + "/source", auth, 200, "text/markdown; charset=utf-8", "original", "", ""},

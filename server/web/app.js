@@ -175,7 +175,12 @@ async function showSource() {
     return;
   }
   const bytes = new Uint8Array(await r.arrayBuffer());
-  const dec = (b) => new TextDecoder().decode(b);
+  // A text file may be UTF-16 or windows-1252, as the server says: its
+  // spans are bytes of it as it is, decoded as cite read it.
+  const cs = /;\s*charset=([^;\s]+)/i.exec(r.headers.get("Content-Type") || "");
+  let label = "utf-8";
+  try { if (cs) label = new TextDecoder(cs[1]).encoding; } catch { /* unknown: UTF-8 */ }
+  const dec = (b) => new TextDecoder(label).decode(b);
   let before, cited, after;
   const from = r.headers.get("X-Cite-Source");
   if (from === "original" || from === "extracted-text") {
