@@ -141,7 +141,8 @@ func TestBrowserPDFOriginal(t *testing.T) {
 // TestBrowserSourceCharset: the chat page's source view shows a text file
 // saved as UTF-16 (Notepad's "Unicode") or windows-1252 as cite read it,
 // its cited passage marked by its byte span, not decoded as UTF-8 (NULs
-// between the letters, U+FFFD for accents).
+// between the letters, U+FFFD for accents); its link to the file on its
+// own opens a picture as the picture.
 func TestBrowserSourceCharset(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
@@ -173,6 +174,19 @@ func TestBrowserSourceCharset(t *testing.T) {
 	defer cancel()
 	if err := chromedp.Run(ctx, chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible("#question", chromedp.ByID)); err != nil {
 		t.Fatal(err)
+	}
+	// The link to "the file on its own" is the original for a picture
+	// (the browser shows it) and a paged document; else the text.
+	for _, tt := range []struct{ ref, want string }{
+		{`{"document_id": "0123456789abcdef", "source": "/d/photo of a page.JPG"}`, "/v1/documents/0123456789abcdef/source?original=1"},
+		{`{"document_id": "0123456789abcdef", "source": "/d/scan.tiff", "page": 2}`, "/v1/documents/0123456789abcdef/source?original=1#page=2"},
+		{`{"document_id": "0123456789abcdef", "source": "/d/budget.xlsx"}`, "/v1/documents/0123456789abcdef/source"},
+		{`{"document_id": "0123456789abcdef", "source": "/d/png-notes.md"}`, "/v1/documents/0123456789abcdef/source"},
+	} {
+		var got string
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`sourceURL(`+tt.ref+`, true)`, &got)); err != nil || got != tt.want {
+			t.Errorf("sourceURL(%s) = %q, %v; want %q", tt.ref, got, err, tt.want)
+		}
 	}
 	for _, tt := range []struct {
 		name, want, cited string
