@@ -952,6 +952,9 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 			if kind := binaryExts[ext]; len(ix.opts.Readers) > 0 && ext != ".doc" && ext != ".ppt" && ext != ".xls" && kind != "" {
 				// A format cite reads, by its name, but not by its
 				// content (a spreadsheet renamed .docx, a damaged file).
+				if kind == "image" {
+					kind = "a picture" // not "its content is not image"
+				}
 				skip(fmt.Sprintf("unreadable as %s: named %s, its content is not %s (cite reads %s)", kind, ext, kind, ix.formatsRead()))
 				return
 			}

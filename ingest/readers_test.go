@@ -84,7 +84,7 @@ func TestReaders(t *testing.T) {
 		"d/notes.pptx":  {Added, "pages", ""},
 		"d/empty.pdf":   {Skipped, "", "no text"},
 		"d/plain.txt":   {Added, "text", ""},
-		"d/picture.png": {Skipped, "", "unreadable as image: named .png, its content is not image"},
+		"d/picture.png": {Skipped, "", "unreadable as a picture: named .png, its content is not a picture"},
 	}
 	for p, w := range want {
 		e, ok := events[p]
