@@ -942,7 +942,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 		// A reader may keep the bytes: the next file is read into new
 		// memory.
 		rb.lent = len(ix.opts.Readers) > 0
-		nd, formatName, read, err = ix.readDocument(ctx, data)
+		nd, formatName, read, err = ix.readDocument(ctx, data, hash)
 		switch {
 		case read && err != nil:
 			j.readerFailure(formatName, err)
@@ -952,6 +952,9 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 			if kind := binaryExts[ext]; len(ix.opts.Readers) > 0 && ext != ".doc" && ext != ".ppt" && ext != ".xls" && kind != "" {
 				// A format cite reads, by its name, but not by its
 				// content (a spreadsheet renamed .docx, a damaged file).
+				if kind == "image" {
+					kind = "a picture" // not "its content is not image"
+				}
 				skip(fmt.Sprintf("unreadable as %s: named %s, its content is not %s (cite reads %s)", kind, ext, kind, ix.formatsRead()))
 				return
 			}
@@ -961,6 +964,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 			}
 		}
 	}
+	byReader := nd != nil
 	if nd == nil {
 		format, why = detect(f.Name, data)
 		if why != "" {
@@ -974,6 +978,12 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 	}
 	j.notes = nd.Notes
 	if nd.Text == "" {
+		if byReader {
+			// A reader's document (OCR of a picture: seconds): the
+			// next run does not read the file again while it is
+			// unchanged. Only time is lost if the mark is not kept.
+			_ = ix.store.SetNoText(ctx, hash, ix.pipelineOf(formatName))
+		}
 		if len(nd.Notes) > 0 {
 			skip("no text: " + strings.Join(nd.Notes, "; "))
 			return

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -98,15 +99,24 @@ func (ix *Indexer) skipByName(name string) string {
 
 // readDocument reads data with the first reader that claims it. ok is false
 // when none does.
-func (ix *Indexer) readDocument(ctx context.Context, data []byte) (nd *normalize.Document, format string, ok bool, err error) {
+func (ix *Indexer) readDocument(ctx context.Context, data []byte, hash string) (nd *normalize.Document, format string, ok bool, err error) {
 	for _, r := range ix.opts.Readers {
 		if f, yes := r.Sniff(data); yes {
+			if !ix.opts.Force {
+				if known, err := ix.store.NoText(ctx, hash, ix.pipelineOf(f)); err != nil || known {
+					return nil, f, true, cmp.Or(err, errNoTextBefore)
+				}
+			}
 			nd, err := r.Read(ctx, f, data)
 			return nd, f, true, err
 		}
 	}
 	return nil, "", false, nil
 }
+
+// errNoTextBefore: the file gave no text when it was last read, as it is
+// and by the same pipeline ([index.Store.NoText]), and is not read again.
+var errNoTextBefore = errors.New("no text: it gave none when read before, and it is unchanged")
 
 // readerFailure turns a reader's error into the job's outcome: skipped when
 // the document needs a password or is in a format the reader does not
@@ -116,7 +126,7 @@ func (j *job) readerFailure(format string, err error) {
 		j.out, j.why = Skipped, normalize.ErrEncrypted.Error()
 		return
 	}
-	if errors.Is(err, normalize.ErrUnsupported) {
+	if errors.Is(err, normalize.ErrUnsupported) || errors.Is(err, errNoTextBefore) {
 		j.out, j.why = Skipped, err.Error()
 		return
 	}

@@ -84,7 +84,7 @@ func TestReaders(t *testing.T) {
 		"d/notes.pptx":  {Added, "pages", ""},
 		"d/empty.pdf":   {Skipped, "", "no text"},
 		"d/plain.txt":   {Added, "text", ""},
-		"d/picture.png": {Skipped, "", "unreadable as image: named .png, its content is not image"},
+		"d/picture.png": {Skipped, "", "unreadable as a picture: named .png, its content is not a picture"},
 	}
 	for p, w := range want {
 		e, ok := events[p]
@@ -273,6 +273,62 @@ func TestSavedPageReadAgain(t *testing.T) {
 				if got := events[p].Outcome; got != want {
 					t.Errorf("%s: %v, want %v", p, got, want)
 				}
+			}
+		})
+	}
+}
+
+// TestNoTextNotReadAgain: a file a reader read and found no text in (a
+// picture of no words, read by OCR: seconds each time) is skipped, and
+// not read again while it is unchanged, wherever it is copied, and the
+// reader's version is the same; --force, a new version and new content
+// read it again.
+func TestNoTextNotReadAgain(t *testing.T) {
+	fsys := fstest.MapFS{
+		"d/icon.png": file("%PAGES\n"),
+		"d/text.png": file("%PAGES\nwords"),
+	}
+	version := "ocr=auto"
+	var sniffs, reads atomic.Int64
+	st := newStore(t)
+	for _, step := range []struct {
+		name   string
+		change func(*Options)
+		want   Outcome
+		why    string // in the icon's reason
+		reads  int64
+	}{
+		{"first read", nil, Skipped, "page 1 has no text", 2},
+		{"unchanged", nil, Skipped, "gave none when read before", 0},
+		{"copied", func(*Options) { fsys["e/copy.png"] = file("%PAGES\n") }, Skipped, "gave none when read before", 0},
+		{"forced", func(o *Options) { o.Force = true }, Skipped, "page 1 has no text", 2},
+		{"new version", func(*Options) { version = "ocr=auto,v2" }, Skipped, "page 1 has no text", 2},
+		{"new content", func(*Options) { fsys["d/icon.png"] = file("%PAGES\nnow with words") }, Added, "", 1},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			delete(fsys, "e/copy.png")
+			opts := Options{Readers: []Reader{countingReader{version: &version, sniffs: &sniffs, reads: &reads}}}
+			if step.change != nil {
+				step.change(&opts)
+			}
+			reads.Store(0)
+			roots := []string{"d"}
+			if _, ok := fsys["e/copy.png"]; ok {
+				roots = append(roots, "e")
+			}
+			_, events, err := run(t, st, fsys, opts, roots...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := events["d/icon.png"]
+			if e.Outcome != step.want || !strings.Contains(e.Reason, step.why) {
+				t.Errorf("icon: %v %q, want %v %q", e.Outcome, e.Reason, step.want, step.why)
+			}
+			if c, ok := events["e/copy.png"]; ok && (c.Outcome != Skipped || !strings.Contains(c.Reason, "gave none when read before")) {
+				t.Errorf("copy: %v %q", c.Outcome, c.Reason)
+			}
+			if reads.Load() != step.reads {
+				t.Errorf("%d reads, want %d", reads.Load(), step.reads)
 			}
 		})
 	}

@@ -13,10 +13,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/session"
+	"github.com/cite-rag/cite/normalize"
 )
 
 // Document sources.
@@ -36,11 +38,12 @@ import (
 // (?session=ID), as only its questions see them.
 //
 // A document whose text was extracted from a binary format (PDF, Word,
-// OpenDocument, EPUB, PowerPoint) is served as that extracted text
-// (X-Cite-Source: extracted-text), into which its citations' byte spans
-// point; with ?original=1, as the original file while it is the version
-// indexed (a PDF inline, for the browser's viewer to open at #page=N; the
-// others as attachments).
+// OpenDocument, EPUB, PowerPoint, a spreadsheet, a saved web page, a
+// picture read by OCR) is served as that extracted text (X-Cite-Source:
+// extracted-text), into which its citations' byte spans point; with
+// ?original=1, as the original file while it is the version indexed (a
+// PDF inline, for the browser's viewer to open at #page=N, and a picture
+// but a TIFF inline too; the others as attachments).
 
 // documentIDPattern is the shape of a document id: 16 hex digits.
 var documentIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
@@ -63,7 +66,20 @@ var extractedTypes = map[string]string{
 	"xlsx":  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 	"ods":   "application/vnd.oasis.opendocument.spreadsheet",
 	"mhtml": "multipart/related",
+	// Pictures of pages, read by OCR: a browser shows them inline, all
+	// but TIFF, which few show and which goes out as an attachment.
+	"png":  "image/png",
+	"jpeg": "image/jpeg",
+	"gif":  "image/gif",
+	"bmp":  "image/bmp",
+	"webp": "image/webp",
+	"tiff": "image/tiff",
 }
+
+// inlineTypes are the formats whose original is served inline: a PDF,
+// for the browser's viewer to open at #page=N, and the pictures browsers
+// show.
+var inlineTypes = map[string]bool{"pdf": true, "png": true, "jpeg": true, "gif": true, "bmp": true, "webp": true}
 
 // documentSource is GET /v1/documents/{id}/source[?session=ID].
 func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
@@ -103,7 +119,7 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 		from = "extracted-text"
 		if r.URL.Query().Get("original") == "1" && original {
 			ctype = xt
-			if d.Type != "pdf" {
+			if !inlineTypes[d.Type] {
 				disposition = "attachment"
 			}
 		} else {
@@ -119,8 +135,8 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 		data, original, ctype = []byte(index.Text(chunks)), false, "text/plain"
 		name += ".txt"
 	}
-	if utf8.Valid(data) {
-		ctype += "; charset=utf-8"
+	if cs := charsetOf(d.Type, ctype, original, data); cs != "" {
+		ctype += "; charset=" + cs
 	}
 	h := w.Header()
 	h.Set("Content-Type", ctype)
@@ -144,6 +160,27 @@ func (s *Server) documentSource(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		w.Write(data)
 	}
+}
+
+// charsetOf returns the charset of data served as ctype: only text has
+// one (a small GIF can be valid UTF-8 too). A text or Markdown file as it
+// is may be in UTF-16 (with its byte-order mark) or windows-1252, which
+// cite read it as ([normalize.Windows1252]): said so, a browser or the
+// chat page's source view decodes it as cite did, not as UTF-8.
+func charsetOf(format, ctype string, original bool, data []byte) string {
+	switch {
+	case !strings.HasPrefix(ctype, "text/"):
+		return ""
+	case original && (format == "text" || format == "markdown") && bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		return "utf-16le"
+	case original && (format == "text" || format == "markdown") && bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		return "utf-16be"
+	case utf8.Valid(data):
+		return "utf-8"
+	case original && (format == "text" || format == "markdown") && normalize.Windows1252(data):
+		return "windows-1252"
+	}
+	return ""
 }
 
 // originalBytes returns d's file when it is still the version indexed: a

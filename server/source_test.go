@@ -10,6 +10,7 @@ import (
 
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/ingest"
+	"github.com/cite-rag/cite/normalize"
 	"github.com/cite-rag/cite/server"
 )
 
@@ -30,6 +31,10 @@ func TestDocumentSource(t *testing.T) {
 		"c.txt":      "The gamma notes mention propolis.\n",
 		"gone.md":    "# Gone\n\nThis file is deleted after indexing.\n",
 		"café é.txt": "Accented names are served too.\n",
+		// Notepad's "Unicode" (UTF-16 with its mark) and Windows'
+		// Western European text: served saying so.
+		"utf16.txt": "\xff\xfeW\x00a\x00x\x00\n\x00",
+		"cp1252.md": "# Caf\xe9\n\nThe \x93wax\x94 notes, in an older editor.\n",
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(notes, name), []byte(text), 0o644); err != nil {
@@ -77,6 +82,8 @@ func TestDocumentSource(t *testing.T) {
 		{"markdown", "/v1/documents/" + id("a.md") + "/source", auth, 200, "text/markdown; charset=utf-8", "original", `filename=a.md`, files["a.md"]},
 		{"HTML as text", "/v1/documents/" + id("b.html") + "/source", auth, 200, "text/plain; charset=utf-8", "original", `filename=b.html`, files["b.html"]},
 		{"UTF-8 name", "/v1/documents/" + id("café é.txt") + "/source", auth, 200, "text/plain; charset=utf-8", "original", `filename*=utf-8''caf%C3%A9%20%C3%A9.txt`, files["café é.txt"]},
+		{"UTF-16 text", "/v1/documents/" + id("utf16.txt") + "/source", auth, 200, "text/plain; charset=utf-16le", "original", `filename=utf16.txt`, files["utf16.txt"]},
+		{"windows-1252 Markdown", "/v1/documents/" + id("cp1252.md") + "/source", auth, 200, "text/markdown; charset=windows-1252", "original", `filename=cp1252.md`, files["cp1252.md"]},
 		{"changed since indexed", "/v1/documents/" + id("c.txt") + "/source", auth, 200, "text/plain; charset=utf-8", "indexed-text", `filename=c.txt.txt`, "The gamma notes mention propolis."},
 		{"deleted since indexed", "/v1/documents/" + id("gone.md") + "/source", auth, 200, "text/plain; charset=utf-8", "indexed-text", `filename=gone.md.txt`, ""},
 		{"HEAD", "/v1/documents/" + id("a.md") + "/source", auth, 200, "text/markdown; charset=utf-8", "original", "", ""},
@@ -165,5 +172,89 @@ func TestReferencesNameTheirDocument(t *testing.T) {
 		if resp.StatusCode != 200 || resp.Header.Get("X-Cite-Source") != "original" || ref.Span.End > len(body) || ref.Span.Start >= ref.Span.End {
 			t.Errorf("source of %s: %d %s, span %v", ref.Source, resp.StatusCode, resp.Header.Get("X-Cite-Source"), ref.Span)
 		}
+	}
+}
+
+// pictureStub claims pictures as normalize/pdf's ImageFormat names them
+// (by their first bytes) and gives each a line of text, as OCR would.
+type pictureStub struct{}
+
+func (pictureStub) Sniff(data []byte) (string, bool) {
+	for format, magic := range pictureMagic {
+		if strings.HasPrefix(string(data), magic) {
+			return format, true
+		}
+	}
+	return "", false
+}
+
+func (pictureStub) Read(context.Context, string, []byte) (*normalize.Document, error) {
+	return normalize.Normalize(normalize.PlainText, []byte("The keeper trims the wick at dusk.\n")), nil
+}
+
+var pictureMagic = map[string]string{
+	"png":  "\x89PNG\r\n\x1a\n",
+	"jpeg": "\xff\xd8\xff",
+	"gif":  "GIF89a",
+	"tiff": "II*\x00",
+	"webp": "RIFF\x00\x00\x00\x00WEBP",
+}
+
+// TestPictureSource: a picture read by OCR is served as its extracted
+// text (not as "indexed text", which the chat page takes for a file changed
+// since it was indexed), and with ?original=1 as the picture itself with
+// its content type: inline, for the browser to show, but a TIFF, which
+// few browsers show, as an attachment.
+func TestPictureSource(t *testing.T) {
+	ts, _, st := startAt(t, t.TempDir(), false, nil, server.Config{})
+	docs := t.TempDir()
+	tests := []struct {
+		name, format, ctype, disposition string
+	}{
+		{"page.png", "png", "image/png", "inline"},
+		{"photo.jpg", "jpeg", "image/jpeg", "inline"},
+		{"scan.gif", "gif", "image/gif", "inline"},
+		{"shot.webp", "webp", "image/webp", "inline"},
+		{"scan.tiff", "tiff", "image/tiff", "attachment"},
+	}
+	for _, tt := range tests {
+		data := pictureMagic[tt.format] + "\x00\x01 picture bytes"
+		if err := os.WriteFile(filepath.Join(docs, tt.name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := t.Context()
+	ix, err := ingest.New(ctx, st, ingest.Options{Source: "docs", Readers: []ingest.Reader{pictureStub{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Index(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := st.Document(ctx, "docs", filepath.Join(docs, tt.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Type != tt.format {
+				t.Fatalf("indexed as %q, want %q", d.Type, tt.format)
+			}
+			resp, body := do(t, "GET", ts.URL+"/v1/documents/"+d.ID+"/source", "", "")
+			if h := resp.Header; resp.StatusCode != 200 || h.Get("X-Cite-Source") != "extracted-text" || h.Get("Content-Type") != "text/plain; charset=utf-8" ||
+				!strings.Contains(body, "trims the wick") {
+				t.Errorf("text: %d %v %q", resp.StatusCode, h, trim(body))
+			}
+			resp, body = do(t, "GET", ts.URL+"/v1/documents/"+d.ID+"/source?original=1", "", "")
+			h := resp.Header
+			if resp.StatusCode != 200 || h.Get("X-Cite-Source") != "original" || h.Get("Content-Type") != tt.ctype ||
+				!strings.HasPrefix(h.Get("Content-Disposition"), tt.disposition+";") || h.Get("X-Content-Type-Options") != "nosniff" ||
+				!strings.HasPrefix(h.Get("Content-Security-Policy"), "sandbox") {
+				t.Errorf("original: %d %v", resp.StatusCode, h)
+			}
+			if want := pictureMagic[tt.format] + "\x00\x01 picture bytes"; body != want {
+				t.Errorf("original body %q, want %q", body, want)
+			}
+		})
 	}
 }

@@ -145,6 +145,16 @@ func TestSheets(t *testing.T) {
 	if h := res.Hits[0]; h["heading"] != "Costs" || !strings.Contains(h["text"].(string), "Brass polish | 14.00 | 2026-04-02 | 75%") {
 		t.Errorf("search: first hit %v", h)
 	}
+	// A sheet's spans are of its text, not bytes of the file: neither
+	// search nor show says "bytes" of it.
+	for _, args := range [][]string{
+		{"search", "--index", idx, "Brass polish"},
+		{"show", "--index", idx, "--chunks", filepath.Join(dir, "budget.xlsx")},
+	} {
+		if _, out, _ := cite(t, args...); !strings.Contains(out, "budget.") || strings.Contains(out, "bytes 0-") || strings.Contains(out, "file bytes") {
+			t.Errorf("%s gives the text's offsets as the file's bytes:\n%s", args[0], out)
+		}
+	}
 	_, out, _ = cite(t, "ask", "--index", idx, "when was the brass polish bought")
 	if !strings.Contains(out, "Item: Brass polish; Cost: 14.00; Bought: 2026-04-02") || !strings.Contains(out, "[Lighthouse Budget § Costs](file://") {
 		t.Errorf("ask does not cite the row under its sheet:\n%s", out)

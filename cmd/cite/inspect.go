@@ -256,11 +256,15 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	for _, c := range chunks {
-		where := fmt.Sprintf("file bytes [%d,%d)", c.SourceStart, c.SourceEnd)
-		if loc := citations.PagesOf(c.Page, c.PageEnd, slides).String(); loc != "" {
-			where = loc
+		// An extracted document's spans are of its text, not its file.
+		where := fmt.Sprintf("  file bytes [%d,%d)", c.SourceStart, c.SourceEnd)
+		if search.Extracted(d.Type) {
+			where = ""
 		}
-		fmt.Fprintf(e.stdout, "--- chunk %d  %d tokens  text [%d,%d)  %s  id %s\n", c.Ordinal, c.Tokens, c.Start, c.End, where, c.ID)
+		if loc := citations.PagesOf(c.Page, c.PageEnd, slides).String(); loc != "" {
+			where = "  " + loc
+		}
+		fmt.Fprintf(e.stdout, "--- chunk %d  %d tokens  text [%d,%d)%s  id %s\n", c.Ordinal, c.Tokens, c.Start, c.End, where, c.ID)
 		if len(c.Headings) > 0 {
 			fmt.Fprintf(e.stdout, "    under: %s\n", cell(strings.Join(c.Headings, " > ")))
 		}

@@ -149,6 +149,10 @@ func printHits(w io.Writer, hits []search.Hit, terms []string, color bool) {
 		}
 		if loc := h.Location.String(); loc != "" {
 			fmt.Fprintf(w, ")%s\n   %s %s", reset, displayPath(h.Document.Path), loc)
+		} else if search.Extracted(h.Document.Format) {
+			// Its span is of the text extracted (a picture's, a
+			// spreadsheet's), not bytes of the file.
+			fmt.Fprintf(w, ")%s\n   %s", reset, displayPath(h.Document.Path))
 		} else {
 			fmt.Fprintf(w, ")%s\n   %s bytes %d-%d", reset, displayPath(h.Document.Path), h.SourceSpan.Start, h.SourceSpan.End)
 		}

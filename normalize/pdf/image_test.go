@@ -10,6 +10,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -359,4 +360,25 @@ func FuzzImageSizes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadImageCutShort: a picture whose header is whole but whose pixels
+// are cut short (a copy or a download stopped) fails with tesseract's
+// reason on one line, not Leptonica's trail of it over five.
+func TestReadImageCutShort(t *testing.T) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		t.Skip("tesseract is not installed")
+	}
+	g := image.NewGray(image.Rect(0, 0, 400, 300))
+	for i := range g.Pix {
+		g.Pix[i] = uint8(i * 7)
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, g, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := (&Reader{}).ReadImage(t.Context(), b.Bytes()[:b.Len()/2])
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "Premature end of JPEG file") {
+		t.Errorf("a JPEG cut short: %q", err)
+	}
 }

@@ -123,7 +123,11 @@ func tesseract(ctx context.Context, path string, img []byte, dpi int, turned boo
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
+		// Its first line says why (a JPEG cut short: "Premature end of
+		// JPEG file"); the rest is Leptonica's trail of the same, which
+		// would spread one file's failure over several lines.
+		msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		msg = strings.TrimSpace(msg)
 		if len(msg) > 200 {
 			msg = msg[:200]
 		}

@@ -122,14 +122,16 @@ function renderText(el, text, refs, turnId) {
 let openRef = null;
 
 // sourceURL is where ref's document is served: its text (extracted text for
-// PDFs and office documents), or with original the file itself, a PDF
-// opened at the cited page.
+// PDFs, office documents and pictures), or with original the file itself, a
+// PDF opened at the cited page, a picture as the picture.
 function sourceURL(ref, original) {
   if (!ref.document_id) return "";
   const q = new URLSearchParams();
   if (sessionId) q.set("session", sessionId);
   const paged = ref.page || ref.slide;
-  if (original && paged) q.set("original", "1");
+  // A picture read by OCR is shown as itself: the browser shows it inline.
+  const picture = /\.(png|jpe?g|gif|webp|bmp|tiff?)$/i.test(ref.source || "");
+  if (original && (paged || picture)) q.set("original", "1");
   const qs = q.toString() ? "?" + q.toString() : "";
   const frag = original && ref.page ? "#page=" + ref.page : original && ref.slide ? "#slide=" + ref.slide : "";
   return `/v1/documents/${encodeURIComponent(ref.document_id)}/source${qs}${frag}`;
@@ -175,7 +177,12 @@ async function showSource() {
     return;
   }
   const bytes = new Uint8Array(await r.arrayBuffer());
-  const dec = (b) => new TextDecoder().decode(b);
+  // A text file may be UTF-16 or windows-1252, as the server says: its
+  // spans are bytes of it as it is, decoded as cite read it.
+  const cs = /;\s*charset=([^;\s]+)/i.exec(r.headers.get("Content-Type") || "");
+  let label = "utf-8";
+  try { if (cs) label = new TextDecoder(cs[1]).encoding; } catch { /* unknown: UTF-8 */ }
+  const dec = (b) => new TextDecoder(label).decode(b);
   let before, cited, after;
   const from = r.headers.get("X-Cite-Source");
   if (from === "original" || from === "extracted-text") {
