@@ -113,11 +113,8 @@ func (o *ods) table(t xml.StartElement) error {
 				return err
 			}
 		}
-		tok, err := o.s.next()
+		tok, err := o.s.inside()
 		if err != nil {
-			if err == io.EOF {
-				err = fmt.Errorf("%w: part %q: XML is incomplete", ErrDamaged, o.s.name)
-			}
 			return err
 		}
 		t, ok := tok.(xml.StartElement)
@@ -160,11 +157,8 @@ func (o *ods) row(sheet string) ([]sheetCell, error) {
 	depth := o.s.depth
 	col := 0
 	for o.s.depth >= depth {
-		tok, err := o.s.next()
+		tok, err := o.s.inside()
 		if err != nil {
-			if err == io.EOF {
-				err = fmt.Errorf("%w: part %q: XML is incomplete", ErrDamaged, o.s.name)
-			}
 			return nil, err
 		}
 		t, ok := tok.(xml.StartElement)
@@ -206,11 +200,8 @@ func (o *ods) cell(c xml.StartElement) (string, error) {
 	inP := 0
 	depth := o.s.depth
 	for o.s.depth >= depth {
-		tok, err := o.s.next()
+		tok, err := o.s.inside()
 		if err != nil {
-			if err == io.EOF {
-				err = fmt.Errorf("%w: part %q: XML is incomplete", ErrDamaged, o.s.name)
-			}
 			return "", err
 		}
 		switch t := tok.(type) {

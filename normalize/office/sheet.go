@@ -128,6 +128,16 @@ func newXMLStream(b []byte, max int, name string) *xmlStream {
 	return &xmlStream{d: d, max: max, name: name}
 }
 
+// inside returns the next token of an element not yet ended: the end of
+// the part there is an error.
+func (s *xmlStream) inside() (xml.Token, error) {
+	tok, err := s.next()
+	if err == io.EOF {
+		err = fmt.Errorf("%w: part %q: XML is incomplete", ErrDamaged, s.name)
+	}
+	return tok, err
+}
+
 // next returns the next token; io.EOF at the end of a complete document.
 func (s *xmlStream) next() (xml.Token, error) {
 	tok, err := s.d.Token()

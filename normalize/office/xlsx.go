@@ -93,11 +93,8 @@ func richText(s *xmlStream) (string, error) {
 	depth := s.depth
 	inT := 0
 	for s.depth >= depth {
-		tok, err := s.next()
+		tok, err := s.inside()
 		if err != nil {
-			if err == io.EOF {
-				err = fmt.Errorf("%w: part %q: XML is incomplete", ErrDamaged, s.name)
-			}
 			return "", err
 		}
 		switch t := tok.(type) {
@@ -394,11 +391,8 @@ func (x *xlsx) cell(s *xmlStream, c xml.StartElement) (string, error) {
 	hasInline := false
 	depth := s.depth
 	for s.depth >= depth {
-		tok, err := s.next()
+		tok, err := s.inside()
 		if err != nil {
-			if err == io.EOF {
-				err = fmt.Errorf("%w: part %q: XML is incomplete", ErrDamaged, s.name)
-			}
 			return "", err
 		}
 		t, ok := tok.(xml.StartElement)
@@ -470,11 +464,8 @@ func richTextOf(s *xmlStream) (string, error) {
 	var sb strings.Builder
 	depth := s.depth
 	for s.depth >= depth {
-		tok, err := s.next()
+		tok, err := s.inside()
 		if err != nil {
-			if err == io.EOF {
-				err = fmt.Errorf("%w: part %q: XML is incomplete", ErrDamaged, s.name)
-			}
 			return "", err
 		}
 		if cd, ok := tok.(xml.CharData); ok {

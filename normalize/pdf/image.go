@@ -74,16 +74,8 @@ var (
 // [Reader.MaxPages] or a page over [MaxImagePixels], and
 // [ErrDamagedImage] for one whose pages or size cannot be read.
 func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Document, *Report, error) {
-	timeout := r.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w (%v)", ErrTimeout, timeout))
+	ctx, cancel, maxPages := r.limits(ctx)
 	defer cancel()
-	maxPages := r.MaxPages
-	if maxPages <= 0 {
-		maxPages = DefaultMaxPages
-	}
 	format := ImageFormat(data)
 	sizes, err := imageSizes(format, data, maxPages)
 	if err != nil {

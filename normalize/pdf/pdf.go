@@ -125,16 +125,8 @@ func (r *Report) dropped(page int) []Dropped {
 // Read extracts the text of the PDF in data: a [normalize.Document] whose
 // Pages say where each page starts, and a [Report].
 func (r *Reader) Read(ctx context.Context, data []byte) (*normalize.Document, *Report, error) {
-	timeout := r.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w (%v)", ErrTimeout, timeout))
+	ctx, cancel, maxPages := r.limits(ctx)
 	defer cancel()
-	maxPages := r.MaxPages
-	if maxPages <= 0 {
-		maxPages = DefaultMaxPages
-	}
 
 	in, err := instance(ctx, !r.Uninterruptible)
 	if err != nil {
@@ -169,6 +161,21 @@ func (r *Reader) Read(ctx context.Context, data []byte) (*normalize.Document, *R
 	context.AfterFunc(ctx, func() { end(in.Kill) })
 	defer end(in.Close)
 	return r.read(ctx, in, data, maxPages, nil)
+}
+
+// limits returns ctx bounded by the reader's time limit for one document,
+// and its limit of pages.
+func (r *Reader) limits(ctx context.Context) (context.Context, context.CancelFunc, int) {
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w (%v)", ErrTimeout, timeout))
+	maxPages := r.MaxPages
+	if maxPages <= 0 {
+		maxPages = DefaultMaxPages
+	}
+	return ctx, cancel, maxPages
 }
 
 // readAbandoning reads on a goroutine of its own with an uninterruptible
