@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cite-rag/cite/normalize"
 )
 
 const (
@@ -190,20 +192,7 @@ lines  </t></si>`
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data := xlsxOf(t, shared, styles, tt.wbPr, tt.sheets...)
-			if k, ok := Detect(data); !ok || k != XLSX {
-				t.Fatalf("Detect = %v, %v", k, ok)
-			}
-			d, err := Read(t.Context(), XLSX, data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.Text != tt.text {
-				t.Errorf("text:\n got %q\nwant %q", d.Text, tt.text)
-			}
-			if !slices.Equal(d.Notes, tt.notes) {
-				t.Errorf("notes = %q, want %q", d.Notes, tt.notes)
-			}
+			d := readSheet(t, XLSX, xlsxOf(t, shared, styles, tt.wbPr, tt.sheets...), tt.text, tt.notes)
 			if d.Title != "" {
 				t.Errorf("title %q: a sheet's name is not the workbook's title", d.Title)
 			}
@@ -273,20 +262,7 @@ func TestODS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data := odsOf(t, tt.auto, tt.tables)
-			if k, ok := Detect(data); !ok || k != ODS {
-				t.Fatalf("Detect = %v, %v", k, ok)
-			}
-			d, err := Read(t.Context(), ODS, data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.Text != tt.text {
-				t.Errorf("text:\n got %q\nwant %q", d.Text, tt.text)
-			}
-			if !slices.Equal(d.Notes, tt.notes) {
-				t.Errorf("notes = %q, want %q", d.Notes, tt.notes)
-			}
+			readSheet(t, ODS, odsOf(t, tt.auto, tt.tables), tt.text, tt.notes)
 		})
 	}
 }
@@ -361,4 +337,24 @@ func TestSheetLimits(t *testing.T) {
 			}
 		}
 	})
+}
+
+// readSheet reads data, which Detect must take for kind, and checks its
+// text and notes; it returns the document for further checks.
+func readSheet(t *testing.T, kind Kind, data []byte, text string, notes []string) *normalize.Document {
+	t.Helper()
+	if k, ok := Detect(data); !ok || k != kind {
+		t.Fatalf("Detect = %v, %v", k, ok)
+	}
+	d, err := Read(t.Context(), kind, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Text != text {
+		t.Errorf("text:\n got %q\nwant %q", d.Text, text)
+	}
+	if !slices.Equal(d.Notes, notes) {
+		t.Errorf("notes = %q, want %q", d.Notes, notes)
+	}
+	return d
 }
