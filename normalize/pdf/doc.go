@@ -39,8 +39,13 @@
 // ([normalize.Extracted.Row]).
 //
 // A page with no text layer is read by OCR when tesseract is on PATH: pdfium
-// renders it at 300 DPI and `tesseract stdin stdout` reads the PNG. Without
-// tesseract the page is listed in [Report.NoText] with what to install.
+// renders it at 300 DPI and `tesseract stdin stdout` reads the PNG. A page
+// that reads as one turned (scanned upside down or sideways: tesseract
+// sure of few of its letters, or reading its lines standing) is read again
+// with tesseract finding which way up it is first (page segmentation mode
+// 1), and its words turned upright; an upright page costs one reading.
+// Without tesseract the page is listed in [Report.NoText] with what to
+// install.
 //
 // # Errors
 //

@@ -235,3 +235,92 @@ func property(title, name string) float64 {
 	}
 	return 0
 }
+
+// hocrConf returns how sure tesseract is that it read the hOCR in data
+// upright, 0-100: the mean confidence (x_wconf) of the letters and digits
+// of its words, each word's counting once for each of its letters and
+// digits, and those of lines standing (taller than wide, with no
+// textangle) counting 0; and how many letters and digits there are. A
+// page read upside down is read with low confidence, and one sideways in
+// standing lines (tesseract's layout finds the lines vertical and reads
+// them, giving their boxes as they stand): low either way
+// ([minUprightConf]). A word without x_wconf
+// counts as sure; hOCR that cannot be read gives what was read before the
+// fault.
+func hocrConf(data []byte) (conf float64, chars int) {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	d.Strict = false
+	d.AutoClose = xml.HTMLAutoClose
+	d.Entity = xml.HTMLEntity
+	var (
+		sum      float64
+		standing bool    // the line is
+		in       bool    // in a word
+		depth    int     // of the elements open in the word
+		wconf    float64 // the word's
+		n        int     // letters and digits of the word
+	)
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			break
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if in {
+				depth++
+				continue
+			}
+			class, title := "", ""
+			for _, a := range t.Attr {
+				switch a.Name.Local {
+				case "class":
+					class = a.Value
+				case "title":
+					title = a.Value
+				}
+			}
+			switch class {
+			case "ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat":
+				b, ok := bbox(title)
+				standing = ok && b[3]-b[1] > b[2]-b[0] && property(title, "textangle") == 0
+			case "ocrx_word":
+				in, depth, n = true, 0, 0
+				wconf = 100
+				if strings.Contains(title, "x_wconf") {
+					wconf = property(title, "x_wconf")
+					if !(wconf >= 0) { // negative, or not a number
+						wconf = 0
+					}
+					wconf = min(wconf, 100)
+				}
+				if standing {
+					wconf = 0
+				}
+			}
+		case xml.CharData:
+			if in {
+				for _, r := range string(t) {
+					if isAlnum(r) {
+						n++
+					}
+				}
+			}
+		case xml.EndElement:
+			if !in {
+				continue
+			}
+			if depth > 0 {
+				depth--
+				continue
+			}
+			sum += wconf * float64(n)
+			chars += n
+			in = false
+		}
+	}
+	if chars == 0 {
+		return 0, 0
+	}
+	return sum / float64(chars), chars
+}

@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,5 +80,49 @@ func FuzzHOCRWords(f *testing.F) {
 			}
 		}
 		makeRows(ws)
+	})
+}
+
+// hocrConf is the mean confidence of the letters and digits read.
+func TestHOCRConf(t *testing.T) {
+	word := func(conf, text string) string {
+		return `<span class='ocrx_word' title='bbox 0 0 9 9; x_wconf ` + conf + `'>` + text + `</span>`
+	}
+	for _, c := range []struct {
+		name  string
+		in    string
+		conf  float64
+		chars int
+	}{
+		{"page", hocrPage, 96, 19},
+		{"by letters", word("90", "Lighthouses") + word("10", "a"), 83.33, 12},
+		{"signs left out", word("90", "ab") + word("0", "—") + word("0", "_"), 90, 2},
+		{"nested and entities", `<span class='ocrx_word' title='x_wconf 50'><em>a</em>&amp;<b>b</b></span>`, 50, 2},
+		{"no confidence", `<span class='ocrx_word' title='bbox 0 0 9 9'>abc</span>`, 100, 3},
+		{"odd confidences", word("NaN", "ab") + word("-5", "cd") + word("250", "ef"), 33.33, 6},
+		{"upside down", word("31", "€/T") + word("0", "‘SyIEWIPUP]") + word("7", "Paystiayo"), 4.95, 19},
+		{"standing lines", `<span class='ocr_line' title='bbox 0 0 9 90'>` + word("90", "abc") + `</span><span class='ocr_line' title='bbox 0 0 9 90; textangle 270'>` + word("90", "abc") + `</span><span class='ocr_line' title='bbox 0 0 90 9'>` + word("90", "ab") + `</span>`, 56.25, 8},
+		{"no words", "<div class='ocr_page' title='bbox 0 0 1 1'></div>", 0, 0},
+		{"not hOCR", "plain text", 0, 0},
+		{"broken", word("80", "ab") + "<span class='ocrx_word' title='x_wconf 0'>cd<", 80, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conf, chars := hocrConf([]byte(c.in))
+			if chars != c.chars || math.Abs(conf-c.conf) > 0.01 {
+				t.Errorf("conf %.2f of %d, want %.2f of %d", conf, chars, c.conf, c.chars)
+			}
+		})
+	}
+}
+
+func FuzzHOCRConf(f *testing.F) {
+	f.Add([]byte(hocrPage))
+	f.Add([]byte(`<span class='ocrx_word' title='x_wconf NaN'>a</span><span class='ocrx_word' title='x_wconf 1e400'>b</span>`))
+	f.Add([]byte(`<span class='ocrx_word' title='x_wconf 5'><span class='ocrx_word' title='x_wconf 90'>nested</span></span>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		conf, chars := hocrConf(data)
+		if chars < 0 || !(conf >= 0 && conf <= 100) || (chars == 0 && conf != 0) {
+			t.Fatalf("conf %v of %d", conf, chars)
+		}
 	})
 }

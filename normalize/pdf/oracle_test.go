@@ -137,6 +137,17 @@ func TestFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, "scanned-report.pdf"), html)...)
+	// The same pictures fed turned: the first upside down, the second a
+	// quarter turn clockwise and the third anticlockwise, on landscape pages.
+	html = filepath.Join(filepath.Dir(pics), "scanned-turned.html")
+	if err := os.WriteFile(html, []byte(`<!doctype html><html><head><style>@page{size:letter;margin:0}@page wide{size:11in 8.5in;margin:0}body{margin:0}`+
+		`div{page-break-after:always;overflow:hidden;position:relative;width:8.5in;height:11in}div.wide{page:wide;width:11in;height:8.5in}`+
+		`img{width:8.5in;height:11in;display:block;position:absolute}.wide img{left:1.25in;top:-1.25in}</style></head><body>`+
+		`<div><img src="s-1.png" style="transform:rotate(180deg)"></div><div class="wide"><img src="s-2.png" style="transform:rotate(90deg)"></div>`+
+		`<div class="wide"><img src="s-3.png" style="transform:rotate(270deg)"></div></body></html>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, "scanned-turned.pdf"), html)...)
 	run(qpdf, "--encrypt", "secret", "owner", "256", "--", filepath.Join(dir, "report.pdf"), filepath.Join(dir, "encrypted.pdf"))
 	report, err := os.ReadFile(filepath.Join(dir, "report.pdf"))
 	if err != nil {

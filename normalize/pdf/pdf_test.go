@@ -432,6 +432,13 @@ func TestReadScannedPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wantScannedReport(t, d, rep)
+}
+
+// wantScannedReport checks that d and rep are report.pdf's three pages
+// read by OCR.
+func wantScannedReport(t *testing.T, d *normalize.Document, rep *Report) {
+	t.Helper()
 	if !slices.Equal(rep.OCR, []int{1, 2, 3}) || len(rep.NoText) != 0 {
 		t.Fatalf("report %+v", rep)
 	}

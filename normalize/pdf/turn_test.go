@@ -1,0 +1,132 @@
+package pdf
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// A scanned page fed upside down or sideways is read upright, whether its
+// picture is turned (scanned-turned.pdf: report.pdf's pages scanned at 150
+// DPI and printed turned, the first upside down, the second a quarter turn
+// clockwise, the third anticlockwise, on landscape pages) or the page's
+// /Rotate turns it as it is shown (and rendered for OCR), or /Rotate
+// turns a picture scanned turned back upright, as a viewer's "rotate
+// page" saves it.
+func TestReadScannedTurned(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tesseract on nine pages")
+	}
+	need(t, "tesseract", "tesseract-ocr tesseract-ocr-eng")
+	for _, c := range []struct {
+		name   string
+		file   string
+		rotate []string // qpdf's --rotate arguments
+	}{
+		{"pictures turned", "scanned-turned.pdf", nil},
+		{"/Rotate turning", "scanned-report.pdf", []string{"--rotate=+180:1", "--rotate=+90:2", "--rotate=+270:3"}},
+		{"/Rotate turning back", "scanned-turned.pdf", []string{"--rotate=+180:1", "--rotate=+270:2", "--rotate=+90:3"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.rotate != nil {
+				qpdf := need(t, "qpdf", "qpdf")
+				out := filepath.Join(t.TempDir(), "rotated.pdf")
+				cmd := exec.Command(qpdf, append(append([]string{filepath.Join("testdata", c.file)}, c.rotate...), out)...)
+				if b, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("qpdf: %v\n%s", err, b)
+				}
+				if data, err = os.ReadFile(out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, rep, err := (&Reader{}).Read(t.Context(), data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantScannedReport(t, d, rep)
+		})
+	}
+}
+
+// fakeOSD writes a tesseract that prints the hOCR of a page of one line,
+// "Lighthouses guide sailors", its words read with confidence conf, or
+// with psm1 when asked to find which way up the page is (--psm 1): "fail"
+// fails instead; each run adds a line to the file calls. It returns the
+// tesseract's path and calls' path.
+func fakeOSD(t *testing.T, conf, psm1 string) (bin, calls string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands for tesseract")
+	}
+	dir := t.TempDir()
+	bin, calls = filepath.Join(dir, "tesseract"), filepath.Join(dir, "calls")
+	script := fmt.Sprintf(`#!/bin/sh
+cat >/dev/null
+echo "$*" >>%q
+c=%q
+case "$*" in *"--psm 1"*) c=%q;; esac
+[ "$c" = fail ] && { echo "osd failed" >&2; exit 1; }
+w() { printf "<span class='ocrx_word' title='bbox %%s 100 %%s 150; x_wconf %%s'>%%s</span>" $1 $2 "$c" $3; }
+printf "<div class='ocr_page' title='bbox 0 0 2550 3300'><span class='ocr_line' title='bbox 100 100 1000 150; x_size 40'>"
+[ "$c" = none ] || { w 100 400 "Lighthouses$c"; w 420 600 guide; w 620 900 sailors; }
+printf "</span></div>"
+`, calls, conf, psm1)
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, calls
+}
+
+// readUpright reads a page again finding which way up it is only when the
+// first reading's confidence is low, and keeps the surer reading.
+func TestReadUpright(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		conf, psm1 string // what the fake tesseract reads with (fakeOSD)
+		runs       int
+		want       string // the word that starts the reading kept
+		err        bool
+	}{
+		{"upright", "96", "96", 1, "Lighthouses96", false},
+		{"at the threshold", "60", "96", 1, "Lighthouses60", false},
+		{"turned", "22", "93", 2, "Lighthouses93", false},
+		{"turned, read no better", "22", "15", 2, "Lighthouses22", false},
+		{"no text", "none", "96", 1, "", false},
+		{"mode 1 fails", "22", "fail", 2, "Lighthouses22", false},
+		{"first reading fails", "fail", "96", 1, "", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bin, calls := fakeOSD(t, c.conf, c.psm1)
+			out, err := readUpright(t.Context(), bin, []byte("picture"))
+			if (err != nil) != c.err {
+				t.Fatalf("error %v, want error %v", err, c.err)
+			}
+			log, _ := os.ReadFile(calls)
+			if n := strings.Count(string(log), "\n"); n != c.runs {
+				t.Errorf("%d runs, want %d:\n%s", n, c.runs, log)
+			}
+			if err != nil {
+				return
+			}
+			words, err := hocrWords([]byte(out), ocrDPI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if len(words) > 0 {
+				got = words[0].text
+			}
+			if got != c.want {
+				t.Errorf("kept the reading starting %q, want %q", got, c.want)
+			}
+		})
+	}
+}
