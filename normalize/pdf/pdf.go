@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/enums"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
@@ -306,15 +307,10 @@ func (r *Reader) readPage(ctx context.Context, in pdfium.Pdfium, doc references.
 	pg := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
 	var p *page
 	if r.OCR != OCRAlways {
-		st, err := in.GetPageTextStructured(&requests.GetPageTextStructured{
-			Page:                   pg,
-			Mode:                   requests.GetPageTextStructuredModeChars,
-			CollectFontInformation: true,
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+		var err error
+		if p, err = textPage(in, pg, n); err != nil {
+			return nil, nil, err
 		}
-		p = layoutPage(n, st.Chars, looseSpaces(in, pg, st.Chars))
 	} else {
 		p = &page{number: n}
 	}
@@ -326,6 +322,34 @@ func (r *Reader) readPage(ctx context.Context, in pdfium.Pdfium, doc references.
 		return p, nil, nil
 	}
 	return p, r.startOCR(ctx, in, pg, p), nil
+}
+
+// textPage reads the text layer of page pg, numbered n, into lines. Its
+// characters are read as the page's content lies, whatever its /Rotate
+// (how a viewer turns it to show it), which is set to none meanwhile and
+// set again after, for the page to be rendered as shown ([renderPNG]):
+// pdfium orders the characters of a page and puts spaces between its words
+// by where they are as the page is shown, which for a page whose text is
+// upright, shown upside down, gave "R e p o r t o n L gi h ht o u s e s"
+// for "Report on Lighthouses", and a space in "L ighthouses" shown turned
+// a quarter turn clockwise.
+func textPage(in pdfium.Pdfium, pg requests.Page, n int) (*page, error) {
+	if rot, err := in.FPDFPage_GetRotation(&requests.FPDFPage_GetRotation{Page: pg}); err == nil && rot.PageRotation != enums.FPDF_PAGE_ROTATION_NONE {
+		// Only the document's copy in memory is changed; a failure leaves
+		// the page read as before.
+		if _, err := in.FPDFPage_SetRotation(&requests.FPDFPage_SetRotation{Page: pg, Rotate: enums.FPDF_PAGE_ROTATION_NONE}); err == nil {
+			defer in.FPDFPage_SetRotation(&requests.FPDFPage_SetRotation{Page: pg, Rotate: rot.PageRotation})
+		}
+	}
+	st, err := in.GetPageTextStructured(&requests.GetPageTextStructured{
+		Page:                   pg,
+		Mode:                   requests.GetPageTextStructuredModeChars,
+		CollectFontInformation: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+	}
+	return layoutPage(n, st.Chars, looseSpaces(in, pg, st.Chars)), nil
 }
 
 // finishOCR waits for tesseract's reading of a page and gives the page

@@ -130,3 +130,40 @@ func TestReadUpright(t *testing.T) {
 		})
 	}
 }
+
+// A page with a text layer whose /Rotate turns it as it is shown reads as
+// the page upright: before, pdfium's order of its characters and its
+// spaces followed the page as shown, and report.pdf upside down read
+// "R e p o r t o n L gi h ht o u s e s".
+func TestReadRotatedText(t *testing.T) {
+	qpdf := need(t, "qpdf", "qpdf")
+	want, _, err := read(t, &Reader{}, "report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rotate := range [][]string{
+		{"--rotate=+90"},
+		{"--rotate=+180"},
+		{"--rotate=+270"},
+		{"--rotate=+90:1", "--rotate=+180:2", "--rotate=-90:3"},
+	} {
+		t.Run(strings.Join(rotate, " "), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "rotated.pdf")
+			cmd := exec.Command(qpdf, append(append([]string{filepath.Join("testdata", "report.pdf")}, rotate...), out)...)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("qpdf: %v\n%s", err, b)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, rep, err := (&Reader{}).Read(t.Context(), data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.OCR) != 0 || got.Text != want.Text {
+				t.Errorf("OCR pages %v, text\n%s\nwant\n%s", rep.OCR, got.Text, want.Text)
+			}
+		})
+	}
+}
