@@ -12,7 +12,7 @@ import (
 // testdata/NAME.golden; -update writes the golden files. Check a changed
 // golden file reads better before writing it.
 func TestGolden(t *testing.T) {
-	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested"} {
+	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested", "sideways"} {
 		t.Run(name, func(t *testing.T) {
 			d, _, err := read(t, &Reader{}, name+".pdf")
 			if err != nil {

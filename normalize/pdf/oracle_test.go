@@ -116,8 +116,10 @@ func TestFixtures(t *testing.T) {
 	// Letter-spaced text, and text set without spacing beside it.
 	run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, "spaced.pdf"), filepath.Join(abs, "spaced.html"))...)
 	// Inline code and code blocks; lists; one-line paragraphs and verse;
-	// an address, code and verse; nested lists.
-	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested"} {
+	// an address, code and verse; nested lists; text set turned a quarter
+	// turn clockwise, a half turn and a quarter turn anticlockwise, and
+	// upright, a page each.
+	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested", "sideways"} {
 		run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, name+".pdf"), filepath.Join(abs, name+".html"))...)
 	}
 	// A scanned page: a picture of text, printed.
@@ -157,7 +159,7 @@ func TestFixtures(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "damaged.pdf"), report[:3000], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"report.pdf", "flow.pdf", "spaced.pdf", "code.pdf", "lists.pdf", "paragraphs.pdf", "breaks.pdf", "nested.pdf"} {
+	for _, name := range []string{"report.pdf", "flow.pdf", "spaced.pdf", "code.pdf", "lists.pdf", "paragraphs.pdf", "breaks.pdf", "nested.pdf", "sideways.pdf"} {
 		want, _, err := read(t, &Reader{}, name)
 		if err != nil {
 			t.Fatal(err)

@@ -324,32 +324,73 @@ func (r *Reader) readPage(ctx context.Context, in pdfium.Pdfium, doc references.
 	return p, r.startOCR(ctx, in, pg, p), nil
 }
 
-// textPage reads the text layer of page pg, numbered n, into lines. Its
-// characters are read as the page's content lies, whatever its /Rotate
-// (how a viewer turns it to show it), which is set to none meanwhile and
-// set again after, for the page to be rendered as shown ([renderPNG]):
-// pdfium orders the characters of a page and puts spaces between its words
-// by where they are as the page is shown, which for a page whose text is
-// upright, shown upside down, gave "R e p o r t o n L gi h ht o u s e s"
-// for "Report on Lighthouses", and a space in "L ighthouses" shown turned
-// a quarter turn clockwise.
+// textPage reads the text layer of page pg, numbered n, into lines, with
+// its text upright whatever its /Rotate (how a viewer turns the page to
+// show it) and however its content draws it ([textTurn]). pdfium orders
+// the characters of a page and puts the spaces between its words by where
+// they are as the page is shown, and gives their boxes as the content
+// lies: report.pdf shown upside down read "R e p o r t o n L gi h ht o u s
+// e s", and shown a quarter turn clockwise "L ighthouses"; text set
+// sideways read a letter at a time. So the page is read with no /Rotate,
+// and a page whose text is turned is read again shown with its text
+// upright, its boxes turned to match ([turnChars]); its /Rotate is set
+// back after, for the page to be rendered as shown ([renderPNG]).
 func textPage(in pdfium.Pdfium, pg requests.Page, n int) (*page, error) {
-	if rot, err := in.FPDFPage_GetRotation(&requests.FPDFPage_GetRotation{Page: pg}); err == nil && rot.PageRotation != enums.FPDF_PAGE_ROTATION_NONE {
-		// Only the document's copy in memory is changed; a failure leaves
-		// the page read as before.
-		if _, err := in.FPDFPage_SetRotation(&requests.FPDFPage_SetRotation{Page: pg, Rotate: enums.FPDF_PAGE_ROTATION_NONE}); err == nil {
-			defer in.FPDFPage_SetRotation(&requests.FPDFPage_SetRotation{Page: pg, Rotate: rot.PageRotation})
+	// Only the document's copy in memory is changed, and set back after;
+	// a failure leaves the page read as shown.
+	rot := enums.FPDF_PAGE_ROTATION_NONE
+	if r, err := in.FPDFPage_GetRotation(&requests.FPDFPage_GetRotation{Page: pg}); err == nil {
+		rot = r.PageRotation
+	}
+	shown := rot
+	show := func(r enums.FPDF_PAGE_ROTATION) bool {
+		if r == shown {
+			return true
 		}
+		if _, err := in.FPDFPage_SetRotation(&requests.FPDFPage_SetRotation{Page: pg, Rotate: r}); err != nil {
+			return false
+		}
+		shown = r
+		return true
 	}
-	st, err := in.GetPageTextStructured(&requests.GetPageTextStructured{
-		Page:                   pg,
-		Mode:                   requests.GetPageTextStructuredModeChars,
-		CollectFontInformation: true,
-	})
+	defer show(rot)
+	show(enums.FPDF_PAGE_ROTATION_NONE)
+	read := func() ([]*responses.GetPageTextStructuredChar, error) {
+		st, err := in.GetPageTextStructured(&requests.GetPageTextStructured{
+			Page:                   pg,
+			Mode:                   requests.GetPageTextStructuredModeChars,
+			CollectFontInformation: true,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+		}
+		return st.Chars, nil
+	}
+	chars, err := read()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+		return nil, err
 	}
-	return layoutPage(n, st.Chars, looseSpaces(in, pg, st.Chars)), nil
+	var w, h float64
+	t := textTurn(chars)
+	if t != 0 {
+		// Read again with the page shown with its text upright, for
+		// pdfium to order the characters and space the words.
+		size, err := in.GetPageSize(&requests.GetPageSize{Page: pg})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+		}
+		w, h = size.Width, size.Height
+		if show(enums.FPDF_PAGE_ROTATION((4 - t) % 4)) {
+			if chars, err = read(); err != nil {
+				return nil, err
+			}
+		}
+		turnChars(chars, t, w, h)
+	}
+	return layoutPage(n, chars, looseSpaces(in, pg, chars, func(l, top, r, b float64) (float64, float64) {
+		l, _, r, _ = t.rect(l, top, r, b, w, h)
+		return l, r
+	})), nil
 }
 
 // finishOCR waits for tesseract's reading of a page and gives the page
@@ -387,7 +428,7 @@ func finishOCR(ctx context.Context, o *ocrPage, rep *Report) error {
 // ([cellSpaces]), reading the loose boxes of the few characters whose
 // ink gaps could hide either. A page whose loose boxes cannot be read gets
 // none.
-func looseSpaces(in pdfium.Pdfium, pg requests.Page, chars []*responses.GetPageTextStructuredChar) spacing {
+func looseSpaces(in pdfium.Pdfium, pg requests.Page, chars []*responses.GetPageTextStructuredChar, across func(l, t, r, b float64) (x0, x1 float64)) spacing {
 	cands, gens, cells := spaceCandidates(chars), generatedCandidates(chars), cellCandidates(chars)
 	if len(cands) == 0 && len(gens) == 0 && len(cells) == 0 {
 		return spacing{}
@@ -408,7 +449,8 @@ func looseSpaces(in pdfium.Pdfium, pg requests.Page, chars []*responses.GetPageT
 		}
 		var e edges
 		if b, err := in.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i}); err == nil {
-			e = edges{float64(b.Rect.Left), float64(b.Rect.Right), true}
+			x0, x1 := across(float64(b.Rect.Left), float64(b.Rect.Top), float64(b.Rect.Right), float64(b.Rect.Bottom))
+			e = edges{x0, x1, true}
 		}
 		seen[i] = e
 		return e.x0, e.x1, e.ok

@@ -2,12 +2,15 @@ package pdf
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/klippa-app/go-pdfium/responses"
 )
 
 // A scanned page fed upside down or sideways is read upright, whether its
@@ -165,5 +168,99 @@ func TestReadRotatedText(t *testing.T) {
 				t.Errorf("OCR pages %v, text\n%s\nwant\n%s", rep.OCR, got.Text, want.Text)
 			}
 		})
+	}
+}
+
+// sideways.pdf's pages have their text set turned (a quarter turn
+// clockwise, a half turn, a quarter turn anticlockwise) and upright: read
+// as the golden file has it (before, the three turned pages read a letter
+// at a time, "S p r ni g a n d n e a p dit e s"), and so with a /Rotate
+// showing each upright, as a viewer's "rotate page" saves it.
+func TestReadSideways(t *testing.T) {
+	qpdf := need(t, "qpdf", "qpdf")
+	want, err := os.ReadFile(filepath.Join("testdata", "sideways.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "rotated.pdf")
+	cmd := exec.Command(qpdf, filepath.Join("testdata", "sideways.pdf"), "--rotate=+270:1", "--rotate=+180:2", "--rotate=+90:3", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("qpdf: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, rep, err := (&Reader{}).Read(t.Context(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.OCR) != 0 || d.Text+"\n" != string(want) {
+		t.Errorf("OCR pages %v, text\n%s\nwant\n%s", rep.OCR, d.Text, want)
+	}
+	var headings []string
+	for _, h := range d.Headings {
+		headings = append(headings, fmt.Sprintf("%s p%d", h.Text, d.PageAt(h.Offset)))
+	}
+	if got, want := strings.Join(headings, "|"), "Tides of the North Sea p1|Spring and neap tides p2|Tide tables p3|Tidal power p4"; got != want {
+		t.Errorf("headings %q, want %q", got, want)
+	}
+}
+
+func TestTextTurn(t *testing.T) {
+	chars := func(angles ...float64) []*responses.GetPageTextStructuredChar {
+		var cs []*responses.GetPageTextStructuredChar
+		for _, a := range angles {
+			cs = append(cs, &responses.GetPageTextStructuredChar{Text: "a", Angle: a})
+		}
+		return cs
+	}
+	q := math.Pi / 2
+	space := &responses.GetPageTextStructuredChar{Text: " "}
+	for _, c := range []struct {
+		name  string
+		chars []*responses.GetPageTextStructuredChar
+		want  quarters
+	}{
+		{"upright", chars(0, 0, 0), 0},
+		{"clockwise", chars(q, q, 0), 1},
+		{"upside down", chars(2*q, 2*q, 2*q), 2},
+		{"anticlockwise, a little off", chars(3*q+0.05, 3*q-0.05), 3},
+		{"half and half", chars(q, q, 0, 0), 0},
+		{"diagonal", chars(q/2, q/2, q, q), 0},
+		{"spaces do not count", append(chars(q), space, space, space), 1},
+		{"no text", nil, 0},
+	} {
+		if got := textTurn(c.chars); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func TestQuartersRect(t *testing.T) {
+	// A box near the bottom left of a line of text, upright (left, top,
+	// right, bottom; y growing upwards), and where it lies on a page of
+	// 612 × 792 points whose text is turned clockwise by a quarter turn,
+	// n times.
+	want := [4]float64{10, 40, 30, 20}
+	for _, c := range []struct {
+		t quarters
+		b [4]float64
+	}{
+		{0, want},
+		{1, [4]float64{20, 782, 40, 762}},
+		{2, [4]float64{582, 772, 602, 752}},
+		{3, [4]float64{572, 30, 592, 10}},
+	} {
+		l, top, r, b := c.t.rect(c.b[0], c.b[1], c.b[2], c.b[3], 612, 792)
+		if got := [4]float64{l, top, r, b}; got != want {
+			t.Errorf("%d: %v, want %v", c.t, got, want)
+		}
+	}
+	// turnChars turns the angle too: the text it turns is upright.
+	cs := []*responses.GetPageTextStructuredChar{{Text: "a", Angle: math.Pi / 2, PointPosition: responses.CharPosition{Left: 20, Top: 782, Right: 40, Bottom: 762}}}
+	turnChars(cs, 1, 612, 792)
+	if p := cs[0].PointPosition; cs[0].Angle != 0 || [4]float64{p.Left, p.Top, p.Right, p.Bottom} != want {
+		t.Errorf("turned: angle %v, box %+v", cs[0].Angle, p)
 	}
 }
