@@ -28,7 +28,9 @@
 // joined again (a soft hyphen is dropped; a hyphen, which pdfium marks
 // alike at every line end, when the document uses the word whole or does
 // not use both its parts as words, so "well-known" stays); pages
-// set in two or three columns are read column by column; ligatures and soft
+// set in two or three columns are read column by column; a page whose
+// /Rotate turns it, or whose text is set turned a quarter or a half turn,
+// is read as its text reads, upright ([textPage]); ligatures and soft
 // hyphens are folded. Running headers, footers and page numbers (the first
 // or last line of pages that repeats on at least half of them, numbers
 // aside; on a document of one page, a browser's header of date and time

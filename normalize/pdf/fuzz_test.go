@@ -57,7 +57,11 @@ func FuzzRead(f *testing.F) {
 // (standard fonts, so nothing is embedded): each line is an x, y position and its text.
 // It is a few hundred bytes, small enough for the fuzzer to mutate and
 // minimize quickly, and has what the reader's layout works on.
-func textPDF(pages [][]textLine) []byte {
+func textPDF(pages [][]textLine) []byte { return rotatedPDF(pages, nil) }
+
+// rotatedPDF writes a PDF as textPDF does, each page i with a /Rotate of
+// rotate[i] degrees when it is not 0.
+func rotatedPDF(pages [][]textLine, rotate []int) []byte {
 	var b bytes.Buffer
 	var offsets []int
 	obj := func(body string) {
@@ -84,9 +88,19 @@ func textPDF(pages [][]textLine) []byte {
 			if l.mono {
 				font = "F2"
 			}
-			fmt.Fprintf(&c, "BT /%s %d Tf %d %d Td (%s) Tj ET\n", font, size, l.x, l.y, l.text)
+			if l.turn == 0 {
+				fmt.Fprintf(&c, "BT /%s %d Tf %d %d Td (%s) Tj ET\n", font, size, l.x, l.y, l.text)
+				continue
+			}
+			// The text's matrix, turned clockwise by l.turn quarter turns.
+			m := [][4]int{{1, 0, 0, 1}, {0, -1, 1, 0}, {-1, 0, 0, -1}, {0, 1, -1, 0}}[l.turn&3]
+			fmt.Fprintf(&c, "BT /%s %d Tf %d %d %d %d %d %d Tm (%s) Tj ET\n", font, size, m[0], m[1], m[2], m[3], l.x, l.y, l.text)
 		}
-		obj(fmt.Sprintf("<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 3 0 R/F2 4 0 R>>>>/Contents %d 0 R>>", 6+2*i))
+		rot := ""
+		if i < len(rotate) && rotate[i] != 0 {
+			rot = fmt.Sprintf("/Rotate %d", rotate[i])
+		}
+		obj(fmt.Sprintf("<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]%s/Resources<</Font<</F1 3 0 R/F2 4 0 R>>>>/Contents %d 0 R>>", rot, 6+2*i))
 		obj(fmt.Sprintf("<</Length %d>>\nstream\n%sendstream", c.Len(), c.String()))
 	}
 	xref := b.Len()
@@ -102,6 +116,7 @@ type textLine struct {
 	x, y, size int
 	text       string
 	mono       bool // in Courier
+	turn       int  // quarter turns clockwise
 }
 
 // TestTextPDF checks that textPDF's seed is a PDF the reader reads.
@@ -169,6 +184,36 @@ func seedBlocks() []byte {
 	}})
 }
 
+// TestReadTurnedSeed reads seedTurned: each page upright.
+func TestReadTurnedSeed(t *testing.T) {
+	d, _, err := (&Reader{OCR: OCRNever}).Read(t.Context(), seedTurned())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Tides\n\nThe tide comes in twice a day, and goes out again.\n\nNeaps\n\nThe range is least at the neaps, a week after springs.\n\nSprings\n\nThe range is greatest at the springs."
+	if d.Text != want {
+		t.Errorf("read\n%s\nwant\n%s", d.Text, want)
+	}
+}
+
+// seedTurned is a seed of three pages whose text is turned: set a
+// quarter turn clockwise; set upside down, its /Rotate showing it
+// upright; set upright, its /Rotate turning it.
+func seedTurned() []byte {
+	return rotatedPDF([][]textLine{{
+		{x: 500, y: 720, size: 18, turn: 1, text: "Tides"},
+		{x: 470, y: 720, turn: 1, text: "The tide comes in twice a day,"},
+		{x: 456, y: 720, turn: 1, text: "and goes out again."},
+	}, {
+		{x: 540, y: 100, size: 18, turn: 2, text: "Neaps"},
+		{x: 540, y: 130, turn: 2, text: "The range is least at the neaps,"},
+		{x: 540, y: 144, turn: 2, text: "a week after springs."},
+	}, {
+		{x: 72, y: 700, size: 18, text: "Springs"},
+		{x: 72, y: 670, text: "The range is greatest at the springs."},
+	}}, []int{0, 180, 90})
+}
+
 // TestFuzzSeeds writes the interesting inputs of FuzzRead's corpus with
 // -update: a header alone, a truncated cross-reference table, a page tree
 // that points at itself, a huge page count, and small PDFs with text (as
@@ -189,6 +234,7 @@ func TestFuzzSeeds(t *testing.T) {
 		"count":     "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 2000000000>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n",
 		"text":      string(seedText()),
 		"blocks":    string(seedBlocks()),
+		"turned":    string(seedTurned()),
 	}
 	qpdf := need(t, "qpdf", "qpdf")
 	plain := filepath.Join(t.TempDir(), "text.pdf")
