@@ -244,9 +244,8 @@ func property(title, name string) float64 {
 // page read upside down is read with low confidence, and one sideways in
 // standing lines (tesseract's layout finds the lines vertical and reads
 // them, giving their boxes as they stand): low either way
-// ([minUprightConf]). A word without x_wconf
-// counts as sure; hOCR that cannot be read gives what was read before the
-// fault.
+// ([minUprightConf]). A word without x_wconf counts as sure; hOCR that
+// cannot be read gives what was read before the fault.
 func hocrConf(data []byte) (conf float64, chars int) {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = false

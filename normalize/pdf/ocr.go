@@ -101,10 +101,12 @@ const minUprightConf = 60
 // readUpright reads the page picture img (rendered at [ocrDPI]) with the
 // tesseract at path, as hOCR, upright: read as it lies, and when the words
 // read look like those of a page turned (read with low confidence, or in
-// standing lines: [hocrConf] below [minUprightConf]) read again finding which way up the page is (page
-// segmentation mode 1, about a third more time), keeping the reading of
-// higher confidence. An upright page costs one reading, as before; a page
-// upside down or sideways about two and a third.
+// standing lines: [hocrConf] below [minUprightConf]) read again finding
+// which way up the page is (page segmentation mode 1, about a third more
+// time), keeping the surer reading. An upright page costs one reading, as
+// before; a page upside down or sideways a little over twice that
+// (scanned-turned.pdf's pages: 8.2-9.2 CPU-seconds of tesseract against
+// 3.7-4.1 read once).
 func readUpright(ctx context.Context, path string, img []byte) (string, error) {
 	out, err := tesseract(ctx, path, img, ocrDPI, false)
 	if err != nil {
