@@ -91,11 +91,12 @@ func (r *Reader) startOCR(ctx context.Context, in pdfium.Pdfium, pg requests.Pag
 
 // minUprightConf is how sure tesseract must be that it read a page
 // upright ([hocrConf], 0-100) for it not to be read again finding which
-// way up it is: report.pdf's three pages scanned upright read at 93, 89
-// and 82; the first upside down at 22 (tesseract's letters for
-// "Lighthouses": "‘SyIEWIPUP]"); the others a quarter turn either way at
-// 0, as tesseract's layout finds their lines vertical and reads them
-// standing (turned clockwise, its words right; anticlockwise, gibberish).
+// way up it is: report.pdf's three pages scanned upright, rendered as
+// cite renders them, read at 94, 93 and 91; the first upside down at 24
+// (tesseract's letters for "Lighthouses": "‘SyIEWIPUP]"); the others a
+// quarter turn either way at 0, as tesseract's layout finds their lines
+// vertical and reads them standing (turned clockwise, its words right;
+// anticlockwise, gibberish).
 const minUprightConf = 60
 
 // readUpright reads the page picture img (rendered at [ocrDPI]) with the
