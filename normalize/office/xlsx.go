@@ -23,9 +23,9 @@ const maxSharedStrings = 1 << 20
 type xlsx struct {
 	z        *zipDoc
 	strings  []string
-	lost     bool     // a cell referred past the shared strings kept
+	lost     bool         // a cell referred past the shared strings kept
 	formats  []*numFormat // by style (cellXfs) index; nil is General
-	date1904 bool     // dates count from 1904-01-01
+	date1904 bool         // dates count from 1904-01-01
 	budget   cellBudget
 }
 
