@@ -116,8 +116,9 @@ func TestFixtures(t *testing.T) {
 	// Letter-spaced text, and text set without spacing beside it.
 	run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, "spaced.pdf"), filepath.Join(abs, "spaced.html"))...)
 	// Inline code and code blocks; lists; one-line paragraphs and verse;
-	// an address, code and verse; nested lists.
-	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested"} {
+	// an address, code and verse; nested lists; footnote markers in
+	// headings.
+	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested", "notes"} {
 		run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, name+".pdf"), filepath.Join(abs, name+".html"))...)
 	}
 	// A scanned page: a picture of text, printed.
