@@ -1007,7 +1007,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 		// the saved copy), so every document it makes is a file.
 		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, formatName, f.Name), Type: formatName, Kind: index.KindFile,
 		Size: j.read, ModTime: info.ModTime(), Hash: hash, Pipeline: ix.pipelineOf(formatName),
-		TextBytes: len(nd.Text), Tokens: tokens, Layout: layoutOf(nd),
+		TextBytes: len(nd.Text), Tokens: tokens, Layout: layoutOf(nd, byReader),
 	}
 	j.out = Added
 	if prev != nil {
