@@ -30,8 +30,11 @@ const DefaultMaxSize = 50_000_000
 
 // pipelineVersion changes whenever normalize or chunk would cut the same
 // file differently; documents indexed by another version are redone.
-// Version 2 bounds heading paths and titles (chunk.MaxHeadingBytes).
-const pipelineVersion = 2
+// Version 2 bounds heading paths and titles (chunk.MaxHeadingBytes);
+// version 3 shows spreadsheets' numbers as their formats do, leaves
+// footnote markers out of heading paths and keeps where an extracted
+// document's sections start (index.Layout.Sections).
+const pipelineVersion = 3
 
 // Options configure an [Indexer]. The zero value indexes the operating
 // system's files into the default source with default settings.
