@@ -250,3 +250,21 @@ func FuzzNumFormat(f *testing.F) {
 		_ = nf.textOf("x")
 	})
 }
+
+// BenchmarkNumFormat renders a cell's number by a format code, against
+// General's rendering of it (what every number cost before formats were
+// rendered).
+func BenchmarkNumFormat(b *testing.B) {
+	for _, code := range []string{"General", "#,##0.00", `[$$-409]#,##0.00;\([$$-409]#,##0.00\)`, "0.0%", "[hh]:mm:ss", "# ??/??", "yyyy-mm-dd"} {
+		f := parseNumFormat(code)
+		b.Run(code, func(b *testing.B) {
+			for b.Loop() {
+				if f == nil {
+					_ = general(46353.5625)
+				} else {
+					_, _ = f.number(46353.5625, false)
+				}
+			}
+		})
+	}
+}
