@@ -120,7 +120,9 @@
 // through its format's text section ("Code "@), a number without a format
 // as General shows it (up to 15 significant digits). ODS: the text a cell
 // shows (its text:p paragraphs, joined by spaces; LibreOffice writes the
-// formatted value there), a date as its office:date-value, and comments
+// formatted value there), else its value rendered by its data style
+// (odsfmt.go: the cell's style, or its column's default cell style, names
+// it, in content.xml or styles.xml), a date as its office:date-value, and comments
 // (office:annotation) left out. Repeated rows and cells
 // (table:number-rows-repeated, number-columns-repeated) are expanded only
 // when they have text, so the million empty rows LibreOffice declares at a

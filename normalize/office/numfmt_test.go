@@ -1,11 +1,14 @@
 package office
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/csv"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -142,6 +145,43 @@ func TestNumFormatAsShown(t *testing.T) {
 			compareAsShown(t, readFixture(t, readTB(t, f.file), f.kind).Text, want, f.kind)
 		})
 	}
+}
+
+// TestODSDataStyles: an ODS whose cells have their values alone (no
+// text:p, as some producers write them) reads as LibreOffice shows them,
+// each rendered by its cell's data style: formats.ods with the text of its
+// value cells taken out, against the XLSX's oracle ("." and ",": the
+// style's language is not read).
+func TestODSDataStyles(t *testing.T) {
+	want := oracleCells(t, readTB(t, formatsOracle))
+	content := unzipEntry(t, readTB(t, "formats.ods"), "content.xml")
+	styles := unzipEntry(t, readTB(t, "formats.ods"), "styles.xml")
+	valueOnly := regexp.MustCompile(`(<table:table-cell [^>]*office:(?:value|boolean-value|time-value)="[^"]*"[^>]*>)<text:p>.*?</text:p>`)
+	stripped := valueOnly.ReplaceAllString(content, "$1")
+	if n := strings.Count(content, "<text:p>") - strings.Count(stripped, "<text:p>"); n < 30 {
+		t.Fatalf("%d cells' text taken out", n)
+	}
+	data := zipOf(t, "mimetype", "application/vnd.oasis.opendocument.spreadsheet", "content.xml", stripped, "styles.xml", styles)
+	compareAsShown(t, readFixture(t, data, ODS).Text, want, XLSX)
+}
+
+// unzipEntry returns the entry name of the zip data.
+func unzipEntry(t *testing.T, data []byte, name string) string {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := zr.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestNumFormatLibreOffice makes formats.xlsx from formats.fods with the

@@ -226,6 +226,22 @@ func TestODS(t *testing.T) {
 			text: "V\n\nHead\n2026-11-27 | 2026-11-27 13:30 | 2 | 7 | a b c d",
 		},
 		{
+			name: "values without their text, by their data styles",
+			auto: `<number:number-style style:name="N1"><number:number number:decimal-places="2" number:min-integer-digits="1" number:grouping="true"/></number:number-style><style:style style:name="ce1" style:family="table-cell" style:data-style-name="N1"/>` +
+				`<number:time-style style:name="N2" number:truncate-on-overflow="false"><number:hours/><number:text>:</number:text><number:minutes number:style="long"/></number:time-style><style:style style:name="ce2" style:family="table-cell" style:data-style-name="N2"/>` +
+				`<number:percentage-style style:name="N3"><number:number number:decimal-places="1" number:min-integer-digits="1"/><number:text>%</number:text></number:percentage-style><style:style style:name="ce3" style:family="table-cell" style:data-style-name="N3"/>` +
+				`<number:date-style style:name="N4"><number:day/><number:text>.</number:text><number:month/></number:date-style><style:style style:name="ce4" style:family="table-cell" style:data-style-name="N4"/>`,
+			tables: `<table:table table:name="F"><table:table-columns><table:table-column table:default-cell-style-name="ce1"/></table:table-columns><table:table-column table:number-columns-repeated="3"/><table:table-column table:default-cell-style-name="ce3"/><table:table-row>` +
+				`<table:table-cell office:value-type="float" office:value="1234.5"/>` +
+				`<table:table-cell table:style-name="ce2" office:value-type="time" office:time-value="PT36H30M00S"/>` +
+				`<table:table-cell office:value-type="boolean" office:boolean-value="false"/>` +
+				`<table:table-cell table:style-name="ce4" office:value-type="float" office:value="0.1"/>` +
+				`<table:table-cell office:value-type="percentage" office:value="0.125"/>` +
+				`<table:table-cell table:style-name="nostyle" office:value-type="float" office:value="0.30000000000000004"/>` +
+				`</table:table-row></table:table>`,
+			text: "F\n\n1,234.50 | 36:30 | FALSE | 0.1 | 12.5% | 0.3",
+		},
+		{
 			name:   "hidden table",
 			auto:   `<style:style style:name="ta2" style:family="table"><style:table-properties table:display="false"/></style:style>`,
 			tables: `<table:table table:name="Secret" table:style-name="ta2"><table:table-row><table:table-cell><text:p>salary</text:p></table:table-cell></table:table-row></table:table><table:table table:name="Empty"/><table:table table:name="Shown"><table:table-row><table:table-cell><text:p>ok</text:p></table:table-cell></table:table-row></table:table>`,
