@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // A number format code (SpreadsheetML's formatCode, ECMA-376 Part 1,
@@ -285,7 +286,7 @@ func parseSection(code string) fmtSection {
 			sec.exp = len(sec.toks)
 			add(tokExp, code[i+1:i+2])
 			i++
-		case c == '/' && sec.slash < 0 && lastDigit(sec.toks):
+		case c == '/' && sec.slash < 0 && afterDigit(sec.toks):
 			sec.slash = len(sec.toks)
 			add(tokSlash, "")
 			j := i + 1
@@ -328,12 +329,8 @@ func parseSection(code string) fmtSection {
 // decodeRune returns the first character of s and its length in bytes
 // (1 for a byte that starts no UTF-8 character).
 func decodeRune(s string) (rune, int) {
-	for n := 1; n <= 4 && n <= len(s); n++ {
-		if r := []rune(s[:n]); len(r) == 1 && r[0] != 0xfffd {
-			return r[0], n
-		}
-	}
-	return rune(s[0]), 1
+	r, n := utf8.DecodeRuneInString(s)
+	return r, max(n, 1)
 }
 
 // hasDigitOrSecond reports whether a "." is a decimal point: the section
@@ -350,7 +347,9 @@ func hasDigitOrSecond(toks []fmtTok, rest string) bool {
 	return rest != "" && strings.ContainsRune("0#?", rune(rest[0]))
 }
 
-func lastDigit(toks []fmtTok) bool {
+// afterDigit reports whether the last token but literals is a digit
+// placeholder: a "/" there is a fraction's.
+func afterDigit(toks []fmtTok) bool {
 	for i := len(toks) - 1; i >= 0; i-- {
 		switch toks[i].kind {
 		case tokDigit:
