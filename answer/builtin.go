@@ -144,12 +144,13 @@ func readDocument(ctx context.Context, c *Call, args map[string]any) (string, er
 	if d.Kind == index.KindWeb {
 		typ = citations.TypeWeb
 	}
-	var pages []index.Page // where the document's pages start, if it has any
+	var pages []index.Page       // where the document's pages start, if it has any
+	var sections []index.Section // and its sections, if it was extracted
 	if lr, ok := r.e.cfg.Library.(interface {
 		Layout(context.Context, string) (index.Layout, error)
 	}); ok {
 		if l, err := lr.Layout(ctx, d.ID); err == nil {
-			pages = l.Pages
+			pages, sections = l.Pages, l.Sections
 		}
 	}
 	var refs []citations.Reference
@@ -163,7 +164,8 @@ func readDocument(ctx context.Context, c *Call, args map[string]any) (string, er
 			Location:  citations.PagesOf(ch.Page, ch.PageEnd, search.HasSlides(d.Type)),
 			Heading:   strings.Join(ch.Headings, " > "),
 			Extracted: search.Extracted(d.Type),
-		}.WithPageStarts(search.PageStartsIn(pages, max(ch.Page, 0), ch.PageEnd)))
+		}.WithPageStarts(search.PageStartsIn(pages, max(ch.Page, 0), ch.PageEnd)).
+			WithSectionStarts(search.SectionStartsIn(sections, ch.SourceStart, ch.SourceEnd)))
 		if err != nil {
 			return "", err
 		}

@@ -588,7 +588,7 @@ func (r *run) register(h search.Hit) (citations.Reference, error) {
 		Location:   h.Location,
 		Heading:    h.Heading,
 		Extracted:  search.Extracted(h.Document.Format),
-	}.WithPageStarts(h.PageStarts))
+	}.WithPageStarts(h.PageStarts).WithSectionStarts(h.SectionStarts))
 }
 
 // cleanTitle normalizes a title when its reference is made: control

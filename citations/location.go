@@ -125,3 +125,45 @@ func (r Reference) PageStarts() []PageStart {
 	}
 	return out
 }
+
+// SectionStart is where a section starts inside a passage, in the
+// coordinates of its [Reference.Span], and its heading path there, joined
+// by " > " as [Reference.Heading] is.
+type SectionStart struct {
+	Offset  int
+	Heading string
+}
+
+// WithSectionStarts returns r knowing where the sections after its first
+// start inside its passage (a workbook's later sheet, a Word file's next
+// heading), so that a producer that quotes a part of the passage can name
+// the section the part is in.
+func (r Reference) WithSectionStarts(starts []SectionStart) Reference {
+	var b []byte
+	for _, s := range starts {
+		b = binary.AppendUvarint(b, uint64(max(s.Offset, 0)))
+		b = binary.AppendUvarint(b, uint64(len(s.Heading)))
+		b = append(b, s.Heading...)
+	}
+	r.sectionStarts = string(b)
+	return r
+}
+
+// SectionStarts returns what [Reference.WithSectionStarts] was given.
+func (r Reference) SectionStarts() []SectionStart {
+	var out []SectionStart
+	b := []byte(r.sectionStarts)
+	for len(b) > 0 {
+		o, k := binary.Uvarint(b)
+		if k <= 0 {
+			break
+		}
+		n, k2 := binary.Uvarint(b[k:])
+		if k2 <= 0 || uint64(len(b)-k-k2) < n {
+			break
+		}
+		out = append(out, SectionStart{Offset: int(o), Heading: string(b[k+k2 : k+k2+int(n)])})
+		b = b[k+k2+int(n):]
+	}
+	return out
+}

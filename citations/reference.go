@@ -77,6 +77,9 @@ type Reference struct {
 	// inside it (see [Reference.WithPageStarts]), encoded so that a
 	// Reference stays comparable.
 	pageStarts string
+	// sectionStarts are where sections start inside the passage (see
+	// [Reference.WithSectionStarts]), encoded likewise.
+	sectionStarts string
 	// Link is where a reader can open the passage. Registration fills it from
 	// the invocation's resolver when it is empty.
 	Link string `json:"link,omitempty"`

@@ -699,8 +699,18 @@ type Document struct {
 // where its pages (or slides) start, and what its reader noted (running
 // headers and footers it left out of the text, pages it could not read).
 type Layout struct {
-	Pages []Page   `json:"pages,omitempty"`
-	Notes []string `json:"notes,omitempty"`
+	Pages    []Page    `json:"pages,omitempty"`
+	Notes    []string  `json:"notes,omitempty"`
+	Sections []Section `json:"sections,omitempty"`
+}
+
+// Section is where a section (a heading) starts in an extracted document's
+// text, and its heading path there, as its chunks have theirs: a passage
+// that starts in one section and runs into the next (a workbook's later
+// sheet) can name the section a part of it is in.
+type Section struct {
+	Offset  int      `json:"offset"`
+	Heading []string `json:"heading"`
 }
 
 // Page is where a page (or slide) starts in a document's text.
@@ -1540,7 +1550,7 @@ func (s *Store) Document(ctx context.Context, source, ref string) (Document, err
 
 // layoutJSON is the layout column's value for l: ” when l is empty.
 func layoutJSON(l *Layout) string {
-	if l == nil || (len(l.Pages) == 0 && len(l.Notes) == 0) {
+	if l == nil || (len(l.Pages) == 0 && len(l.Notes) == 0 && len(l.Sections) == 0) {
 		return ""
 	}
 	b, err := json.Marshal(l)

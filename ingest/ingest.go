@@ -30,8 +30,11 @@ const DefaultMaxSize = 50_000_000
 
 // pipelineVersion changes whenever normalize or chunk would cut the same
 // file differently; documents indexed by another version are redone.
-// Version 2 bounds heading paths and titles (chunk.MaxHeadingBytes).
-const pipelineVersion = 2
+// Version 2 bounds heading paths and titles (chunk.MaxHeadingBytes);
+// version 3 shows spreadsheets' numbers as their formats do, leaves
+// footnote markers out of heading paths and keeps where an extracted
+// document's sections start (index.Layout.Sections).
+const pipelineVersion = 3
 
 // Options configure an [Indexer]. The zero value indexes the operating
 // system's files into the default source with default settings.
@@ -1007,7 +1010,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 		// the saved copy), so every document it makes is a file.
 		Source: ix.opts.Source, Path: j.path, Title: titleOf(nd, format, formatName, f.Name), Type: formatName, Kind: index.KindFile,
 		Size: j.read, ModTime: info.ModTime(), Hash: hash, Pipeline: ix.pipelineOf(formatName),
-		TextBytes: len(nd.Text), Tokens: tokens, Layout: layoutOf(nd),
+		TextBytes: len(nd.Text), Tokens: tokens, Layout: layoutOf(nd, byReader),
 	}
 	j.out = Added
 	if prev != nil {

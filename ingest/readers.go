@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/cite-rag/cite/chunk"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/normalize"
 )
@@ -139,14 +140,38 @@ func (j *job) readerFailure(format string, err error) {
 	j.out, j.err = Failed, &PathError{j.path, fmt.Errorf("read %s: %w", label, err)}
 }
 
-// layoutOf is what the index keeps of an extracted document's pages and notes.
-func layoutOf(nd *normalize.Document) *index.Layout {
-	if len(nd.Pages) == 0 && len(nd.Notes) == 0 {
+// layoutOf is what the index keeps of an extracted document's pages, notes
+// and, for a document a reader extracted, where its sections start with
+// their heading paths (bounded as the chunker bounds them).
+func layoutOf(nd *normalize.Document, extracted bool) *index.Layout {
+	var sections []index.Section
+	if extracted {
+		sections = sectionsOf(nd.Headings)
+	}
+	if len(nd.Pages) == 0 && len(nd.Notes) == 0 && len(sections) == 0 {
 		return nil
 	}
-	l := &index.Layout{Notes: nd.Notes}
+	l := &index.Layout{Notes: nd.Notes, Sections: sections}
 	for _, p := range nd.Pages {
 		l.Pages = append(l.Pages, index.Page{Number: p.Number, Offset: p.Offset})
 	}
 	return l
+}
+
+// sectionsOf returns each heading's offset and the heading path there.
+func sectionsOf(headings []normalize.Heading) []index.Section {
+	var out []index.Section
+	var stack []normalize.Heading
+	for _, h := range headings {
+		for len(stack) > 0 && stack[len(stack)-1].Level >= h.Level {
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, h)
+		path := make([]string, len(stack))
+		for i, s := range stack {
+			path[i] = chunk.Clip(s.Text, chunk.MaxHeadingBytes)
+		}
+		out = append(out, index.Section{Offset: h.Offset, Heading: chunk.BoundPath(path)})
+	}
+	return out
 }

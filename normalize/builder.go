@@ -10,6 +10,7 @@ import (
 type headRec struct {
 	level      int
 	start, end int
+	notes      [][2]int // footnote markers in it, left out of its Text
 }
 
 // builder writes normalized text and its segment list in one pass. All
@@ -35,6 +36,7 @@ type builder struct {
 	markPos int
 
 	hLevel int // level of the open heading, 0 when none
+	hNotes [][2]int
 	heads  []headRec
 }
 
@@ -317,7 +319,18 @@ func (b *builder) beginHeading(level int) {
 		b.endHeading()
 	}
 	b.hLevel = level
+	b.hNotes = nil
 	b.mark = true
+}
+
+// noteMark records that the text written since start (an offset of the
+// text, as b.sb.Len() gave it) is a footnote marker: in a heading, it is
+// left out of the heading's Text, so that a heading path reads "Title",
+// not "Title[1]".
+func (b *builder) noteMark(start int) {
+	if b.hLevel > 0 && b.sb.Len() > start {
+		b.hNotes = append(b.hNotes, [2]int{start, b.sb.Len()})
+	}
 }
 
 // endHeading ends the open heading and records it if it has any text.
@@ -326,10 +339,11 @@ func (b *builder) endHeading() {
 		return
 	}
 	if !b.mark && b.sb.Len() > b.markPos {
-		b.heads = append(b.heads, headRec{level: b.hLevel, start: b.markPos, end: b.sb.Len()})
+		b.heads = append(b.heads, headRec{level: b.hLevel, start: b.markPos, end: b.sb.Len(), notes: b.hNotes})
 	}
 	b.mark = false
 	b.hLevel = 0
+	b.hNotes = nil
 }
 
 // document finishes the build.
@@ -346,7 +360,7 @@ func (b *builder) document(title string) *Document {
 	if len(b.heads) > 0 {
 		d.Headings = make([]Heading, len(b.heads))
 		for i, h := range b.heads {
-			d.Headings[i] = Heading{Level: h.level, Text: d.Text[h.start:h.end], Offset: h.start}
+			d.Headings[i] = Heading{Level: h.level, Text: withoutNotes(d.Text, h), Offset: h.start, End: h.end}
 		}
 	}
 	d.Title = title
@@ -359,6 +373,31 @@ func (b *builder) document(title string) *Document {
 		}
 	}
 	return d
+}
+
+// withoutNotes returns the text of heading h less its footnote markers,
+// the spaces around them collapsed ("Title [1]" and "Title[1]" read
+// "Title"); its whole text when that leaves nothing.
+func withoutNotes(text string, h headRec) string {
+	t := text[h.start:h.end]
+	if len(h.notes) == 0 {
+		return t
+	}
+	var sb strings.Builder
+	at := h.start
+	for _, n := range h.notes {
+		if n[0] < at || n[1] > h.end {
+			continue
+		}
+		sb.WriteString(text[at:n[0]])
+		at = n[1]
+	}
+	sb.WriteString(text[at:h.end])
+	out := strings.Join(strings.FieldsFunc(sb.String(), func(r rune) bool { return r == ' ' }), " ")
+	if strings.TrimSpace(out) == "" {
+		return t
+	}
+	return strings.Trim(out, " \n")
 }
 
 // oneLine turns normalized text into a title: line breaks become spaces.

@@ -211,7 +211,7 @@ func TestMarkdownCorpus(t *testing.T) {
 		}
 		for _, h := range d.Headings {
 			headings++
-			s, e := d.SourceSpan(h.Offset, h.Offset+len(h.Text))
+			s, e := d.SourceSpan(h.Offset, h.End)
 			if err := wordsInOrder(h.Text, string(f.src[s:e])); err != nil {
 				t.Errorf("%s: heading %q maps to %q: %v", f.name, h.Text, f.src[s:e], err)
 			}

@@ -100,7 +100,8 @@
 //     <title>; a head left open ends at <body>, at the first element that
 //     cannot be in a head, or at the first text, as in a browser.
 //   - The title is the first <title> (outside svg), else the text of the first
-//     h1. Headings h1–h6 with text become [Heading] values.
+//     h1. Headings h1–h6 with text become [Heading] values; a footnote
+//     reference in one stays in the text and is left out of its Text.
 //   - Character sets: a byte-order mark (UTF-8, UTF-16LE, UTF-16BE) decides;
 //     else a declared charset (<meta charset>, <meta http-equiv=Content-Type>:
 //     the WHATWG prescan of x/net/html/charset over the first 1024 bytes, then
@@ -117,7 +118,8 @@
 // where the AST has raw HTML, so markup shown inside code survives as text.
 //
 //   - Headings (ATX and setext) are paragraphs of their own and [Heading]
-//     values. Paragraphs are separated by a blank line; a soft line break
+//     values (a footnote reference, "## Title[^1]", reads "Title[1]" in the
+//     text and "Title" in the Heading's Text). Paragraphs are separated by a blank line; a soft line break
 //     inside a paragraph is a space (the paragraph reflows, as rendered), a
 //     hard line break (two trailing spaces, a backslash, <br>) a newline.
 //   - List items are lines with a marker as for HTML ("• ", "1. ", "1) " as

@@ -125,12 +125,31 @@ func (x *Extracted) startPage(n int) {
 
 // Heading writes a heading of the given level (1..6; others are clamped).
 func (x *Extracted) Heading(level int, text string) {
+	x.HeadingNotes(level, text, nil)
+}
+
+// HeadingNotes writes a heading as [Extracted.Heading] does, where the
+// byte ranges notes of text are footnote markers ("[1]", a superscript
+// "1"): they stay in the text, and the heading's [Heading.Text] (its
+// heading path) leaves them out.
+func (x *Extracted) HeadingNotes(level int, text string, notes [][2]int) {
 	x.init()
 	x.endList()
 	level = min(max(level, 1), 6)
 	x.b.brk(2)
 	x.b.beginHeading(level)
-	x.write(text)
+	at := 0
+	for _, n := range notes {
+		if n[0] < at || n[1] > len(text) || n[0] >= n[1] {
+			continue
+		}
+		x.write(text[at:n[0]])
+		start := x.b.sb.Len()
+		x.write(text[n[0]:n[1]])
+		x.b.noteMark(start)
+		at = n[1]
+	}
+	x.write(text[at:])
 	x.b.endHeading()
 	x.b.brk(2)
 }
@@ -159,14 +178,38 @@ func (x *Extracted) Append(d *Document) {
 		}
 	}
 	for _, h := range d.Headings {
-		if h.Offset < pos || h.Offset+len(h.Text) > len(d.Text) {
+		if h.Offset < pos || h.End > len(d.Text) || h.End < h.Offset {
 			continue
 		}
 		body(h.Offset)
-		x.Heading(h.Level, h.Text)
-		pos = h.Offset + len(h.Text)
+		full := d.Text[h.Offset:h.End]
+		x.HeadingNotes(h.Level, full, notesIn(full, h.Text))
+		pos = h.End
 	}
 	body(len(d.Text))
+}
+
+// notesIn returns the byte ranges of full, a heading's text, that its Text
+// (full less its footnote markers, see [Heading]) leaves out.
+func notesIn(full, text string) [][2]int {
+	if full == text {
+		return nil
+	}
+	var out [][2]int
+	j := 0
+	for i := 0; i < len(full); {
+		if j < len(text) && full[i] == text[j] {
+			i++
+			j++
+			continue
+		}
+		start := i
+		for i < len(full) && (j >= len(text) || full[i] != text[j]) {
+			i++
+		}
+		out = append(out, [2]int{start, i})
+	}
+	return out
 }
 
 // Lines writes a block whose line breaks are kept (code, verse, an address),

@@ -32,7 +32,7 @@ func TestExtracted(t *testing.T) {
 			},
 			title:    "Annual report",
 			text:     "Annual report\n\nFirst line wraps here.\n\n• one\n1. nested\n2. again\n• two\n\na | | c\nd | e | f\n\ncode\nindented\nend",
-			headings: []Heading{{Level: 1, Text: "Annual report", Offset: 0}},
+			headings: []Heading{{Level: 1, Text: "Annual report", Offset: 0, End: 13}},
 		},
 		{
 			name: "pages",
@@ -47,7 +47,7 @@ func TestExtracted(t *testing.T) {
 				x.Paragraph("more")
 			},
 			text:     "one\n\nThree\n\nthree\n\nmore",
-			headings: []Heading{{Level: 2, Text: "Three", Offset: 5}},
+			headings: []Heading{{Level: 2, Text: "Three", Offset: 5, End: 10}},
 			pages:    []Page{{1, 0}, {3, 5}},
 		},
 		{

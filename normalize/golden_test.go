@@ -47,7 +47,7 @@ func render(src []byte, d *Document) []byte {
 	fmt.Fprintf(&buf, "title: %q\n", d.Title)
 	fmt.Fprintf(&buf, "headings:\n")
 	for _, h := range d.Headings {
-		s, e := d.SourceSpan(h.Offset, h.Offset+len(h.Text))
+		s, e := d.SourceSpan(h.Offset, h.End)
 		fmt.Fprintf(&buf, "  h%d @%d %q <- src[%d:%d] %q\n", h.Level, h.Offset, h.Text, s, e, src[s:e])
 	}
 	fmt.Fprintf(&buf, "text:\n%s\n", d.Text)

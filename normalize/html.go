@@ -57,6 +57,7 @@ type htmlState struct {
 	lists     []listLevel
 	cells     []int // for each open table, the number of cells seen in the current row
 	noteref   noteState
+	noteAt    int // where the footnote reference's text starts
 }
 
 // noteState is where the text stands in a footnote reference (see
@@ -334,6 +335,7 @@ func (h *htmlState) startTag(a atom.Atom, selfClosing bool, z *html.Tokenizer) {
 		switch noteRole(z) {
 		case "noteref":
 			h.noteref = noteOpen
+			h.noteAt = h.b.sb.Len()
 		case "backlink":
 			h.skip, h.skipDepth = a, 1
 		}
@@ -497,6 +499,9 @@ func (h *htmlState) endTag(a atom.Atom) {
 	case atom.A:
 		if h.noteref == noteBracket {
 			b.synthGap([]byte("]"))
+		}
+		if h.noteref != noNote {
+			b.noteMark(h.noteAt)
 		}
 		h.noteref = noNote
 		return

@@ -34,8 +34,11 @@ func checkDocument(src []byte, d *Document) error {
 		if h.Text == "" {
 			return fmt.Errorf("heading %d: empty text", i)
 		}
-		if h.Offset < 0 || h.Offset+len(h.Text) > len(d.Text) || !strings.HasPrefix(d.Text[h.Offset:], h.Text) {
+		if h.Offset < 0 || h.End > len(d.Text) || h.End < h.Offset {
 			return fmt.Errorf("heading %d: %q not at offset %d", i, h.Text, h.Offset)
+		}
+		if full := d.Text[h.Offset:h.End]; full != h.Text && !subsequence(h.Text, full) {
+			return fmt.Errorf("heading %d: %q is not %q less its footnote markers", i, h.Text, full)
 		}
 		if h.Offset < prev {
 			return fmt.Errorf("heading %d: offset %d before %d", i, h.Offset, prev)
@@ -165,4 +168,15 @@ func checkSourceSpan(src []byte, d *Document) error {
 		return fmt.Errorf("SourceSpan(n,0) = %d,%d", s, e)
 	}
 	return nil
+}
+
+// subsequence reports whether s is t with some of its bytes left out.
+func subsequence(s, t string) bool {
+	j := 0
+	for i := 0; i < len(t) && j < len(s); i++ {
+		if t[i] == s[j] {
+			j++
+		}
+	}
+	return j == len(s)
 }

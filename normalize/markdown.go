@@ -349,7 +349,9 @@ func (w *mdWalker) inline(n ast.Node) {
 		w.rawHTML(n)
 	case *east.FootnoteLink:
 		if w.h.skip == 0 {
+			start := b.sb.Len()
 			b.synthGap([]byte("[" + strconv.Itoa(n.Index) + "]"))
+			b.noteMark(start)
 		}
 	default:
 		// Emphasis, strikethrough, links (their text, not the URL), images

@@ -33,8 +33,9 @@ func (f Format) String() string {
 // Heading is a section heading found in the document.
 type Heading struct {
 	Level  int    // 1..6
-	Text   string // normalized heading text, as it appears in Document.Text
+	Text   string // normalized heading text, as it appears in Document.Text[Offset:End] less its footnote markers ("Title" for "Title[1]")
 	Offset int    // byte offset in Document.Text where the heading text starts
+	End    int    // byte offset in Document.Text just past the heading text
 }
 
 // Document is normalized text plus what is needed to cite it.

@@ -166,6 +166,10 @@ type Hit struct {
 	// PageStarts are where the pages after the first start inside the
 	// chunk (in SourceSpan's coordinates), for a hit that crosses pages.
 	PageStarts []citations.PageStart `json:"-"`
+	// SectionStarts are where the sections after the first start inside
+	// the chunk (in SourceSpan's coordinates), for a hit of an extracted
+	// document (a later sheet of a workbook).
+	SectionStarts []citations.SectionStart `json:"-"`
 
 	// Copies are the other documents that hold a chunk of the same text,
 	// which the search folded into this hit (the copies of a page in each
@@ -761,8 +765,9 @@ type layoutReader interface {
 	Layout(ctx context.Context, documentID string) (index.Layout, error)
 }
 
-// pageStarts fills in the PageStarts of the hits that cross pages, reading
-// each document's layout once.
+// pageStarts fills in the PageStarts of the hits that cross pages, and the
+// SectionStarts of the hits of extracted documents, reading each document's
+// layout once.
 func (s *Searcher) pageStarts(ctx context.Context, hits []Hit) error {
 	lr, ok := s.store.(layoutReader)
 	if !ok {
@@ -775,7 +780,8 @@ func (s *Searcher) pageStarts(ctx context.Context, hits []Hit) error {
 		if h.Slide > 0 {
 			first, last = h.Slide, h.SlideEnd
 		}
-		if last <= first {
+		crosses := last > first
+		if !crosses && !Extracted(h.Document.Format) {
 			continue
 		}
 		l, seen := layouts[h.Document.ID]
@@ -786,9 +792,27 @@ func (s *Searcher) pageStarts(ctx context.Context, hits []Hit) error {
 			}
 			layouts[h.Document.ID] = l
 		}
-		h.PageStarts = PageStartsIn(l.Pages, first, last)
+		if crosses {
+			h.PageStarts = PageStartsIn(l.Pages, first, last)
+		}
+		if Extracted(h.Document.Format) {
+			h.SectionStarts = SectionStartsIn(l.Sections, h.SourceSpan.Start, h.SourceSpan.End)
+		}
 	}
 	return nil
+}
+
+// SectionStartsIn returns the starts of the sections of an extracted
+// document that start inside the passage [start, end) of its text, after
+// its first byte.
+func SectionStartsIn(sections []index.Section, start, end int) []citations.SectionStart {
+	var out []citations.SectionStart
+	for _, s := range sections {
+		if s.Offset > start && s.Offset < end {
+			out = append(out, citations.SectionStart{Offset: s.Offset, Heading: strings.Join(s.Heading, " > ")})
+		}
+	}
+	return out
 }
 
 // PageStartsIn returns the starts of pages first+1..last among a document's

@@ -188,13 +188,32 @@ func (a *Answerer) quote(ctx context.Context, p pick, src source, first bool) Se
 		}
 	}
 	out := Sentence{Ref: p.ref, Text: pr.text, Quote: quote, Span: span, Heading: p.ref.Heading}
-	if otherSection(p.ref.Passage, p.ref.Heading, pr.start) {
+	if h, ok := sectionAt(p.ref, pr.start); ok {
+		out.Heading = h
+	} else if otherSection(p.ref.Passage, p.ref.Heading, pr.start) {
 		out.Heading = ""
 	}
 	if len(pr.block) > 0 {
 		out.Block = markdownBlock(pr.block)
 	}
 	return out
+}
+
+// sectionAt returns the heading path of the section that starts inside
+// ref's passage at or before offset at of it, when the reference knows
+// where its sections start ([citations.Reference.SectionStarts]: a
+// workbook's later sheet, a Word file's next heading, in a passage of
+// extracted text); ok is false when none does.
+func sectionAt(ref citations.Reference, at int) (heading string, ok bool) {
+	if !ref.Extracted {
+		return "", false
+	}
+	for _, s := range ref.SectionStarts() {
+		if rel := s.Offset - ref.Span.Start; rel > 0 && rel <= at && rel < len(ref.Passage) {
+			heading, ok = s.Heading, true
+		}
+	}
+	return heading, ok
 }
 
 // otherSection reports whether the sentence at offset at in passage may be

@@ -123,26 +123,36 @@ func TestOtherSection(t *testing.T) {
 // sheet's name, a Word heading) the passage starts with or has after the
 // text it shares with the passage before, and before the next heading; a
 // sentence of another section, before or after, names none, never the
-// passage's.
+// passage's. Where the reference knows where the sections inside its
+// passage start (a later sheet, a Word file's next heading), a sentence
+// after one names that section.
 func TestSection(t *testing.T) {
 	const (
 		sheet = "Costs\n\nItem | Cost | Bought\nLamp oil | 120.50 | 2026-03-14\nBrass polish | 14.00 | 2026-04-02\n\nKeepers\n\nName | Watch\nAda Winter | night and storms\nTom Reed | day"
 		doc   = "Keepers\n\nThe keeper lives in the cottage beside the tower. He trims the wick every evening.\n\nLamp\n\nThe lamp burns paraffin oil supplied by the harbour board."
 	)
+	const at = 4000 // where the passage starts in the document's text
+	startOf := func(passage, line, heading string) []citations.SectionStart {
+		return []citations.SectionStart{{Offset: at + strings.Index(passage, line+"\n"), Heading: heading}}
+	}
 	for _, tc := range []struct {
 		name, passage, heading, question, text, want string
+		starts                                       []citations.SectionStart
 	}{
-		{"a sheet's row", sheet, "Costs", "what did lamp oil cost", "Item: Lamp oil; Cost: 120.50; Bought: 2026-03-14", "Costs"},
-		{"the next sheet's row", sheet, "Costs", "what is Ada Winter's watch", "Name: Ada Winter; Watch: night and storms", ""},
-		{"a Word paragraph", doc, "Report > Keepers", "where does the keeper live", "The keeper lives in the cottage beside the tower.", "Report > Keepers"},
-		{"the next section's paragraph", doc, "Report > Keepers", "what oil does the lamp burn", "The lamp burns paraffin oil supplied by the harbour board.", ""},
-		{"a section after shared text", doc, "Report > Lamp", "what oil does the lamp burn", "The lamp burns paraffin oil supplied by the harbour board.", "Report > Lamp"},
-		{"the shared text of the section before", doc, "Report > Lamp", "where does the keeper live", "The keeper lives in the cottage beside the tower.", ""},
+		{"a sheet's row", sheet, "Costs", "what did lamp oil cost", "Item: Lamp oil; Cost: 120.50; Bought: 2026-03-14", "Costs", nil},
+		{"the next sheet's row", sheet, "Costs", "what is Ada Winter's watch", "Name: Ada Winter; Watch: night and storms", "", nil},
+		{"a Word paragraph", doc, "Report > Keepers", "where does the keeper live", "The keeper lives in the cottage beside the tower.", "Report > Keepers", nil},
+		{"the next section's paragraph", doc, "Report > Keepers", "what oil does the lamp burn", "The lamp burns paraffin oil supplied by the harbour board.", "", nil},
+		{"a section after shared text", doc, "Report > Lamp", "what oil does the lamp burn", "The lamp burns paraffin oil supplied by the harbour board.", "Report > Lamp", nil},
+		{"the shared text of the section before", doc, "Report > Lamp", "where does the keeper live", "The keeper lives in the cottage beside the tower.", "", nil},
+		{"the next sheet's row, its start known", sheet, "Costs", "what is Ada Winter's watch", "Name: Ada Winter; Watch: night and storms", "Keepers", startOf(sheet, "Keepers", "Keepers")},
+		{"a sheet's row, the next sheet's start known", sheet, "Costs", "what did lamp oil cost", "Item: Lamp oil; Cost: 120.50; Bought: 2026-03-14", "Costs", startOf(sheet, "Keepers", "Keepers")},
+		{"the next section's paragraph, its start known", doc, "Report > Keepers", "what oil does the lamp burn", "The lamp burns paraffin oil supplied by the harbour board.", "Report > Lamp", startOf(doc, "Lamp", "Report > Lamp")},
 	} {
-		sents, err := New(Options{}).Answer(t.Context(), tc.question, []citations.Reference{{
+		sents, err := New(Options{}).Answer(t.Context(), tc.question, []citations.Reference{citations.Reference{
 			Index: 1, Title: "Lighthouse", Type: citations.TypeFile, Source: "/l.docx", Passage: tc.passage,
-			Span: citations.Span{Start: 0, End: len(tc.passage)}, Heading: tc.heading, Extracted: true,
-		}})
+			Span: citations.Span{Start: at, End: at + len(tc.passage)}, Heading: tc.heading, Extracted: true,
+		}.WithSectionStarts(tc.starts)})
 		if err != nil || len(sents) == 0 {
 			t.Fatalf("%s: %v, %d sentences", tc.name, err, len(sents))
 		}

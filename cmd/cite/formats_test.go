@@ -171,7 +171,7 @@ func TestSheets(t *testing.T) {
 		t.Fatalf("index: %d\n%s%s", code, out, errOut)
 	}
 	_, out, _ = cite(t, "ask", "--index", idx2, "who has the night watch")
-	if !strings.Contains(out, "Name: Ada Winter; Watch: night and storms") || !strings.Contains(out, "[keepers.xlsx](file://") {
+	if !strings.Contains(out, "Name: Ada Winter; Watch: night and storms") || !strings.Contains(out, "[keepers.xlsx § Keepers](file://") {
 		t.Errorf("ask does not name the workbook by its file:\n%s", out)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // where the passage starts with that section's heading (the sheet's name)
 // or with the end of the section before (the text it shares with the
 // passage before it), and never the passage's section for a quote of the
-// section before.
+// section before; a sheet that starts inside the passage names its own.
 func TestAskSection(t *testing.T) {
 	dir := t.TempDir()
 	data, err := os.ReadFile(filepath.Join(officeFixtures, "budget.xlsx"))
@@ -36,6 +36,8 @@ func TestAskSection(t *testing.T) {
 		name, question, text, ref, notRef string
 	}{
 		{"a sheet's row", "what did the brass polish cost", "Item: Brass polish; Cost: 14.00", "[Lighthouse Budget § Costs](file://", ""},
+		// The workbook is one passage: Keepers starts inside it.
+		{"a later sheet's row", "what is Tom Reed's watch", "Name: Tom Reed; Watch: day", "[Lighthouse Budget § Keepers](file://", ""},
 		{"a Word paragraph", "what oil does the lamp burn", "The lamp burns paraffin oil supplied by the harbour board.",
 			"[Lighthouse Manual § Lamp](file://", ""},
 		{"the section before", "what ends the keepers section", "The keepers section ends with this sentence about the night watch.",

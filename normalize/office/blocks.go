@@ -29,10 +29,63 @@ type block struct {
 	cells   []string
 }
 
+// A note's marker is written between noteOpen and noteClose (Unicode
+// noncharacters, for internal use) until emit: a heading's markers are
+// footnote markers of [normalize.Extracted.HeadingNotes], left out of its
+// heading path; elsewhere the delimiters are dropped.
+const (
+	noteOpen  = "\uFDD0"
+	noteClose = "\uFDD1"
+)
+
+// noteRanges returns s without its markers' delimiters, and where the
+// markers are in it.
+func noteRanges(s string) (string, [][2]int) {
+	if !strings.Contains(s, noteOpen) && !strings.Contains(s, noteClose) {
+		return s, nil
+	}
+	var sb strings.Builder
+	var out [][2]int
+	start := -1
+	for i := 0; i < len(s); {
+		switch {
+		case strings.HasPrefix(s[i:], noteOpen):
+			start = sb.Len()
+			i += len(noteOpen)
+		case strings.HasPrefix(s[i:], noteClose):
+			if start >= 0 && sb.Len() > start {
+				out = append(out, [2]int{start, sb.Len()})
+			}
+			start = -1
+			i += len(noteClose)
+		default:
+			sb.WriteByte(s[i])
+			i++
+		}
+	}
+	return sb.String(), out
+}
+
+// plainNotes returns s without its markers' delimiters.
+func plainNotes(s string) string {
+	t, _ := noteRanges(s)
+	return t
+}
+
+// withoutNotes returns s without its markers (a title).
+func withoutNotes(s string) string {
+	t, notes := noteRanges(s)
+	for i := len(notes) - 1; i >= 0; i-- {
+		t = t[:notes[i][0]] + t[notes[i][1]:]
+	}
+	return strings.TrimSpace(t)
+}
+
 // emit writes blocks to x in order.
 func emit(x *normalize.Extracted, blocks []block) {
 	inTable := false
 	for _, b := range blocks {
+		b.text = plainNotesIn(b)
 		if inTable && b.kind != bRow {
 			x.EndTable()
 			inTable = false
@@ -41,11 +94,16 @@ func emit(x *normalize.Extracted, blocks []block) {
 		case bPara:
 			x.Paragraph(b.text)
 		case bHeading:
-			x.Heading(b.level, b.text)
+			text, notes := noteRanges(b.text)
+			x.HeadingNotes(b.level, text, notes)
 		case bItem:
 			x.ListItem(b.level, b.ordered, b.text)
 		case bRow:
-			x.Row(b.cells...)
+			cells := make([]string, len(b.cells))
+			for i, c := range b.cells {
+				cells[i] = plainNotes(c)
+			}
+			x.Row(cells...)
 			inTable = true
 		case bPage:
 			x.Page(b.level)
@@ -78,7 +136,16 @@ func (n *notes) ref(key string, body func() []block) string {
 		n.seen[key] = num
 		n.texts[num-1] = body()
 	}
-	return "[" + itoa(num) + "]"
+	return noteOpen + "[" + itoa(num) + "]" + noteClose
+}
+
+// plainNotesIn returns b's text, its markers' delimiters dropped but for a
+// heading's.
+func plainNotesIn(b block) string {
+	if b.kind == bHeading {
+		return b.text
+	}
+	return plainNotes(b.text)
 }
 
 // section returns the blocks of the "Notes" section: a level-1 heading,

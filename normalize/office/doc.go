@@ -54,7 +54,9 @@
 // numbered in order of first reference, and the notes follow at the end of
 // the document under a level-1 heading "Notes", each a paragraph starting
 // "[n] " (as pandoc's plain-text output does). A note stays one retrievable
-// passage with its marker, and the body's paragraphs are not cut by it.
+// passage with its marker, and the body's paragraphs are not cut by it. A
+// marker in a heading stays in the text and out of the heading's path
+// ([normalize.Extracted.HeadingNotes]).
 //
 // PPTX: slides in presentation order (presentation.xml's sldIdLst through
 // its relationships, not file names), each starting a page:
@@ -108,15 +110,19 @@
 // its first column); a cell's line breaks are spaces. A formula is not
 // read, its cached value is. XLSX: shared strings (without their phonetic
 // runs), inline strings, TRUE and FALSE, error values (#DIV/0!), and
-// numbers as their style's number format shows them, as far as it is
-// cheap to tell: dates as 2026-11-27 (with 13:30 when the format has a
-// time of day; the 1900 and 1904 date systems), times as 13:30 (13:30:05
-// with seconds), percentages ×100 with "%", a format's count of decimals
-// (0.00), else up to 15 significant digits as General shows them;
-// thousands separators, currency symbols, fractions and elapsed times
-// ([h]:mm, shown as the number) are not rendered. ODS: the text a cell
+// numbers as their style's number format shows them (numfmt.go: thousands
+// 1,234,567, currencies $1,234.50, negatives in brackets, percentages,
+// decimals, elapsed times 36:01:05, times of day 1:30 PM, fractions
+// 3 14/99, scientific 1.23E+05, literals, scaling, conditional sections;
+// "." and "," as separators, as LibreOffice shows an XLSX in an English
+// locale), dates as 2026-11-27 whatever their format (with 13:30 when the
+// format has a time of day; the 1900 and 1904 date systems), a string
+// through its format's text section ("Code "@), a number without a format
+// as General shows it (up to 15 significant digits). ODS: the text a cell
 // shows (its text:p paragraphs, joined by spaces; LibreOffice writes the
-// formatted value there), a date as its office:date-value, and comments
+// formatted value there), else its value rendered by its data style
+// (odsfmt.go: the cell's style, or its column's default cell style, names
+// it, in content.xml or styles.xml), a date as its office:date-value, and comments
 // (office:annotation) left out. Repeated rows and cells
 // (table:number-rows-repeated, number-columns-repeated) are expanded only
 // when they have text, so the million empty rows LibreOffice declares at a

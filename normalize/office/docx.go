@@ -83,7 +83,7 @@ func readDOCX(z *zipDoc) (*normalize.Document, error) {
 	blocks = append(blocks, d.notes.section()...)
 	var x normalize.Extracted
 	emit(&x, blocks)
-	return x.Document(d.title), nil
+	return x.Document(withoutNotes(d.title)), nil
 }
 
 func (d *docx) readStyles(root *node) {

@@ -80,6 +80,8 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]byte {
 			"style-loop":   docxOf(t, p("A", r("x")), `<w:style w:styleId="A"><w:basedOn w:val="B"/></w:style><w:style w:styleId="B"><w:basedOn w:val="A"/></w:style>`),
 			"textbox":      docxOf(t, p("", `<w:r><mc:AlternateContent><mc:Choice><w:txbxContent>`+p("", r("box"))+`</w:txbxContent></mc:Choice><mc:Fallback>`+p("", r("fb"))+`</mc:Fallback></mc:AlternateContent></w:r>`), ""),
 			"note-in-note": docxOf(t, p("", `<w:r><w:footnoteReference w:id="1"/></w:r><w:r><w:endnoteReference w:id="1"/></w:r>`), ""),
+			"note-in-heading": docxOf(t, p("Title", r("T")+`<w:r><w:footnoteReference w:id="1"/></w:r>`)+p("Heading1", `<w:r><w:footnoteReference w:id="1"/></w:r>`+r(" A ")+`<w:r><w:footnoteReference w:id="1"/></w:r>`+r("\uFDD0 B \uFDD1")),
+				`<w:style w:styleId="Title"><w:name w:val="Title"/></w:style><w:style w:styleId="Heading1"><w:name w:val="heading 1"/></w:style>`),
 		},
 		"FuzzReadODT": {
 			"truncated": readTB(t, "report.odt")[:4000],
@@ -91,12 +93,16 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]byte {
 			"nav-loop":  epubOf(t, `<manifest><item id="n" href="../../n.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="c" href="c.xhtml" media-type="text/html"/></manifest><spine toc="n"><itemref idref="n"/><itemref idref="c"/><itemref idref="c"/></spine>`, "n.xhtml", `<nav><a href="OEBPS/c.xhtml">T</a>`, "OEBPS/c.xhtml", `<h3>x</h3><p>y`),
 		},
 		"FuzzReadXLSX": {
-			"truncated":   readTB(t, "budget.xlsx")[:3000],
-			"huge-refs":   xlsxOf(t, "", "", `<workbookPr date1904="true"/>`, xlsxSheet{name: "S", data: `<row r="99999999999"><c r="ZZZZZZZZ1"><v>1</v></c><c r="1A" t="s"><v>-1</v></c><c t="b"><v>x</v></c></row><row r="-3"><c s="-1"><v>1e400</v></c></row>`}),
+			"truncated": readTB(t, "budget.xlsx")[:3000],
+			"huge-refs": xlsxOf(t, "", "", `<workbookPr date1904="true"/>`, xlsxSheet{name: "S", data: `<row r="99999999999"><c r="ZZZZZZZZ1"><v>1</v></c><c r="1A" t="s"><v>-1</v></c><c t="b"><v>x</v></c></row><row r="-3"><c s="-1"><v>1e400</v></c></row>`}),
+			"formats": xlsxOf(t, `<si><t>s</t></si>`, `<numFmts><numFmt numFmtId="164" formatCode="#,##0.00\ [$€-407];[Red]\(#,##0.00\)"/><numFmt numFmtId="165" formatCode="[hh]:mm:ss.00"/><numFmt numFmtId="166" formatCode="# ??/??;;&quot;zero&quot;;&quot;T &quot;@"/><numFmt numFmtId="167" formatCode="[&gt;=1E6]0.0,,&quot;M&quot;;[&lt;0]\-0;0.00E+00"/></numFmts><cellXfs><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="166"/><xf numFmtId="167"/></cellXfs>`, "",
+				xlsxSheet{name: "F", data: `<row r="1"><c s="1"><v>-1234.5</v></c><c s="2"><v>1.00001</v></c><c s="3"><v>3.14159</v></c><c s="3" t="s"><v>0</v></c><c s="4"><v>2500000</v></c><c s="4"><v>-7</v></c><c s="4"><v>0.000123</v></c></row>`}),
 			"shared-loop": xlsxOf(t, `<si><t>a<si><t>b</t></si></t></si>`, `<cellXfs><xf numFmtId="999999999999"/></cellXfs>`, "", xlsxSheet{name: "S", state: "veryHidden"}, xlsxSheet{name: "S", data: `<row><c t="s"><v>0</v></c></row>`}),
 		},
 		"FuzzReadODS": {
-			"truncated":    readTB(t, "budget.ods")[:3000],
+			"truncated": readTB(t, "budget.ods")[:3000],
+			"data-styles": odsOf(t, `<number:number-style style:name="N1"><number:fraction number:min-integer-digits="0" number:min-numerator-digits="9" number:min-denominator-digits="9"/><style:map style:condition="value()&gt;=0" style:apply-style-name="N2"/></number:number-style><number:currency-style style:name="N2"><number:text>"(</number:text><number:currency-symbol>$</number:currency-symbol><number:number number:decimal-places="99" number:min-decimal-places="-3" number:display-factor="1e300"/><style:map style:condition="value()&gt;0" style:apply-style-name="N1"/></number:currency-style><style:style style:name="c" style:family="table-cell" style:data-style-name="N1"/>`,
+				`<table:table table:name="A"><table:table-column table:number-columns-repeated="99999999" table:default-cell-style-name="c"/><table:table-row><table:table-cell office:value-type="float" office:value="-1e308"/><table:table-cell office:value-type="time" office:time-value="-P1W2DT99999999H"/><table:table-cell table:style-name="c" office:value-type="currency" office:value="NaN"/></table:table-row></table:table>`),
 			"million-rows": odsOf(t, "", `<table:table table:name="A"><table:table-row table:number-rows-repeated="1048576"><table:table-cell table:number-columns-repeated="16384"><text:p>x</text:p></table:table-cell></table:table-row></table:table>`),
 			"nested":       odsOf(t, `<style:style style:family="table"><style:table-properties table:display="false"/></style:style>`, `<table:table><table:table-row><table:table-cell><table:table table:name="in"><table:table-row><table:table-cell><text:p>n</text:p></table:table-cell></table:table-row></table:table><office:annotation><text:p>c</text:p></office:annotation></table:table-cell></table:table-row></table:table>`),
 		},

@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -19,8 +21,15 @@ type ods struct {
 	s      *xmlStream
 	hidden map[string]bool // table styles with table:display="false"
 	budget cellBudget
-	sheets []sheet
-	notes  []string
+	// The data styles of cell styles, for cells without their text.
+	codes    map[string]string   // data style to its format code
+	maps     map[string][]odsMap // data style to its style:map
+	cellData map[string]string   // cell style to its data style
+	formats  map[string]*numFormat
+	cols     []colStyle // the default cell styles of the table's columns
+	colEnd   int        // the columns declared so far
+	sheets   []sheet
+	notes    []string
 }
 
 func readODS(z *zipDoc, maxCells int) (*normalize.Document, error) {
@@ -31,7 +40,11 @@ func readODS(z *zipDoc, maxCells int) (*normalize.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &ods{ctx: z.ctx, s: newXMLStream(b, z.limits.MaxDepth, "content.xml"), hidden: map[string]bool{}, budget: cellBudget{left: maxCells, max: maxCells}}
+	o := &ods{ctx: z.ctx, s: newXMLStream(b, z.limits.MaxDepth, "content.xml"), hidden: map[string]bool{}, budget: cellBudget{left: maxCells, max: maxCells},
+		codes: map[string]string{}, maps: map[string][]odsMap{}, cellData: map[string]string{}}
+	if err := o.commonStyles(z); err != nil {
+		return nil, err
+	}
 	style := "" // the table style being read
 	seen := false
 	for n := 0; ; n++ {
@@ -51,8 +64,19 @@ func readODS(z *zipDoc, maxCells int) (*normalize.Document, error) {
 		case xml.StartElement:
 			switch t.Name.Local {
 			case "style":
-				if attrOf(t, "family") == "table" {
+				switch attrOf(t, "family") {
+				case "table":
 					style = attrOf(t, "name")
+				case "table-cell":
+					if ds := attrOf(t, "data-style-name"); ds != "" && len(o.cellData) < maxStyles {
+						o.cellData[attrOf(t, "name")] = ds
+					}
+				}
+			case "number-style", "currency-style", "percentage-style", "time-style", "boolean-style", "date-style", "text-style":
+				code, maps, ok := odsDataStyle(o.s, t)
+				if ok && len(o.codes) < maxStyles {
+					o.codes[attrOf(t, "name")] = code
+					o.maps[attrOf(t, "name")] = maps
 				}
 			case "table-properties":
 				if style != "" && attrOf(t, "display") == "false" {
@@ -105,6 +129,7 @@ func (o *ods) table(t xml.StartElement) error {
 	}
 	sh := sheet{name: name}
 	defer func() { o.sheets = append(o.sheets, sh) }()
+	o.cols, o.colEnd = o.cols[:0], 0
 	depth := o.s.depth
 	row := 0
 	for n := 1; o.s.depth >= depth; n++ {
@@ -138,8 +163,20 @@ func (o *ods) table(t xml.StartElement) error {
 			if len(cells) == 0 {
 				row = min(row+rep, maxRepeat)
 			}
-		case "table-header-rows", "table-rows", "table-row-group":
-			// Their rows are read as they come.
+		case "table-header-rows", "table-rows", "table-row-group", "table-columns", "table-header-columns", "table-column-group":
+			// Their rows and columns are read as they come.
+		case "table-column":
+			// A column's default cell style: a cell without a style of
+			// its own has it (LibreOffice writes a style most cells of
+			// a column share there).
+			rep := repeat(t, "number-columns-repeated")
+			if st := attrOf(t, "default-cell-style-name"); st != "" && len(o.cols) < maxStyles {
+				o.cols = append(o.cols, colStyle{from: o.colEnd, to: o.colEnd + rep, style: st})
+			}
+			o.colEnd = min(o.colEnd+rep, maxRepeat)
+			if err := o.s.skip(); err != nil {
+				return err
+			}
 		default:
 			// Columns' declarations, shapes, named ranges, a nested table.
 			if err := o.s.skip(); err != nil {
@@ -168,7 +205,7 @@ func (o *ods) row(sheet string) ([]sheetCell, error) {
 		switch t.Name.Local {
 		case "table-cell", "covered-table-cell":
 			rep := repeat(t, "number-columns-repeated")
-			text, err := o.cell(t)
+			text, err := o.cell(t, col)
 			if err != nil {
 				return nil, err
 			}
@@ -194,7 +231,7 @@ func (o *ods) row(sheet string) ([]sheetCell, error) {
 // the text the cell shows (its text:p paragraphs, joined by spaces; the
 // cached result of a formula), else its value. Annotations (comments) are
 // not text.
-func (o *ods) cell(c xml.StartElement) (string, error) {
+func (o *ods) cell(c xml.StartElement, col int) (string, error) {
 	var paras []string
 	var sb strings.Builder
 	inP := 0
@@ -249,10 +286,116 @@ func (o *ods) cell(c xml.StartElement) (string, error) {
 	if text := cellText(strings.Join(paras, " ")); text != "" {
 		return text, nil
 	}
+	if text, ok := o.formatted(c, col); ok {
+		return text, nil
+	}
 	for _, a := range []string{"string-value", "value", "boolean-value", "time-value"} {
 		if v := cellText(attrOf(c, a)); v != "" {
 			return v, nil
 		}
 	}
 	return "", nil
+}
+
+// commonStyles reads the data styles and cell styles of styles.xml, where
+// LibreOffice writes most data styles (content.xml's automatic styles
+// refer to them).
+func (o *ods) commonStyles(z *zipDoc) error {
+	if !z.has("styles.xml") {
+		return nil
+	}
+	b, err := z.read("styles.xml")
+	if err != nil {
+		return err
+	}
+	s := newXMLStream(b, z.limits.MaxDepth, "styles.xml")
+	for {
+		tok, err := s.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		t, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch t.Name.Local {
+		case "style":
+			if ds := attrOf(t, "data-style-name"); attrOf(t, "family") == "table-cell" && ds != "" && len(o.cellData) < maxStyles {
+				o.cellData[attrOf(t, "name")] = ds
+			}
+		case "number-style", "currency-style", "percentage-style", "time-style", "boolean-style", "date-style", "text-style":
+			code, maps, ok := odsDataStyle(s, t)
+			if ok && len(o.codes) < maxStyles {
+				o.codes[attrOf(t, "name")] = code
+				o.maps[attrOf(t, "name")] = maps
+			}
+		}
+	}
+}
+
+// colStyle is the default cell style of columns [from, to).
+type colStyle struct {
+	from, to int
+	style    string
+}
+
+// colStyle returns the default cell style of column col, "" for none.
+func (o *ods) colStyle(col int) string {
+	// The runs are in column order.
+	i := sort.Search(len(o.cols), func(i int) bool { return o.cols[i].to > col })
+	if i < len(o.cols) && col >= o.cols[i].from {
+		return o.cols[i].style
+	}
+	return ""
+}
+
+// maxStyles bounds the cell and data styles kept.
+const maxStyles = 1 << 16
+
+// formatted renders the value of a cell without text by its style's data
+// style, where it has one cite renders (see [odsDataStyle]).
+func (o *ods) formatted(c xml.StartElement, col int) (string, bool) {
+	var v float64
+	switch attrOf(c, "value-type") {
+	case "float", "percentage", "currency":
+		n, err := strconv.ParseFloat(attrOf(c, "value"), 64)
+		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+			return "", false
+		}
+		v = n
+	case "time":
+		n, ok := odsDuration(attrOf(c, "time-value"))
+		if !ok {
+			return "", false
+		}
+		v = n
+	case "boolean":
+		switch attrOf(c, "boolean-value") {
+		case "true":
+			return "TRUE", true
+		case "false":
+			return "FALSE", true
+		}
+		return "", false
+	default:
+		return "", false
+	}
+	if o.formats == nil {
+		o.formats = odsFormats(o.codes, o.maps)
+	}
+	style := attrOf(c, "style-name")
+	if style == "" {
+		style = o.colStyle(col)
+	}
+	f := o.formats[o.cellData[style]]
+	if f == nil {
+		return general(v), true
+	}
+	if s, ok := f.number(v, false); ok {
+		return s, true
+	}
+	return general(v), true
 }

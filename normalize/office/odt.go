@@ -41,7 +41,7 @@ func readODT(z *zipDoc) (*normalize.Document, error) {
 	blocks = append(blocks, o.notes.section()...)
 	var x normalize.Extracted
 	emit(&x, blocks)
-	return x.Document(o.title), nil
+	return x.Document(withoutNotes(o.title)), nil
 }
 
 func (o *odt) readStyles(root *node) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +49,9 @@ var fixtures = []struct {
 	{"lines.md", "lines.odt", ODT},
 	{"lines.md", "lines.pptx", PPTX},
 	{"lines.md", "lines.epub", EPUB},
+	{"notes.md", "notes.docx", DOCX},
+	{"notes.md", "notes.odt", ODT},
+	{"notes.md", "notes.epub", EPUB},
 }
 
 func readFixture(t *testing.T, data []byte, want Kind) *normalize.Document {
@@ -491,4 +495,37 @@ func headings(d *normalize.Document) string {
 		s = append(s, fmt.Sprintf("%d %s @%d", h.Level, h.Text, h.Offset))
 	}
 	return strings.Join(s, "; ")
+}
+
+// TestHeadingNotes: a heading with a footnote reference keeps its marker
+// in the text ("Harbour lights[1]") and reads without it in its heading
+// path, and so in citations ("Harbour lights"); a heading whose number is
+// its own ("Chapter 3") keeps it.
+func TestHeadingNotes(t *testing.T) {
+	for _, f := range fixtures {
+		if f.src != "notes.md" {
+			continue
+		}
+		t.Run(f.file, func(t *testing.T) {
+			d := readFixture(t, readTB(t, f.file), f.kind)
+			var got []string
+			for _, h := range d.Headings {
+				got = append(got, h.Text)
+				marked := h.Text == "Harbour lights" || h.Text == "Keepers’ duties"
+				if full := d.Text[h.Offset:h.End]; marked != (full != h.Text) || marked && !(strings.HasPrefix(full, h.Text) && strings.HasSuffix(full, "]")) {
+					t.Errorf("heading %q: its text reads %q, not its marker after it", h.Text, d.Text[h.Offset:h.End])
+				}
+			}
+			want := []string{"Harbour lights", "Keepers’ duties", "Chapter 3", "Notes"}
+			if f.kind == EPUB {
+				want = want[:3] // the notes are the chapter's, under no heading of their own
+			}
+			if i := slices.Index(got, "Harbour lights"); i < 0 || !slices.Equal(got[i:], want) {
+				t.Errorf("headings %q, want %q", got, want)
+			}
+			if d.Title != "Harbour notes" {
+				t.Errorf("title %q", d.Title)
+			}
+		})
+	}
 }

@@ -156,7 +156,7 @@ lines  </t></si>`
 				c("D1", ` s="3"`, v("2.5")) + c("E1", ` s="4"`, v("1.25")) + c("F1", ` s="5"`, v("0.12345")) + c("G1", ` s="6"`, v("0.75")) +
 				c("H1", ` s="7"`, v("46353")) + c("I1", ` s="8"`, v("0.5")) + c("J1", ` s="9"`, v("12")) + c("K1", ` s="99"`, v("1e20")) +
 				c("L1", ``, v("-3")) + c("M1", ` s="5"`, v("0.000125")) + c("N1", ` s="3"`, v("-2.0005")) + `</row>`}},
-			text: "Numbers\n\n0.3 | 2026-11-27 | 2026-11-27 13:30 | 2.500 | 1.25 | 12.35% | 18:00 | 2026-11-27 | 50.0% | 12 | 1e+20 | -3 | 0.01% | -2.001",
+			text: "Numbers\n\n0.3 | 2026-11-27 | 2026-11-27 13:30 | in 2.500 | 30:00 | 12.35% | 18:00 | 2026-11-27 | 50.0% | 12 | 1e+20 | -3 | 0.01% | -in 2.001",
 		},
 		{
 			name:   "1904 dates and Lotus's 1900-02-29",
@@ -200,33 +200,6 @@ lines  </t></si>`
 	}
 }
 
-func TestParseFormat(t *testing.T) {
-	tests := []struct {
-		code string
-		want numFmt
-	}{
-		{"General", numFmt{}},
-		{"0.00", numFmt{kind: fmtFixed, decimals: 2}},
-		{`#,##0.00\ "€";[Red]\-#,##0.00\ "€"`, numFmt{kind: fmtFixed, decimals: 2}},
-		{"0%", numFmt{kind: fmtPercent}},
-		{"yyyy-mm-dd", numFmt{kind: fmtDate}},
-		{"[$-409]mmmm d, yyyy;@", numFmt{kind: fmtDate}},
-		{"mmm-yy", numFmt{kind: fmtDate}},
-		{"h:mm:ss AM/PM", numFmt{kind: fmtTime, seconds: true}},
-		{"d/m/yyyy h:mm", numFmt{kind: fmtDateTime}},
-		{"[h]:mm:ss", numFmt{}},
-		{"0.00E+00", numFmt{}},
-		{"# ?/?", numFmt{}},
-		{`"days "0`, numFmt{kind: fmtFixed}},
-		{"@", numFmt{}},
-	}
-	for _, tt := range tests {
-		if got := parseFormat(tt.code); got != tt.want {
-			t.Errorf("parseFormat(%q) = %+v, want %+v", tt.code, got, tt.want)
-		}
-	}
-}
-
 func TestODS(t *testing.T) {
 	tests := []struct {
 		name, auto, tables, text string
@@ -251,6 +224,22 @@ func TestODS(t *testing.T) {
 				`<table:table-cell><office:annotation><text:p>COMMENT</text:p></office:annotation><text:p>a<text:s text:c="3"/>b<text:line-break/>c</text:p><text:p><text:span>d</text:span></text:p></table:table-cell>` +
 				`</table:table-row></table:table>`,
 			text: "V\n\nHead\n2026-11-27 | 2026-11-27 13:30 | 2 | 7 | a b c d",
+		},
+		{
+			name: "values without their text, by their data styles",
+			auto: `<number:number-style style:name="N1"><number:number number:decimal-places="2" number:min-integer-digits="1" number:grouping="true"/></number:number-style><style:style style:name="ce1" style:family="table-cell" style:data-style-name="N1"/>` +
+				`<number:time-style style:name="N2" number:truncate-on-overflow="false"><number:hours/><number:text>:</number:text><number:minutes number:style="long"/></number:time-style><style:style style:name="ce2" style:family="table-cell" style:data-style-name="N2"/>` +
+				`<number:percentage-style style:name="N3"><number:number number:decimal-places="1" number:min-integer-digits="1"/><number:text>%</number:text></number:percentage-style><style:style style:name="ce3" style:family="table-cell" style:data-style-name="N3"/>` +
+				`<number:date-style style:name="N4"><number:day/><number:text>.</number:text><number:month/></number:date-style><style:style style:name="ce4" style:family="table-cell" style:data-style-name="N4"/>`,
+			tables: `<table:table table:name="F"><table:table-columns><table:table-column table:default-cell-style-name="ce1"/></table:table-columns><table:table-column table:number-columns-repeated="3"/><table:table-column table:default-cell-style-name="ce3"/><table:table-row>` +
+				`<table:table-cell office:value-type="float" office:value="1234.5"/>` +
+				`<table:table-cell table:style-name="ce2" office:value-type="time" office:time-value="PT36H30M00S"/>` +
+				`<table:table-cell office:value-type="boolean" office:boolean-value="false"/>` +
+				`<table:table-cell table:style-name="ce4" office:value-type="float" office:value="0.1"/>` +
+				`<table:table-cell office:value-type="percentage" office:value="0.125"/>` +
+				`<table:table-cell table:style-name="nostyle" office:value-type="float" office:value="0.30000000000000004"/>` +
+				`</table:table-row></table:table>`,
+			text: "F\n\n1,234.50 | 36:30 | FALSE | 0.1 | 12.5% | 0.3",
 		},
 		{
 			name:   "hidden table",

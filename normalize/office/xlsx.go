@@ -7,7 +7,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cite-rag/cite/normalize"
 )
@@ -24,9 +23,9 @@ const maxSharedStrings = 1 << 20
 type xlsx struct {
 	z        *zipDoc
 	strings  []string
-	lost     bool     // a cell referred past the shared strings kept
-	formats  []numFmt // by style (cellXfs) index
-	date1904 bool     // dates count from 1904-01-01
+	lost     bool         // a cell referred past the shared strings kept
+	formats  []*numFormat // by style (cellXfs) index; nil is General
+	date1904 bool         // dates count from 1904-01-01
 	budget   cellBudget
 }
 
@@ -146,112 +145,6 @@ func (x *xlsx) readSharedStrings(name string) error {
 	}
 }
 
-// numFmt is how a number format shows a number, as far as cite tells.
-type numFmt struct {
-	kind     fmtKind
-	decimals int  // fmtFixed, fmtPercent
-	seconds  bool // fmtDate, fmtTime: the format shows seconds
-}
-
-type fmtKind uint8
-
-const (
-	fmtGeneral  fmtKind = iota
-	fmtFixed            // a set number of decimals
-	fmtPercent          // ×100, with a "%"
-	fmtDate             // a date
-	fmtDateTime         // a date and a time of day
-	fmtTime             // a time of day
-)
-
-// builtinFormats are the number formats SpreadsheetML numbers without
-// writing them (ECMA-376 Part 1, 18.8.30); the others are General.
-var builtinFormats = map[int]numFmt{
-	1: {kind: fmtFixed}, 2: {kind: fmtFixed, decimals: 2}, 3: {kind: fmtFixed}, 4: {kind: fmtFixed, decimals: 2},
-	9: {kind: fmtPercent}, 10: {kind: fmtPercent, decimals: 2},
-	14: {kind: fmtDate}, 15: {kind: fmtDate}, 16: {kind: fmtDate}, 17: {kind: fmtDate},
-	18: {kind: fmtTime}, 19: {kind: fmtTime, seconds: true}, 20: {kind: fmtTime}, 21: {kind: fmtTime, seconds: true},
-	22: {kind: fmtDateTime},
-	37: {kind: fmtFixed}, 38: {kind: fmtFixed}, 39: {kind: fmtFixed, decimals: 2}, 40: {kind: fmtFixed, decimals: 2},
-	45: {kind: fmtTime, seconds: true}, 47: {kind: fmtTime, seconds: true},
-	// East Asian locales' dates.
-	27: {kind: fmtDate}, 28: {kind: fmtDate}, 29: {kind: fmtDate}, 30: {kind: fmtDate}, 31: {kind: fmtDate},
-	32: {kind: fmtTime}, 33: {kind: fmtTime}, 34: {kind: fmtTime}, 35: {kind: fmtTime}, 36: {kind: fmtDate},
-	50: {kind: fmtDate}, 51: {kind: fmtDate}, 52: {kind: fmtDate}, 53: {kind: fmtDate}, 54: {kind: fmtDate},
-	55: {kind: fmtTime}, 56: {kind: fmtTime}, 57: {kind: fmtDate}, 58: {kind: fmtDate},
-}
-
-// parseFormat classifies a format code by its first section: a date or a
-// time when it has date or time letters outside quotes and brackets, a
-// percentage, a number with a set count of decimals, else General. An
-// elapsed time ([h]:mm) is General: the number of days it holds.
-func parseFormat(code string) numFmt {
-	code, _, _ = strings.Cut(code, ";")
-	if strings.EqualFold(strings.TrimSpace(code), "general") {
-		return numFmt{}
-	}
-	var plain strings.Builder
-	elapsed := false
-	for i := 0; i < len(code); i++ {
-		switch c := code[i]; c {
-		case '"':
-			j := strings.IndexByte(code[i+1:], '"')
-			if j < 0 {
-				i = len(code)
-			} else {
-				i += j + 1
-			}
-		case '\\', '_', '*':
-			i++ // an escaped or padding character
-		case '[':
-			j := strings.IndexByte(code[i:], ']')
-			if j < 0 {
-				i = len(code)
-				break
-			}
-			in := strings.ToLower(code[i+1 : i+j])
-			if in != "" && strings.Trim(in, "hms") == "" {
-				elapsed = true
-			}
-			i += j
-		default:
-			plain.WriteByte(c)
-		}
-	}
-	p := strings.ToLower(plain.String())
-	if elapsed {
-		return numFmt{}
-	}
-	hasDate := strings.ContainsAny(p, "yd")
-	hasTime := strings.ContainsAny(p, "hs")
-	switch {
-	case hasDate && hasTime:
-		return numFmt{kind: fmtDateTime, seconds: strings.Contains(p, "s")}
-	case hasDate:
-		return numFmt{kind: fmtDate}
-	case hasTime:
-		return numFmt{kind: fmtTime, seconds: strings.Contains(p, "s")}
-	case strings.Contains(p, "m") && !strings.ContainsAny(p, "0#?"):
-		return numFmt{kind: fmtDate} // a month ("mmmm")
-	}
-	decimals := 0
-	if i := strings.IndexByte(p, '.'); i >= 0 {
-		for _, c := range p[i+1:] {
-			if c != '0' && c != '#' && c != '?' {
-				break
-			}
-			decimals++
-		}
-	}
-	switch {
-	case strings.Contains(p, "%"):
-		return numFmt{kind: fmtPercent, decimals: decimals}
-	case strings.ContainsAny(p, "0#?") && !strings.ContainsAny(p, "e/"):
-		return numFmt{kind: fmtFixed, decimals: decimals}
-	}
-	return numFmt{}
-}
-
 // readStyles reads the number format of each cell style (cellXfs).
 func (x *xlsx) readStyles(name string) error {
 	b, err := x.z.read(name)
@@ -259,7 +152,7 @@ func (x *xlsx) readStyles(name string) error {
 		return err
 	}
 	s := newXMLStream(b, x.z.limits.MaxDepth, name)
-	custom := map[int]numFmt{}
+	custom := map[int]*numFormat{}
 	inXfs := false
 	for {
 		tok, err := s.next()
@@ -274,7 +167,7 @@ func (x *xlsx) readStyles(name string) error {
 			switch t.Name.Local {
 			case "numFmt":
 				if id, err := strconv.Atoi(attrOf(t, "numFmtId")); err == nil {
-					custom[id] = parseFormat(attrOf(t, "formatCode"))
+					custom[id] = parseNumFormat(attrOf(t, "formatCode"))
 				}
 			case "cellXfs":
 				inXfs = true
@@ -285,7 +178,7 @@ func (x *xlsx) readStyles(name string) error {
 				id, _ := strconv.Atoi(attrOf(t, "numFmtId"))
 				f, ok := custom[id]
 				if !ok {
-					f = builtinFormats[id]
+					f = builtin(id)
 				}
 				x.formats = append(x.formats, f)
 			}
@@ -420,6 +313,10 @@ func (x *xlsx) cell(s *xmlStream, c xml.StartElement) (string, error) {
 		}
 	}
 	v = strings.TrimSpace(v)
+	var f *numFormat
+	if style >= 0 && style < len(x.formats) {
+		f = x.formats[style]
+	}
 	switch typ {
 	case "s":
 		i, err := strconv.Atoi(v)
@@ -430,13 +327,15 @@ func (x *xlsx) cell(s *xmlStream, c xml.StartElement) (string, error) {
 			x.lost = x.lost || len(x.strings) == maxSharedStrings
 			return "", nil
 		}
-		return x.strings[i], nil
+		return f.textOf(x.strings[i]), nil
 	case "inlineStr":
 		if hasInline {
-			return cellText(inline), nil
+			return f.textOf(cellText(inline)), nil
 		}
-		return cellText(v), nil
-	case "str", "e":
+		return f.textOf(cellText(v)), nil
+	case "str":
+		return f.textOf(cellText(v)), nil
+	case "e":
 		return cellText(v), nil
 	case "b":
 		switch v {
@@ -451,10 +350,6 @@ func (x *xlsx) cell(s *xmlStream, c xml.StartElement) (string, error) {
 	}
 	if v == "" {
 		return "", nil
-	}
-	var f numFmt
-	if style >= 0 && style < len(x.formats) {
-		f = x.formats[style]
 	}
 	return x.number(v, f), nil
 }
@@ -475,85 +370,17 @@ func richTextOf(s *xmlStream) (string, error) {
 	return sb.String(), nil
 }
 
-// number shows a cached number v as its format f does, as far as cite
-// tells formats apart: dates as 2006-01-02 (with the time of day when the
-// format has one), times as 15:04 (15:04:05 with seconds), percentages ×100
-// with "%", a set count of decimals, else the number with up to 15
-// significant digits (as Excel shows General). Thousands separators,
-// currency symbols and colours are left out.
-func (x *xlsx) number(v string, f numFmt) string {
+// number shows a cached number v as its format f shows it (see
+// [numFormat]), else as General does: up to 15 significant digits.
+func (x *xlsx) number(v string, f *numFormat) string {
 	n, err := strconv.ParseFloat(v, 64)
 	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
 		return cellText(v)
 	}
-	switch f.kind {
-	case fmtDate, fmtDateTime, fmtTime:
-		if t, ok := x.serialTime(n); ok {
-			clock := "15:04"
-			if f.seconds {
-				clock = "15:04:05"
-			}
-			switch f.kind {
-			case fmtDate:
-				return t.Format("2006-01-02")
-			case fmtTime:
-				return t.Format(clock)
-			}
-			return t.Format("2006-01-02 " + clock)
-		}
-	case fmtPercent:
-		if math.Abs(n) < 1e13 {
-			return fixed(n*100, f.decimals) + "%"
-		}
-	case fmtFixed:
-		if math.Abs(n) < 1e15 {
-			return fixed(n, f.decimals)
+	if f != nil {
+		if s, ok := f.number(n, x.date1904); ok {
+			return s
 		}
 	}
 	return general(n)
-}
-
-// fixed shows n with d decimals, a half rounded away from zero as Excel
-// rounds (strconv rounds it to even: 12.5 would be 12).
-func fixed(n float64, d int) string {
-	d = min(d, 15)
-	p := math.Pow10(d)
-	if r := math.Round(n*p) / p; !math.IsInf(n*p, 0) {
-		n = r
-	}
-	return strconv.FormatFloat(n, 'f', d, 64)
-}
-
-// general shows n with up to 15 significant digits, without an exponent
-// between 1e-9 and 1e15.
-func general(n float64) string {
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(n, 'g', 15, 64), 64)
-	if a := math.Abs(r); r == 0 || a >= 1e-9 && a < 1e15 {
-		return strconv.FormatFloat(r, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(r, 'g', -1, 64)
-}
-
-// serialTime turns a date serial number into a time: days since the
-// workbook's epoch (1899-12-30 in the 1900 system, which counts a
-// 1900-02-29 that never was, or 1904-01-01), the fraction the time of day,
-// rounded to the second. ok is false outside years 1900–9999.
-func (x *xlsx) serialTime(n float64) (time.Time, bool) {
-	if n < 0 || n >= 2958466 {
-		return time.Time{}, false
-	}
-	epoch := time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
-	switch {
-	case x.date1904:
-		epoch = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC)
-	case n < 61:
-		// Before Lotus's 1900-02-29 (serial 60, shown as 1900-02-28).
-		epoch = time.Date(1899, 12, 31, 0, 0, 0, 0, time.UTC)
-		if n >= 60 {
-			n--
-		}
-	}
-	days := math.Floor(n)
-	secs := math.Round((n - days) * 86400)
-	return epoch.AddDate(0, 0, int(days)).Add(time.Duration(secs) * time.Second), true
 }

@@ -532,7 +532,11 @@ func (l *layout) heading(b []line) int {
 		return 0
 	}
 	if l.outline != nil {
-		return l.outline[titleKey(text)]
+		if lv, ok := l.outline[titleKey(text)]; ok || b[len(b)-1].sup == 0 {
+			return lv
+		}
+		// The outline names the heading without its footnote's marker.
+		return l.outline[titleKey(strings.TrimSpace(text[:len(text)-b[len(b)-1].sup]))]
 	}
 	if strings.HasSuffix(strings.TrimRight(text, `"'’”)]`), ".") && len(strings.Fields(text)) >= minSentenceWords {
 		// A sentence in a larger font (a pull quote; a scanned page
@@ -556,7 +560,12 @@ const minSentenceWords = 8
 func (l *layout) writeBlock(x *normalize.Extracted, it item) {
 	b := it.block
 	if lv := l.heading(b); lv > 0 {
-		x.Heading(lv, l.join(texts(b)))
+		text := l.join(texts(b))
+		var notes [][2]int
+		if last := b[len(b)-1]; last.sup > 0 && last.sup < len(last.text) && strings.HasSuffix(text, last.text[len(last.text)-last.sup:]) {
+			notes = [][2]int{{len(text) - last.sup, len(text)}}
+		}
+		x.HeadingNotes(lv, text, notes)
 		return
 	}
 	if it.lines {

@@ -37,7 +37,10 @@
 // and title, and footer of address and "1/1") are left out of the text and
 // listed in [Report.Dropped]. Headings
 // come from the outline (bookmarks) when the file has one, else from font
-// size and weight. Rows of cells that line up are table rows
+// size and weight; a footnote's marker at a heading's end (digits or a
+// reference sign set smaller and raised by a quarter of an em: a
+// superscript) stays in the text and is left out of the heading's path
+// ([normalize.Extracted.HeadingNotes]). Rows of cells that line up are table rows
 // ([normalize.Extracted.Row]).
 //
 // A page with no text layer is read by OCR when tesseract is on PATH: pdfium

@@ -3,6 +3,7 @@ package pdf
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,7 @@ import (
 // testdata/NAME.golden; -update writes the golden files. Check a changed
 // golden file reads better before writing it.
 func TestGolden(t *testing.T) {
-	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested", "sideways"} {
+	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested", "sideways", "notes"} {
 		t.Run(name, func(t *testing.T) {
 			d, _, err := read(t, &Reader{}, name+".pdf")
 			if err != nil {
@@ -33,5 +34,31 @@ func TestGolden(t *testing.T) {
 				t.Errorf("%s reads\n%s\nwant (%s)\n%s", name, got, golden, strings.TrimSuffix(string(want), "\n"))
 			}
 		})
+	}
+}
+
+// TestHeadingNotes: a footnote's superscript marker after a heading
+// ("Harbour lights¹", set as <sup>1</sup> and printed by Chromium smaller
+// and raised) stays in the text and is left out of the heading path; a
+// number set as the heading's own text ("Chapter 3") is kept, and so is a
+// marker in a paragraph.
+func TestHeadingNotes(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "notes.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, full []string
+	for _, h := range d.Headings {
+		got = append(got, h.Text)
+		full = append(full, d.Text[h.Offset:h.End])
+	}
+	if want := []string{"Harbour lights", "Keepers’ duties", "Chapter 3"}; !slices.Equal(got, want) {
+		t.Errorf("headings %q, want %q", got, want)
+	}
+	if want := []string{"Harbour lights1", "Keepers’ duties 3", "Chapter 3"}; !slices.Equal(full, want) {
+		t.Errorf("heading lines %q, want %q", full, want)
+	}
+	if !strings.Contains(d.Text, "a red one and a green one.2") {
+		t.Errorf("the paragraph's marker is gone:\n%s", d.Text)
 	}
 }
