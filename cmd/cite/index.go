@@ -43,7 +43,9 @@ reads no ignore files and walks those folders), and what matches an --exclude gl
 PATH, from its folder before the first wildcard), without one against the
 name at any depth ('drafts', '*.tmp'); ending in "/" it matches folders only.
 A file named as a PATH is indexed even if ignored. Documents indexed before
-whose files are ignored now are kept and counted; --prune removes them.`, true)
+whose files are ignored now are kept and counted; --prune removes them, and
+so does --watch for the files a change to an ignore file leaves out while it
+watches, as for files deleted.`, true)
 	source := f.String("source", index.DefaultSource, "data source (named collection) to index into")
 	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone, or ignored now")
 	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files, and walk the _files folders of saved web pages")
@@ -181,7 +183,11 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 				problems = append(problems, problem{index.EscapePath(ev.Path), ev.Outcome.String(), reason})
 				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), reason))
 			case ingest.Pruned:
-				out.line("pruned  " + displayPath(ev.Path))
+				line := "pruned  " + displayPath(ev.Path)
+				if ev.Reason != "" { // ignored now, not gone
+					line += ": " + ev.Reason
+				}
+				out.line(line)
 			case ingest.Missing:
 				problems = append(problems, problem{index.EscapePath(ev.Path), ev.Outcome.String(), ev.Reason})
 				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), ev.Reason))
@@ -217,8 +223,12 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 	}
 	var w *watch.Watcher
 	if *watching {
+		// The watcher's changes prune: a document leaves the index when
+		// its file is deleted, and when an ignore file's change leaves
+		// its file out (git no longer counts it in the tree), with or
+		// without --prune, which rules the first pass only.
 		wopts := opts
-		wopts.Prune, wopts.Force = true, false
+		wopts.Prune, wopts.PruneIgnored, wopts.Force = true, true, false
 		if w, err = openWatch(ctx, st, f.Args(), wopts, e.embedConfig(), func(s string) { out.line(s) }); err != nil {
 			return err
 		}

@@ -206,7 +206,11 @@ func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg e
 		OnEvent: func(ev ingest.Event) {
 			switch ev.Outcome {
 			case ingest.Added, ingest.Updated, ingest.Pruned:
-				log.Info("watch: "+strings.ToLower(ev.Outcome.String()), "path", ev.Path)
+				args := []any{"path", ev.Path}
+				if ev.Reason != "" { // pruned: ignored now, not gone
+					args = append(args, "reason", ev.Reason)
+				}
+				log.Info("watch: "+strings.ToLower(ev.Outcome.String()), args...)
 				for _, n := range ev.Notes { // pages not read and what to install
 					log.Info("watch: note", "path", ev.Path, "note", n)
 				}
@@ -218,7 +222,7 @@ func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg e
 	if err != nil {
 		return nil, err
 	}
-	opts.Prune = true
+	opts.Prune, opts.PruneIgnored = true, true // as cite index --watch's changes
 	w, err := openWatch(ctx, st, paths, opts, cfg, func(s string) { log.Warn(s) })
 	if err != nil {
 		return nil, err

@@ -94,7 +94,10 @@ var (
 type Options struct {
 	// Indexer brings the index up to date with the changed paths; it
 	// should prune (ingest.Options.Prune), so that deleted files leave the
-	// index.
+	// index, and prune ignored files (ingest.Options.PruneIgnored), so
+	// that the files an ignore file's change leaves out do too: their
+	// folders are no longer watched, and documents kept from them would
+	// go stale.
 	Indexer Indexer
 	// Lock, if set, is taken around each indexing call and released after
 	// it (index.LockWriter), so that uploads and other writers interleave
