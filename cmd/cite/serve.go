@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -42,7 +43,7 @@ PATHs into the default source and keeps them in sync while it serves,
 leaving out what their ignore files and --exclude leave out, as cite index
 --watch does (--no-ignore reads no ignore files). SIGINT or SIGTERM stops
 it gracefully.`)
-	addr := f.String("addr", "127.0.0.1:8080", "address to listen on")
+	addr := f.String("addr", "127.0.0.1:8080", "address to listen on; a host left out (:8080), 0.0.0.0 or :: is every network interface, which is warned of")
 	token := f.String("token", "", "the token required on every endpoint but /healthz: printable ASCII, at least 16 characters off loopback (default CITE_TOKEN, else a random one)")
 	noToken := f.Bool("no-token", false, "require no token (only with a loopback --addr): anyone on this machine can ask, upload and delete")
 	var origins, hosts listFlag
@@ -152,6 +153,9 @@ it gracefully.`)
 		server.Deps{Store: s.st, Searcher: s.searcher, Engine: s.eng, ModelName: modelID(s.eng),
 			Embedder: s.embedder, EmbedConfig: e.embedConfig(), UploadDir: uploads, Sessions: sess, Readers: documentReaders(nil)})
 	fmt.Fprintf(e.stderr, "cite serve: listening on http://%s (model %s)\n", ln.Addr(), modelID(s.eng))
+	if w := exposure(*addr, ln.Addr(), hosts); w != "" {
+		fmt.Fprintln(e.stderr, w)
+	}
 	if tok == "" {
 		fmt.Fprintf(e.stderr, "cite serve: no token (--no-token): anyone on this machine can use it; the page is at %s\n", loginURL(host, ln.Addr(), ""))
 	} else {
@@ -281,6 +285,36 @@ func loginURL(host string, ln net.Addr, token string) string {
 		u += "?token=" + url.QueryEscape(token)
 	}
 	return u
+}
+
+// exposure returns the warning cite serve gives when it listens on more
+// than loopback (addr as --addr gave it, bound as listened on, hosts the
+// names it answers to besides loopback ones), "" on loopback: what other
+// machines reach, that it travels unencrypted, and how to keep it to this
+// machine. An empty host (":8080", Go's and the system's meaning) or an
+// unspecified one (0.0.0.0, ::) is every interface.
+func exposure(addr string, bound net.Addr, hosts []string) string {
+	if server.IsLoopback(addr) {
+		return ""
+	}
+	host, port, _ := net.SplitHostPort(bound.String())
+	given, _, _ := net.SplitHostPort(addr)
+	where := "anyone who can reach " + given + " on port " + port
+	var b strings.Builder
+	if ip := net.ParseIP(given); given == "" || ip != nil && ip.IsUnspecified() {
+		fmt.Fprintf(&b, "cite serve: warning: --addr %s listens on every network interface (%s; an address without a host, or with 0.0.0.0 or ::, means all of them), not only on this machine's loopback", addr, bound)
+		where = "anyone who can reach this machine on port " + port
+	} else {
+		fmt.Fprintf(&b, "cite serve: warning: --addr %s is not loopback (%s)", addr, net.JoinHostPort(host, port))
+	}
+	fmt.Fprintf(&b, ": %s can call the API, and with the token ask, read every indexed document, upload and delete;"+
+		" the token, questions and documents travel unencrypted (plain HTTP, no TLS)", where)
+	named := slices.ContainsFunc(hosts, func(h string) bool { ip := net.ParseIP(h); return ip == nil || !ip.IsUnspecified() })
+	if !named {
+		b.WriteString("; requests naming this machine by another name or address than a loopback one are refused unless --host names it")
+	}
+	fmt.Fprintf(&b, "; --addr 127.0.0.1:%s keeps it to this machine", port)
+	return b.String()
 }
 
 // modelID is the model id the server lists: "cite-" and the model's name.
