@@ -83,6 +83,15 @@ type Options struct {
 	// browser saved whole (its stylesheets, scripts and frames), which
 	// NoIgnore walks too.
 	NoIgnore bool
+	// GitExcludesFile is git's global excludes file (core.excludesFile;
+	// [GitExcludesFile] finds it as git does), read, when it exists, in
+	// the folders of a git work tree as git reads it: below the
+	// repository's .git/info/exclude and the .gitignore files, which may
+	// re-include what it ignores; outside a work tree it is not read (as
+	// ripgrep and fd). An absolute path, or one relative to the work
+	// tree's top; "" reads none. Only on the operating system's files
+	// (FS nil), and not with NoIgnore.
+	GitExcludesFile string
 	// Exclude leaves out the files and folders that match one of these
 	// globs (doublestar's syntax, ** for any number of folders): a glob
 	// with a "/" (or starting "./") is matched against the path from the
@@ -231,6 +240,7 @@ type Indexer struct {
 	// constant, unless a test sets it).
 	batchDelay time.Duration
 	roots      []string // Options.Roots as names in fsys
+	global     string   // git's global excludes file ([filter.global]), on the system's files only
 
 	warnMu sync.Mutex
 	warned map[string]bool // warnings given, by path and text
@@ -278,6 +288,7 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 	if ix.fsys == nil {
 		ix.fsys = osFS{}
 		ix.prefix = "/"
+		ix.global = filepath.ToSlash(opts.GitExcludesFile)
 	}
 	for _, x := range opts.Exclude {
 		if err := CheckExclude(x); err != nil {
@@ -1402,7 +1413,7 @@ func (ix *Indexer) filter(mu *sync.Mutex) *filter {
 	}
 	return &filter{
 		fsys: ix.fsys, readFiles: !ix.opts.NoIgnore, exclude: compileExclude(ix.opts.Exclude), roots: ix.roots,
-		trees: map[string]*tree{},
+		global: ix.global, trees: map[string]*tree{},
 		warn: func(name string, err error) {
 			p := ix.storedPath(name)
 			ix.warnMu.Lock()

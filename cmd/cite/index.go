@@ -36,7 +36,8 @@ found); files unchanged since the last run count as indexed.
 Walking a folder leaves out hidden files and folders (names starting with a
 dot), what the .gitignore and .ignore files of the folder and its subfolders
 ignore (git's syntax; .ignore wins) and, in a git work tree, what those of
-the folders above it up to the work tree's top and .git/info/exclude ignore,
+the folders above it up to the work tree's top, .git/info/exclude and git's
+global excludes file (core.excludesFile, else ~/.config/git/ignore) ignore,
 the NAME_files folder a browser saves beside a page NAME.html (--no-ignore
 reads no ignore files and walks those folders), and what matches an --exclude glob: with a "/"
 (or starting "./") it is matched against the path from the PATH (for a glob
@@ -48,7 +49,7 @@ so does --watch for the files a change to an ignore file leaves out while it
 watches, as for files deleted.`, true)
 	source := f.String("source", index.DefaultSource, "data source (named collection) to index into")
 	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone, or ignored now")
-	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files, and walk the _files folders of saved web pages")
+	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files or git's global excludes file, and walk the _files folders of saved web pages")
 	var excludes listFlag
 	f.Var(&excludes, "exclude", "leave out files and folders matching this `GLOB`: 'drafts', '*.tmp' (a name, any depth), 'docs/old/**' (a path from the PATH) (repeatable)")
 	force := f.Bool("force", false, "re-index files even if unchanged")
@@ -158,6 +159,7 @@ watches, as for files deleted.`, true)
 	opts := ingest.Options{
 		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp, Embedder: emb,
 		Readers: documentReaders(pdfOpts), NoIgnore: *noIgnore, Exclude: excludes, PruneIgnored: *prune,
+		GitExcludesFile: ingest.GitExcludesFile(e.getenv),
 		OnWarning: func(p string, err error) {
 			problems = append(problems, problem{index.EscapePath(p), "warning", err.Error()})
 			out.line(fmt.Sprintf("warning %s: %v", displayPath(p), err))

@@ -59,7 +59,7 @@ it gracefully.`)
 	maxSessionFiles := f.Int("max-session-files", sessions.DefaultMaxFiles, "files uploaded into one session")
 	maxSessionBytes := f.Int64("max-session-bytes", sessions.DefaultMaxBytes, "bytes of files uploaded into one session")
 	watching := f.Bool("watch", false, "index the PATHs given (folders recursively) into the default source, then keep them in sync while serving")
-	noIgnore := f.Bool("no-ignore", false, "with --watch: do not read .gitignore, .ignore and .git/info/exclude files")
+	noIgnore := f.Bool("no-ignore", false, "with --watch: do not read .gitignore, .ignore and .git/info/exclude files or git's global excludes file")
 	var excludes listFlag
 	f.Var(&excludes, "exclude", "with --watch: leave out files and folders matching this `GLOB`: 'drafts', '*.tmp' (a name, any depth), 'docs/old/**' (a path from the PATH) (repeatable)")
 	if err := f.parse(args); err != nil {
@@ -169,7 +169,7 @@ it gracefully.`)
 			ln.Close()
 			return fmt.Errorf("--watch: the index %s is read-only", dir)
 		}
-		filter := ingest.Options{NoIgnore: *noIgnore, Exclude: excludes}
+		filter := ingest.Options{NoIgnore: *noIgnore, Exclude: excludes, GitExcludesFile: ingest.GitExcludesFile(e.getenv)}
 		done, err := serveWatch(ctx, s.st, s.embedder, e.embedConfig(), f.Args(), filter, log)
 		if err != nil {
 			ln.Close()
@@ -201,11 +201,11 @@ func makeIndex(ctx context.Context, e *env, f *flags) error {
 // serveWatch indexes paths into the default source of st, then keeps them
 // in sync until ctx is done, in the background, while the server answers
 // from the same store (its in-memory vectors follow every write). What
-// the walks leave out is filter's NoIgnore and Exclude, as cite index
+// the walks leave out is filter's NoIgnore, Exclude and GitExcludesFile, as cite index
 // --watch's flags. The returned channel is closed when it is done.
 func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg embed.Config, paths []string, filter ingest.Options, log *slog.Logger) (<-chan struct{}, error) {
 	opts := ingest.Options{Embedder: emb, Readers: documentReaders(nil), Skip: watch.Skip, Roots: paths,
-		NoIgnore: filter.NoIgnore, Exclude: filter.Exclude,
+		NoIgnore: filter.NoIgnore, Exclude: filter.Exclude, GitExcludesFile: filter.GitExcludesFile,
 		OnWarning: func(p string, err error) { log.Warn("watch: "+err.Error(), "path", p) },
 		OnEvent: func(ev ingest.Event) {
 			switch ev.Outcome {

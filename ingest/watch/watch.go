@@ -14,7 +14,7 @@
 // globs, when it is a [Filterer]) are not watched, so that a node_modules
 // of thousands of folders costs no watches; a change to an ignore file
 // that applies (in a watched folder, above a root in its git work tree,
-// or .git/info/exclude) watches again what it no longer leaves out. When
+// .git/info/exclude, or git's global excludes file) watches again what it no longer leaves out. When
 // the event queue overflows, the folders made or removed meanwhile are
 // found by a walk.
 //

@@ -251,7 +251,7 @@ func TestWatchIgnoreFiles(t *testing.T) {
 // leave out are not watched, however many folders they hold (each would
 // count against fs.inotify.max_user_watches); a change to an ignore file,
 // in the tree or above it (.gitignore files up to the work tree's top,
-// .git/info/exclude), watches the folders it no longer leaves out and
+// .git/info/exclude, git's global excludes file), watches the folders it no longer leaves out and
 // indexes their files, and stops watching those it leaves out now, whose
 // documents stay indexed (the indexer does not prune ignored ones).
 func TestWatchIgnoredFolders(t *testing.T) {
@@ -286,6 +286,7 @@ func TestWatchIgnoredFolders(t *testing.T) {
 		files   map[string]string // under the temporary folder
 		links   map[string]string // symbolic links under it, to their targets
 		root    string            // the folder watched, under it
+		global  string            // git's global excludes file, under it
 		iopts   ingest.Options
 		watches int // at the start
 		steps   []step
@@ -369,6 +370,20 @@ func TestWatchIgnoredFolders(t *testing.T) {
 			},
 		},
 		{
+			name: "git's global excludes file",
+			files: map[string]string{"repo/.git/info/exclude": "", "repo/a.md": "alpha.\n", "repo/drafts/d.md": "echo draft.\n",
+				"home/git/ignore": "drafts/\n"},
+			root: "repo", global: "home/git/ignore", watches: 3, // the root, .git/info, home/git
+			steps: []step{
+				{"no longer ignores", func(p func(string) string) { write(t, p("../home/git/ignore"), "# nothing\n") },
+					[]string{"a.md", "drafts/d.md"}, [][2]string{{"echo", "drafts/d.md"}}, 4},
+				{"ignores again", func(p func(string) string) { write(t, p("../home/git/ignore"), "drafts/\n") },
+					[]string{"a.md", "drafts/d.md"}, nil, 3},
+				{"removed", func(p func(string) string) { do(t, os.Remove(p("../home/git/ignore"))) },
+					[]string{"a.md", "drafts/d.md"}, nil, 4},
+			},
+		},
+		{
 			name: "rules above the folder watched",
 			files: map[string]string{".git/info/exclude": "drafts/\n", ".gitignore": "docs/old/\n", "docs/b.md": "bravo.\n",
 				"docs/drafts/d.md": "echo draft.\n", "docs/old/o.md": "foxtrot old.\n", "docs/old/deep/o2.md": "golf older.\n"},
@@ -402,6 +417,9 @@ func TestWatchIgnoredFolders(t *testing.T) {
 			dir := filepath.Join(top, c.root)
 			iopts := c.iopts
 			iopts.Prune, iopts.Workers, iopts.Skip, iopts.Roots = true, 2, Skip, []string{dir}
+			if c.global != "" {
+				iopts.GitExcludesFile = filepath.Join(top, c.global)
+			}
 			f := startWith(t, dir, iopts, nil)
 			if got := f.w.Watches(); got != c.watches {
 				t.Errorf("%d folders watched at the start, want %d", got, c.watches)
