@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -1367,7 +1368,10 @@ func (ix *Indexer) missing(names []string, existing []index.Stamp, seen map[stri
 			}
 			name := strings.TrimPrefix(d.Path, ix.prefix)
 			why := leftGone
-			if _, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) {
+			// A folder at the path now (a file replaced by a folder of its
+			// name, a branch checked out), or a file where a folder of the
+			// path was, is not the document's file: it is gone.
+			if fi, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && (err != nil || !fi.IsDir()) {
 				if !ix.ignoredDoc(f, names, name) {
 					continue // still there (outside the walk, hidden, or unreadable): keep it
 				}

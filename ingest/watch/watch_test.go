@@ -188,6 +188,14 @@ func TestWatch(t *testing.T) {
 			[]string{"c.md", "moved/deep/e.md", "moved/deep/f.md"}, [][2]string{{"golf", "moved/deep/f.md"}}, nil},
 		{"delete folder", func() { do(t, os.RemoveAll(p("moved"))) },
 			[]string{"c.md"}, nil, nil},
+		{"a file replaced by a folder of its name", func() {
+			do(t, os.Remove(p("c.md")))
+			write(t, p("c.md/inner.md"), "hotel, inside.\n")
+		}, []string{"c.md/inner.md"}, [][2]string{{"hotel", "c.md/inner.md"}}, nil},
+		{"and the folder by a file again", func() {
+			do(t, os.RemoveAll(p("c.md")))
+			write(t, p("c.md"), "juliett, a file again.\n")
+		}, []string{"c.md"}, [][2]string{{"juliett", "c.md"}}, nil},
 	}
 	f.run(t, steps)
 }
