@@ -443,7 +443,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	go func() { // walker
 		defer close(jobs)
 		defer listed.Store(true)
-		for f, err := range walk(ctx, ix.fsys, names, filter) {
+		for f, err := range walk(ctx, ix.fsys, names, filter, ix.roots) {
 			if err != nil {
 				var pe *PathError
 				if errors.As(err, &pe) {

@@ -580,7 +580,7 @@ func TestWatchSymlinks(t *testing.T) {
 	do(t, os.Symlink("target.md", p("link.md")))
 	do(t, os.Symlink("link.md", p("chain.md")))
 	do(t, os.Symlink(filepath.Join(outside, "out.md"), p("out-link.md")))
-	f := start(t, dir, nil)
+	f := startWith(t, dir, ingest.Options{Prune: true, Workers: 2, Skip: Skip, Roots: []string{dir}}, nil) // as cite index --watch
 	if got, want := f.docs(t), []string{"chain.md", "link.md", "out-link.md", "target.md"}; !slices.Equal(got, want) {
 		t.Fatalf("first pass: %v, want %v", got, want)
 	}
@@ -604,6 +604,11 @@ func TestWatchSymlinks(t *testing.T) {
 		{"edit the target again", func() { write(t, p("target.md"), "foxtrot in the target.\n") },
 			[]string{"chain.md", "link.md", "new-link.md", "out-link.md", "target.md"},
 			[][2]string{{"foxtrot", "new-link.md"}, {"foxtrot", "chain.md"}}, [][2]string{{"echo", "new-link.md"}}},
+		{"a link to a folder: not followed, as by the first pass", func() {
+			do(t, os.Symlink(outside, p("folder-link")))
+			write(t, p("target.md"), "golf in the target.\n") // a change to wait for
+		}, []string{"chain.md", "link.md", "new-link.md", "out-link.md", "target.md"},
+			[][2]string{{"golf", "target.md"}}, nil},
 		{"delete the target", func() { do(t, os.Remove(p("target.md"))) },
 			[]string{"out-link.md"}, nil, nil},
 	}
