@@ -756,7 +756,8 @@ func Skip(path string) bool { return Temporary(filepath.Base(path)) }
 
 // Temporary reports whether a file's name is one editors and downloaders
 // give their temporary files: backups (name~), Emacs' lock and autosave
-// files (.#name, #name#), Vim's swap files and its write test (4913),
+// files (.#name, #name#), Microsoft Office's owner files (~$name.docx,
+// which say who has a document open), Vim's swap files and its write test (4913),
 // GNOME's .goutputstream-*, JetBrains' ___jb_tmp___, and *.tmp, *.temp,
 // *.part and *.crdownload.
 func Temporary(name string) bool {
@@ -764,6 +765,7 @@ func Temporary(name string) bool {
 	switch {
 	case strings.HasSuffix(name, "~"),
 		strings.HasPrefix(name, ".#"),
+		strings.HasPrefix(name, "~$"), // Microsoft Office's owner file of a document open: ~$report.docx
 		strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"),
 		name == "4913",
 		strings.HasPrefix(name, ".goutputstream-"),

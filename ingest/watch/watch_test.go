@@ -934,7 +934,8 @@ func TestTemporary(t *testing.T) {
 	for name, want := range map[string]bool{
 		"notes.md~": true, ".#notes.md": true, "#notes.md#": true, ".notes.md.swp": true, "a.SWP": true,
 		"4913": true, ".goutputstream-XY12": true, "x.tmp": true, "x.md___jb_tmp___": true, "a.crdownload": true,
-		"notes.md": false, "4914": false, "tmp.md": false, "#notes.md": false,
+		"~$report.docx": true, "~$port.xlsx": true,
+		"notes.md": false, "4914": false, "tmp.md": false, "#notes.md": false, "a~$b.docx": false, "~notes.md": false,
 	} {
 		if got := Temporary(name); got != want {
 			t.Errorf("Temporary(%q) = %v, want %v", name, got, want)
