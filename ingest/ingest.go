@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1400,6 +1401,15 @@ func (ix *Indexer) ignoredDoc(f *filter, names []string, name string) bool {
 		b, explicit := f.base(n)
 		if explicit && name == n {
 			return false // a file named: indexed even if ignored
+		}
+		// Under a root (Options.Roots), judged from the deepest one, as
+		// the root's walk, and a watcher's filter, judge it: a folder a
+		// root's rules ignore may be a root itself (cite index --watch .
+		// notes, with notes/ in ./.gitignore).
+		if r, exp := f.base(name); !exp {
+			b = r
+		} else if slices.Contains(f.roots, name) {
+			return false // a root: named
 		}
 		if f.tree(b).ignored(name, false) {
 			return true
