@@ -246,6 +246,12 @@ func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg e
 		}
 		log.Info("watch: indexed, watching for changes", "paths", strings.Join(paths, " "), "added", stats.Added, "updated", stats.Updated, "unchanged", stats.Unchanged,
 			"ignored", stats.Ignored, "folders", w.Watches())
+		if stats.IgnoredIndexed > 0 || stats.Missing > 0 {
+			// Kept by the first pass, as by cite index without --prune;
+			// the changes watched from now on prune.
+			log.Warn("watch: documents kept from before whose files are gone or ignored now (cite index --prune PATH... removes them)",
+				"missing", stats.Missing, "ignored_indexed", stats.IgnoredIndexed)
+		}
 		w.Run(ctx)
 	}()
 	return done, nil

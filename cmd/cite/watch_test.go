@@ -456,3 +456,44 @@ func TestWatchIgnoredNowLeaves(t *testing.T) {
 		})
 	}
 }
+
+// TestServeWatchSaysKept: cite serve --watch's first pass keeps, as cite
+// index without --prune does, the documents whose files are gone or
+// ignored since the index was made, and says so, with the command that
+// removes them (serve has no --prune).
+func TestServeWatchSaysKept(t *testing.T) {
+	docs := t.TempDir()
+	idx := filepath.Join(t.TempDir(), "idx")
+	for rel, text := range map[string]string{"a.md": "alpha.\n", "drafts/d.md": "delta draft.\n", "gone.md": "golf.\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(docs, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(docs, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errOut := cite(t, "index", "--index", idx, docs); code != 0 {
+		t.Fatalf("index: %d %s", code, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(docs, ".gitignore"), []byte("drafts/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(docs, "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	cmd, out := startCite(t, "serve", "--watch", "--no-token", "--addr", "127.0.0.1:0", "--index", idx, docs)
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "ignored_indexed=") {
+		if time.Now().After(deadline) {
+			t.Fatalf("not said within a minute:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, want := range []string{"cite index --prune PATH... removes them", "missing=1 ignored_indexed=1"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in the output:\n%s", want, out.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+}
