@@ -68,7 +68,12 @@ type filter struct {
 	readFiles bool // honour ignore files (not Options.NoIgnore)
 	exclude   []exclusion
 	roots     []string // names in fsys
-	warn      func(name string, err error)
+	// global is git's global excludes file (core.excludesFile): a name in
+	// fsys if it starts with "/" (the operating system's files, the one
+	// fsys it is read in), else relative to a work tree's top; "" for
+	// none.
+	global string
+	warn   func(name string, err error)
 
 	mu    sync.Mutex
 	trees map[string]*tree // by the folder they start from
@@ -205,6 +210,9 @@ func (t *tree) baseLevel() *level {
 	above := []string{t.base} // from t.base up, to the work tree's top
 	if top, repo, ok := t.f.workTree(t.base); ok {
 		t.top = top
+		if name := t.f.globalName(top); name != "" {
+			l.rules = t.readFile(name, top, ignore.GlobalExclude, l.rules)
+		}
 		if repo {
 			l.rules = t.readFile(join(top, ".git/info/exclude"), top, ignore.InfoExclude, l.rules)
 		}
@@ -217,6 +225,21 @@ func (t *tree) baseLevel() *level {
 		l.rules = t.read(above[i], l.rules)
 	}
 	return l
+}
+
+// globalName returns the name in fsys of git's global excludes file in
+// the work tree whose top is top, "" for none.
+func (f *filter) globalName(top string) string {
+	switch {
+	case f.global == "":
+		return ""
+	case strings.HasPrefix(f.global, "/"):
+		if n := path.Clean(f.global); n != "/" {
+			return n[1:]
+		}
+		return ""
+	}
+	return path.Clean(join(top, f.global))
 }
 
 // workTree returns the top of the git work tree that folder dir lies in
@@ -347,7 +370,7 @@ func (ix *Indexer) Filter() *Filter {
 	}
 	return &Filter{ix: ix, f: &filter{
 		fsys: ix.fsys, readFiles: !ix.opts.NoIgnore, exclude: compileExclude(ix.opts.Exclude), roots: ix.roots,
-		trees: map[string]*tree{}, warn: func(string, error) {},
+		global: ix.global, trees: map[string]*tree{}, warn: func(string, error) {},
 	}}
 }
 
@@ -369,7 +392,8 @@ func (x *Filter) Ignored(p string, isDir bool) bool {
 // RuleFiles returns the files outside folder root (one of [Options.Roots])
 // whose rules apply in it, as stored paths, whether or not they exist: in
 // a git work tree, the .gitignore and .ignore files of the folders above
-// root up to the work tree's top, and the repository's .git/info/exclude.
+// root up to the work tree's top, the repository's .git/info/exclude, and
+// git's global excludes file (core.excludesFile, ~/.config/git/ignore).
 // It returns none outside a work tree, or when ignore files are not read
 // ([Options.NoIgnore]).
 func (x *Filter) RuleFiles(root string) []string {
@@ -385,6 +409,9 @@ func (x *Filter) RuleFiles(root string) []string {
 		return nil
 	}
 	var files []string
+	if g := x.f.globalName(top); g != "" {
+		files = append(files, x.ix.storedPath(g))
+	}
 	if repo {
 		files = append(files, x.ix.storedPath(join(top, ".git/info/exclude")))
 	}

@@ -198,6 +198,10 @@ func TestIgnoredIndexed(t *testing.T) {
 		{"a file named is not ignored", Options{Prune: true, PruneIgnored: true}, []string{"p/x.log"}, 0, nil, []string{"p/x.log"}},
 		{"under a root", Options{Prune: true, Roots: []string{"p"}}, []string{"p/drafts"}, 1, nil, []string{"p/drafts/a.md"}},
 		{"under a root, pruned", Options{Prune: true, PruneIgnored: true, Roots: []string{"p"}}, []string{"p/drafts/a.md"}, 0, []string{"p/drafts/a.md"}, nil},
+		// cite index --watch p p/drafts: the folder p's rules ignore is a
+		// root itself, walked; p's walk leaves it to it.
+		{"a root the root above ignores", Options{Prune: true, PruneIgnored: true, Roots: []string{"p", "p/drafts"}}, []string{"p"}, 0, []string{"p/gone.md", "p/x.log"}, []string{"p/drafts/a.md"}},
+		{"a root file the root above ignores", Options{Prune: true, PruneIgnored: true, Roots: []string{"p", "p/x.log"}}, []string{"p"}, 0, []string{"p/drafts/a.md", "p/gone.md"}, []string{"p/x.log"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := newStore(t)

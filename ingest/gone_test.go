@@ -134,3 +134,59 @@ func TestSymlinkLoop(t *testing.T) {
 		t.Errorf("indexing the loop itself: %v, want a PathError saying symlink loop", err)
 	}
 }
+
+// TestReplacedByFolder: a file replaced by a folder of its name, or a
+// folder by a file (a branch checked out, a watcher's changes), is gone
+// as the document it was: missing, or pruned with Prune. Before, a
+// folder at a document's path kept it indexed, as a file still there.
+func TestReplacedByFolder(t *testing.T) {
+	for _, prune := range []bool{false, true} {
+		t.Run(map[bool]string{false: "kept", true: "pruned"}[prune], func(t *testing.T) {
+			dir := t.TempDir()
+			p := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+			put := func(rel, text string) {
+				t.Helper()
+				if err := os.MkdirAll(filepath.Dir(p(rel)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p(rel), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			put("swap", "a file named swap.\n")
+			put("box/x.md", "# X\n\nin a folder named box.\n")
+			put("a.md", "# A\n")
+			st := newStore(t)
+			index := func() map[string]Event {
+				t.Helper()
+				events := map[string]Event{}
+				ix, err := New(t.Context(), st, Options{Prune: prune, OnEvent: func(e Event) { events[e.Path] = e }})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := ix.Index(t.Context(), dir); err != nil {
+					t.Fatal(err)
+				}
+				return events
+			}
+			index()
+			for _, rel := range []string{"swap", "box"} {
+				if err := os.RemoveAll(p(rel)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			put("swap/y.md", "# Y\n\nin a folder named swap.\n")
+			put("box", "a file named box.\n")
+			events := index()
+			want := Missing
+			if prune {
+				want = Pruned
+			}
+			for rel, want := range map[string]Outcome{"swap": want, "box/x.md": want, "swap/y.md": Added, "box": Added} {
+				if e, ok := events[p(rel)]; !ok || e.Outcome != want {
+					t.Errorf("%s: %v (an event: %v), want %v", rel, e.Outcome, ok, want)
+				}
+			}
+		})
+	}
+}

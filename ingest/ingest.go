@@ -11,9 +11,11 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -86,6 +88,15 @@ type Options struct {
 	// browser saved whole (its stylesheets, scripts and frames), which
 	// NoIgnore walks too.
 	NoIgnore bool
+	// GitExcludesFile is git's global excludes file (core.excludesFile;
+	// [GitExcludesFile] finds it as git does), read, when it exists, in
+	// the folders of a git work tree as git reads it: below the
+	// repository's .git/info/exclude and the .gitignore files, which may
+	// re-include what it ignores; outside a work tree it is not read (as
+	// ripgrep and fd). An absolute path, or one relative to the work
+	// tree's top; "" reads none. Only on the operating system's files
+	// (FS nil), and not with NoIgnore.
+	GitExcludesFile string
 	// Exclude leaves out the files and folders that match one of these
 	// globs (doublestar's syntax, ** for any number of folders): a glob
 	// with a "/" (or starting "./") is matched against the path from the
@@ -234,6 +245,7 @@ type Indexer struct {
 	// constant, unless a test sets it).
 	batchDelay time.Duration
 	roots      []string // Options.Roots as names in fsys
+	global     string   // git's global excludes file ([filter.global]), on the system's files only
 
 	warnMu sync.Mutex
 	warned map[string]bool // warnings given, by path and text
@@ -281,6 +293,7 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 	if ix.fsys == nil {
 		ix.fsys = osFS{}
 		ix.prefix = "/"
+		ix.global = filepath.ToSlash(opts.GitExcludesFile)
 	}
 	for _, x := range opts.Exclude {
 		if err := CheckExclude(x); err != nil {
@@ -434,7 +447,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	go func() { // walker
 		defer close(jobs)
 		defer listed.Store(true)
-		for f, err := range walk(ctx, ix.fsys, names, filter) {
+		for f, err := range walk(ctx, ix.fsys, names, filter, ix.roots) {
 			if err != nil {
 				var pe *PathError
 				if errors.As(err, &pe) {
@@ -1359,7 +1372,10 @@ func (ix *Indexer) missing(names []string, existing []index.Stamp, seen map[stri
 			}
 			name := strings.TrimPrefix(d.Path, ix.prefix)
 			why := leftGone
-			if _, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) {
+			// A folder at the path now (a file replaced by a folder of its
+			// name, a branch checked out), or a file where a folder of the
+			// path was, is not the document's file: it is gone.
+			if fi, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && (err != nil || !fi.IsDir()) {
 				if !ix.ignoredDoc(f, names, name) {
 					continue // still there (outside the walk, hidden, or unreadable): keep it
 				}
@@ -1389,6 +1405,15 @@ func (ix *Indexer) ignoredDoc(f *filter, names []string, name string) bool {
 		if explicit && name == n {
 			return false // a file named: indexed even if ignored
 		}
+		// Under a root (Options.Roots), judged from the deepest one, as
+		// the root's walk, and a watcher's filter, judge it: a folder a
+		// root's rules ignore may be a root itself (cite index --watch .
+		// notes, with notes/ in ./.gitignore).
+		if r, exp := f.base(name); !exp {
+			b = r
+		} else if slices.Contains(f.roots, name) {
+			return false // a root: named
+		}
 		if f.tree(b).ignored(name, false) {
 			return true
 		}
@@ -1405,7 +1430,7 @@ func (ix *Indexer) filter(mu *sync.Mutex) *filter {
 	}
 	return &filter{
 		fsys: ix.fsys, readFiles: !ix.opts.NoIgnore, exclude: compileExclude(ix.opts.Exclude), roots: ix.roots,
-		trees: map[string]*tree{},
+		global: ix.global, trees: map[string]*tree{},
 		warn: func(name string, err error) {
 			p := ix.storedPath(name)
 			ix.warnMu.Lock()

@@ -14,8 +14,9 @@ import (
 type osFS struct{}
 
 var (
-	_ fs.StatFS    = osFS{}
-	_ fs.ReadDirFS = osFS{}
+	_ fs.StatFS     = osFS{}
+	_ fs.ReadDirFS  = osFS{}
+	_ fs.ReadLinkFS = osFS{}
 )
 
 func (osFS) path(op, name string) (string, error) {
@@ -46,6 +47,22 @@ func (fsys osFS) Stat(name string) (fs.FileInfo, error) {
 		return nil, err
 	}
 	return os.Stat(p)
+}
+
+func (fsys osFS) Lstat(name string) (fs.FileInfo, error) {
+	p, err := fsys.path("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	return os.Lstat(p)
+}
+
+func (fsys osFS) ReadLink(name string) (string, error) {
+	p, err := fsys.path("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	return os.Readlink(p)
 }
 
 func (fsys osFS) ReadDir(name string) ([]fs.DirEntry, error) {

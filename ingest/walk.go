@@ -57,11 +57,14 @@ func (e *PathError) Unwrap() error { return e.Err }
 // with a Skip reason, and files and folders deleted while they are walked
 // as Gone. It reads no ignore files: [Indexer.Index] does.
 func Walk(ctx context.Context, fsys fs.FS, patterns []string) iter.Seq2[File, error] {
-	return walk(ctx, fsys, patterns, nil)
+	return walk(ctx, fsys, patterns, nil, nil)
 }
 
 // walk is [Walk], leaving out what f says (nil: nothing) as Ignored files.
-func walk(ctx context.Context, fsys fs.FS, patterns []string, f *filter) iter.Seq2[File, error] {
+// A pattern below one of roots ([Options.Roots]: a watcher's changed path)
+// is taken as that root's walk would find it: a symbolic link to a folder
+// is skipped, not followed.
+func walk(ctx context.Context, fsys fs.FS, patterns []string, f *filter, roots []string) iter.Seq2[File, error] {
 	return func(yield func(File, error) bool) {
 		seen := make(map[string]bool)
 		emit := func(f File) bool {
@@ -132,11 +135,43 @@ func walk(ctx context.Context, fsys fs.FS, patterns []string, f *filter) iter.Se
 					}
 				}
 			}
+			if folderLink(fsys, name, roots) {
+				if !emit(File{Name: name, Skip: folderLinkSkip}) {
+					return
+				}
+				continue
+			}
 			if !walkOne(ctx, fsys, name, emit, t) {
 				return
 			}
 		}
 	}
+}
+
+// folderLinkSkip is the reason a symbolic link to a folder found walking
+// is skipped.
+const folderLinkSkip = "symbolic link to a folder (not followed)"
+
+// folderLink reports whether name, below one of roots, is a symbolic link
+// to a folder, which the root's walk does not follow (fsys must be an
+// [fs.ReadLinkFS] to tell).
+func folderLink(fsys fs.FS, name string, roots []string) bool {
+	below := false
+	for _, r := range roots {
+		if name != r && within(name, r) {
+			below = true
+			break
+		}
+	}
+	if !below {
+		return false
+	}
+	li, err := fs.Lstat(fsys, name)
+	if err != nil || li.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	info, err := fs.Stat(fsys, name)
+	return err == nil && info.IsDir()
 }
 
 // walkOne yields the file name, or the files under the folder name, less
@@ -196,7 +231,7 @@ func walkOne(ctx context.Context, fsys fs.FS, name string, emit func(File) bool,
 				}
 				f.Skip = "broken symbolic link"
 			case info.IsDir():
-				f.Skip = "symbolic link to a folder (not followed)"
+				f.Skip = folderLinkSkip
 			default:
 				f.Info = info
 			}

@@ -36,17 +36,20 @@ found); files unchanged since the last run count as indexed.
 Walking a folder leaves out hidden files and folders (names starting with a
 dot), what the .gitignore and .ignore files of the folder and its subfolders
 ignore (git's syntax; .ignore wins) and, in a git work tree, what those of
-the folders above it up to the work tree's top and .git/info/exclude ignore,
+the folders above it up to the work tree's top, .git/info/exclude and git's
+global excludes file (core.excludesFile, else ~/.config/git/ignore) ignore,
 the NAME_files folder a browser saves beside a page NAME.html (--no-ignore
 reads no ignore files and walks those folders), and what matches an --exclude glob: with a "/"
 (or starting "./") it is matched against the path from the PATH (for a glob
 PATH, from its folder before the first wildcard), without one against the
 name at any depth ('drafts', '*.tmp'); ending in "/" it matches folders only.
 A file named as a PATH is indexed even if ignored. Documents indexed before
-whose files are ignored now are kept and counted; --prune removes them.`, true)
+whose files are ignored now are kept and counted; --prune removes them, and
+so does --watch for the files a change to an ignore file leaves out while it
+watches, as for files deleted.`, true)
 	source := f.String("source", index.DefaultSource, "data source (named collection) to index into")
 	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone, or ignored now")
-	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files, and walk the _files folders of saved web pages")
+	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files or git's global excludes file, and walk the _files folders of saved web pages")
 	var excludes listFlag
 	f.Var(&excludes, "exclude", "leave out files and folders matching this `GLOB`: 'drafts', '*.tmp' (a name, any depth), 'docs/old/**' (a path from the PATH) (repeatable)")
 	force := f.Bool("force", false, "re-index files even if unchanged")
@@ -156,6 +159,7 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 	opts := ingest.Options{
 		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp, Embedder: emb,
 		Readers: documentReaders(pdfOpts), NoIgnore: *noIgnore, Exclude: excludes, PruneIgnored: *prune,
+		GitExcludesFile: ingest.GitExcludesFile(e.getenv),
 		OnWarning: func(p string, err error) {
 			problems = append(problems, problem{index.EscapePath(p), "warning", err.Error()})
 			out.line(fmt.Sprintf("warning %s: %v", displayPath(p), err))
@@ -181,7 +185,11 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 				problems = append(problems, problem{index.EscapePath(ev.Path), ev.Outcome.String(), reason})
 				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), reason))
 			case ingest.Pruned:
-				out.line("pruned  " + displayPath(ev.Path))
+				line := "pruned  " + displayPath(ev.Path)
+				if ev.Reason != "" { // ignored now, not gone
+					line += ": " + ev.Reason
+				}
+				out.line(line)
 			case ingest.Missing:
 				problems = append(problems, problem{index.EscapePath(ev.Path), ev.Outcome.String(), ev.Reason})
 				out.line(fmt.Sprintf("%-7s %s: %s", ev.Outcome, displayPath(ev.Path), ev.Reason))
@@ -217,8 +225,12 @@ whose files are ignored now are kept and counted; --prune removes them.`, true)
 	}
 	var w *watch.Watcher
 	if *watching {
+		// The watcher's changes prune: a document leaves the index when
+		// its file is deleted, and when an ignore file's change leaves
+		// its file out (git no longer counts it in the tree), with or
+		// without --prune, which rules the first pass only.
 		wopts := opts
-		wopts.Prune, wopts.Force = true, false
+		wopts.Prune, wopts.PruneIgnored, wopts.Force = true, true, false
 		if w, err = openWatch(ctx, st, f.Args(), wopts, e.embedConfig(), func(s string) { out.line(s) }); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -42,7 +43,7 @@ PATHs into the default source and keeps them in sync while it serves,
 leaving out what their ignore files and --exclude leave out, as cite index
 --watch does (--no-ignore reads no ignore files). SIGINT or SIGTERM stops
 it gracefully.`)
-	addr := f.String("addr", "127.0.0.1:8080", "address to listen on")
+	addr := f.String("addr", "127.0.0.1:8080", "address to listen on; a host left out (:8080), 0.0.0.0 or :: is every network interface, which is warned of")
 	token := f.String("token", "", "the token required on every endpoint but /healthz: printable ASCII, at least 16 characters off loopback (default CITE_TOKEN, else a random one)")
 	noToken := f.Bool("no-token", false, "require no token (only with a loopback --addr): anyone on this machine can ask, upload and delete")
 	var origins, hosts listFlag
@@ -58,7 +59,7 @@ it gracefully.`)
 	maxSessionFiles := f.Int("max-session-files", sessions.DefaultMaxFiles, "files uploaded into one session")
 	maxSessionBytes := f.Int64("max-session-bytes", sessions.DefaultMaxBytes, "bytes of files uploaded into one session")
 	watching := f.Bool("watch", false, "index the PATHs given (folders recursively) into the default source, then keep them in sync while serving")
-	noIgnore := f.Bool("no-ignore", false, "with --watch: do not read .gitignore, .ignore and .git/info/exclude files")
+	noIgnore := f.Bool("no-ignore", false, "with --watch: do not read .gitignore, .ignore and .git/info/exclude files or git's global excludes file")
 	var excludes listFlag
 	f.Var(&excludes, "exclude", "with --watch: leave out files and folders matching this `GLOB`: 'drafts', '*.tmp' (a name, any depth), 'docs/old/**' (a path from the PATH) (repeatable)")
 	if err := f.parse(args); err != nil {
@@ -152,6 +153,9 @@ it gracefully.`)
 		server.Deps{Store: s.st, Searcher: s.searcher, Engine: s.eng, ModelName: modelID(s.eng),
 			Embedder: s.embedder, EmbedConfig: e.embedConfig(), UploadDir: uploads, Sessions: sess, Readers: documentReaders(nil)})
 	fmt.Fprintf(e.stderr, "cite serve: listening on http://%s (model %s)\n", ln.Addr(), modelID(s.eng))
+	if w := exposure(*addr, ln.Addr(), hosts); w != "" {
+		fmt.Fprintln(e.stderr, w)
+	}
 	if tok == "" {
 		fmt.Fprintf(e.stderr, "cite serve: no token (--no-token): anyone on this machine can use it; the page is at %s\n", loginURL(host, ln.Addr(), ""))
 	} else {
@@ -165,7 +169,7 @@ it gracefully.`)
 			ln.Close()
 			return fmt.Errorf("--watch: the index %s is read-only", dir)
 		}
-		filter := ingest.Options{NoIgnore: *noIgnore, Exclude: excludes}
+		filter := ingest.Options{NoIgnore: *noIgnore, Exclude: excludes, GitExcludesFile: ingest.GitExcludesFile(e.getenv)}
 		done, err := serveWatch(ctx, s.st, s.embedder, e.embedConfig(), f.Args(), filter, log)
 		if err != nil {
 			ln.Close()
@@ -197,16 +201,20 @@ func makeIndex(ctx context.Context, e *env, f *flags) error {
 // serveWatch indexes paths into the default source of st, then keeps them
 // in sync until ctx is done, in the background, while the server answers
 // from the same store (its in-memory vectors follow every write). What
-// the walks leave out is filter's NoIgnore and Exclude, as cite index
+// the walks leave out is filter's NoIgnore, Exclude and GitExcludesFile, as cite index
 // --watch's flags. The returned channel is closed when it is done.
 func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg embed.Config, paths []string, filter ingest.Options, log *slog.Logger) (<-chan struct{}, error) {
 	opts := ingest.Options{Embedder: emb, Readers: documentReaders(nil), Skip: watch.Skip, Roots: paths,
-		NoIgnore: filter.NoIgnore, Exclude: filter.Exclude,
+		NoIgnore: filter.NoIgnore, Exclude: filter.Exclude, GitExcludesFile: filter.GitExcludesFile,
 		OnWarning: func(p string, err error) { log.Warn("watch: "+err.Error(), "path", p) },
 		OnEvent: func(ev ingest.Event) {
 			switch ev.Outcome {
 			case ingest.Added, ingest.Updated, ingest.Pruned:
-				log.Info("watch: "+strings.ToLower(ev.Outcome.String()), "path", ev.Path)
+				args := []any{"path", ev.Path}
+				if ev.Reason != "" { // pruned: ignored now, not gone
+					args = append(args, "reason", ev.Reason)
+				}
+				log.Info("watch: "+strings.ToLower(ev.Outcome.String()), args...)
 				for _, n := range ev.Notes { // pages not read and what to install
 					log.Info("watch: note", "path", ev.Path, "note", n)
 				}
@@ -218,7 +226,7 @@ func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg e
 	if err != nil {
 		return nil, err
 	}
-	opts.Prune = true
+	opts.Prune, opts.PruneIgnored = true, true // as cite index --watch's changes
 	w, err := openWatch(ctx, st, paths, opts, cfg, func(s string) { log.Warn(s) })
 	if err != nil {
 		return nil, err
@@ -238,6 +246,12 @@ func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg e
 		}
 		log.Info("watch: indexed, watching for changes", "paths", strings.Join(paths, " "), "added", stats.Added, "updated", stats.Updated, "unchanged", stats.Unchanged,
 			"ignored", stats.Ignored, "folders", w.Watches())
+		if stats.IgnoredIndexed > 0 || stats.Missing > 0 {
+			// Kept by the first pass, as by cite index without --prune;
+			// the changes watched from now on prune.
+			log.Warn("watch: documents kept from before whose files are gone or ignored now (cite index --prune PATH... removes them)",
+				"missing", stats.Missing, "ignored_indexed", stats.IgnoredIndexed)
+		}
 		w.Run(ctx)
 	}()
 	return done, nil
@@ -277,6 +291,36 @@ func loginURL(host string, ln net.Addr, token string) string {
 		u += "?token=" + url.QueryEscape(token)
 	}
 	return u
+}
+
+// exposure returns the warning cite serve gives when it listens on more
+// than loopback (addr as --addr gave it, bound as listened on, hosts the
+// names it answers to besides loopback ones), "" on loopback: what other
+// machines reach, that it travels unencrypted, and how to keep it to this
+// machine. An empty host (":8080", Go's and the system's meaning) or an
+// unspecified one (0.0.0.0, ::) is every interface.
+func exposure(addr string, bound net.Addr, hosts []string) string {
+	if server.IsLoopback(addr) {
+		return ""
+	}
+	host, port, _ := net.SplitHostPort(bound.String())
+	given, _, _ := net.SplitHostPort(addr)
+	where := "anyone who can reach " + given + " on port " + port
+	var b strings.Builder
+	if ip := net.ParseIP(given); given == "" || ip != nil && ip.IsUnspecified() {
+		fmt.Fprintf(&b, "cite serve: warning: --addr %s listens on every network interface (%s; an address without a host, or with 0.0.0.0 or ::, means all of them), not only on this machine's loopback", addr, bound)
+		where = "anyone who can reach this machine on port " + port
+	} else {
+		fmt.Fprintf(&b, "cite serve: warning: --addr %s is not loopback (%s)", addr, net.JoinHostPort(host, port))
+	}
+	fmt.Fprintf(&b, ": %s can call the API, and with the token ask, read every indexed document, upload and delete;"+
+		" the token, questions and documents travel unencrypted (plain HTTP, no TLS)", where)
+	named := slices.ContainsFunc(hosts, func(h string) bool { ip := net.ParseIP(h); return ip == nil || !ip.IsUnspecified() })
+	if !named {
+		b.WriteString("; requests naming this machine by another name or address than a loopback one are refused unless --host names it")
+	}
+	fmt.Fprintf(&b, "; --addr 127.0.0.1:%s keeps it to this machine", port)
+	return b.String()
 }
 
 // modelID is the model id the server lists: "cite-" and the model's name.

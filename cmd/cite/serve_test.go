@@ -121,3 +121,51 @@ func TestServeAskFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestServeExposure: cite serve says, on stderr, when --addr is more than
+// loopback: every interface for a host left out (":8080", which Go and
+// the system read as all of them), 0.0.0.0 or ::, what is exposed, and
+// how to keep it to this machine; nothing on loopback.
+func TestServeExposure(t *testing.T) {
+	addr := func(s string) net.Addr { a, _ := net.ResolveTCPAddr("tcp", s); return a }
+	for _, tc := range []struct {
+		name, addr, bound string
+		hosts             []string
+		want, not         []string
+	}{
+		{"loopback", "127.0.0.1:8080", "127.0.0.1:8080", nil, nil, nil},
+		{"localhost", "localhost:8080", "127.0.0.1:8080", nil, nil, nil},
+		{"::1", "[::1]:8080", "[::1]:8080", nil, nil, nil},
+		{"a host left out", ":8080", "[::]:8080", nil, []string{
+			"warning: --addr :8080 listens on every network interface ([::]:8080",
+			"anyone who can reach this machine on port 8080 can call the API",
+			"with the token ask, read every indexed document, upload and delete",
+			"unencrypted (plain HTTP, no TLS)",
+			"unless --host names it",
+			"--addr 127.0.0.1:8080 keeps it to this machine",
+		}, nil},
+		{"port 0", ":0", "[::]:41234", nil, []string{"every network interface ([::]:41234", "port 41234", "--addr 127.0.0.1:41234"}, nil},
+		{"0.0.0.0", "0.0.0.0:8080", "0.0.0.0:8080", []string{"0.0.0.0"}, []string{"every network interface", "unless --host names it"}, nil},
+		{"every interface, with --host", ":8080", "[::]:8080", []string{"cite.lan"}, []string{"every network interface"}, []string{"--host"}},
+		{"an interface's address", "192.168.1.2:80", "192.168.1.2:80", []string{"192.168.1.2"}, []string{
+			"--addr 192.168.1.2:80 is not loopback", "anyone who can reach 192.168.1.2 on port 80", "--addr 127.0.0.1:80",
+		}, []string{"every network interface", "--host"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := exposure(tc.addr, addr(tc.bound), tc.hosts)
+			if tc.want == nil && got != "" {
+				t.Fatalf("a warning on loopback: %s", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("no %q in %q", w, got)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(got, n) {
+					t.Errorf("%q in %q", n, got)
+				}
+			}
+		})
+	}
+}

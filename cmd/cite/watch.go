@@ -28,7 +28,7 @@ func watchUsage(paths []string) error {
 }
 
 // openWatch starts watching paths for changes to index into st with opts
-// (Prune set), before the first pass, so that no change made during it is
+// (Prune and PruneIgnored set), before the first pass, so that no change made during it is
 // missed. Each batch takes the index's writer lock and releases it, so
 // uploads and other writers interleave; a batch after a cite reindex embeds
 // with the index's new embedder, made with cfg. say prints what is worth

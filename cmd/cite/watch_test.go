@@ -377,3 +377,123 @@ func TestWatchAfterReindex(t *testing.T) {
 		t.Errorf("check: exit %d %v\n%s", code, err, stdout)
 	}
 }
+
+// TestWatchIgnoredNowLeaves: under cite index --watch and cite serve
+// --watch (without --prune), a change to a .gitignore that ignores files
+// indexed before removes their documents, as a deletion would (git no
+// longer counts them in the tree, and their folders are no longer
+// watched, so they would go stale), saying why; undoing it adds them
+// again.
+func TestWatchIgnoredNowLeaves(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		ready  string // in the output once watching
+		pruned string // the line saying a document left, %s its path
+	}{
+		{"index", []string{"index", "--watch"}, "watching ", "pruned  %s: its file is ignored"},
+		{"serve", []string{"serve", "--watch", "--no-token", "--addr", "127.0.0.1:0"}, "watching for changes", `msg="watch: pruned" path=%s reason="its file is ignored`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			docs := t.TempDir()
+			idx := filepath.Join(t.TempDir(), "idx")
+			for rel, text := range map[string]string{"a.md": "alpha.\n", "drafts/d.md": "delta draft.\n", "run.log": "lima log.\n"} {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(docs, rel)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(docs, rel), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd, out := startCite(t, append(tc.args, "--index", idx, docs)...)
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			waitUntil := func(what string, cond func() bool) {
+				t.Helper()
+				deadline := time.Now().Add(time.Minute)
+				for !cond() {
+					select {
+					case err := <-exited:
+						t.Fatalf("cite exited (%v) before %s:\n%s", err, what, out.String())
+					default:
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("not within a minute: %s:\n%s", what, out.String())
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			indexed := func(n int) func() bool {
+				return func() bool { return poll(t, idx, func(st *index.Store) bool { return countDocs(t, st) == n }) }
+			}
+			waitUntil("watching", func() bool { return strings.Contains(out.String(), tc.ready) })
+			waitUntil("3 documents", indexed(3))
+			if err := os.WriteFile(filepath.Join(docs, ".gitignore"), []byte("drafts/\n*.log\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			waitUntil("the ignored files' documents removed", indexed(1))
+			for _, rel := range []string{"drafts/d.md", "run.log"} {
+				if line := fmt.Sprintf(tc.pruned, filepath.Join(docs, rel)); !strings.Contains(out.String(), line) {
+					t.Errorf("no %q in the output:\n%s", line, out.String())
+				}
+			}
+			if err := os.Remove(filepath.Join(docs, ".gitignore")); err != nil {
+				t.Fatal(err)
+			}
+			waitUntil("the files no longer ignored indexed again", indexed(3))
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Fatalf("after SIGTERM: %v, want exit status 0:\n%s", err, out.String())
+				}
+			case <-time.After(time.Minute):
+				cmd.Process.Kill()
+				t.Fatalf("still running a minute after SIGTERM:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// TestServeWatchSaysKept: cite serve --watch's first pass keeps, as cite
+// index without --prune does, the documents whose files are gone or
+// ignored since the index was made, and says so, with the command that
+// removes them (serve has no --prune).
+func TestServeWatchSaysKept(t *testing.T) {
+	docs := t.TempDir()
+	idx := filepath.Join(t.TempDir(), "idx")
+	for rel, text := range map[string]string{"a.md": "alpha.\n", "drafts/d.md": "delta draft.\n", "gone.md": "golf.\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(docs, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(docs, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errOut := cite(t, "index", "--index", idx, docs); code != 0 {
+		t.Fatalf("index: %d %s", code, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(docs, ".gitignore"), []byte("drafts/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(docs, "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	cmd, out := startCite(t, "serve", "--watch", "--no-token", "--addr", "127.0.0.1:0", "--index", idx, docs)
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "ignored_indexed=") {
+		if time.Now().After(deadline) {
+			t.Fatalf("not said within a minute:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, want := range []string{"cite index --prune PATH... removes them", "missing=1 ignored_indexed=1"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in the output:\n%s", want, out.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+}

@@ -186,9 +186,10 @@ type Kind int
 
 // Kinds of ignore files.
 const (
-	InfoExclude Kind = iota // a repository's .git/info/exclude
-	GitIgnore               // .gitignore
-	IgnoreFile              // .ignore (ripgrep's, fd's)
+	GlobalExclude Kind = iota // git's global excludes file (core.excludesFile, ~/.config/git/ignore)
+	InfoExclude               // a repository's .git/info/exclude
+	GitIgnore                 // .gitignore
+	IgnoreFile                // .ignore (ripgrep's, fd's)
 	numKinds
 )
 

@@ -14,7 +14,7 @@
 // globs, when it is a [Filterer]) are not watched, so that a node_modules
 // of thousands of folders costs no watches; a change to an ignore file
 // that applies (in a watched folder, above a root in its git work tree,
-// or .git/info/exclude) watches again what it no longer leaves out. When
+// .git/info/exclude, or git's global excludes file) watches again what it no longer leaves out. When
 // the event queue overflows, the folders made or removed meanwhile are
 // found by a walk.
 //
@@ -94,7 +94,10 @@ var (
 type Options struct {
 	// Indexer brings the index up to date with the changed paths; it
 	// should prune (ingest.Options.Prune), so that deleted files leave the
-	// index.
+	// index, and prune ignored files (ingest.Options.PruneIgnored), so
+	// that the files an ignore file's change leaves out do too: their
+	// folders are no longer watched, and documents kept from them would
+	// go stale.
 	Indexer Indexer
 	// Lock, if set, is taken around each indexing call and released after
 	// it (index.LockWriter), so that uploads and other writers interleave
@@ -753,7 +756,8 @@ func Skip(path string) bool { return Temporary(filepath.Base(path)) }
 
 // Temporary reports whether a file's name is one editors and downloaders
 // give their temporary files: backups (name~), Emacs' lock and autosave
-// files (.#name, #name#), Vim's swap files and its write test (4913),
+// files (.#name, #name#), Microsoft Office's owner files (~$name.docx,
+// which say who has a document open), Vim's swap files and its write test (4913),
 // GNOME's .goutputstream-*, JetBrains' ___jb_tmp___, and *.tmp, *.temp,
 // *.part and *.crdownload.
 func Temporary(name string) bool {
@@ -761,6 +765,7 @@ func Temporary(name string) bool {
 	switch {
 	case strings.HasSuffix(name, "~"),
 		strings.HasPrefix(name, ".#"),
+		strings.HasPrefix(name, "~$"), // Microsoft Office's owner file of a document open: ~$report.docx
 		strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"),
 		name == "4913",
 		strings.HasPrefix(name, ".goutputstream-"),

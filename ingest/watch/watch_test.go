@@ -188,6 +188,14 @@ func TestWatch(t *testing.T) {
 			[]string{"c.md", "moved/deep/e.md", "moved/deep/f.md"}, [][2]string{{"golf", "moved/deep/f.md"}}, nil},
 		{"delete folder", func() { do(t, os.RemoveAll(p("moved"))) },
 			[]string{"c.md"}, nil, nil},
+		{"a file replaced by a folder of its name", func() {
+			do(t, os.Remove(p("c.md")))
+			write(t, p("c.md/inner.md"), "hotel, inside.\n")
+		}, []string{"c.md/inner.md"}, [][2]string{{"hotel", "c.md/inner.md"}}, nil},
+		{"and the folder by a file again", func() {
+			do(t, os.RemoveAll(p("c.md")))
+			write(t, p("c.md"), "juliett, a file again.\n")
+		}, []string{"c.md"}, [][2]string{{"juliett", "c.md"}}, nil},
 	}
 	f.run(t, steps)
 }
@@ -251,7 +259,7 @@ func TestWatchIgnoreFiles(t *testing.T) {
 // leave out are not watched, however many folders they hold (each would
 // count against fs.inotify.max_user_watches); a change to an ignore file,
 // in the tree or above it (.gitignore files up to the work tree's top,
-// .git/info/exclude), watches the folders it no longer leaves out and
+// .git/info/exclude, git's global excludes file), watches the folders it no longer leaves out and
 // indexes their files, and stops watching those it leaves out now, whose
 // documents stay indexed (the indexer does not prune ignored ones).
 func TestWatchIgnoredFolders(t *testing.T) {
@@ -286,6 +294,7 @@ func TestWatchIgnoredFolders(t *testing.T) {
 		files   map[string]string // under the temporary folder
 		links   map[string]string // symbolic links under it, to their targets
 		root    string            // the folder watched, under it
+		global  string            // git's global excludes file, under it
 		iopts   ingest.Options
 		watches int // at the start
 		steps   []step
@@ -369,6 +378,20 @@ func TestWatchIgnoredFolders(t *testing.T) {
 			},
 		},
 		{
+			name: "git's global excludes file",
+			files: map[string]string{"repo/.git/info/exclude": "", "repo/a.md": "alpha.\n", "repo/drafts/d.md": "echo draft.\n",
+				"home/git/ignore": "drafts/\n"},
+			root: "repo", global: "home/git/ignore", watches: 3, // the root, .git/info, home/git
+			steps: []step{
+				{"no longer ignores", func(p func(string) string) { write(t, p("../home/git/ignore"), "# nothing\n") },
+					[]string{"a.md", "drafts/d.md"}, [][2]string{{"echo", "drafts/d.md"}}, 4},
+				{"ignores again", func(p func(string) string) { write(t, p("../home/git/ignore"), "drafts/\n") },
+					[]string{"a.md", "drafts/d.md"}, nil, 3},
+				{"removed", func(p func(string) string) { do(t, os.Remove(p("../home/git/ignore"))) },
+					[]string{"a.md", "drafts/d.md"}, nil, 4},
+			},
+		},
+		{
 			name: "rules above the folder watched",
 			files: map[string]string{".git/info/exclude": "drafts/\n", ".gitignore": "docs/old/\n", "docs/b.md": "bravo.\n",
 				"docs/drafts/d.md": "echo draft.\n", "docs/old/o.md": "foxtrot old.\n", "docs/old/deep/o2.md": "golf older.\n"},
@@ -402,6 +425,9 @@ func TestWatchIgnoredFolders(t *testing.T) {
 			dir := filepath.Join(top, c.root)
 			iopts := c.iopts
 			iopts.Prune, iopts.Workers, iopts.Skip, iopts.Roots = true, 2, Skip, []string{dir}
+			if c.global != "" {
+				iopts.GitExcludesFile = filepath.Join(top, c.global)
+			}
 			f := startWith(t, dir, iopts, nil)
 			if got := f.w.Watches(); got != c.watches {
 				t.Errorf("%d folders watched at the start, want %d", got, c.watches)
@@ -554,7 +580,7 @@ func TestWatchSymlinks(t *testing.T) {
 	do(t, os.Symlink("target.md", p("link.md")))
 	do(t, os.Symlink("link.md", p("chain.md")))
 	do(t, os.Symlink(filepath.Join(outside, "out.md"), p("out-link.md")))
-	f := start(t, dir, nil)
+	f := startWith(t, dir, ingest.Options{Prune: true, Workers: 2, Skip: Skip, Roots: []string{dir}}, nil) // as cite index --watch
 	if got, want := f.docs(t), []string{"chain.md", "link.md", "out-link.md", "target.md"}; !slices.Equal(got, want) {
 		t.Fatalf("first pass: %v, want %v", got, want)
 	}
@@ -578,6 +604,11 @@ func TestWatchSymlinks(t *testing.T) {
 		{"edit the target again", func() { write(t, p("target.md"), "foxtrot in the target.\n") },
 			[]string{"chain.md", "link.md", "new-link.md", "out-link.md", "target.md"},
 			[][2]string{{"foxtrot", "new-link.md"}, {"foxtrot", "chain.md"}}, [][2]string{{"echo", "new-link.md"}}},
+		{"a link to a folder: not followed, as by the first pass", func() {
+			do(t, os.Symlink(outside, p("folder-link")))
+			write(t, p("target.md"), "golf in the target.\n") // a change to wait for
+		}, []string{"chain.md", "link.md", "new-link.md", "out-link.md", "target.md"},
+			[][2]string{{"golf", "target.md"}}, nil},
 		{"delete the target", func() { do(t, os.Remove(p("target.md"))) },
 			[]string{"out-link.md"}, nil, nil},
 	}
@@ -903,7 +934,8 @@ func TestTemporary(t *testing.T) {
 	for name, want := range map[string]bool{
 		"notes.md~": true, ".#notes.md": true, "#notes.md#": true, ".notes.md.swp": true, "a.SWP": true,
 		"4913": true, ".goutputstream-XY12": true, "x.tmp": true, "x.md___jb_tmp___": true, "a.crdownload": true,
-		"notes.md": false, "4914": false, "tmp.md": false, "#notes.md": false,
+		"~$report.docx": true, "~$port.xlsx": true,
+		"notes.md": false, "4914": false, "tmp.md": false, "#notes.md": false, "a~$b.docx": false, "~notes.md": false,
 	} {
 		if got := Temporary(name); got != want {
 			t.Errorf("Temporary(%q) = %v, want %v", name, got, want)
