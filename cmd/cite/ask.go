@@ -256,12 +256,29 @@ func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result,
 			fmt.Fprintln(e.stderr, "cite: the answer is cut short: the provider's content filter stopped it")
 		case provider.StopOther:
 			fmt.Fprintln(e.stderr, "cite: the answer may be cut short: the model stopped for a reason it did not name")
+		case provider.StopToolCalls:
+			fmt.Fprintln(e.stderr, toolCallsPastLimit(res.Text, s.req.MaxToolCalls))
 		}
 		if len(res.Dropped) > 0 {
 			fmt.Fprintln(e.stderr, droppedNote(res.Dropped))
 		}
 	}
 	return res, nil
+}
+
+// toolCallsPastLimit says that the model's last response asked for tool
+// calls, which were not run: its tool calls were used up, or it was offered
+// none. Its answer is text, if any, it wrote before them: none, or perhaps
+// unfinished (cite printed an empty answer and said nothing).
+func toolCallsPastLimit(text string, limit int) string {
+	what := "the answer may be unfinished: the model"
+	if strings.TrimSpace(text) == "" {
+		what = "the model gave no answer: it"
+	}
+	if limit <= 0 {
+		return fmt.Sprintf("cite: %s asked for tool calls, though it was offered none (--max-tool-calls 0)", what)
+	}
+	return fmt.Sprintf("cite: %s asked for more tool calls after the %d it may make (--max-tool-calls)", what, limit)
 }
 
 // droppedNote says which citations the model wrote were left out of the

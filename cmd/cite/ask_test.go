@@ -149,6 +149,46 @@ func TestAskCutShort(t *testing.T) {
 	}
 }
 
+// TestAskToolCallsPastLimit: a model that still asks for tools once its
+// tool calls are used up (or when it was offered none) has given no answer,
+// or an unfinished one; cite ask says so on stderr, where it printed an
+// empty answer and nothing else.
+func TestAskToolCallsPastLimit(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	call := func(q string) modeltest.ToolCall {
+		return modeltest.ToolCall{Name: "search_data_sources", Arguments: `{"query":"` + q + `"}`}
+	}
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		// --max-tool-calls 1: one call run, then asked without tools, it asks again.
+		{ToolCalls: []modeltest.ToolCall{call("wal")}},
+		{ToolCalls: []modeltest.ToolCall{call("checkpoint")}},
+		// --max-tool-calls 1 again, text before the call past the limit.
+		{ToolCalls: []modeltest.ToolCall{call("wal")}},
+		{Text: []string{"WAL keeps [doc:1] and"}, ToolCalls: []modeltest.ToolCall{call("more")}},
+		// --max-tool-calls 0: offered no tools, it asks anyway.
+		{ToolCalls: []modeltest.ToolCall{call("wal")}},
+		// A whole answer.
+		{Text: []string{"Whole [doc:1]."}},
+	}})
+	vars := map[string]string{"OPENAI_BASE_URL": srv.OpenAIBaseURL()}
+	for _, tt := range []struct {
+		max, want string
+	}{
+		{"1", "cite: the model gave no answer: it asked for more tool calls after the 1 it may make (--max-tool-calls)"},
+		{"1", "cite: the answer may be unfinished: the model asked for more tool calls after the 1 it may make (--max-tool-calls)"},
+		{"0", "cite: the model gave no answer: it asked for tool calls, though it was offered none (--max-tool-calls 0)"},
+		{"0", ""},
+	} {
+		code, out, errOut := citeEnv(t, vars, "ask", "--index", idx, "--model", "openai:m", "--max-tool-calls", tt.max, "what is WAL")
+		if code != 0 || (tt.want != "" && !strings.Contains(errOut, tt.want)) || (tt.want == "" && strings.Contains(errOut, "tool calls")) {
+			t.Errorf("--max-tool-calls %s: exit %d, want %q\n%s%s", tt.max, code, tt.want, out, errOut)
+		}
+	}
+}
+
 // TestAskDroppedCitations: citations the model made up or garbled are left
 // out of the answer, and cite ask says so on stderr, escaped.
 func TestAskDroppedCitations(t *testing.T) {
