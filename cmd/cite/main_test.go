@@ -149,7 +149,7 @@ func testCommands(t *testing.T, vars map[string]string) {
 		{"help", []string{"help"}, 0, []string{"Usage: cite COMMAND", "index"}, nil, nil},
 		{"no args", nil, 2, nil, []string{"Usage: cite COMMAND"}, nil},
 		{"unknown", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`}, nil},
-		{"index help", []string{"index", "--help"}, 0, nil, []string{"Usage: cite index", "-chunk-size"}, nil},
+		{"index help", []string{"index", "--help"}, 0, nil, []string{"Usage: cite index", "-chunk-size", "pictures of pages (PNG, JPEG", ".mht)", "windows-1252"}, nil},
 		{"bad flag", []string{"index", "--bogus", corpus}, 2, nil, []string{"flag provided but not defined: -bogus"}, nil},
 		{"no index yet", []string{"docs", "--index", idx}, 1, nil, []string{"no index", "cite index PATH"}, nil},
 		{"index", []string{"index", "--index", idx, corpus}, 0, []string{"5 files: 5 added", "chunks", "MB/s"}, nil, nil},
