@@ -43,8 +43,8 @@ func newAskFlags(e *env, name, args, about string) *askFlags {
 	if name != "serve" {
 		// A request to cite serve names its own sources and k, and
 		// gets the reference list; these flags would be ignored there.
-		f.Var(&f.sources, "source", "search this data source (repeatable; default: every source)")
-		f.Var(&f.docs, "doc", "attach this indexed document, by path or id (repeatable): it is searched and the document tools are offered")
+		f.Var(&f.sources, "source", "search this data source (repeatable; default: every source, or none when --doc attaches documents)")
+		f.Var(&f.docs, "doc", "attach this indexed document, by path or id (repeatable): it is searched, alone with the other documents attached unless --source names data sources too, and the document tools are offered")
 		f.Var(&f.tools, "tool", "offer this selectable tool, such as current_datetime (repeatable)")
 		f.IntVar(&f.k, "k", answer.DefaultK, "passages retrieved before the model call")
 		f.BoolVar(&f.noList, "no-reference-list", false, "do not print the reference list after the answer")
@@ -125,7 +125,12 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		return nil, err
 	}
 	if len(req.Sources) == 0 {
-		req.Sources = names
+		// Every data source, unless documents are named: then those
+		// alone, as cite search --doc searches them (--source adds
+		// sources beside them).
+		if len(f.docs) == 0 {
+			req.Sources = names
+		}
 	} else {
 		for _, name := range req.Sources {
 			if !slices.Contains(names, name) {
