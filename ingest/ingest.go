@@ -1356,7 +1356,9 @@ func (ix *Indexer) missing(names []string, existing []index.Stamp, seen map[stri
 			}
 			name := strings.TrimPrefix(d.Path, ix.prefix)
 			why := leftGone
-			if _, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) {
+			// A folder where the file was (notes.md/ now holds the notes)
+			// is no document: its file is gone.
+			if fi, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) && (err != nil || !fi.IsDir()) {
 				if !ix.ignoredDoc(f, names, name) {
 					continue // still there (outside the walk, hidden, or unreadable): keep it
 				}
