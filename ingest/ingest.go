@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -1357,8 +1358,9 @@ func (ix *Indexer) missing(names []string, existing []index.Stamp, seen map[stri
 			name := strings.TrimPrefix(d.Path, ix.prefix)
 			why := leftGone
 			// A folder where the file was (notes.md/ now holds the notes)
-			// is no document: its file is gone.
-			if fi, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) && (err != nil || !fi.IsDir()) {
+			// is no document, and a file where its folder was ("not a
+			// directory") leaves none below it: its file is gone.
+			if fi, err := fs.Stat(ix.fsys, name); !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && (err != nil || !fi.IsDir()) {
 				if !ix.ignoredDoc(f, names, name) {
 					continue // still there (outside the walk, hidden, or unreadable): keep it
 				}

@@ -824,3 +824,41 @@ func TestLowerMaxSize(t *testing.T) {
 	}
 	checkIndex(t, st)
 }
+
+// TestFolderBecameFile: the documents of a folder replaced by a file of the
+// same name are missing, and --prune removes them; their stat fails with
+// "not a directory", not "no such file", and they were kept as still
+// there, unreadable, for good.
+func TestFolderBecameFile(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "d.md"), []byte("# D\n\nSquid."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := newStore(t)
+	if _, _, err := run(t, st, nil, Options{}, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sub, []byte("Octopus."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(sub, "d.md")
+	s, events, err := run(t, st, nil, Options{}, dir)
+	if err != nil || s.Missing != 1 || events[gone].Outcome != Missing {
+		t.Fatalf("without --prune: %+v, %v, %+v", s, err, events[gone])
+	}
+	s, events, err = run(t, st, nil, Options{Prune: true}, dir)
+	if err != nil || s.Pruned != 1 || events[gone].Outcome != Pruned {
+		t.Fatalf("with --prune: %+v, %v, %+v", s, err, events[gone])
+	}
+	if _, err := st.Document(ctx, "", gone); !errors.Is(err, index.ErrNotFound) {
+		t.Fatalf("the folder's document is still there: %v", err)
+	}
+}
