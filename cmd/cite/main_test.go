@@ -151,6 +151,8 @@ func testCommands(t *testing.T, vars map[string]string) {
 		{"unknown", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`}, nil},
 		{"index help", []string{"index", "--help"}, 0, nil, []string{"Usage: cite index", "-chunk-size", "pictures of pages (PNG, JPEG", ".mht)", "windows-1252"}, nil},
 		{"bad flag", []string{"index", "--bogus", corpus}, 2, nil, []string{"flag provided but not defined: -bogus"}, nil},
+		{"search a query starting with -", []string{"search", "--index", idx, "-Recurse"}, 2, nil, []string{"flag provided but not defined: -Recurse", `"-Recurse" is taken for a flag; a QUERY, or words of it, starting with "-" go after --: cite search -- "-Recurse"`}, nil},
+		{"ask a question with a word starting with -", []string{"ask", "--index", idx, "what does", "-Force", "do"}, 2, nil, []string{`"-Force" is taken for a flag; a QUESTION, or words of it, starting with "-" go after --: cite ask -- "-Force"`}, nil},
 		{"no index yet", []string{"docs", "--index", idx}, 1, nil, []string{"no index", "cite index PATH"}, nil},
 		{"index", []string{"index", "--index", idx, corpus}, 0, []string{"5 files: 5 added", "chunks", "MB/s"}, nil, nil},
 		{"index again", []string{"index", corpus, "--index", idx}, 0, []string{"5 files: 0 added, 0 updated, 5 unchanged"}, nil, nil},
