@@ -224,6 +224,10 @@ func (s *ToolSpec) parseArgs(raw string) (map[string]any, error) {
 	return inst, nil
 }
 
+// maxValueShown bounds the bytes of a wrong argument's value an error
+// repeats to the model.
+const maxValueShown = 40
+
 // withArticle returns a JSON type's name after "a" or "an".
 func withArticle(t string) string {
 	if t != "" && strings.IndexByte("aeiou", t[0]) >= 0 {
@@ -262,7 +266,20 @@ func schemaMessage(err error) string {
 		}
 		msg = fmt.Sprintf("%s is %s than the %s, %s", m[2], rel, m[1], strings.TrimSuffix(strings.TrimRight(m[3], "0"), "."))
 	} else if m := schemaType.FindStringSubmatch(msg); m != nil {
-		msg = fmt.Sprintf("%s is %s, want %s", m[1], withArticle(m[2]), withArticle(m[3]))
+		switch m[2] {
+		case "null":
+			// The validator prints a null as "<invalid reflect.Value>".
+			msg = fmt.Sprintf("null, want %s", withArticle(m[3]))
+		case "object", "array":
+			// Printed as a Go map or slice: the type says it.
+			msg = fmt.Sprintf("%s, want %s", withArticle(m[2]), withArticle(m[3]))
+		default:
+			v := m[1]
+			if len(v) > maxValueShown {
+				v = strings.ToValidUTF8(v[:maxValueShown], "") + "…"
+			}
+			msg = fmt.Sprintf("%s is %s, want %s", v, withArticle(m[2]), withArticle(m[3]))
+		}
 	} else if m := schemaExtra.FindStringSubmatch(msg); m != nil {
 		msg = "unknown arguments " + m[1]
 	} else if m := schemaNeed.FindStringSubmatch(msg); m != nil {

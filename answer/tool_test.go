@@ -1,6 +1,9 @@
 package answer
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestArgumentErrors: a tool call's arguments that break its schema get an
 // error naming the argument and the rule in words, which the model reads
@@ -26,6 +29,13 @@ func TestArgumentErrors(t *testing.T) {
 		{`{}`, `invalid arguments: missing required arguments ["query"]`},
 		{`{"query":"x","sources":"a"}`, "invalid arguments: sources: a is a string, want an array"},
 		{`{"query":"x","sources":[1]}`, "invalid arguments: sources[]: 1 is an integer, want a string"},
+		// A null, an object and a long value are named by their type,
+		// never "<invalid reflect.Value>" nor a Go map's printing.
+		{`{"query":null}`, "invalid arguments: query: null, want a string"},
+		{`{"query":{"a":1}}`, "invalid arguments: query: an object, want a string"},
+		{`{"query":"x","sources":[null]}`, "invalid arguments: sources[]: null, want a string"},
+		{`{"query":true}`, "invalid arguments: query: true is a boolean, want a string"},
+		{`{"query":"x","sources":"` + strings.Repeat("é", 30) + `"}`, "invalid arguments: sources: " + strings.Repeat("é", 20) + "… is a string, want an array"},
 		{`{"query":"x"}`, ""},
 	} {
 		_, err := spec.parseArgs(tc.args)

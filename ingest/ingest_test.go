@@ -283,6 +283,35 @@ func TestPruneOnlyUnderGivenPaths(t *testing.T) {
 	}
 }
 
+// TestFileBecameFolder: a document whose file was replaced by a folder of
+// the same name (notes.md/ holding the notes now) is missing, and --prune
+// removes it; it was kept as "still there", never reported and never
+// pruned, and answers went on citing the file that was gone.
+func TestFileBecameFolder(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	fsys := fstest.MapFS{"docs/notes.md": file("# Notes\n\nKrill.")}
+	if _, _, err := run(t, st, fsys, Options{}, "docs"); err != nil {
+		t.Fatal(err)
+	}
+	delete(fsys, "docs/notes.md")
+	fsys["docs/notes.md/today.md"] = file("# Today\n\nWhales.")
+	s, events, err := run(t, st, fsys, Options{}, "docs")
+	if err != nil || s.Missing != 1 || events["docs/notes.md"].Outcome != Missing {
+		t.Fatalf("without --prune: %+v, %v, %+v", s, err, events["docs/notes.md"])
+	}
+	s, events, err = run(t, st, fsys, Options{Prune: true}, "docs")
+	if err != nil || s.Pruned != 1 || events["docs/notes.md"].Outcome != Pruned {
+		t.Fatalf("with --prune: %+v, %v, %+v", s, err, events["docs/notes.md"])
+	}
+	if _, err := st.Document(ctx, "", "docs/notes.md"); !errors.Is(err, index.ErrNotFound) {
+		t.Fatalf("the file's document is still there: %v", err)
+	}
+	if _, err := st.Document(ctx, "", "docs/notes.md/today.md"); err != nil {
+		t.Fatalf("the folder's file: %v", err)
+	}
+}
+
 // TestPruneInBatches removes more documents than one transaction of the
 // prune takes: every one is pruned, with its event, and the index is
 // consistent.
@@ -794,4 +823,42 @@ func TestLowerMaxSize(t *testing.T) {
 		t.Errorf("big.md removed: %v", err)
 	}
 	checkIndex(t, st)
+}
+
+// TestFolderBecameFile: the documents of a folder replaced by a file of the
+// same name are missing, and --prune removes them; their stat fails with
+// "not a directory", not "no such file", and they were kept as still
+// there, unreadable, for good.
+func TestFolderBecameFile(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "d.md"), []byte("# D\n\nSquid."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := newStore(t)
+	if _, _, err := run(t, st, nil, Options{}, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sub, []byte("Octopus."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(sub, "d.md")
+	s, events, err := run(t, st, nil, Options{}, dir)
+	if err != nil || s.Missing != 1 || events[gone].Outcome != Missing {
+		t.Fatalf("without --prune: %+v, %v, %+v", s, err, events[gone])
+	}
+	s, events, err = run(t, st, nil, Options{Prune: true}, dir)
+	if err != nil || s.Pruned != 1 || events[gone].Outcome != Pruned {
+		t.Fatalf("with --prune: %+v, %v, %+v", s, err, events[gone])
+	}
+	if _, err := st.Document(ctx, "", gone); !errors.Is(err, index.ErrNotFound) {
+		t.Fatalf("the folder's document is still there: %v", err)
+	}
 }

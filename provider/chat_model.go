@@ -107,6 +107,9 @@ func NewChatModel(spec string, opts Config) (ChatModel, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model spec %q: %w", spec, err)
 		}
+		if err := needsKey(base, opts.OpenAIAPIKey); err != nil {
+			return nil, fmt.Errorf("model spec %q: %w", spec, err)
+		}
 		return newLangchainModel(spec, ProviderOpenAI, name, base, opts.OpenAIAPIKey, client)
 	case ProviderOllama:
 		root, err := opts.ollamaRoot()
@@ -119,10 +122,23 @@ func NewChatModel(spec string, opts Config) (ChatModel, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model spec %q: %w", spec, err)
 		}
+		if err := needsKey(base, opts.OpenAIAPIKey); err != nil {
+			return nil, fmt.Errorf("model spec %q: %w", spec, err)
+		}
 		return newResponsesModel(spec, name, base, opts.OpenAIAPIKey, client), nil
 	}
 	return nil, fmt.Errorf("model spec %q: unknown provider %q (want %s, %s or %s)",
 		spec, prov, ProviderOpenAI, ProviderOllama, ProviderOpenAIResponses)
+}
+
+// needsKey refuses OpenAI's own API without a key: the request would go
+// out without one, to fail with OpenAI's 401 (or, offline, on the network)
+// rather than say what is missing. Other servers may need none.
+func needsKey(base, key string) error {
+	if u, err := url.Parse(base); err == nil && strings.EqualFold(u.Hostname(), "api.openai.com") && key == "" {
+		return fmt.Errorf("OPENAI_API_KEY is not set, and OpenAI's API (%s) needs it (set OPENAI_BASE_URL for a server of your own)", base)
+	}
+	return nil
 }
 
 // isLocal reports whether base names this machine: a loopback or

@@ -605,14 +605,14 @@ func TestNewChatModel(t *testing.T) {
 		local   bool
 		wantErr string
 	}{
-		{spec: "openai:gpt-4o-mini", local: false},
+		{spec: "openai:gpt-4o-mini", opts: provider.Config{OpenAIAPIKey: "sk-test"}, local: false},
 		{spec: "openai:gpt-4o-mini", opts: provider.Config{OpenAIBaseURL: "http://127.0.0.1:8000/v1"}, local: true},
 		{spec: "openai:m", opts: provider.Config{OpenAIBaseURL: "http://localhost:8000/v1"}, local: true},
 		{spec: "openai:m", opts: provider.Config{OpenAIBaseURL: "http://[::1]:8000/v1"}, local: true},
 		{spec: "openai:m", opts: provider.Config{OpenAIBaseURL: "http://10.0.0.5:8000/v1"}, local: false},
 		{spec: "openai:m", opts: provider.Config{OpenAIBaseURL: "https://localhost.example.com/v1"}, local: false},
 		{spec: "openai-responses:m", opts: provider.Config{OpenAIBaseURL: "http://127.0.0.2:1/v1"}, local: true},
-		{spec: "openai-responses:m", local: false},
+		{spec: "openai-responses:m", opts: provider.Config{OpenAIAPIKey: "sk-test"}, local: false},
 		{spec: "ollama:llama3.1", local: true},
 		{spec: "ollama:llama3.1", opts: provider.Config{OllamaHost: "0.0.0.0:11434"}, local: true},
 		{spec: "ollama:llama3.1", opts: provider.Config{OllamaHost: "gpu-box.lan:11434"}, local: false},
@@ -660,5 +660,29 @@ func TestBadRequest(t *testing.T) {
 				t.Errorf("%d requests sent for bad input", n)
 			}
 		})
+	}
+}
+
+// TestOpenAIKeyMissing: OpenAI's own API without OPENAI_API_KEY is refused
+// when the model is made, saying which variable to set; the request went
+// out without a key, to fail on the network or with OpenAI's 401. A server
+// of one's own (OPENAI_BASE_URL) needs none.
+func TestOpenAIKeyMissing(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		cfg  provider.Config
+		want string // "" for no error
+	}{
+		{"openai:gpt-4o-mini", provider.Config{}, "OPENAI_API_KEY is not set"},
+		{"openai-responses:gpt-4o-mini", provider.Config{}, "OPENAI_API_KEY is not set"},
+		{"openai:gpt-4o-mini", provider.Config{OpenAIBaseURL: "https://api.openai.com/v1/"}, "OPENAI_API_KEY is not set"},
+		{"openai:gpt-4o-mini", provider.Config{OpenAIAPIKey: "sk-x"}, ""},
+		{"openai:local", provider.Config{OpenAIBaseURL: "http://127.0.0.1:8000/v1"}, ""},
+		{"ollama:llama3.1", provider.Config{}, ""},
+	} {
+		_, err := provider.NewChatModel(tc.spec, tc.cfg)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s %+v: %v, want %q", tc.spec, tc.cfg, err, tc.want)
+		}
 	}
 }

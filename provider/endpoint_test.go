@@ -133,14 +133,15 @@ func TestOpenAIEndpoints(t *testing.T) {
 		{"https://gateway.example/openai/v1", "https://gateway.example/openai/v1"},
 	} {
 		t.Run(tc.base, func(t *testing.T) {
-			chat, embed := sent(t, provider.Config{OpenAIBaseURL: tc.base}, "openai:m", openai)
+			// A key, which OpenAI's own API (the default) needs.
+			chat, embed := sent(t, provider.Config{OpenAIBaseURL: tc.base, OpenAIAPIKey: "sk-test"}, "openai:m", openai)
 			if chat != tc.root+"/chat/completions" {
 				t.Errorf("chat went to %s, want %s/chat/completions", chat, tc.root)
 			}
 			if embed != tc.root+"/embeddings" {
 				t.Errorf("embeddings went to %s, want %s/embeddings", embed, tc.root)
 			}
-			resp, _ := sent(t, provider.Config{OpenAIBaseURL: tc.base}, "openai-responses:m", openai)
+			resp, _ := sent(t, provider.Config{OpenAIBaseURL: tc.base, OpenAIAPIKey: "sk-test"}, "openai-responses:m", openai)
 			if resp != tc.root+"/responses" {
 				t.Errorf("responses went to %s, want %s/responses", resp, tc.root)
 			}

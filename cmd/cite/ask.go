@@ -43,8 +43,8 @@ func newAskFlags(e *env, name, args, about string) *askFlags {
 	if name != "serve" {
 		// A request to cite serve names its own sources and k, and
 		// gets the reference list; these flags would be ignored there.
-		f.Var(&f.sources, "source", "search this data source (repeatable; default: every source)")
-		f.Var(&f.docs, "doc", "attach this indexed document, by path or id (repeatable): it is searched and the document tools are offered")
+		f.Var(&f.sources, "source", "search this data source (repeatable; default: every source, or none when --doc attaches documents)")
+		f.Var(&f.docs, "doc", "attach this indexed document, by path or id (repeatable): it is searched, alone with the other documents attached unless --source names data sources too, and the document tools are offered")
 		f.Var(&f.tools, "tool", "offer this selectable tool, such as current_datetime (repeatable)")
 		f.IntVar(&f.k, "k", answer.DefaultK, "passages retrieved before the model call")
 		f.BoolVar(&f.noList, "no-reference-list", false, "do not print the reference list after the answer")
@@ -125,7 +125,12 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		return nil, err
 	}
 	if len(req.Sources) == 0 {
-		req.Sources = names
+		// Every data source, unless documents are named: then those
+		// alone, as cite search --doc searches them (--source adds
+		// sources beside them).
+		if len(f.docs) == 0 {
+			req.Sources = names
+		}
 	} else {
 		for _, name := range req.Sources {
 			if !slices.Contains(names, name) {
@@ -256,12 +261,29 @@ func (s *session) ask(ctx context.Context, e *env, noList bool) (*answer.Result,
 			fmt.Fprintln(e.stderr, "cite: the answer is cut short: the provider's content filter stopped it")
 		case provider.StopOther:
 			fmt.Fprintln(e.stderr, "cite: the answer may be cut short: the model stopped for a reason it did not name")
+		case provider.StopToolCalls:
+			fmt.Fprintln(e.stderr, toolCallsPastLimit(res.Text, s.req.MaxToolCalls))
 		}
 		if len(res.Dropped) > 0 {
 			fmt.Fprintln(e.stderr, droppedNote(res.Dropped))
 		}
 	}
 	return res, nil
+}
+
+// toolCallsPastLimit says that the model's last response asked for tool
+// calls, which were not run: its tool calls were used up, or it was offered
+// none. Its answer is text, if any, it wrote before them: none, or perhaps
+// unfinished (cite printed an empty answer and said nothing).
+func toolCallsPastLimit(text string, limit int) string {
+	what := "the answer may be unfinished: the model"
+	if strings.TrimSpace(text) == "" {
+		what = "the model gave no answer: it"
+	}
+	if limit <= 0 {
+		return fmt.Sprintf("cite: %s asked for tool calls, though it was offered none (--max-tool-calls 0)", what)
+	}
+	return fmt.Sprintf("cite: %s asked for more tool calls after the %d it may make (--max-tool-calls)", what, limit)
 }
 
 // droppedNote says which citations the model wrote were left out of the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,6 +147,86 @@ func TestAskCutShort(t *testing.T) {
 	}
 	if code, _, errOut := citeEnv(t, vars, "ask", "--index", idx, "--max-tool-calls", "-1", "what is WAL"); code != 2 || !strings.Contains(errOut, "--max-tool-calls") {
 		t.Errorf("--max-tool-calls -1: exit %d, %s", code, errOut)
+	}
+}
+
+// TestAskDocOnly: cite ask --doc answers from the documents named, as
+// cite search --doc searches only them; it searched every data source too,
+// and answered a question about one file from another. --source adds data
+// sources to search beside them.
+func TestAskDocOnly(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	bees, _ := filepath.Abs(filepath.Join(corpus, "honeybees.md"))
+	wal, _ := filepath.Abs(filepath.Join(corpus, "sqlite-wal.html"))
+	for _, tt := range []struct {
+		args []string
+		want []string // the sources the references may name
+	}{
+		{[]string{"--doc", bees, "what is WAL mode in SQLite"}, []string{bees}},
+		{[]string{"--doc", bees, "how many workers does a strong colony hold"}, []string{bees}},
+		{[]string{"--doc", wal, "--doc", bees, "what is WAL mode in SQLite"}, []string{bees, wal}},
+		{[]string{"--doc", bees, "--source", "default", "what is WAL mode in SQLite"}, []string{wal}},
+	} {
+		code, out, errOut := cite(t, append([]string{"ask", "--index", idx, "--json"}, tt.args...)...)
+		var res struct {
+			References []struct {
+				Source string `json:"source"`
+			} `json:"references"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil {
+			t.Fatalf("%q: exit %d, %v\n%s%s", tt.args, code, err, out, errOut)
+		}
+		for _, r := range res.References {
+			if !slices.Contains(tt.want, r.Source) {
+				t.Errorf("%q: cites %s, want only %q", tt.args, r.Source, tt.want)
+			}
+		}
+		if len(res.References) == 0 && !strings.HasPrefix(tt.args[len(tt.args)-1], "what is WAL") {
+			t.Errorf("%q: cites nothing", tt.args)
+		}
+	}
+}
+
+// TestAskToolCallsPastLimit: a model that still asks for tools once its
+// tool calls are used up (or when it was offered none) has given no answer,
+// or an unfinished one; cite ask says so on stderr, where it printed an
+// empty answer and nothing else.
+func TestAskToolCallsPastLimit(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	call := func(q string) modeltest.ToolCall {
+		return modeltest.ToolCall{Name: "search_data_sources", Arguments: `{"query":"` + q + `"}`}
+	}
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		// --max-tool-calls 1: one call run, then asked without tools, it asks again.
+		{ToolCalls: []modeltest.ToolCall{call("wal")}},
+		{ToolCalls: []modeltest.ToolCall{call("checkpoint")}},
+		// --max-tool-calls 1 again, text before the call past the limit.
+		{ToolCalls: []modeltest.ToolCall{call("wal")}},
+		{Text: []string{"WAL keeps [doc:1] and"}, ToolCalls: []modeltest.ToolCall{call("more")}},
+		// --max-tool-calls 0: offered no tools, it asks anyway.
+		{ToolCalls: []modeltest.ToolCall{call("wal")}},
+		// A whole answer.
+		{Text: []string{"Whole [doc:1]."}},
+	}})
+	vars := map[string]string{"OPENAI_BASE_URL": srv.OpenAIBaseURL()}
+	for _, tt := range []struct {
+		max, want string
+	}{
+		{"1", "cite: the model gave no answer: it asked for more tool calls after the 1 it may make (--max-tool-calls)"},
+		{"1", "cite: the answer may be unfinished: the model asked for more tool calls after the 1 it may make (--max-tool-calls)"},
+		{"0", "cite: the model gave no answer: it asked for tool calls, though it was offered none (--max-tool-calls 0)"},
+		{"0", ""},
+	} {
+		code, out, errOut := citeEnv(t, vars, "ask", "--index", idx, "--model", "openai:m", "--max-tool-calls", tt.max, "what is WAL")
+		if code != 0 || (tt.want != "" && !strings.Contains(errOut, tt.want)) || (tt.want == "" && strings.Contains(errOut, "tool calls")) {
+			t.Errorf("--max-tool-calls %s: exit %d, want %q\n%s%s", tt.max, code, tt.want, out, errOut)
+		}
 	}
 }
 

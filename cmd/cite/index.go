@@ -26,10 +26,13 @@ import (
 func runIndex(ctx context.Context, e *env, args []string) error {
 	f := newFlags(e, "index", "PATH...", `Index files, folders (recursively) and glob patterns (** matches any depth).
 Markdown, HTML and text files, PDF, Word (.docx), OpenDocument (.odt, .ods),
-EPUB, PowerPoint (.pptx), Excel (.xlsx) and web pages saved as one file (.mhtml) are read, normalized, cut into chunks of at most --chunk-size
-o200k_base tokens and stored. Unchanged files are skipped; changed files have
-their chunks replaced. Other binary files, empty, non-UTF-8 (but UTF-16 with its
-byte-order mark, and Latin-1) and oversized files are skipped with a reason. Exit status 1 if any file or path failed, or if
+EPUB, PowerPoint (.pptx), Excel (.xlsx), web pages saved as one file (.mhtml,
+.mht) and pictures of pages (PNG, JPEG, TIFF, GIF, BMP, WebP: by OCR with
+tesseract, see --ocr) are read, normalized, cut into chunks of at most
+--chunk-size o200k_base tokens and stored. Unchanged files are skipped; changed
+files have their chunks replaced. Other binary files, empty files, text that is
+not UTF-8 (but UTF-16 with its byte-order mark, and windows-1252 or Latin-1)
+and oversized files are skipped with a reason. Exit status 1 if any file or path failed, or if
 no document could be indexed from the PATHs (every file skipped, or none
 found); files unchanged since the last run count as indexed.
 
@@ -56,7 +59,7 @@ watches, as for files deleted.`, true)
 	maxSize := f.String("max-size", "50MB", "skip files larger than this: 500kB, 50MB, 1GB (SI units: 1MB = 1,000,000 bytes; KiB, MiB, GiB for powers of 1024)")
 	workers := f.Int("workers", 0, "files processed at once (default: number of CPUs)")
 	ocr := f.String("ocr", "auto", "when PDF pages are read by OCR (tesseract): auto (pages without text, and pictures of pages), always, never (pictures skipped)")
-	maxPages := f.Int("max-pages", pdf.DefaultMaxPages, "PDFs with more pages are skipped")
+	maxPages := f.Int("max-pages", pdf.DefaultMaxPages, "PDFs and TIFF pictures with more pages are not read: each fails, named")
 	pdfTimeout := f.Duration("pdf-timeout", pdf.DefaultTimeout, "the most time spent reading one PDF")
 	size := f.Int("chunk-size", chunk.DefaultSize, "maximum tokens per chunk")
 	overlap := f.Int("chunk-overlap", chunk.DefaultOverlap, "tokens shared by consecutive chunks (0 for none)")

@@ -253,12 +253,17 @@ type flags struct {
 
 	remote *weaviate.Store // the --store collection, once openIndex opened it
 	warned bool            // the collection's server warning was printed
+
+	name, text string // the command, and its free text argument (QUERY), if any
 }
 
 func newFlags(e *env, name, args, about string, withJSON bool) *flags {
 	fs := flag.NewFlagSet("cite "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	f := &flags{FlagSet: fs}
+	f := &flags{FlagSet: fs, name: name}
+	if args == `"QUERY"` || args == `"QUESTION"` {
+		f.text = strings.Trim(args, `"`)
+	}
 	def := index.DefaultDir
 	if v := e.getenv("CITE_INDEX"); v != "" {
 		def = v
@@ -310,6 +315,11 @@ func (f *flags) parse(args []string) error {
 		if err := f.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
+			}
+			// A search for a PowerShell parameter (-Recurse) is read as
+			// a flag: say how to give it.
+			if arg, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok && f.text != "" {
+				fmt.Fprintf(f.Output(), "cite: %q is taken for a flag; a %s, or words of it, starting with \"-\" go after --: cite %s -- %q\n", arg, f.text, f.name, arg)
 			}
 			return errUsage
 		}

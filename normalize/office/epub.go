@@ -1,12 +1,17 @@
 package office
 
 import (
+	"fmt"
 	"net/url"
 	"path"
 	"strings"
 
 	"github.com/cite-rag/cite/normalize"
 )
+
+// maxMissingNoted is the most missing chapters an EPUB's notes name one
+// by one.
+const maxMissingNoted = 5
 
 func readEPUB(z *zipDoc) (*normalize.Document, error) {
 	container, err := z.parse("META-INF/container.xml")
@@ -58,12 +63,18 @@ func readEPUB(z *zipDoc) (*normalize.Document, error) {
 		}
 	}
 	var x normalize.Extracted
+	var missing []string // chapters the spine names that the file lacks
 	for _, ref := range spine.all("itemref") {
 		it, ok := items[ref.attr("idref")]
-		if !ok || hasWord(it.props, "nav") || !z.has(it.href) {
+		if !ok {
+			missing = append(missing, fmt.Sprintf("chapter %q of the spine is not in the manifest: left out", ref.attr("idref")))
 			continue
 		}
-		if it.mediaType != "application/xhtml+xml" && it.mediaType != "text/html" {
+		if hasWord(it.props, "nav") || (it.mediaType != "application/xhtml+xml" && it.mediaType != "text/html") {
+			continue
+		}
+		if !z.has(it.href) {
+			missing = append(missing, fmt.Sprintf("chapter %q is missing from the file: left out", it.href))
 			continue
 		}
 		data, err := z.read(it.href)
@@ -77,6 +88,13 @@ func readEPUB(z *zipDoc) (*normalize.Document, error) {
 			}
 		}
 		x.Append(d)
+	}
+	for i, m := range missing {
+		if i == maxMissingNoted && len(missing) > i+1 {
+			x.Note(fmt.Sprintf("%d more chapters of the spine are missing: left out", len(missing)-i))
+			break
+		}
+		x.Note(m)
 	}
 	title := ""
 	if t := opf.path("package", "metadata", "title"); t != nil {

@@ -1,6 +1,10 @@
 package office
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
 
 // epubOf builds a minimal EPUB (hand-written, for what pandoc does not
 // make): opf is the package document at OEBPS/book.opf, then more entries.
@@ -64,5 +68,50 @@ func TestEPUB(t *testing.T) {
 				t.Errorf("title = %q", d.Title)
 			}
 		})
+	}
+}
+
+// TestEPUBMissingChapters: a chapter the spine names that the file does not
+// hold (or that the manifest does not list) is left out and noted, so that
+// a book read without it says so; it was left out silently, and a book of
+// one such chapter was skipped as "no text after normalization" alone.
+func TestEPUBMissingChapters(t *testing.T) {
+	data := epubOf(t,
+		`<manifest><item id="a" href="a.xhtml" media-type="application/xhtml+xml"/><item id="b" href="text/b.xhtml" media-type="application/xhtml+xml"/><item id="up" href="../../../etc/passwd" media-type="application/xhtml+xml"/></manifest>`+
+			`<spine><itemref idref="a"/><itemref idref="b"/><itemref idref="gone"/><itemref idref="up"/></spine>`,
+		"OEBPS/a.xhtml", xhtml(`<p>Kept.</p>`),
+	)
+	d, err := Read(t.Context(), EPUB, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Text != "Kept." {
+		t.Errorf("text = %q", d.Text)
+	}
+	want := []string{
+		`chapter "OEBPS/text/b.xhtml" is missing from the file: left out`,
+		`chapter "gone" of the spine is not in the manifest: left out`,
+		`chapter "etc/passwd" is missing from the file: left out`,
+	}
+	if !slices.Equal(d.Notes, want) {
+		t.Errorf("notes:\n%q\nwant\n%q", d.Notes, want)
+	}
+}
+
+// TestEPUBMissingChaptersCapped: a spine of many missing chapters is noted
+// in a few lines, not one a chapter.
+func TestEPUBMissingChaptersCapped(t *testing.T) {
+	spine := ""
+	for i := range 8 {
+		spine += fmt.Sprintf(`<itemref idref="c%d"/>`, i)
+	}
+	data := epubOf(t, `<manifest><item id="a" href="a.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/>`+spine+`</spine>`,
+		"OEBPS/a.xhtml", xhtml(`<p>Kept.</p>`))
+	d, err := Read(t.Context(), EPUB, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Notes) != 6 || d.Notes[5] != "3 more chapters of the spine are missing: left out" {
+		t.Errorf("notes: %q", d.Notes)
 	}
 }

@@ -89,8 +89,9 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]byte {
 			"table":     odtOf(t, "", `<table:table><table:table-row><table:table-cell table:number-columns-repeated="99999"><text:p>x</text:p></table:table-cell></table:table-row></table:table>`),
 		},
 		"FuzzReadEPUB": {
-			"truncated": readTB(t, "book.epub")[:3000],
-			"nav-loop":  epubOf(t, `<manifest><item id="n" href="../../n.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="c" href="c.xhtml" media-type="text/html"/></manifest><spine toc="n"><itemref idref="n"/><itemref idref="c"/><itemref idref="c"/></spine>`, "n.xhtml", `<nav><a href="OEBPS/c.xhtml">T</a>`, "OEBPS/c.xhtml", `<h3>x</h3><p>y`),
+			"truncated":        readTB(t, "book.epub")[:3000],
+			"missing-chapters": epubOf(t, `<manifest><item id="a" href="a.xhtml" media-type="application/xhtml+xml"/><item id="b" href="../../b.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/><itemref idref="b"/><itemref idref="gone"/><itemref idref="b"/></spine>`, "OEBPS/a.xhtml", `<p>kept</p>`),
+			"nav-loop":         epubOf(t, `<manifest><item id="n" href="../../n.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="c" href="c.xhtml" media-type="text/html"/></manifest><spine toc="n"><itemref idref="n"/><itemref idref="c"/><itemref idref="c"/></spine>`, "n.xhtml", `<nav><a href="OEBPS/c.xhtml">T</a>`, "OEBPS/c.xhtml", `<h3>x</h3><p>y`),
 		},
 		"FuzzReadXLSX": {
 			"truncated": readTB(t, "budget.xlsx")[:3000],

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"strings"
 
@@ -169,7 +170,14 @@ func Detect(data []byte) (kind Kind, ok bool) {
 	if !bytes.HasPrefix(data, []byte("PK\x03\x04")) {
 		return Unknown, false
 	}
-	z, err := openZip(context.Background(), data, Limits{}.withDefaults())
+	// Detection reads at most the mimetype and [Content_Types].xml, within
+	// the default byte limit; the entry limit is Read's to enforce, so that
+	// a document with too many entries fails as what it is, saying so, and
+	// is not skipped as a format cite does not read. archive/zip has listed
+	// every entry by now whatever the limit.
+	l := Limits{}.withDefaults()
+	l.MaxEntries = math.MaxInt
+	z, err := openZip(context.Background(), data, l)
 	if err != nil {
 		return Unknown, false
 	}
@@ -259,6 +267,15 @@ func openZip(ctx context.Context, data []byte, l Limits) (*zipDoc, error) {
 	return z, nil
 }
 
+// sizeOf writes a limit of n bytes as people read it: in MiB when it is a
+// whole number of them (the default, 128 MiB, was "134217728 bytes").
+func sizeOf(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // has reports whether the zip has an entry name.
 func (z *zipDoc) has(name string) bool { return z.files[name] != nil }
 
@@ -284,7 +301,7 @@ func (z *zipDoc) readLimited(name string, max int64) ([]byte, error) {
 		if limit < z.left {
 			return fmt.Errorf("%w: part %q is larger than %d bytes", ErrTooLarge, name, max)
 		}
-		return fmt.Errorf("%w: its parts decompress to more than %d bytes", ErrTooLarge, z.limits.MaxTotal)
+		return fmt.Errorf("%w: its parts decompress to more than %s", ErrTooLarge, sizeOf(z.limits.MaxTotal))
 	}
 	// The header's size is trusted only to refuse early; the bytes are
 	// counted as they are decompressed (and archive/zip refuses an entry

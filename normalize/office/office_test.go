@@ -449,12 +449,42 @@ func TestZipBomb(t *testing.T) {
 		if !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("err = %v, want ErrTooLarge", err)
 		}
+		if want := "more than 128 MiB"; !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want it to say %q", err, want)
+		}
 	})
 	t.Run("entries", func(t *testing.T) {
 		many := Reader{Limits: Limits{MaxEntries: 3}}
 		_, err := many.Read(t.Context(), DOCX, docxOf(t, p("", r("x")), ""))
 		if !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("err = %v, want ErrTooLarge", err)
+		}
+	})
+	// A document with more entries than the limit is still the format it
+	// is: detected as such, it fails saying why, where it was skipped as
+	// "its content is not EPUB" (the detection opened the zip with the
+	// entry limit and took the refusal for another format).
+	t.Run("detected past the entry limit", func(t *testing.T) {
+		for _, tt := range []struct {
+			kind    Kind
+			entries []string
+		}{
+			{EPUB, []string{"mimetype", "application/epub+zip"}},
+			{ODT, []string{"mimetype", "application/vnd.oasis.opendocument.text"}},
+			{DOCX, []string{"[Content_Types].xml", docxTypes, "_rels/.rels", docxRels, "word/document.xml", `<w:document ` + wNS + `><w:body>` + p("", r("x")) + `</w:body></w:document>`}},
+		} {
+			entries := tt.entries
+			for i := range DefaultMaxEntries {
+				entries = append(entries, fmt.Sprintf("junk/%d", i), "")
+			}
+			data := zipOf(t, entries...)
+			if k, ok := Detect(data); !ok || k != tt.kind {
+				t.Errorf("%v: Detect = %v, %v; want %v, true", tt.kind, k, ok, tt.kind)
+			}
+			_, err := Read(t.Context(), tt.kind, data)
+			if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "zip entries") {
+				t.Errorf("%v: Read: %v, want ErrTooLarge naming the zip entries", tt.kind, err)
+			}
 		}
 	})
 	t.Run("depth", func(t *testing.T) {

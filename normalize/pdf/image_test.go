@@ -320,7 +320,8 @@ func TestReadImageRefused(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"over the pixels", Reader{}, big, ErrTooLarge, "page 1 is 20000 × 20000 pixels, the limit is 64 megapixels"},
+		// Too large, not "too many pages": it has one.
+		{"over the pixels", Reader{}, big, ErrTooLarge, "too large: page 1 is 20000 × 20000 pixels, the limit is 64 megapixels"},
 		{"ocr off", Reader{OCR: OCRNever}, small, ErrNoOCR, "OCR is off"},
 		{"no tesseract", Reader{Tesseract: missing}, small, ErrNoOCR, "install tesseract"},
 		{"not a picture", Reader{}, []byte("\x89PNG\r\n\x1a\n"), ErrDamagedImage, "damaged picture: its size cannot be read"},

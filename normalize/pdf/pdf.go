@@ -28,8 +28,11 @@ var (
 	// ErrDamaged: pdfium cannot read the file as a PDF; the error wrapping
 	// it says why.
 	ErrDamaged = errors.New("damaged PDF")
-	// ErrTooLarge: the PDF has more pages than [Reader.MaxPages].
-	ErrTooLarge = errors.New("too many pages")
+	// ErrTooLarge: the PDF (or a TIFF) has more pages than
+	// [Reader.MaxPages], or a picture's page more pixels than
+	// [MaxImagePixels]. Its message was "too many pages", which a picture of
+	// one page too large read as too.
+	ErrTooLarge = errors.New("too large")
 	// ErrTimeout: reading the PDF took longer than [Reader.Timeout].
 	ErrTimeout = errors.New("over the time limit of one PDF")
 )
