@@ -31,6 +31,9 @@ const DefaultMaxSize = 50_000_000
 // pipelineVersion changes whenever normalize or chunk would cut the same
 // file differently; documents indexed by another version are redone.
 // Version 2 bounds heading paths and titles (chunk.MaxHeadingBytes).
+// A change to one format alone changes that format's pipeline instead
+// (pipelineOf: HTML pages read by their content), so that the others
+// (PDFs read by OCR) are not read again.
 const pipelineVersion = 2
 
 // Options configure an [Indexer]. The zero value indexes the operating
@@ -69,6 +72,12 @@ type Options struct {
 	// order on each file that is not Markdown or HTML by name; without
 	// them such files are skipped.
 	Readers []Reader
+	// KeepBoilerplate reads HTML pages whole, their navigation, banners,
+	// footers, sidebars and hidden elements included, instead of their
+	// content alone (normalize.Options.KeepBoilerplate). Pages indexed
+	// the other way are read again. Readers of saved pages (.mhtml) take
+	// their own setting.
+	KeepBoilerplate bool
 	// Skip, if set, leaves out the files for which it returns true, given
 	// their stored path, as if they were not there (cite index --watch
 	// leaves out editors' temporary files this way; a document of such a
@@ -973,7 +982,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 		}
 		// data is not used past this point: the worker reads its next
 		// file into the same memory.
-		nd = normalize.Normalize(format, data)
+		nd = normalize.NormalizeWith(format, data, normalize.Options{KeepBoilerplate: ix.opts.KeepBoilerplate})
 		formatName = format.String()
 	}
 	j.notes = nd.Notes
