@@ -60,6 +60,7 @@ const (
 	noTextFlag                          // its content is not text (script, style, the head...)
 	mathFlag                            // holds a <math>
 	h1Flag                              // holds an <h1>
+	droppedFlag                         // inside svg, script, template... (dropsContent)
 )
 
 // elem is an element that may be left out of a page, or be its content.
@@ -143,6 +144,8 @@ func pageRegions(data []byte) []region {
 		open    = map[string]int{}
 		nameBuf [64]byte
 		text    int // text bytes outside whitespace, in elements whose content is text
+
+		titleStart, titleEnd = -1, -1 // the page's <title>: the first outside svg, script...
 	)
 	nameOf := func(o *opened) string {
 		if o.a != 0 {
@@ -156,6 +159,9 @@ func pageRegions(data []byte) []region {
 			e := all[o.e]
 			e.end, e.own, e.text = end, own, text-e.text0
 			e.math, e.h1 = o.flags&mathFlag != 0, o.flags&h1Flag != 0
+		}
+		if o.a == atom.Title && titleStart >= 0 && titleEnd < 0 {
+			titleEnd = end
 		}
 		open[nameOf(o)]--
 		if o.a == 0 && int(o.name) == len(names)-1 {
@@ -214,7 +220,13 @@ func pageRegions(data []byte) []region {
 				if p&(inMainFlag|mainFlag) != 0 {
 					o.flags |= inMainFlag
 				}
-				o.flags |= p & noTextFlag
+				o.flags |= p & (noTextFlag | droppedFlag)
+			}
+			if a == atom.Title && titleStart < 0 && o.flags&droppedFlag == 0 {
+				titleStart = start
+			}
+			if dropsContent(a) {
+				o.flags |= droppedFlag
 			}
 			if dropsContent(a) || a == atom.Head || a == atom.Title {
 				o.flags |= noTextFlag
@@ -330,6 +342,23 @@ func pageRegions(data []byte) []region {
 	kept := text - out
 	if kept < minKeptBytes && float64(kept) < minKeptShare*float64(text) {
 		return nil
+	}
+	return aroundTitle(rs, titleStart, titleEnd)
+}
+
+// aroundTitle cuts the region that holds the page's <title> element
+// [start, end), if one does, in two around it: the title is read wherever
+// it is (a page whose <title> is in its <body>).
+func aroundTitle(rs []region, start, end int) []region {
+	if start < 0 || end < 0 {
+		return rs
+	}
+	for i, r := range rs {
+		if r.start <= start && end <= r.end {
+			after := region{start: end, end: r.end}
+			rs[i].end = start
+			return slices.Insert(rs, i+1, after)
+		}
 	}
 	return rs
 }

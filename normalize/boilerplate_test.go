@@ -49,6 +49,8 @@ func TestPageContent(t *testing.T) {
 		{"nav closed by its parent", `<div><nav>Home<p>Text</p></div><p>More</p>`, "Home\n\nText\n\nMore"},
 		{"title in a nav", `<nav><title>T</title>Home</nav><p>Text</p>`, "Text"},
 		{"svg title in a nav", `<head><title>T</title></head><nav><svg><title>Icon</title></svg>Home</nav><p>Text</p>`, "Text"},
+		{"only an svg title", `<nav><svg><title>Icon</title></svg>Home</nav><h1>Real</h1><p>Text</p>`, "Real\n\nText"},
+		{"only an svg title", `<nav><svg><title>Icon</title></svg>Home</nav><h1>Real</h1><p>Text</p>`, "Real\n\nText"},
 		{"everything hidden: read whole", `<div aria-hidden="true"><p>` + long + `</p></div><div role="dialog">Subscribe</div>`, strings.TrimSpace(long) + "\n\nSubscribe"},
 		{"teaser article", `<p>` + long + `</p><div><article>Teaser</article></div>`, strings.TrimSpace(long) + "\n\nTeaser"},
 		{"custom element", `<site-menu class="menu">Home</site-menu><p>Text</p>`, "Text"},
@@ -61,6 +63,12 @@ func TestPageContent(t *testing.T) {
 			}
 			if d.Text != tc.want {
 				t.Errorf("text %q, want %q", d.Text, tc.want)
+			}
+			if w := FromHTMLWith(src, Options{KeepBoilerplate: true}); d.Title != w.Title {
+				t.Errorf("title %q, read whole %q", d.Title, w.Title)
+			}
+			if w := FromHTMLWith(src, Options{KeepBoilerplate: true}); d.Title != w.Title {
+				t.Errorf("title %q, read whole %q", d.Title, w.Title)
 			}
 			w := FromHTMLWith(src, Options{KeepBoilerplate: true})
 			if len(w.Text) < len(d.Text) {

@@ -89,6 +89,9 @@ func TestHTMLCorpus(t *testing.T) {
 		if w.Text != d.Text {
 			pages++
 		}
+		if d.Title != w.Title {
+			t.Errorf("%s: title %q, read whole %q", f.name, d.Title, w.Title)
+		}
 		if len(d.Text) > len(w.Text) {
 			t.Errorf("%s: the content has more text (%d bytes) than the whole page (%d)", f.name, len(d.Text), len(w.Text))
 		}

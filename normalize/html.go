@@ -121,7 +121,7 @@ func (h *htmlState) run(data []byte, pieces []piece) {
 		raw := z.Raw()
 		start := off
 		off += len(raw)
-		if len(h.regions) > 0 && h.outside(tt, start, raw) {
+		if len(h.regions) > 0 && h.outside(start) {
 			continue
 		}
 		switch tt {
@@ -139,10 +139,9 @@ func (h *htmlState) run(data []byte, pieces []piece) {
 }
 
 // outside reports whether the token at offset start lies in a region that
-// is not the page's content, and so is not read; the page's <title> is
-// read wherever it is. Entering a region breaks the text as its element
-// would.
-func (h *htmlState) outside(tt html.TokenType, start int, raw []byte) bool {
+// is not the page's content, and so is not read. Entering a region breaks
+// the text as its element would.
+func (h *htmlState) outside(start int) bool {
 	for h.rk < len(h.regions) && h.regions[h.rk].end <= start {
 		h.rk++
 	}
@@ -150,16 +149,6 @@ func (h *htmlState) outside(tt html.TokenType, start int, raw []byte) bool {
 		return false
 	}
 	r := &h.regions[h.rk]
-	switch tt {
-	case html.StartTagToken, html.SelfClosingTagToken:
-		if !h.titleSeen && h.skip == 0 && tagAtom(raw, false) == atom.Title {
-			return false
-		}
-	case html.EndTagToken, html.TextToken:
-		if h.inTitle {
-			return false
-		}
-	}
 	if start == r.start {
 		switch {
 		case r.brk != inline:
