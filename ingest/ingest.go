@@ -35,7 +35,10 @@ const DefaultMaxSize = 50_000_000
 // Version 2 bounds heading paths and titles (chunk.MaxHeadingBytes);
 // version 3 shows spreadsheets' numbers as their formats do, leaves
 // footnote markers out of heading paths and keeps where an extracted
-// document's sections start (index.Layout.Sections).
+// document's sections start (index.Layout.Sections). A change to one
+// format alone changes that format's pipeline instead (pipelineOf: HTML
+// pages read by their content), so that the others (PDFs read by OCR) are
+// not read again.
 const pipelineVersion = 3
 
 // Options configure an [Indexer]. The zero value indexes the operating
@@ -74,6 +77,12 @@ type Options struct {
 	// order on each file that is not Markdown or HTML by name; without
 	// them such files are skipped.
 	Readers []Reader
+	// KeepBoilerplate reads HTML pages whole, their navigation, banners,
+	// footers, sidebars and hidden elements included, instead of their
+	// content alone (normalize.Options.KeepBoilerplate). Pages indexed
+	// the other way are read again. Readers of saved pages (.mhtml) take
+	// their own setting.
+	KeepBoilerplate bool
 	// Skip, if set, leaves out the files for which it returns true, given
 	// their stored path, as if they were not there (cite index --watch
 	// leaves out editors' temporary files this way; a document of such a
@@ -989,7 +998,7 @@ func (ix *Indexer) prepare(ctx context.Context, j *job, rb *readBuffer) {
 		}
 		// data is not used past this point: the worker reads its next
 		// file into the same memory.
-		nd = normalize.Normalize(format, data)
+		nd = normalize.NormalizeWith(format, data, normalize.Options{KeepBoilerplate: ix.opts.KeepBoilerplate})
 		formatName = format.String()
 	}
 	j.notes = nd.Notes

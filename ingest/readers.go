@@ -41,8 +41,17 @@ type Versioned interface {
 }
 
 // pipelineOf is the pipeline a document of format is made by: the
-// indexer's, followed by the version of the reader of format, if any.
+// indexer's, followed by how an HTML page is read (by its content or
+// whole: pages indexed before either were read whole, without a suffix,
+// and are read again) or by the version of the reader of format, if any.
 func (ix *Indexer) pipelineOf(format string) string {
+	if format == normalize.HTML.String() {
+		// Pages were read whole before cite read their content alone.
+		if ix.opts.KeepBoilerplate {
+			return ix.pipeline + "/html:whole"
+		}
+		return ix.pipeline + "/html:content"
+	}
 	for _, r := range ix.opts.Readers {
 		if v, ok := r.(Versioned); ok {
 			if s := v.Version(format); s != "" {

@@ -61,17 +61,40 @@ var (
 
 // TestHTMLCorpus normalizes the 129 real pages of ../shared/data/html and
 // checks that no markup, script, style or undecoded entity is left, and that
-// the article fragments of html-fragments.jsonl are all found.
+// the article fragments of html-fragments.jsonl are all found: in the
+// pages' content, as cite reads them, as many as in the whole pages
+// (Options.KeepBoilerplate). It logs how much text reading the content
+// alone leaves out.
 func TestHTMLCorpus(t *testing.T) {
 	dir := testenv.SharedData(t, "html")
 	files := loadCorpus(t, dir, ".html")
 	if len(files) != 129 {
 		t.Errorf("%d pages in %s, want 129", len(files), dir)
 	}
-	texts := map[string]string{}
+	texts, wholes := map[string]string{}, map[string]string{}
+	var wholeBytes, outBytes, wholeWords, outWords, pages int
 	for _, f := range files {
 		d := FromHTML(f.src)
 		texts["html/"+f.name] = d.Text
+		w := FromHTMLWith(f.src, Options{KeepBoilerplate: true})
+		wholes["html/"+f.name] = w.Text
+		if err := checkDocument(f.src, w); err != nil {
+			t.Errorf("%s, read whole: %v", f.name, err)
+		}
+		wholeBytes += len(w.Text)
+		outBytes += len(w.Text) - len(d.Text)
+		nw, nd := len(strings.Fields(w.Text)), len(strings.Fields(d.Text))
+		wholeWords += nw
+		outWords += nw - nd
+		if w.Text != d.Text {
+			pages++
+		}
+		if d.Title != w.Title {
+			t.Errorf("%s: title %q, read whole %q", f.name, d.Title, w.Title)
+		}
+		if len(d.Text) > len(w.Text) {
+			t.Errorf("%s: the content has more text (%d bytes) than the whole page (%d)", f.name, len(d.Text), len(w.Text))
+		}
 		if err := checkDocument(f.src, d); err != nil {
 			t.Errorf("%s: %v", f.name, err)
 			continue
@@ -107,7 +130,7 @@ func TestHTMLCorpus(t *testing.T) {
 		t.Fatalf("open fragments: %v", err)
 	}
 	defer fh.Close()
-	total, found := 0, 0
+	total, found, foundWhole := 0, 0, 0
 	sc := bufio.NewScanner(fh)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -124,8 +147,12 @@ func TestHTMLCorpus(t *testing.T) {
 			continue
 		}
 		text = collapse(text)
+		whole := collapse(wholes[rec.File])
 		for _, frag := range rec.Fragments {
 			total++
+			if strings.Contains(whole, collapse(frag)) {
+				foundWhole++
+			}
 			if strings.Contains(text, collapse(frag)) {
 				found++
 				continue
@@ -136,7 +163,13 @@ func TestHTMLCorpus(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d of %d fragments found", found, total)
+	t.Logf("%d of %d fragments found (%d in the whole pages)", found, total, foundWhole)
+	t.Logf("boilerplate left out of %d of %d pages: %d of %d text bytes (%.1f%%), %d of %d words (%.1f%%)",
+		pages, len(files), outBytes, wholeBytes, 100*float64(outBytes)/float64(max(wholeBytes, 1)),
+		outWords, wholeWords, 100*float64(outWords)/float64(max(wholeWords, 1)))
+	if found < foundWhole {
+		t.Errorf("%d fragments found in the pages' content, %d in the whole pages", found, foundWhole)
+	}
 	if total != 450 {
 		t.Errorf("%d fragments, want 450", total)
 	}

@@ -8,18 +8,29 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-func normalizeHTML(src []byte) *Document {
+func normalizeHTML(src []byte) *Document { return normalizeHTMLWith(src, true) }
+
+// normalizeHTMLWith normalizes a page; content says whether only its
+// content is read (see pageRegions).
+func normalizeHTMLWith(src []byte, content bool) *Document {
 	src = src[:min(len(src), maxSource)]
 	pe := sniffEncoding(src)
 	if pe.enc == nil {
 		b := newBuilder(src, pe.bom, len(src))
 		h := newHTMLState(b, true)
-		h.run(src[pe.bom:], []piece{{data: 0, src: pe.bom}})
+		data := src[pe.bom:]
+		if content {
+			h.regions = pageRegions(data)
+		}
+		h.run(data, []piece{{data: 0, src: pe.bom}})
 		return b.document(h.titleText())
 	}
 	decoded, m := decodeWithMap(pe.enc, pe.name, src, pe.bom)
 	b := newBuilder(decoded, 0, len(decoded))
 	h := newHTMLState(b, true)
+	if content {
+		h.regions = pageRegions(decoded)
+	}
 	h.run(decoded, []piece{{data: 0, src: 0}})
 	d := b.document(h.titleText())
 	d.m = compose(d.m, m)
@@ -58,6 +69,9 @@ type htmlState struct {
 	cells     []int // for each open table, the number of cells seen in the current row
 	noteref   noteState
 	noteAt    int // where the footnote reference's text starts
+
+	regions []region // ranges of a page that are not its content (see pageRegions)
+	rk      int      // index of the first region not passed yet
 }
 
 // noteState is where the text stands in a footnote reference (see
@@ -108,6 +122,9 @@ func (h *htmlState) run(data []byte, pieces []piece) {
 		raw := z.Raw()
 		start := off
 		off += len(raw)
+		if len(h.regions) > 0 && h.outside(start) {
+			continue
+		}
 		switch tt {
 		case html.TextToken:
 			h.textToken(start, off)
@@ -120,6 +137,28 @@ func (h *htmlState) run(data []byte, pieces []piece) {
 		}
 	}
 	h.b.pre = false
+}
+
+// outside reports whether the token at offset start lies in a region that
+// is not the page's content, and so is not read. Entering a region breaks
+// the text as its element would.
+func (h *htmlState) outside(start int) bool {
+	for h.rk < len(h.regions) && h.regions[h.rk].end <= start {
+		h.rk++
+	}
+	if h.rk == len(h.regions) || start < h.regions[h.rk].start {
+		return false
+	}
+	r := &h.regions[h.rk]
+	if start == r.start {
+		switch {
+		case r.brk != inline:
+			h.b.brk(int(r.brk))
+		case r.space:
+			h.b.space = true
+		}
+	}
+	return true
 }
 
 // tagAtom returns the atom of the tag in raw ("<name ..." or "</name ..."),

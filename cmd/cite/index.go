@@ -52,6 +52,7 @@ so does --watch for the files a change to an ignore file leaves out while it
 watches, as for files deleted.`, true)
 	source := f.String("source", index.DefaultSource, "data source (named collection) to index into")
 	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone, or ignored now")
+	keepBoilerplate := f.Bool("keep-boilerplate", false, "read web pages (.html, .mhtml) whole, their menus, banners, footers, sidebars and hidden elements included, not their content alone")
 	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files or git's global excludes file, and walk the _files folders of saved web pages")
 	var excludes listFlag
 	f.Var(&excludes, "exclude", "leave out files and folders matching this `GLOB`: 'drafts', '*.tmp' (a name, any depth), 'docs/old/**' (a path from the PATH) (repeatable)")
@@ -163,6 +164,7 @@ watches, as for files deleted.`, true)
 		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp, Embedder: emb,
 		Readers: documentReaders(pdfOpts), NoIgnore: *noIgnore, Exclude: excludes, PruneIgnored: *prune,
 		GitExcludesFile: ingest.GitExcludesFile(e.getenv),
+		KeepBoilerplate: *keepBoilerplate,
 		OnWarning: func(p string, err error) {
 			problems = append(problems, problem{index.EscapePath(p), "warning", err.Error()})
 			out.line(fmt.Sprintf("warning %s: %v", displayPath(p), err))
@@ -211,6 +213,9 @@ watches, as for files deleted.`, true)
 				out.update(ev.Stats, ev.Path)
 			}
 		},
+	}
+	if *keepBoilerplate {
+		opts.Readers = wholePages(opts.Readers)
 	}
 	if *watching {
 		// Editors' temporary files, as the watcher; and the files this

@@ -32,13 +32,38 @@ func documentReaders(p *pdf.Reader) []ingest.Reader {
 }
 
 // mhtmlReader reads web pages saved as one file (.mhtml, .mht) through
-// package mhtml.
-type mhtmlReader struct{}
+// package mhtml: their content, or with whole the whole page
+// (--keep-boilerplate).
+type mhtmlReader struct{ whole bool }
 
 func (mhtmlReader) Sniff(data []byte) (string, bool) { return "mhtml", mhtml.Sniff(data) }
 
-func (mhtmlReader) Read(_ context.Context, _ string, data []byte) (*normalize.Document, error) {
-	return mhtml.Read(data)
+func (m mhtmlReader) Read(_ context.Context, _ string, data []byte) (*normalize.Document, error) {
+	return mhtml.ReadWith(data, normalize.Options{KeepBoilerplate: m.whole})
+}
+
+// Version says whether a saved page was read whole or its content alone,
+// so that a page indexed the other way is read again (ingest.Versioned).
+func (m mhtmlReader) Version(format string) string {
+	switch {
+	case format != "mhtml":
+		return ""
+	case m.whole:
+		return "mhtml:whole"
+	}
+	return "mhtml:content"
+}
+
+// wholePages returns rs with its reader of saved pages reading them whole.
+func wholePages(rs []ingest.Reader) []ingest.Reader {
+	out := make([]ingest.Reader, len(rs))
+	for i, r := range rs {
+		if _, ok := r.(mhtmlReader); ok {
+			r = mhtmlReader{whole: true}
+		}
+		out[i] = r
+	}
+	return out
 }
 
 // pdfReader reads PDFs through package pdf (pdfium in WebAssembly, started

@@ -440,7 +440,10 @@ func rereadDocuments(ctx context.Context, e *env, st *index.Store) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	type group struct{ source, pipeline string }
+	type group struct {
+		source, pipeline string
+		whole            bool // a web page read whole (cite index --keep-boilerplate)
+	}
 	paths := map[group][]string{}
 	var did []string
 	var errs []error
@@ -462,7 +465,7 @@ func rereadDocuments(ctx context.Context, e *env, st *index.Store) ([]string, er
 		if parts := strings.SplitN(pipeline, "/", 5); len(parts) == 5 {
 			pipeline = strings.Join(parts[:4], "/")
 		}
-		g := group{d.Source, pipeline}
+		g := group{d.Source, pipeline, strings.HasSuffix(d.Pipeline, "/html:whole") || strings.HasSuffix(d.Pipeline, "/mhtml:whole")}
 		paths[g] = append(paths[g], d.Path)
 	}
 	if gone > 0 {
@@ -497,7 +500,11 @@ func rereadDocuments(ctx context.Context, e *env, st *index.Store) ([]string, er
 		if err != nil {
 			sp, _ = chunk.New(chunk.Options{})
 		}
-		ix, err := ingest.New(ctx, st, ingest.Options{Source: g.source, Splitter: sp, Embedder: emb, Readers: documentReaders(&pdf.Reader{Uninterruptible: true})})
+		readers := documentReaders(&pdf.Reader{Uninterruptible: true})
+		if g.whole {
+			readers = wholePages(readers)
+		}
+		ix, err := ingest.New(ctx, st, ingest.Options{Source: g.source, Splitter: sp, Embedder: emb, Readers: readers, KeepBoilerplate: g.whole})
 		if err != nil {
 			return did, err
 		}

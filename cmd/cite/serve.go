@@ -60,6 +60,7 @@ it gracefully.`)
 	maxSessionBytes := f.Int64("max-session-bytes", sessions.DefaultMaxBytes, "bytes of files uploaded into one session")
 	watching := f.Bool("watch", false, "index the PATHs given (folders recursively) into the default source, then keep them in sync while serving")
 	noIgnore := f.Bool("no-ignore", false, "with --watch: do not read .gitignore, .ignore and .git/info/exclude files or git's global excludes file")
+	keepBoilerplate := f.Bool("keep-boilerplate", false, "with --watch: read web pages (.html, .mhtml) whole, as cite index --keep-boilerplate")
 	var excludes listFlag
 	f.Var(&excludes, "exclude", "with --watch: leave out files and folders matching this `GLOB`: 'drafts', '*.tmp' (a name, any depth), 'docs/old/**' (a path from the PATH) (repeatable)")
 	if err := f.parse(args); err != nil {
@@ -77,8 +78,8 @@ it gracefully.`)
 		chunk.Preload() // while the index opens, for the first pass
 	} else if f.NArg() > 0 {
 		return f.usageError("serve: PATHs are for --watch")
-	} else if len(excludes) > 0 || *noIgnore {
-		return f.usageError("serve: --exclude and --no-ignore are for --watch")
+	} else if len(excludes) > 0 || *noIgnore || *keepBoilerplate {
+		return f.usageError("serve: --exclude, --no-ignore and --keep-boilerplate are for --watch")
 	}
 	switch {
 	case *sessionTTL < 0:
@@ -169,7 +170,7 @@ it gracefully.`)
 			ln.Close()
 			return fmt.Errorf("--watch: the index %s is read-only", dir)
 		}
-		filter := ingest.Options{NoIgnore: *noIgnore, Exclude: excludes, GitExcludesFile: ingest.GitExcludesFile(e.getenv)}
+		filter := ingest.Options{NoIgnore: *noIgnore, Exclude: excludes, GitExcludesFile: ingest.GitExcludesFile(e.getenv), KeepBoilerplate: *keepBoilerplate}
 		done, err := serveWatch(ctx, s.st, s.embedder, e.embedConfig(), f.Args(), filter, log)
 		if err != nil {
 			ln.Close()
@@ -201,11 +202,16 @@ func makeIndex(ctx context.Context, e *env, f *flags) error {
 // serveWatch indexes paths into the default source of st, then keeps them
 // in sync until ctx is done, in the background, while the server answers
 // from the same store (its in-memory vectors follow every write). What
-// the walks leave out is filter's NoIgnore, Exclude and GitExcludesFile, as cite index
-// --watch's flags. The returned channel is closed when it is done.
+// the walks leave out is filter's NoIgnore, Exclude and GitExcludesFile,
+// and how web pages are read its KeepBoilerplate, as cite index --watch's
+// flags. The returned channel is closed when it is done.
 func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg embed.Config, paths []string, filter ingest.Options, log *slog.Logger) (<-chan struct{}, error) {
-	opts := ingest.Options{Embedder: emb, Readers: documentReaders(nil), Skip: watch.Skip, Roots: paths,
-		NoIgnore: filter.NoIgnore, Exclude: filter.Exclude, GitExcludesFile: filter.GitExcludesFile,
+	readers := documentReaders(nil)
+	if filter.KeepBoilerplate {
+		readers = wholePages(readers)
+	}
+	opts := ingest.Options{Embedder: emb, Readers: readers, Skip: watch.Skip, Roots: paths,
+		NoIgnore: filter.NoIgnore, Exclude: filter.Exclude, GitExcludesFile: filter.GitExcludesFile, KeepBoilerplate: filter.KeepBoilerplate,
 		OnWarning: func(p string, err error) { log.Warn("watch: "+err.Error(), "path", p) },
 		OnEvent: func(ev ingest.Event) {
 			switch ev.Outcome {

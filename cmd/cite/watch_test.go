@@ -227,8 +227,9 @@ func TestServeWatchFlags(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"--exclude without --watch", []string{"serve", "--exclude", "drafts"}, 2, "--exclude and --no-ignore are for --watch"},
-		{"--no-ignore without --watch", []string{"serve", "--no-ignore"}, 2, "--exclude and --no-ignore are for --watch"},
+		{"--exclude without --watch", []string{"serve", "--exclude", "drafts"}, 2, "--exclude, --no-ignore and --keep-boilerplate are for --watch"},
+		{"--no-ignore without --watch", []string{"serve", "--no-ignore"}, 2, "--exclude, --no-ignore and --keep-boilerplate are for --watch"},
+		{"--keep-boilerplate without --watch", []string{"serve", "--keep-boilerplate"}, 2, "--exclude, --no-ignore and --keep-boilerplate are for --watch"},
 		{"a bad glob", []string{"serve", "--watch", "--exclude", "[", dir}, 2, `--exclude "[": syntax error in pattern`},
 		{"help", []string{"serve", "--help"}, 0, "-exclude GLOB"},
 		{"help: --no-ignore", []string{"serve", "--help"}, 0, "-no-ignore"},

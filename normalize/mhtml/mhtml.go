@@ -58,7 +58,12 @@ func Sniff(data []byte) bool {
 // HTML part (the part the message's "start" parameter names, else the
 // first text/html part), titled by the page's title, else the message's
 // Subject.
-func Read(data []byte) (*normalize.Document, error) {
+func Read(data []byte) (*normalize.Document, error) { return ReadWith(data, normalize.Options{}) }
+
+// ReadWith is [Read] with options for the HTML normalizer: by default a
+// page's content alone is read, without its navigation, banners, footers
+// and sidebars; o.KeepBoilerplate reads it whole.
+func ReadWith(data []byte, o normalize.Options) (*normalize.Document, error) {
 	msg, err := mail.ReadMessage(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
@@ -103,7 +108,7 @@ func Read(data []byte) (*normalize.Document, error) {
 	if page == nil {
 		return nil, fmt.Errorf("%w: no HTML part", ErrDamaged)
 	}
-	d := normalize.FromHTML(page)
+	d := normalize.FromHTMLWith(page, o)
 	var x normalize.Extracted
 	x.Append(d)
 	title := d.Title

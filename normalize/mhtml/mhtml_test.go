@@ -6,6 +6,8 @@ import (
 	"mime/quotedprintable"
 	"strings"
 	"testing"
+
+	"github.com/cite-rag/cite/normalize"
 )
 
 // page is a saved page's HTML, as a browser writes it into the file.
@@ -115,4 +117,29 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("source span %d-%d of %d bytes of text", s, e, len(d.Text))
 		}
 	})
+}
+
+// TestReadContent: a saved page is read by its content, its site menu and
+// footer left out, and whole with KeepBoilerplate.
+func TestReadContent(t *testing.T) {
+	const site = `<!DOCTYPE html><html><head><title>Bike repair guide</title></head><body>` +
+		`<nav><a href="/">Home</a> <a href="/shop">Shop</a></nav>` +
+		`<main><h1>Fixing a flat tyre</h1><p>Patch the tube.</p></main>` +
+		`<footer>© Bike Club</footer></body></html>`
+	file := []byte(message("", part("text/html", "quoted-printable", "frame-1@mhtml.blink", qp(site))))
+	for _, tc := range []struct {
+		keep bool
+		want string
+	}{
+		{false, "Fixing a flat tyre\n\nPatch the tube."},
+		{true, "Home Shop\n\nFixing a flat tyre\n\nPatch the tube.\n\n© Bike Club"},
+	} {
+		d, err := ReadWith(file, normalize.Options{KeepBoilerplate: tc.keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Text != tc.want || d.Title != "Bike repair guide" {
+			t.Errorf("keep %v: title %q, text %q, want %q", tc.keep, d.Title, d.Text, tc.want)
+		}
+	}
 }

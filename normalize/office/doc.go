@@ -91,8 +91,9 @@
 // indexes (a table of contents repeats the headings) are not text.
 //
 // EPUB: the spine's XHTML items in spine order (the navigation document
-// and items of other media types skipped), each read by [normalize.FromHTML]
-// and appended: its headings as headings, the blocks between them with
+// and items of other media types skipped), each read whole by
+// [normalize.FromHTMLWith] (a chapter's header and footer are the
+// chapter's, not a site's: Options.KeepBoilerplate) and appended: its headings as headings, the blocks between them with
 // their line breaks. A chapter that does not start with a heading gets a
 // level-1 heading from the navigation: EPUB 3's nav document (its toc nav),
 // else EPUB 2's NCX, the first entry naming the chapter's file. So a

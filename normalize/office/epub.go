@@ -81,7 +81,9 @@ func readEPUB(z *zipDoc) (*normalize.Document, error) {
 		if err != nil {
 			return nil, err
 		}
-		d := normalize.FromHTML(data)
+		// A chapter is read whole: its <header> is the chapter's, not a
+		// site's banner.
+		d := normalize.FromHTMLWith(data, normalize.Options{KeepBoilerplate: true})
 		if len(d.Headings) == 0 || d.Headings[0].Offset > 0 {
 			if t := titles[it.href]; t != "" {
 				x.Heading(1, t)

@@ -1,0 +1,620 @@
+package normalize
+
+import (
+	"bytes"
+	"slices"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Options change how [NormalizeWith] reads a source. The zero value reads
+// it as [Normalize] does.
+type Options struct {
+	// KeepBoilerplate reads a whole HTML page as it renders, page-level
+	// navigation, banners, footers, sidebars, hidden elements and buttons
+	// included, instead of its content alone (see "Page content" in the
+	// package documentation). It changes nothing for other formats.
+	KeepBoilerplate bool
+}
+
+// NormalizeWith reads src in the given format with the given options.
+func NormalizeWith(f Format, src []byte, o Options) *Document {
+	if f == HTML {
+		return FromHTMLWith(src, o)
+	}
+	return Normalize(f, src)
+}
+
+// FromHTMLWith normalizes an HTML page or fragment with the given options.
+func FromHTMLWith(src []byte, o Options) *Document {
+	return normalizeHTMLWith(src, !o.KeepBoilerplate)
+}
+
+// region is a range [start, end) of the tokenized page whose tokens are
+// not read (but for the page's <title>), and the break the element that
+// starts it makes in the text around it.
+type region struct {
+	start, end int
+	text       int // its text bytes outside whitespace
+	brk        breakKind
+	space      bool // an inline element that renders apart from its neighbours (a button)
+}
+
+// opened is an element open while scanning a page: 16 bytes, as a page
+// of nested <div>s opens one every 5 bytes.
+type opened struct {
+	a     atom.Atom // 0 for a name that is not HTML's: see name
+	name  int32     // index of its name in the scan's names, when a is 0
+	e     int32     // index of its elem in the scan's elements, -1 for none
+	flags openFlags
+}
+
+// openFlags are what an open element passes to those inside it.
+type openFlags uint8
+
+const (
+	sectionedFlag openFlags = 1 << iota // inside main, article, section, aside or nav
+	inMainFlag                          // inside a main or an article
+	mainFlag                            // main, role=main or article
+	noTextFlag                          // its content is not text (script, style, the head...)
+	mathFlag                            // holds a <math>
+	h1Flag                              // holds an <h1>
+	droppedFlag                         // inside svg, script, template... (dropsContent)
+)
+
+// elem is an element that may be left out of a page, or be its content.
+type elem struct {
+	a           atom.Atom
+	start       int  // offset of its start tag
+	end         int  // offset past its end tag, or of the tag that closed it
+	own         bool // closed by its own end tag
+	text0, text int  // the page's text before it, and in it
+
+	drop      dropKind
+	main      bool // <main> or role=main
+	article   bool // <article>
+	sectioned bool // inside main, article, section, aside or nav
+	inMain    bool // inside a main or an article
+	out       bool // left out, or inside an element left out
+	math      bool // holds a <math>
+	h1        bool // holds an <h1>
+	open      bool // has the attribute open (a dialog shown)
+	byName    bool // page-level by its class or id
+}
+
+// dropKind says why an element is not content.
+type dropKind uint8
+
+const (
+	keep      dropKind = iota
+	pageLevel          // header, footer, aside and their roles: only outside main, article and section
+	hidden             // hidden, aria-hidden, display:none: unless it holds MathML
+	always             // navigation, search, dialogs, buttons, cookie banners
+)
+
+// mark raises e's drop kind to k (the strongest reason counts).
+func (e *elem) mark(k dropKind) { e.drop = max(e.drop, k) }
+
+// leftOut reports whether e is not content.
+func (e *elem) leftOut() bool {
+	switch e.drop {
+	case always:
+		return true
+	case hidden:
+		return !e.math
+	case pageLevel:
+		// A header with the page's h1 is the title block of a page
+		// without <main> (pandoc's standalone HTML), not a site's banner.
+		return !e.sectioned && !e.inMain && !((e.a == atom.Header || e.byName) && e.h1)
+	}
+	return false
+}
+
+// Guards against markup that is not what it seems. What a page keeps must
+// be at least minKeptBytes of text (bytes outside whitespace) or
+// minKeptShare of its text, else the page is read whole (a navigation
+// whose end tag closes the page's wrapper, a hidden wrapper while a
+// dialog is shown). A <main> or <article> is taken as the content only if
+// it holds minContentShare of the text that the boilerplate leaves (an
+// <article> may be a teaser beside the page's text); on the 129 pages of
+// the test corpus the least share taken is 0.36.
+const (
+	minKeptShare    = 0.15
+	minKeptBytes    = 200
+	minContentShare = 0.25
+)
+
+// pageRegions scans a whole page and returns the ranges of it that are not
+// its content, sorted and disjoint; nil when the whole page is read.
+//
+// The scan keeps a stack of the open elements: an end tag closes the
+// innermost open element of its name and those inside it (they are
+// closed, not by their own end tag, and so never left out: a navigation
+// whose end tag is missing is read); an end tag with no open element of
+// its name is ignored; a <p>, <li>, <dt>, <dd>, <tr>, <td>, <th> or
+// <option> closes an open one of its kind right before it, as in a
+// browser.
+func pageRegions(data []byte) []region {
+	z := html.NewTokenizer(bytes.NewReader(data))
+	var (
+		all     []*elem  // the elements that may be left out or be the content, in document order
+		stack   []opened // the open elements
+		names   []string // names of open elements that are not HTML's
+		open    = map[string]int{}
+		nameBuf [64]byte
+		text    int // text bytes outside whitespace, in elements whose content is text
+
+		titleStart, titleEnd = -1, -1 // the page's <title>: the first outside svg, script...
+	)
+	nameOf := func(o *opened) string {
+		if o.a != 0 {
+			return o.a.String()
+		}
+		return names[o.name]
+	}
+	closeTop := func(end int, own bool) {
+		o := &stack[len(stack)-1]
+		if o.e >= 0 {
+			e := all[o.e]
+			e.end, e.own, e.text = end, own, text-e.text0
+			e.math, e.h1 = o.flags&mathFlag != 0, o.flags&h1Flag != 0
+		}
+		if o.a == atom.Title && titleStart >= 0 && titleEnd < 0 {
+			titleEnd = end
+		}
+		open[nameOf(o)]--
+		if o.a == 0 && int(o.name) == len(names)-1 {
+			names = names[:len(names)-1]
+		}
+		stack = stack[:len(stack)-1]
+	}
+	off := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		raw := z.Raw()
+		start := off
+		off += len(raw)
+		switch tt {
+		case html.TextToken:
+			if n := len(stack); n > 0 && stack[n-1].flags&noTextFlag != 0 {
+				continue
+			}
+			for _, c := range raw {
+				if c != ' ' && c != '\n' && c != '\t' && c != '\r' && c != '\f' {
+					text++
+				}
+			}
+		case html.StartTagToken:
+			// The name from the raw tag: z.TagName copies it.
+			name := tagName(raw, nameBuf[:0])
+			a := atom.Lookup(name)
+			hasAttr := len(raw) > len(name)+2
+			if voidElement(a) {
+				continue
+			}
+			if n := len(stack); n > 0 && a != 0 && closesSibling(a, stack[n-1].a) {
+				closeTop(start, false)
+			}
+			switch a {
+			case atom.Math:
+				// Wikipedia hides the MathML of its formulas (display:none)
+				// behind a picture of them: the MathML is their text.
+				for i := len(stack) - 1; i >= 0 && stack[i].flags&mathFlag == 0; i-- {
+					stack[i].flags |= mathFlag
+				}
+			case atom.H1:
+				for i := len(stack) - 1; i >= 0 && stack[i].flags&h1Flag == 0; i-- {
+					stack[i].flags |= h1Flag
+				}
+			}
+			o := opened{a: a, e: -1}
+			if n := len(stack); n > 0 {
+				p := stack[n-1].flags
+				if p&(sectionedFlag|mainFlag) != 0 || sectioning(stack[n-1].a) {
+					o.flags |= sectionedFlag
+				}
+				if p&(inMainFlag|mainFlag) != 0 {
+					o.flags |= inMainFlag
+				}
+				o.flags |= p & (noTextFlag | droppedFlag)
+			}
+			if a == atom.Title && titleStart < 0 && o.flags&droppedFlag == 0 {
+				titleStart = start
+			}
+			if dropsContent(a) {
+				o.flags |= droppedFlag
+			}
+			if dropsContent(a) || a == atom.Head || a == atom.Title {
+				o.flags |= noTextFlag
+			}
+			e := elem{a: a, start: start, end: len(data), text0: text,
+				sectioned: o.flags&sectionedFlag != 0, inMain: o.flags&inMainFlag != 0}
+			if hasAttr && mayClassify(raw) {
+				classify(&e, z)
+			}
+			classifyTag(&e)
+			if e.main || e.article {
+				o.flags |= mainFlag
+			}
+			if o.flags&noTextFlag == 0 && (e.drop != keep || e.main || e.article) {
+				o.e = int32(len(all))
+				ep := new(elem)
+				*ep = e
+				all = append(all, ep)
+			}
+			if a == 0 {
+				o.name = int32(len(names))
+				names = append(names, string(name))
+			}
+			if len(stack) == cap(stack) {
+				// Doubling: append grows large slices by a quarter, and a
+				// page of nested <div>s would allocate five times its stack.
+				stack = append(make([]opened, 0, 2*cap(stack)+64), stack...)
+			}
+			stack = append(stack, o)
+			open[nameOf(&o)]++
+		case html.EndTagToken:
+			name := tagName(raw[1:], nameBuf[:0])
+			if open[string(name)] == 0 {
+				continue
+			}
+			for len(stack) > 0 {
+				own := nameOf(&stack[len(stack)-1]) == string(name)
+				if own {
+					closeTop(off, true)
+					break
+				}
+				closeTop(start, false)
+			}
+		}
+	}
+	for len(stack) > 0 {
+		closeTop(off, false)
+	}
+	if text == 0 {
+		return nil
+	}
+
+	// Boilerplate, outermost first (elements nest: a later start inside
+	// one left out lies in it).
+	var rs []region
+	out := 0
+	outEnd := -1
+	for _, e := range all {
+		if e.start < outEnd {
+			e.out = true
+			continue
+		}
+		if !e.own || !e.leftOut() {
+			continue
+		}
+		e.out, outEnd = true, e.end
+		rs = append(rs, region{start: e.start, end: e.end, text: e.text, brk: blockBreak(e.a), space: e.a == atom.Button})
+		out += e.text
+	}
+
+	// The content: the one <main> (or role=main) left, else the one
+	// outermost <article>.
+	var mains, articles []*elem
+	for _, e := range all {
+		if e.out {
+			continue
+		}
+		if e.main {
+			mains = append(mains, e)
+		}
+		if e.article && !e.inMain {
+			articles = append(articles, e)
+		}
+	}
+	var content *elem
+	switch {
+	case len(mains) == 1:
+		content = mains[0]
+	case len(mains) == 0 && len(articles) == 1:
+		content = articles[0]
+	}
+	if content != nil {
+		// The regions left out inside it stay; those outside it are in
+		// the two regions around it.
+		with := []region{{start: 0, end: content.start}}
+		o := content.text0 + text - (content.text0 + content.text)
+		for _, r := range rs {
+			if r.start >= content.start && r.end <= content.end {
+				with = append(with, r)
+				o += r.text
+			}
+		}
+		with = append(with, region{start: content.end, end: len(data)})
+		// The content must hold a good part of the text the boilerplate
+		// leaves (an <article> may be a teaser beside the page's text).
+		if float64(text-o) >= minContentShare*float64(text-out) {
+			rs, out = with, o
+		}
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	kept := text - out
+	if kept < minKeptBytes && float64(kept) < minKeptShare*float64(text) {
+		return nil
+	}
+	return aroundTitle(rs, titleStart, titleEnd)
+}
+
+// aroundTitle cuts the region that holds the page's <title> element
+// [start, end), if one does, in two around it: the title is read wherever
+// it is (a page whose <title> is in its <body>).
+func aroundTitle(rs []region, start, end int) []region {
+	if start < 0 || end < 0 {
+		return rs
+	}
+	for i, r := range rs {
+		if r.start <= start && end <= r.end {
+			after := region{start: end, end: r.end}
+			rs[i].end = start
+			return slices.Insert(rs, i+1, after)
+		}
+	}
+	return rs
+}
+
+// closesSibling reports whether a start tag a closes an open element b
+// right before it, as a browser does (a <p> the <p> before it).
+func closesSibling(a, b atom.Atom) bool {
+	switch b {
+	case atom.P, atom.Li, atom.Option:
+		return a == b
+	case atom.Dt, atom.Dd:
+		return a == atom.Dt || a == atom.Dd
+	case atom.Td, atom.Th:
+		return a == atom.Td || a == atom.Th || a == atom.Tr
+	case atom.Tr:
+		return a == atom.Tr
+	}
+	return false
+}
+
+// tagName returns the name of the tag raw starts ("<name ...": for an
+// end tag, raw from its "/"), lowercased into buf.
+func tagName(raw, buf []byte) []byte {
+	for i := 1; i < len(raw); i++ {
+		c := raw[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '/' || c == '>' {
+			break
+		}
+		buf = append(buf, lowerASCII(c))
+	}
+	return buf
+}
+
+func sectioning(a atom.Atom) bool {
+	return a == atom.Section || a == atom.Aside || a == atom.Nav
+}
+
+// voidElement reports whether an element has no end tag and no content.
+func voidElement(a atom.Atom) bool {
+	switch a {
+	case atom.Area, atom.Base, atom.Br, atom.Col, atom.Embed, atom.Hr, atom.Img,
+		atom.Input, atom.Link, atom.Meta, atom.Param, atom.Source, atom.Track,
+		atom.Wbr, atom.Keygen:
+		return true
+	}
+	return false
+}
+
+// classifyTag marks elements that are boilerplate, or content, by their
+// name alone.
+func classifyTag(e *elem) {
+	switch e.a {
+	case atom.Nav, atom.Search, atom.Button:
+		e.mark(always)
+	case atom.Header, atom.Footer, atom.Aside:
+		e.mark(pageLevel)
+	case atom.Dialog:
+		if !e.open {
+			e.mark(always) // a dialog not open is not shown
+		}
+	case atom.Main:
+		e.main = true
+	case atom.Article:
+		e.article = true
+	}
+}
+
+// classify reads the attributes of e's start tag, on which z is
+// positioned: its role, whether it is hidden, and its class and id.
+func classify(e *elem, z *html.Tokenizer) {
+	named, layout := false, false
+	for {
+		k, v, more := z.TagAttr()
+		switch string(k) {
+		case "hidden":
+			// hidden="until-found" is content a search reveals.
+			if !bytes.EqualFold(bytes.TrimSpace(v), []byte("until-found")) {
+				e.mark(hidden)
+			}
+		case "aria-hidden":
+			if bytes.EqualFold(bytes.TrimSpace(v), []byte("true")) {
+				e.mark(hidden)
+			}
+		case "style":
+			if hiddenStyle(v) {
+				e.mark(hidden)
+			}
+		case "open":
+			e.open = true
+		case "role":
+			// The first role counts (a browser takes the first it knows).
+			if f := bytes.Fields(v); len(f) > 0 {
+				switch string(bytes.ToLower(f[0])) {
+				case "navigation", "search", "menubar", "dialog", "alertdialog":
+					e.mark(always)
+				case "banner", "contentinfo", "complementary":
+					e.mark(pageLevel)
+				case "main":
+					e.main = true
+				}
+			}
+		case "class", "id":
+			if !named && boilerplateName(v) {
+				named = true
+			}
+			if !layout && layoutName(v) {
+				layout = true
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	if layout {
+		switch e.a {
+		case atom.Div, atom.Td, atom.Ul, atom.Ol, atom.Table, 0:
+			// Containers only (0: a custom element): a heading or a
+			// paragraph of class "header" is text.
+			e.mark(pageLevel)
+			e.byName = true
+		}
+	}
+	if named {
+		switch e.a {
+		case atom.Html, atom.Body, atom.Main, atom.Article:
+			// A page's wrapper is named after the page's state
+			// ("cookies-accepted"), not what it holds.
+		default:
+			e.mark(always)
+		}
+	}
+}
+
+// attrWords are words of which a tag must hold one for [classify] to find
+// anything in its attributes.
+var attrWords = [][]byte{[]byte("hidden"), []byte("none"), []byte("role"), []byte("open"),
+	[]byte("header"), []byte("footer"), []byte("sidebar"), []byte("nav"), []byte("menu"), []byte("masthead"),
+	[]byte("cookie"), []byte("consent"), []byte("gdpr"), []byte("breadcrumb"), []byte("skip")}
+
+// mayClassify reports whether the raw start tag holds, in any case, a word
+// that [classify] looks for: most tags do not, and reading their
+// attributes (x/net/html unescapes each value into new memory) is most of
+// the cost of a scan.
+func mayClassify(raw []byte) bool {
+	var buf [512]byte
+	if len(raw) > len(buf) {
+		return true
+	}
+	low := buf[:len(raw)]
+	for i, c := range raw {
+		low[i] = lowerASCII(c)
+	}
+	for _, w := range attrWords {
+		if bytes.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenStyle reports whether an inline style hides its element:
+// display:none or visibility:hidden.
+func hiddenStyle(v []byte) bool {
+	var b [64]byte
+	s := b[:0]
+	for _, c := range v {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' {
+			s = append(s, lowerASCII(c))
+		}
+	}
+	for _, decl := range bytes.Split(s, []byte(";")) {
+		decl = bytes.TrimSuffix(decl, []byte("!important"))
+		if string(decl) == "display:none" || string(decl) == "visibility:hidden" {
+			return true
+		}
+	}
+	return false
+}
+
+// boilerplateName reports whether a class or id names a cookie or consent
+// banner, a breadcrumb trail or a link that skips to the content: words of
+// it (split at spaces, "-" and "_") are "cookie", "cookies", "consent",
+// "gdpr", "breadcrumb", "breadcrumbs", or "skip" followed by "link",
+// "nav", "to", "main" or "content".
+func boilerplateName(v []byte) bool {
+	prevSkip := false
+	for len(v) > 0 {
+		// The next word: up to a space, "-" or "_".
+		n := 0
+		for n < len(v) && !nameSep(v[n]) {
+			n++
+		}
+		w := v[:n]
+		v = v[min(n+1, len(v)):]
+		if n == 0 {
+			continue
+		}
+		if prevSkip && (eqFold(w, "link") || eqFold(w, "links") || eqFold(w, "nav") || eqFold(w, "to") || eqFold(w, "main") || eqFold(w, "content")) {
+			return true
+		}
+		for _, b := range []string{"cookie", "cookies", "consent", "gdpr", "breadcrumb", "breadcrumbs", "skiplink", "skiplinks"} {
+			if eqFold(w, b) {
+				return true
+			}
+		}
+		prevSkip = eqFold(w, "skip")
+	}
+	return false
+}
+
+// layoutNames are the classes and ids of a page's header, footer, menu
+// bar and sidebar in pages laid out without HTML5's elements.
+var layoutNames = []string{"header", "footer", "sidebar", "navbar", "nav", "navigation", "menu", "masthead",
+	"site-header", "site-footer", "site-nav", "site-navigation", "site-menu", "main-nav", "main-navigation", "main-menu",
+	"global-nav", "global-header", "global-footer", "page-footer", "top-nav", "topnav", "footer-nav"}
+
+// layoutName reports whether a class or id (one of its space-separated
+// words, "_" read as "-") is one of layoutNames.
+func layoutName(v []byte) bool {
+	for len(v) > 0 {
+		n := 0
+		for n < len(v) && v[n] != ' ' && v[n] != '\t' && v[n] != '\n' && v[n] != '\r' && v[n] != '\f' {
+			n++
+		}
+		w := v[:n]
+		v = v[min(n+1, len(v)):]
+		if n == 0 || n > 20 {
+			continue
+		}
+		var buf [20]byte
+		for i, c := range w {
+			if c == '_' {
+				c = '-'
+			}
+			buf[i] = lowerASCII(c)
+		}
+		if slices.Contains(layoutNames, string(buf[:n])) {
+			return true
+		}
+	}
+	return false
+}
+
+func nameSep(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '-' || c == '_'
+}
+
+// eqFold reports whether w is s (lowercase ASCII) in any case.
+func eqFold(w []byte, s string) bool {
+	if len(w) != len(s) {
+		return false
+	}
+	for i := range w {
+		if lowerASCII(w[i]) != s[i] {
+			return false
+		}
+	}
+	return true
+}
