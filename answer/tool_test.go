@@ -36,6 +36,14 @@ func TestArgumentErrors(t *testing.T) {
 		{`{"query":"x","sources":[null]}`, "invalid arguments: sources[]: null, want a string"},
 		{`{"query":true}`, "invalid arguments: query: true is a boolean, want a string"},
 		{`{"query":"x","sources":"` + strings.Repeat("é", 30) + `"}`, "invalid arguments: sources: " + strings.Repeat("é", 20) + "… is a string, want an array"},
+		// A key given twice is refused, naming it (encoding/json keeps
+		// the last, and the model would never learn the first was dropped);
+		// an escaped spelling is the same key, a nested one is named by
+		// its path.
+		{`{"query":"wal","query":"checkpoint"}`, `the arguments give "query" twice; give each argument once`},
+		{`{"query":"x","k":3,"k":5}`, `the arguments give "k" twice; give each argument once`},
+		{`{"query":"x","q\u0075ery":"y"}`, `the arguments give "query" twice; give each argument once`},
+		{`{"query":"x","sources":["a","a"]}`, ""},
 		{`{"query":"x"}`, ""},
 	} {
 		_, err := spec.parseArgs(tc.args)
@@ -47,4 +55,62 @@ func TestArgumentErrors(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.args, got, tc.want)
 		}
 	}
+}
+
+// TestDuplicateKey: the first key given twice in one object, at any depth,
+// named by its path; the same key in two objects is not twice.
+func TestDuplicateKey(t *testing.T) {
+	for _, tc := range []struct{ raw, want string }{
+		{`{"a":1,"b":2}`, ""},
+		{`{"a":1,"a":2}`, "a"},
+		{`{"a":{"b":1},"c":{"b":2}}`, ""},
+		{`{"a":{"b":1,"b":2}}`, "a.b"},
+		{`{"a":[{"k":1},{"k":2,"k":3}]}`, "a[1].k"},
+		{`{"a":[[{"x":1,"x":1}]]}`, "a[0][0].x"},
+		{`{"\u0061":1,"a":2}`, "a"},
+		{`{"a":"a","b":"a"}`, ""},
+		{`{}`, ""},
+	} {
+		got, ok := duplicateKey(tc.raw)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("%s: %q %v, want %q", tc.raw, got, ok, tc.want)
+		}
+	}
+}
+
+// FuzzParseArgs: whatever a model sends as a tool's arguments is refused
+// with an error or accepted as an object the schema validates, never
+// with a key given twice, and never panics. Seeds in
+// testdata/fuzz/FuzzParseArgs.
+func FuzzParseArgs(f *testing.F) {
+	defs, err := LoadDefs(mustSub(builtinDefs, "tools"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	tb, err := NewToolbox(defs, builtinFuncs())
+	if err != nil {
+		f.Fatal(err)
+	}
+	spec, _ := tb.Get("search_data_sources")
+	for _, s := range []string{`{"query":"x"}`, `{"query":"x","query":"y"}`, `{"query":"x","k":3}`, ``, `null`, `[]`, `{"query":"x"} {}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		args, err := spec.parseArgs(raw)
+		if err != nil {
+			if args != nil {
+				t.Errorf("%q: arguments %v with error %v", raw, args, err)
+			}
+			return
+		}
+		if args == nil {
+			t.Fatalf("%q: no arguments and no error", raw)
+		}
+		if key, dup := duplicateKey(strings.TrimSpace(raw)); dup {
+			t.Errorf("%q: accepted with %q twice", raw, key)
+		}
+		if _, ok := args["query"].(string); !ok {
+			t.Errorf("%q: accepted without a string query: %v", raw, args)
+		}
+	})
 }
