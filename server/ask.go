@@ -36,7 +36,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, q string, sourc
 		return answer.Request{}, false
 	}
 	if len(q) > s.cfg.MaxQuestionBytes {
-		writeError(w, http.StatusRequestEntityTooLarge, "question_too_long", fmt.Sprintf("the question is %d bytes; at most %d", len(q), s.cfg.MaxQuestionBytes))
+		writeError(w, http.StatusRequestEntityTooLarge, "question_too_long", fmt.Sprintf("the question is %d bytes, %s", len(q), overLimit(int64(s.cfg.MaxQuestionBytes), "--max-question")))
 		return answer.Request{}, false
 	}
 	if k < 0 || k > 50 {

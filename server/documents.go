@@ -224,7 +224,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 			return nil, false
 		}
 		if n > s.cfg.MaxUploadBytes {
-			writeError(w, http.StatusRequestEntityTooLarge, "file_too_large", fmt.Sprintf("%s is over %d bytes", name, s.cfg.MaxUploadBytes))
+			writeError(w, http.StatusRequestEntityTooLarge, "file_too_large", name+" is "+overLimit(s.cfg.MaxUploadBytes, "--max-upload"))
 			return nil, false
 		}
 	}

@@ -234,7 +234,7 @@ func TestUploadHostile(t *testing.T) {
 		{"no extension", "", "README", 400, `bad_file_name","message":"file name \"README\" of the file part: an extension is required: Markdown (.md), HTML (.html) or text (.txt)`},
 		{"trailing dot", "", "notes.", 400, "bad_file_name"},
 		{"too long a name", "", strings.Repeat("n", 300) + ".md", 400, "bad_file_name"},
-		{"too large", "", "big.md", 413, "file_too_large"},
+		{"too large", "", "big.md", 413, `file_too_large","message":"big.md is over 2 kB (cite serve --max-upload 2000)`},
 		{"JSON instead", "application/json", `{"file":"x"}`, 415, "bad_content_type"},
 		{"malformed multipart", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.md\"\r\n\r\nunterminated", 400, "bad_multipart"},
 		{"no file", "multipart/form-data; boundary=xyz", "--xyz--\r\n", 400, "no_file"},

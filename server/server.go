@@ -508,7 +508,12 @@ func (s *Server) bodyFailed(w http.ResponseWriter, r *http.Request, err error) {
 	var ne net.Error
 	switch {
 	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", tooBig.Limit))
+		msg := "the body is " + overLimit(tooBig.Limit, "--max-body")
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/documents") {
+			// An upload's: room for 8 files of --max-upload, and 1 MiB.
+			msg = fmt.Sprintf("the body is over %s: 8 files of at most %s (cite serve --max-upload %d) and 1 MiB", limitSize(tooBig.Limit), limitSize(s.cfg.MaxUploadBytes), s.cfg.MaxUploadBytes)
+		}
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", msg)
 	case errors.As(err, &ne) && ne.Timeout():
 		writeError(w, http.StatusRequestTimeout, "body_timeout", "the request body did not arrive in time")
 	default:
