@@ -338,12 +338,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			s.answerError(w, r, ctx, err, nil)
 			return
 		}
+		// The note goes between the answer and its reference list.
+		content := res.Text + stopNote(res) + strings.TrimPrefix(res.Markdown, res.Text)
 		writeJSON(w, 200, map[string]any{
 			"id": id, "object": "chat.completion", "created": created, "model": s.deps.ModelName,
 			"choices": []map[string]any{{"index": 0, "finish_reason": finishReason(res.StopReason),
-				"message": map[string]any{"role": "assistant", "content": res.Markdown}}},
-			"usage":      map[string]int{"prompt_tokens": res.Usage.InputTokens, "completion_tokens": res.Usage.OutputTokens, "total_tokens": res.Usage.InputTokens + res.Usage.OutputTokens},
-			"references": nonNil(res.References),
+				"message": map[string]any{"role": "assistant", "content": content}}},
+			"usage":       map[string]int{"prompt_tokens": res.Usage.InputTokens, "completion_tokens": res.Usage.OutputTokens, "total_tokens": res.Usage.InputTokens + res.Usage.OutputTokens},
+			"references":  nonNil(res.References),
+			"stop_reason": res.StopReason,
 		})
 		return
 	}
@@ -359,6 +362,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if !sse.send("", chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)) {
 		return
 	}
+	// The reference list waits for the answer's end: a note that the
+	// answer is cut short or missing goes before it, as when not streamed.
+	var list string
 	for ev, err := range s.deps.Engine.Run(ctx, req) {
 		if err != nil {
 			status, e := s.failure(ctx, r, err, nil)
@@ -369,15 +375,23 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		switch ev.Kind {
-		case answer.EventText, answer.EventReferenceList:
+		case answer.EventText:
 			if !sse.send("", chunk(map[string]any{"content": ev.Text}, nil, nil)) {
 				return
 			}
+		case answer.EventReferenceList:
+			list += ev.Text
 		case answer.EventAnswer:
+			if tail := stopNote(ev.Answer) + list; tail != "" {
+				if !sse.send("", chunk(map[string]any{"content": tail}, nil, nil)) {
+					return
+				}
+			}
 			u := ev.Answer.Usage
 			if !sse.send("", chunk(map[string]any{}, finishReason(ev.Answer.StopReason), map[string]any{
-				"references": nonNil(ev.Answer.References),
-				"usage":      map[string]int{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.InputTokens + u.OutputTokens},
+				"references":  nonNil(ev.Answer.References),
+				"stop_reason": ev.Answer.StopReason,
+				"usage":       map[string]int{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.InputTokens + u.OutputTokens},
 			})) {
 				return
 			}
@@ -390,15 +404,49 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 
 // finishReason is an answer's stop reason as OpenAI's finish_reason:
 // "length" and "content_filter" when the model's answer was cut short,
-// "stop" otherwise. Never "tool_calls": the model's tool calls are cite's
-// own, answered before the answer ends, and a client told "tool_calls"
-// would look for calls the response does not carry.
+// "length" too when the model still asked for tool calls once it could
+// make no more (a limit cut the answer short, or left none), "stop"
+// otherwise. Never "tool_calls": the model's tool calls are cite's own,
+// and a client told "tool_calls" would look for calls the response does
+// not carry (and run them, or fail). OpenAI's clients read "length" as
+// an answer cut short (openai-python's parse raises on it); the exact
+// reason travels in the extra field "stop_reason", as /v1/ask gives it.
 func finishReason(stop string) string {
 	switch stop {
 	case provider.StopLength, provider.StopContentFilter:
 		return stop
+	case provider.StopToolCalls:
+		return provider.StopLength
 	}
 	return "stop"
+}
+
+// stopNote is the paragraph the answer's content carries when the answer
+// is cut short, may be, or is missing, for the user who reads only the
+// content (a chat window shows no finish_reason): as cite ask says it on
+// stderr. "" when the model finished its answer.
+func stopNote(res *answer.Result) string {
+	var note string
+	switch res.StopReason {
+	case provider.StopLength:
+		note = "the answer is cut short: the model reached its output limit"
+	case provider.StopContentFilter:
+		note = "the answer is cut short: the provider's content filter stopped it"
+	case provider.StopOther:
+		note = "the answer may be cut short: the model stopped for a reason it did not name"
+	case provider.StopToolCalls:
+		note = "the answer may be unfinished: the model asked for more tool calls when it could make no more"
+		if strings.TrimSpace(res.Text) == "" {
+			note = "the model gave no answer: it asked for more tool calls when it could make no more"
+		}
+	default:
+		return ""
+	}
+	note = "*cite: " + note + ".*"
+	if strings.TrimSpace(res.Text) != "" {
+		note = "\n\n" + note
+	}
+	return note
 }
 
 func nonNil(refs []citations.Cited) []citations.Cited {

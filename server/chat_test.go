@@ -3,9 +3,11 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/answer/modeltest"
 	"github.com/cite-rag/cite/provider"
 	"github.com/cite-rag/cite/server"
@@ -181,6 +183,92 @@ func TestModel(t *testing.T) {
 			resp, out := do(t, "GET", ts.URL+"/v1/models/"+c.id, "", "")
 			if resp.StatusCode != c.status || !strings.Contains(out, c.want) || resp.Header.Get("Content-Type") != "application/json" {
 				t.Errorf("%d %s, want %d %s", resp.StatusCode, out, c.status, c.want)
+			}
+		})
+	}
+}
+
+// TestChatCutShort: an answer cut short, or missing because the model
+// still asked for tool calls once it could make no more, says so in its
+// content (before the reference list), where a user reads it, with a
+// finish_reason OpenAI's clients take for an answer cut short ("length";
+// never "tool_calls", whose calls the response would not carry), and the
+// exact reason in "stop_reason", streamed or not. Before, an answer
+// missing so was content "" with finish_reason "stop".
+func TestChatCutShort(t *testing.T) {
+	call := func(q string) []modeltest.ToolCall {
+		return []modeltest.ToolCall{{Name: "search_data_sources", Arguments: `{"query":"` + q + `"}`}}
+	}
+	const list = "\n\n---\nSources cited in this answer:\n\n1. [Write-Ahead Logging in SQLite]"
+	for _, c := range []struct {
+		name          string
+		turns         []modeltest.Turn
+		finish, stop  string
+		content, tail string // content is the start of the content, tail what follows the answer
+	}{
+		{"no answer", []modeltest.Turn{{ToolCalls: call("wal")}, {ToolCalls: call("more")}}, "length", "tool_calls",
+			"*cite: the model gave no answer: it asked for more tool calls when it could make no more.*", ""},
+		{"unfinished", []modeltest.Turn{{ToolCalls: call("wal")}, {Text: []string{"WAL keeps a log [doc:1] and"}, ToolCalls: call("more")}}, "length", "tool_calls",
+			"WAL keeps a log [1] and", "\n\n*cite: the answer may be unfinished: the model asked for more tool calls when it could make no more.*" + list},
+		{"output limit", []modeltest.Turn{{Text: []string{"WAL keeps a log [doc:1] and then"}, Finish: "length"}}, "length", "length",
+			"WAL keeps a log [1] and then", "\n\n*cite: the answer is cut short: the model reached its output limit.*" + list},
+		{"content filter", []modeltest.Turn{{Text: []string{"WAL keeps a log [doc:1] and then"}, Finish: "content_filter"}}, "content_filter", "content_filter",
+			"WAL keeps a log [1] and then", "\n\n*cite: the answer is cut short: the provider's content filter stopped it.*" + list},
+		{"unnamed reason", []modeltest.Turn{{Text: []string{"WAL keeps a log [doc:1]."}, Finish: "something_else"}}, "stop", "other",
+			"WAL keeps a log [1].", "\n\n*cite: the answer may be cut short: the model stopped for a reason it did not name.*" + list},
+		{"whole", []modeltest.Turn{{Text: []string{"WAL keeps a log [doc:1]."}}}, "stop", "stop",
+			"WAL keeps a log [1].", list},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := modeltest.NewServer(t, modeltest.Script{Turns: append(slices.Clone(c.turns), c.turns...)})
+			m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+			ts, _, _ := startEngine(t, t.TempDir(), true, m, server.Config{}, answer.Config{MaxToolCalls: 1})
+			for _, stream := range []bool{false, true} {
+				body := fmt.Sprintf(`{"stream":%v,"messages":[{"role":"user","content":"what is WAL mode"}]}`, stream)
+				resp, out := do(t, "POST", ts.URL+"/v1/chat/completions", "application/json", body)
+				if resp.StatusCode != 200 {
+					t.Fatalf("%d %s", resp.StatusCode, out)
+				}
+				var content strings.Builder
+				var finish, stop []string
+				for _, data := range strings.Split(out, "\n") {
+					if stream {
+						var ok bool
+						if data, ok = strings.CutPrefix(data, "data: "); !ok || data == "[DONE]" {
+							continue
+						}
+					}
+					var chunk struct {
+						Choices []struct {
+							FinishReason *string `json:"finish_reason"`
+							Message      struct {
+								Content string `json:"content"`
+							} `json:"message"`
+							Delta struct {
+								Content string `json:"content"`
+							} `json:"delta"`
+						} `json:"choices"`
+						StopReason *string `json:"stop_reason"`
+					}
+					json.Unmarshal([]byte(data), &chunk)
+					for _, ch := range chunk.Choices {
+						content.WriteString(ch.Message.Content + ch.Delta.Content)
+						if ch.FinishReason != nil {
+							finish = append(finish, *ch.FinishReason)
+						}
+					}
+					if chunk.StopReason != nil {
+						stop = append(stop, *chunk.StopReason)
+					}
+				}
+				got := content.String()
+				rest, ok := strings.CutPrefix(got, c.content)
+				if !ok || !strings.HasPrefix(rest, c.tail) || c.tail == "" && rest != "" {
+					t.Errorf("stream %v: content %q, want %q then %q", stream, got, c.content, c.tail)
+				}
+				if !slices.Equal(finish, []string{c.finish}) || !slices.Equal(stop, []string{c.stop}) {
+					t.Errorf("stream %v: finish reasons %q and stop reasons %q, want %q and %q", stream, finish, stop, c.finish, c.stop)
+				}
 			}
 		})
 	}
