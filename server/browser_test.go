@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/answer/modeltest"
 	"github.com/cite-rag/cite/internal/chromiumtest"
 	"github.com/cite-rag/cite/provider"
@@ -182,4 +184,74 @@ func TestBrowser(t *testing.T) {
 		}
 		t.Logf("screenshot: %s", out)
 	}
+}
+
+// TestBrowserCutShort: the chat page warns, under the answer, when the
+// answer is missing because the model still asked for tool calls once it
+// could make no more, and when the model's output limit cut it short; a
+// whole answer gets no warning. Before, the page showed an empty answer,
+// or a cut one, and nothing else.
+func TestBrowserCutShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bin := chromiumtest.Bin(t)
+	call := []modeltest.ToolCall{{Name: "search_data_sources", Arguments: `{"query":"wal"}`}}
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		// At most one tool call: the second is past the limit.
+		{ToolCalls: call}, {ToolCalls: call},
+		{Text: []string{"WAL keeps a log [doc:1] and then"}, Finish: "length"},
+		{Text: []string{"WAL keeps a log [doc:1]."}},
+	}})
+	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+	ts, _, _ := startEngine(t, t.TempDir(), true, m, server.Config{}, answer.Config{MaxToolCalls: 1})
+
+	ctx, cancel := chromiumtest.Context(t, bin, 60*time.Second, chromedp.WindowSize(412, 915))
+	defer cancel()
+	ask := func(n int, q string) chromedp.Tasks {
+		return chromedp.Tasks{
+			chromedp.SendKeys("#question", q, chromedp.ByID),
+			chromedp.Click("#send", chromedp.ByID),
+			chromedp.WaitVisible(fmt.Sprintf(`#t%d[data-done="true"]`, n), chromedp.ByQuery),
+		}
+	}
+	// Each turn's warning, "" when it is hidden.
+	const warnings = `[...document.querySelectorAll(".turn")].map((t) => { const w = t.querySelector(".warn"); return w.hidden ? "" : w.textContent; })`
+	var got []string
+	var answer1, answer2 string
+	var shot []byte
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible("#question", chromedp.ByID),
+		ask(1, "what is WAL"),
+		ask(2, "what is WAL mode"),
+		ask(3, "what is WAL mode in SQLite"),
+		chromedp.Text("#t1 .a", &answer1, chromedp.ByQuery, chromedp.AtLeast(0)),
+		chromedp.Text("#t2 .a", &answer2, chromedp.ByQuery),
+		chromedp.Evaluate(warnings, &got),
+		chromedp.FullScreenshot(&shot, 100),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"The model gave no answer: it asked for more tool calls when it could make no more.",
+		"The answer is cut short: the model reached its output limit.",
+		"",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	if answer1 != "" || !strings.Contains(answer2, "and then") {
+		t.Errorf("answers %q and %q", answer1, answer2)
+	}
+	dir := os.Getenv("CITE_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	out := filepath.Join(dir, "cut-short.png")
+	if err := os.WriteFile(out, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", out)
 }

@@ -217,6 +217,21 @@ async function showSource() {
 }
 $("passage-open").addEventListener("click", () => { showSource().catch((e) => { $("passage-note").textContent = `The source cannot be shown: ${e.message}`; }); });
 
+// stopNote says why an answer is cut short, may be, or is missing, from
+// its stop_reason ("" when the model finished it), as cite ask says it.
+function stopNote(answer) {
+  const none = !(answer.text || "").trim();
+  switch (answer.stop_reason) {
+    case "length": return "The answer is cut short: the model reached its output limit.";
+    case "content_filter": return "The answer is cut short: the provider's content filter stopped it.";
+    case "other": return "The answer may be cut short: the model stopped for a reason it did not name.";
+    case "tool_calls": return none
+      ? "The model gave no answer: it asked for more tool calls when it could make no more."
+      : "The answer may be unfinished: the model asked for more tool calls when it could make no more.";
+  }
+  return "";
+}
+
 // newTurn adds a turn to the conversation: its question, tool status,
 // answer and reference list; text renders the answer, refs.add its
 // references.
@@ -224,7 +239,7 @@ function newTurn(question) {
   const turnId = `t${history.length + 1}`;
   const el = document.createElement("article");
   el.className = "turn"; el.id = turnId;
-  el.innerHTML = `<p class="q"></p><ul class="status" aria-label="Tool calls"></ul><p class="a"></p><ol class="refs" aria-label="References"></ol>`;
+  el.innerHTML = `<p class="q"></p><ul class="status" aria-label="Tool calls"></ul><p class="a"></p><p class="warn" role="status" hidden></p><ol class="refs" aria-label="References"></ol>`;
   el.querySelector(".q").textContent = question;
   $("history").append(el);
   const answerEl = el.querySelector(".a"), refsEl = el.querySelector(".refs");
@@ -233,6 +248,10 @@ function newTurn(question) {
   const turn = {
     el, status: el.querySelector(".status"), answerEl,
     text(t) { text = t; renderText(answerEl, text, refs, turnId); },
+    warn(note) {
+      const w = el.querySelector(".warn");
+      w.textContent = note; w.hidden = !note;
+    },
     refs: {
       add(list) {
         for (const r of list) {
@@ -293,6 +312,7 @@ async function ask(question) {
       } else if (ev === "error") {
         turn.answerEl.textContent += `\nError: ${msg.error.message}`;
       } else if (ev === "answer") {
+        turn.warn(stopNote(msg.answer));
         turn.el.dataset.done = "true";
       }
     }
