@@ -57,7 +57,7 @@ func TestSessionLimits(t *testing.T) {
 		says   string
 	}{
 		{"three files", []string{"a.md", "# A\n\na", "b.md", "# B\n\nb", "c.md", "# C\n\nc"}, 413, "session_files_limit", "at most 2 files"},
-		{"too many bytes", []string{"big.md", "# Big\n\n" + strings.Repeat("word ", 250)}, 413, "session_bytes_limit", "at most 1000 bytes"},
+		{"too many bytes", []string{"big.md", "# Big\n\n" + strings.Repeat("word ", 250)}, 413, "session_bytes_limit", "a session holds at most 1 kB of files (cite serve --max-session-bytes 1000); with this upload it would hold 1.3 kB"},
 		{"two files", []string{"a.md", "# A\n\nalpha", "b.md", "# B\n\nbeta"}, 201, "", ""},
 		{"one more", []string{"c.md", "# C\n\ngamma"}, 413, "session_files_limit", "--max-session-files"},
 		{"a file again", []string{"a.md", "# A\n\nalpha again"}, 201, "", ""},

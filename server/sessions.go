@@ -9,6 +9,7 @@ import (
 	"github.com/cite-rag/cite/answer"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/session"
+	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/provider"
 )
 
@@ -124,6 +125,10 @@ func (s *Server) postSessionDocuments(w http.ResponseWriter, r *http.Request) {
 		err := s.sessions.CheckUpload(r.Context(), sess.ID, files)
 		var limit *session.LimitError
 		if errors.As(err, &limit) {
+			if limit.Limit == "bytes" {
+				// In the units the CLI prints, as the server's other limits.
+				err = fmt.Errorf("a session holds at most %s of files (cite serve --max-session-bytes %d); with this upload it would hold %s", limitSize(limit.Max), limit.Max, ingest.FormatSize(limit.Total))
+			}
 			return http.StatusRequestEntityTooLarge, "session_" + limit.Limit + "_limit", err
 		}
 		return http.StatusInternalServerError, "index", err

@@ -76,6 +76,9 @@ var ErrLimit = errors.New("limit reached")
 type LimitError struct {
 	Limit string // "sessions", "files" or "bytes"
 	Max   int64
+	// Total is what the request would make: sessions, a session's files
+	// or its bytes.
+	Total int64
 	Msg   string
 }
 
@@ -193,7 +196,7 @@ func (s *Store) Create(ctx context.Context) (Session, error) {
 			}
 		}
 		if n >= s.cfg.MaxSessions {
-			return &LimitError{Limit: "sessions", Max: int64(s.cfg.MaxSessions),
+			return &LimitError{Limit: "sessions", Max: int64(s.cfg.MaxSessions), Total: int64(n) + 1,
 				Msg: fmt.Sprintf("the server holds its limit of %d sessions (cite serve --max-sessions): delete one (DELETE /v1/sessions/{id}) or wait for one to expire", s.cfg.MaxSessions)}
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, created_at) VALUES (?, ?)`, sess.ID, sess.CreatedAt.UnixNano())
@@ -315,10 +318,10 @@ func (s *Store) CheckUpload(ctx context.Context, id string, files []Upload) erro
 	}
 	switch {
 	case len(size) > s.cfg.MaxFiles:
-		return &LimitError{Limit: "files", Max: int64(s.cfg.MaxFiles),
+		return &LimitError{Limit: "files", Max: int64(s.cfg.MaxFiles), Total: int64(len(size)),
 			Msg: fmt.Sprintf("a session holds at most %d files (cite serve --max-session-files); this one has %d and the upload adds %d", s.cfg.MaxFiles, len(docs), len(size)-len(docs))}
 	case total > s.cfg.MaxBytes:
-		return &LimitError{Limit: "bytes", Max: s.cfg.MaxBytes,
+		return &LimitError{Limit: "bytes", Max: s.cfg.MaxBytes, Total: total,
 			Msg: fmt.Sprintf("a session holds at most %d bytes of files (cite serve --max-session-bytes); with this upload it would hold %d", s.cfg.MaxBytes, total)}
 	}
 	return nil
