@@ -136,7 +136,7 @@ func newMCP(deps Deps, version string, log *slog.Logger) *mcp.Server {
 	addTool(srv, &mcp.Tool{Name: "search_data_sources", Description: "Search the indexed data sources and return the most relevant passages, each with its title, exact link (byte span) and text, to cite precisely."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSearchIn) (mcpPassages, error) {
 			if strings.TrimSpace(in.Query) == "" || len(in.Query) > DefaultMaxQuestionBytes {
-				return mcpPassages{}, fmt.Errorf("query: 1 to %d bytes", DefaultMaxQuestionBytes)
+				return mcpPassages{}, fmt.Errorf("query: 1 byte to %s", limitSize(DefaultMaxQuestionBytes))
 			}
 			k, err := checkK(in.K)
 			if err != nil {

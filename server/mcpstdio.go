@@ -161,7 +161,7 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 		line, tooLong, err := f.next()
 		f.err = err
 		if tooLong {
-			f.reject(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("a message is one line of at most %d bytes", f.max))
+			f.reject(nil, jsonrpc.CodeInvalidRequest, "a message is one line of at most "+limitSize(int64(f.max)))
 		} else if msg := bytes.TrimSpace(line); len(msg) > 0 && f.check(msg) {
 			f.buf = append(msg, '\n')
 		}

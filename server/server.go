@@ -576,7 +576,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(req.Query) == "" || len(req.Query) > s.cfg.MaxQuestionBytes {
-		writeError(w, http.StatusBadRequest, "bad_query", fmt.Sprintf("query: 1 to %d bytes", s.cfg.MaxQuestionBytes))
+		writeError(w, http.StatusBadRequest, "bad_query", fmt.Sprintf("query: 1 byte to %s (cite serve --max-question %d)", limitSize(int64(s.cfg.MaxQuestionBytes)), s.cfg.MaxQuestionBytes))
 		return
 	}
 	mode, err := search.ParseMode(cmpOr(req.Mode, "hybrid"))

@@ -381,7 +381,7 @@ func TestSearchErrors(t *testing.T) {
 		{"negative k", `{"query":"q","k":-1}`, "bad_k", "not -1"},
 		{"mode", `{"query":"q","mode":"fuzzy"}`, "bad_mode", `mode \"fuzzy\"`},
 		{"per_doc", `{"query":"q","per_doc":-1}`, "bad_per_doc", "per_doc is 0 (no limit) or more, not -1"},
-		{"query", `{"query":" "}`, "bad_query", "query:"},
+		{"query", `{"query":" "}`, "bad_query", "query: 1 byte to 8 KiB (cite serve --max-question 8192)"},
 		{"unclosed set", `{"query":"q","path":"/docs/[ab"}`, "bad_path", `path: path pattern \"/docs/[ab\": the \"[\" at byte 6 is never closed`},
 		{"long path", `{"query":"q","path":"` + strings.Repeat("*[a]", 300) + `b"}`, "bad_path", "path: path pattern of 1201 bytes: the limit is 1024"},
 		// Stored paths are absolute: a relative pattern answered an
