@@ -235,6 +235,9 @@ func TestUploadHostile(t *testing.T) {
 		{"trailing dot", "", "notes.", 400, "bad_file_name"},
 		{"too long a name", "", strings.Repeat("n", 300) + ".md", 400, "bad_file_name"},
 		{"too large", "", "big.md", 413, `file_too_large","message":"big.md is over 2 kB (cite serve --max-upload 2000)`},
+		// The body's limit, room for 8 files and 1 MiB, read in units.
+		{"body too large", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\n" + strings.Repeat("x", 1_100_000) + "\r\n--xyz--\r\n", 413,
+			`too_large","message":"the body is over 1.1 MB: 8 files of at most 2 kB (cite serve --max-upload 2000) and 1 MiB`},
 		{"JSON instead", "application/json", `{"file":"x"}`, 415, "bad_content_type"},
 		{"malformed multipart", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.md\"\r\n\r\nunterminated", 400, "bad_multipart"},
 		{"no file", "multipart/form-data; boundary=xyz", "--xyz--\r\n", 400, "no_file"},
