@@ -130,6 +130,16 @@ func clip(s string, n int) string {
 // (index.EscapePath), absolute or relative to the working directory.
 // cite serve's sessions' documents are never found (sessions.Public).
 func findDocument(ctx context.Context, st sessions.DocumentFinder, source, ref string) (index.Document, error) {
+	d, err := lookupDocument(ctx, st, source, ref)
+	if errors.Is(err, index.ErrNotFound) {
+		return d, withLikelyDocuments(err, likelyDocuments(ctx, st, source, ref))
+	}
+	return d, err
+}
+
+// lookupDocument is [findDocument] without the documents whose paths end
+// in ref named in its error.
+func lookupDocument(ctx context.Context, st sessions.DocumentFinder, source, ref string) (index.Document, error) {
 	if _, err := os.Stat(ref); err == nil {
 		if abs, err := filepath.Abs(ref); err == nil {
 			d, err := sessions.Public.Document(ctx, st, source, abs)
@@ -149,24 +159,31 @@ func findDocument(ctx context.Context, st sessions.DocumentFinder, source, ref s
 			}
 		}
 	}
-	return d, withLikelyDocuments(ctx, st, source, ref, err)
+	return d, err
 }
 
-// withLikelyDocuments adds to err, a document ref not found, the indexed
-// documents whose paths end in ref (a file name, a path relative to the
-// folder indexed), so that a user can give one of them: a tail is never
-// taken for a path itself, which for cite rm could remove another file.
-func withLikelyDocuments(ctx context.Context, st sessions.DocumentFinder, source, ref string, err error) error {
+// likelyDocuments returns the indexed documents whose paths end in ref (a
+// file name, a path relative to the folder indexed), up to 100, but for
+// cite serve's sessions'.
+func likelyDocuments(ctx context.Context, st sessions.DocumentFinder, source, ref string) []index.Document {
 	store, ok := st.(*index.Store)
 	if !ok || !sessions.Public.Sees(source) {
-		return err
+		return nil
 	}
+	docs, err := store.DocumentsEndingIn(ctx, source, ref, 100)
+	if err != nil {
+		return nil
+	}
+	return slices.DeleteFunc(docs, func(d index.Document) bool { return !sessions.Public.Sees(d.Source) })
+}
+
+// withLikelyDocuments adds to err, a document ref not found, docs, the
+// indexed documents whose paths end in ref ([likelyDocuments]), so that a
+// user can give one of them: a tail is never taken for a path itself,
+// which for cite rm could remove another file (cite show shows the one
+// document a tail names, [runShow]).
+func withLikelyDocuments(err error, docs []index.Document) error {
 	const shown = 3
-	docs, lerr := store.DocumentsEndingIn(ctx, source, ref, 100)
-	if lerr != nil {
-		return err
-	}
-	docs = slices.DeleteFunc(docs, func(d index.Document) bool { return !sessions.Public.Sees(d.Source) })
 	if len(docs) == 0 {
 		return err
 	}
@@ -202,7 +219,19 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	d, err := findDocument(ctx, st, *source, f.Arg(0))
+	// A path that is not a document's but ends one document's path (a
+	// file name, a path below the folder indexed) shows that document,
+	// saying which: showing changes nothing, unlike cite rm's removing.
+	// Several are an error that lists them.
+	d, err := lookupDocument(ctx, st, *source, f.Arg(0))
+	if errors.Is(err, index.ErrNotFound) {
+		docs := likelyDocuments(ctx, st, *source, f.Arg(0))
+		if len(docs) != 1 {
+			return withLikelyDocuments(err, docs)
+		}
+		d, err = docs[0], nil
+		fmt.Fprintf(e.stderr, "showing %s, the indexed document whose path ends in %s\n", displayPath(d.Path), cell(f.Arg(0)))
+	}
 	if err != nil {
 		return err
 	}

@@ -178,7 +178,7 @@ func testCommands(t *testing.T, vars map[string]string) {
 		{"search a path that matches nothing", []string{"search", "--index", idx, "--path", "/nowhere/*", "goroutines"}, 0, []string{"no hits"}, []string{"no indexed document's path matches /nowhere/*\n"}, nil},
 		{"search bad mode", []string{"search", "--index", idx, "--mode", "semantic", "x"}, 2, nil, []string{"unknown search mode"}, nil},
 		{"search no query", []string{"search", "--index", idx}, 2, nil, []string{"no QUERY"}, nil},
-		{"show a file name", []string{"show", "--index", idx, "honeybees.md"}, 1, nil, []string{"document honeybees.md: not found; the indexed document whose path ends in it: ", "corpus/honeybees.md (id "}, nil},
+		{"show a file name", []string{"show", "--index", idx, "honeybees.md"}, 0, []string{"Honeybee Colonies\n", "corpus/honeybees.md (markdown"}, []string{"showing ", "corpus/honeybees.md, the indexed document whose path ends in honeybees.md\n"}, nil},
 		{"show a path below the folder indexed", []string{"show", "--index", idx, "guides"}, 1, nil, []string{"document guides: not found\n"}, nil},
 		{"check", []string{"check", "--index", idx}, 0, []string{"5 documents", "vectors (hash:2048, 2048 dimensions)", "ok"}, nil, nil},
 		{"index other embedder", []string{"index", "--index", idx, "--embedder", "hash:512", corpus}, 1, nil, []string{"cite reindex --embedder hash:512"}, nil},

@@ -48,8 +48,10 @@
 // that reads as one turned (scanned upside down or sideways: tesseract
 // sure of few of its letters, or reading its lines standing) is read again
 // with tesseract finding which way up it is first (page segmentation mode
-// 1), and its words turned upright; an upright page costs one reading.
-// Without tesseract the page is listed in [Report.NoText] with what to
+// 1), and its words turned upright; an upright page costs one reading. A
+// picture of pages ([Reader.ReadImage]) is read so too, a multi-page
+// TIFF's pages in one run of tesseract and those that look turned in a
+// second. Without tesseract the page is listed in [Report.NoText] with what to
 // install.
 //
 // # Errors

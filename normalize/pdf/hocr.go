@@ -247,12 +247,40 @@ func property(title, name string) float64 {
 // ([minUprightConf]). A word without x_wconf counts as sure; hOCR that
 // cannot be read gives what was read before the fault.
 func hocrConf(data []byte) (conf float64, chars int) {
+	all, _ := hocrConfs(data)
+	return all.mean()
+}
+
+// hocrPageConfs returns [hocrConf] of each page (ocr_page) of the hOCR in
+// data, the pages [hocrPages] returns.
+func hocrPageConfs(data []byte) []confSum {
+	_, pages := hocrConfs(data)
+	return pages
+}
+
+// confSum sums the confidences of letters and digits read ([hocrConf]).
+type confSum struct {
+	sum   float64
+	chars int
+}
+
+// mean returns the mean confidence of c's letters and digits, 0 of none,
+// and how many there are.
+func (c confSum) mean() (float64, int) {
+	if c.chars == 0 {
+		return 0, 0
+	}
+	return c.sum / float64(c.chars), c.chars
+}
+
+// hocrConfs sums the confidences of [hocrConf] over all the hOCR in data,
+// and over each of its pages.
+func hocrConfs(data []byte) (all confSum, pages []confSum) {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = false
 	d.AutoClose = xml.HTMLAutoClose
 	d.Entity = xml.HTMLEntity
 	var (
-		sum      float64
 		standing bool    // the line is
 		in       bool    // in a word
 		depth    int     // of the elements open in the word
@@ -280,6 +308,8 @@ func hocrConf(data []byte) (conf float64, chars int) {
 				}
 			}
 			switch class {
+			case "ocr_page":
+				pages = append(pages, confSum{})
 			case "ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat":
 				b, ok := bbox(title)
 				standing = ok && b[3]-b[1] > b[2]-b[0] && property(title, "textangle") == 0
@@ -313,13 +343,14 @@ func hocrConf(data []byte) (conf float64, chars int) {
 				depth--
 				continue
 			}
-			sum += wconf * float64(n)
-			chars += n
+			all.sum += wconf * float64(n)
+			all.chars += n
+			if len(pages) > 0 {
+				pages[len(pages)-1].sum += wconf * float64(n)
+				pages[len(pages)-1].chars += n
+			}
 			in = false
 		}
 	}
-	if chars == 0 {
-		return 0, 0
-	}
-	return sum / float64(chars), chars
+	return all, pages
 }

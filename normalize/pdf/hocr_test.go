@@ -1,7 +1,9 @@
 package pdf
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,6 +117,24 @@ func TestHOCRConf(t *testing.T) {
 	}
 }
 
+// hocrPageConfs is hocrConf page by page: words outside a page count for
+// none.
+func TestHOCRPageConfs(t *testing.T) {
+	word := func(conf, text string) string {
+		return `<span class='ocrx_word' title='bbox 0 0 9 9; x_wconf ` + conf + `'>` + text + `</span>`
+	}
+	page := `<div class='ocr_page' title='bbox 0 0 100 100'>`
+	in := word("50", "before") + page + word("90", "ab") + word("30", "cd") + `</div>` + page + `</div>` + page + word("10", "upside") + `</div>`
+	var got []string
+	for _, p := range hocrPageConfs([]byte(in)) {
+		c, n := p.mean()
+		got = append(got, fmt.Sprintf("%.0f/%d", c, n))
+	}
+	if want := []string{"60/4", "0/0", "10/6"}; !slices.Equal(got, want) {
+		t.Errorf("pages %q, want %q", got, want)
+	}
+}
+
 func FuzzHOCRConf(f *testing.F) {
 	f.Add([]byte(hocrPage))
 	f.Add([]byte(`<span class='ocrx_word' title='x_wconf NaN'>a</span><span class='ocrx_word' title='x_wconf 1e400'>b</span>`))
@@ -123,6 +143,18 @@ func FuzzHOCRConf(f *testing.F) {
 		conf, chars := hocrConf(data)
 		if chars < 0 || !(conf >= 0 && conf <= 100) || (chars == 0 && conf != 0) {
 			t.Fatalf("conf %v of %d", conf, chars)
+		}
+		// The pages' letters are among all of them.
+		sum := 0
+		for _, p := range hocrPageConfs(data) {
+			c, n := p.mean()
+			if n < 0 || !(c >= 0 && c <= 100) {
+				t.Fatalf("a page's conf %v of %d", c, n)
+			}
+			sum += n
+		}
+		if sum > chars {
+			t.Fatalf("pages of %d letters, of %d in all", sum, chars)
 		}
 	})
 }

@@ -77,7 +77,7 @@ func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Documen
 	ctx, cancel, maxPages := r.limits(ctx)
 	defer cancel()
 	format := ImageFormat(data)
-	sizes, err := imageSizes(format, data, maxPages)
+	sizes, dirs, err := imageSizes(format, data, maxPages)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -99,21 +99,13 @@ func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Documen
 	case <-ctx.Done():
 		return nil, rep, context.Cause(ctx)
 	}
-	// The picture's own resolution, if it has one, is not asked for:
-	// sizes are measured against its text ([hocrPages]). A photo or a
-	// scan may be upside down or sideways: tesseract finds out, and
-	// [upright] turns its boxes.
-	out, err := tesseract(ctx, path, data, 0, true)
+	read, err := readPicture(ctx, path, data, dirs)
 	<-ocrSlots
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, rep, context.Cause(ctx)
 		}
-		return nil, rep, fmt.Errorf("OCR: %w", err)
-	}
-	read, err := hocrPages([]byte(out), 0)
-	if err != nil {
-		return nil, rep, fmt.Errorf("OCR: tesseract's hOCR: %w", err)
+		return nil, rep, err
 	}
 	pages := make([]*page, len(sizes))
 	for i := range pages {
@@ -135,45 +127,132 @@ func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Documen
 	return d, rep, nil
 }
 
+// readPicture reads the pages of the picture in data with the tesseract
+// at path, as hOCR, and returns the words of each, upright, as
+// [readUpright] reads a PDF's page: all its pages read in one run of
+// tesseract as they lie, and those whose reading looks turned
+// ([looksTurned]) read again in a second run finding which way up they
+// are (page segmentation mode 1), each page keeping its surer reading. A
+// picture's own resolution, if it has one, is not asked for: sizes are
+// measured against its text ([hocrPages]). dirs are the directories of a
+// TIFF's pages, nil for a picture of one page: of a TIFF whose pages do
+// not all look turned, only those that do are read again, in a copy that
+// holds only them ([tiffOnly]).
+func readPicture(ctx context.Context, path string, data []byte, dirs []uint32) ([][]word, error) {
+	out, err := tesseract(ctx, path, data, 0, false)
+	if err != nil {
+		return nil, fmt.Errorf("OCR: %w", err)
+	}
+	read, err := hocrPages([]byte(out), 0)
+	if err != nil {
+		return nil, fmt.Errorf("OCR: tesseract's hOCR: %w", err)
+	}
+	confs := hocrPageConfs([]byte(out))
+	if len(confs) != len(read) {
+		return read, nil // hOCR not as tesseract writes it: read as it lies
+	}
+	var turned []int
+	for i, c := range confs {
+		if looksTurned(c) {
+			turned = append(turned, i)
+		}
+	}
+	if len(turned) == 0 {
+		return read, nil
+	}
+	img := data
+	if len(turned) < len(read) {
+		if len(dirs) != len(read) {
+			return read, nil // tesseract's pages are not the TIFF's
+		}
+		img = tiffOnly(data, dirs, turned)
+	}
+	again, err := tesseract(ctx, path, img, 0, true)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return read, nil // the first reading stands
+	}
+	reread, err := hocrPages([]byte(again), 0)
+	confsAgain := hocrPageConfs([]byte(again))
+	if err != nil || len(reread) != len(turned) || len(confsAgain) != len(turned) {
+		return read, nil
+	}
+	for j, i := range turned {
+		if surer(confsAgain[j], confs[i]) {
+			read[i] = reread[j]
+		}
+	}
+	return read, nil
+}
+
 // imageSizes returns the size in pixels of each page of the picture in
-// data: a TIFF's every page, read from its directories; another format's
-// one page, from its header.
-func imageSizes(format string, data []byte, maxPages int) ([]image.Point, error) {
+// data: a TIFF's every page, read from its directories, whose offsets it
+// returns too; another format's one page, from its header, and no
+// directories.
+func imageSizes(format string, data []byte, maxPages int) ([]image.Point, []uint32, error) {
 	if format == "tiff" {
 		return tiffSizes(data, maxPages)
 	}
 	c, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%w: its size cannot be read (%v)", ErrDamagedImage, err)
+		return nil, nil, fmt.Errorf("%w: its size cannot be read (%v)", ErrDamagedImage, err)
 	}
 	if c.Width <= 0 || c.Height <= 0 {
-		return nil, fmt.Errorf("%w: %d × %d pixels", ErrDamagedImage, c.Width, c.Height)
+		return nil, nil, fmt.Errorf("%w: %d × %d pixels", ErrDamagedImage, c.Width, c.Height)
 	}
-	return []image.Point{{c.Width, c.Height}}, nil
+	return []image.Point{{c.Width, c.Height}}, nil, nil
+}
+
+// tiffOnly returns a copy of the TIFF in data that holds only the pages
+// pick, in that order (indices into dirs, the offsets of its pages'
+// directories, as [tiffSizes] returns them): its header points at the
+// first one's directory, each directory at the next one's and the last at
+// none. Their pixels stay where they are (a directory's offsets are from
+// the file's start), the other pages' unread.
+func tiffOnly(data []byte, dirs []uint32, pick []int) []byte {
+	var bo binary.ByteOrder = binary.LittleEndian
+	if data[0] == 'M' {
+		bo = binary.BigEndian
+	}
+	out := slices.Clone(data)
+	next := uint32(4) // where the offset of the next directory goes
+	for _, i := range pick {
+		bo.PutUint32(out[next:], dirs[i])
+		// The entries counted in data: a directory may overlap another
+		// one's next offset, written over in out.
+		next = dirs[i] + 2 + 12*uint32(bo.Uint16(data[dirs[i]:]))
+	}
+	bo.PutUint32(out[next:], 0)
+	return out
 }
 
 // tiffSizes walks the directories (pages) of the TIFF in data and returns
-// each one's ImageWidth and ImageLength, refusing more than maxPages and
-// a chain of directories that loops.
-func tiffSizes(data []byte, maxPages int) ([]image.Point, error) {
+// each one's ImageWidth and ImageLength, and its offset, refusing more
+// than maxPages and a chain of directories that loops.
+func tiffSizes(data []byte, maxPages int) ([]image.Point, []uint32, error) {
 	if len(data) < 8 {
-		return nil, fmt.Errorf("%w: TIFF header cut short", ErrDamagedImage)
+		return nil, nil, fmt.Errorf("%w: TIFF header cut short", ErrDamagedImage)
 	}
 	var bo binary.ByteOrder = binary.LittleEndian
 	if data[0] == 'M' {
 		bo = binary.BigEndian
 	}
-	var sizes []image.Point
+	var (
+		sizes []image.Point
+		dirs  []uint32
+	)
 	seen := map[uint32]bool{}
 	for off := bo.Uint32(data[4:8]); off != 0; {
 		if seen[off] || int64(off)+2 > int64(len(data)) {
-			return nil, fmt.Errorf("%w: TIFF directory of page %d out of the file or looping", ErrDamagedImage, len(sizes)+1)
+			return nil, nil, fmt.Errorf("%w: TIFF directory of page %d out of the file or looping", ErrDamagedImage, len(sizes)+1)
 		}
 		seen[off] = true
 		n := int64(bo.Uint16(data[off:]))
 		end := int64(off) + 2 + 12*n
 		if end+4 > int64(len(data)) {
-			return nil, fmt.Errorf("%w: TIFF directory of page %d out of the file or looping", ErrDamagedImage, len(sizes)+1)
+			return nil, nil, fmt.Errorf("%w: TIFF directory of page %d out of the file or looping", ErrDamagedImage, len(sizes)+1)
 		}
 		var w, h uint32
 		for e := int64(off) + 2; e < end; e += 12 {
@@ -195,16 +274,17 @@ func tiffSizes(data []byte, maxPages int) ([]image.Point, error) {
 			}
 		}
 		if w == 0 || h == 0 {
-			return nil, fmt.Errorf("%w: TIFF page %d has no size", ErrDamagedImage, len(sizes)+1)
+			return nil, nil, fmt.Errorf("%w: TIFF page %d has no size", ErrDamagedImage, len(sizes)+1)
 		}
 		sizes = append(sizes, image.Point{int(w), int(h)})
+		dirs = append(dirs, off)
 		if len(sizes) > maxPages {
-			return nil, fmt.Errorf("%w: over %d pages, the limit", ErrTooLarge, maxPages)
+			return nil, nil, fmt.Errorf("%w: over %d pages, the limit", ErrTooLarge, maxPages)
 		}
 		off = bo.Uint32(data[end:])
 	}
 	if len(sizes) == 0 {
-		return nil, fmt.Errorf("%w: TIFF of no page", ErrDamagedImage)
+		return nil, nil, fmt.Errorf("%w: TIFF of no page", ErrDamagedImage)
 	}
-	return sizes, nil
+	return sizes, dirs, nil
 }

@@ -12,11 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/klippa-app/go-pdfium/requests"
+	"golang.org/x/image/tiff"
 
 	"github.com/cite-rag/cite/normalize"
 )
@@ -100,11 +102,11 @@ func tiffOf(pages []*image.Gray, dpi uint32) []byte {
 func TestTIFFSizes(t *testing.T) {
 	g := func(w, h int) *image.Gray { return image.NewGray(image.Rect(0, 0, w, h)) }
 	two := tiffOf([]*image.Gray{g(30, 20), g(10, 40)}, 300)
-	sizes, err := tiffSizes(two, 10)
+	sizes, _, err := tiffSizes(two, 10)
 	if err != nil || !slices.Equal(sizes, []image.Point{{30, 20}, {10, 40}}) {
 		t.Fatalf("sizes %v, %v", sizes, err)
 	}
-	if _, err := tiffSizes(two, 1); !errors.Is(err, ErrTooLarge) {
+	if _, _, err := tiffSizes(two, 1); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("two pages, a limit of one: %v", err)
 	}
 	// The second directory's next offset pointing back at the first.
@@ -119,7 +121,7 @@ func TestTIFFSizes(t *testing.T) {
 		"no page":    []byte("II*\x00\x00\x00\x00\x00"),
 		"header cut": []byte("II*\x00"),
 	} {
-		if _, err := tiffSizes(data, 10); !errors.Is(err, ErrDamagedImage) {
+		if _, _, err := tiffSizes(data, 10); !errors.Is(err, ErrDamagedImage) {
 			t.Errorf("%s: %v, want ErrDamagedImage", name, err)
 		}
 	}
@@ -171,14 +173,40 @@ func TestReadImage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs tesseract on five pictures")
 	}
-	need(t, "tesseract", "tesseract-ocr tesseract-ocr-eng")
+	real := need(t, "tesseract", "tesseract-ocr tesseract-ocr-eng")
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script runs tesseract")
+	}
 	pages := scannedPages(t, 300)
+	// runs returns a Reader whose tesseract notes each run's arguments,
+	// and a func that returns them: a picture upright is read once, one
+	// with a page turned read again finding which way up it is.
+	runs := func(t *testing.T) (*Reader, func() []string) {
+		dir := t.TempDir()
+		bin, calls := filepath.Join(dir, "tesseract"), filepath.Join(dir, "calls")
+		script := fmt.Sprintf("#!/bin/sh\necho \"$*\" >>%q\nexec %q \"$@\"\n", calls, real)
+		if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return &Reader{Tesseract: bin}, func() []string {
+			log, _ := os.ReadFile(calls)
+			return strings.Split(strings.TrimSpace(string(log)), "\n")
+		}
+	}
+	wantRuns := func(t *testing.T, got []string, turned bool) {
+		t.Helper()
+		if len(got) != 1+boolInt(turned) || strings.Contains(got[0], "--psm") || turned && !strings.Contains(got[1], "--psm 1") {
+			t.Errorf("tesseract ran with %q, want the default mode, then --psm 1 if turned (%v)", got, turned)
+		}
+	}
 
 	t.Run("tiff", func(t *testing.T) {
-		d, rep, err := (&Reader{}).ReadImage(t.Context(), tiffOf(pages, 300))
+		r, ran := runs(t)
+		d, rep, err := r.ReadImage(t.Context(), tiffOf(pages, 300))
 		if err != nil {
 			t.Fatal(err)
 		}
+		wantRuns(t, ran(), false)
 		if rep.Pages != 3 || !slices.Equal(rep.OCR, []int{1, 2, 3}) || len(rep.NoText) != 0 {
 			t.Fatalf("report %+v", rep)
 		}
@@ -202,12 +230,32 @@ func TestReadImage(t *testing.T) {
 		}
 	})
 
-	one := func(t *testing.T, data []byte) *normalize.Document {
-		t.Helper()
-		d, rep, err := (&Reader{}).ReadImage(t.Context(), data)
+	t.Run("tiff, page 2 upside down", func(t *testing.T) {
+		// Only page 2 is read again, the TIFF cut down to it.
+		r, ran := runs(t)
+		d, rep, err := r.ReadImage(t.Context(), tiffOf([]*image.Gray{pages[0], turn(pages[1], 2), pages[2]}, 300))
 		if err != nil {
 			t.Fatal(err)
 		}
+		wantRuns(t, ran(), true)
+		if rep.Pages != 3 || !slices.Equal(rep.OCR, []int{1, 2, 3}) || len(rep.NoText) != 0 {
+			t.Fatalf("report %+v", rep)
+		}
+		wantReportHeadings(t, d)
+		i := strings.Index(d.Text, "Keepers and Their Lives")
+		if i < 0 || d.PageAt(i) != 2 {
+			t.Errorf("page 2's heading at %d: %q", i, d.Text)
+		}
+	})
+
+	one := func(t *testing.T, data []byte, turned bool) *normalize.Document {
+		t.Helper()
+		r, ran := runs(t)
+		d, rep, err := r.ReadImage(t.Context(), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantRuns(t, ran(), turned)
 		if rep.Pages != 1 || !slices.Equal(rep.OCR, []int{1}) || len(d.Pages) != 0 {
 			t.Fatalf("report %+v, pages %+v", rep, d.Pages)
 		}
@@ -218,7 +266,7 @@ func TestReadImage(t *testing.T) {
 		if err := png.Encode(&buf, pages[0]); err != nil {
 			t.Fatal(err)
 		}
-		d := one(t, buf.Bytes())
+		d := one(t, buf.Bytes(), false)
 		if d.Title != "Report on Lighthouses" {
 			t.Errorf("title %q", d.Title)
 		}
@@ -236,7 +284,7 @@ func TestReadImage(t *testing.T) {
 			if err := png.Encode(&buf, turn(pages[0], turns)); err != nil {
 				t.Fatal(err)
 			}
-			d := one(t, buf.Bytes())
+			d := one(t, buf.Bytes(), true)
 			if d.Title != "Report on Lighthouses" {
 				t.Errorf("title %q", d.Title)
 			}
@@ -253,7 +301,7 @@ func TestReadImage(t *testing.T) {
 		if err := jpeg.Encode(&buf, scannedPages(t, 200)[1], &jpeg.Options{Quality: 85}); err != nil {
 			t.Fatal(err)
 		}
-		d := one(t, buf.Bytes())
+		d := one(t, buf.Bytes(), false)
 		var headings []string
 		for _, h := range d.Headings {
 			headings = append(headings, h.Text)
@@ -347,7 +395,7 @@ func FuzzImageSizes(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range []string{"tiff", ImageFormat(data)} {
-			sizes, err := imageSizes(format, data, 8)
+			sizes, dirs, err := imageSizes(format, data, 8)
 			if err != nil {
 				continue
 			}
@@ -358,6 +406,23 @@ func FuzzImageSizes(f *testing.F) {
 				if s.X <= 0 || s.Y <= 0 {
 					t.Fatalf("%s: page of %v", format, s)
 				}
+			}
+			if format != "tiff" {
+				continue
+			}
+			// Each page alone, and the pages the other way round: the
+			// pages asked for, as tesseract is given them to read again.
+			pick := make([]int, len(dirs))
+			for i := range pick {
+				pick[i] = len(dirs) - 1 - i
+				only, _, err := tiffSizes(tiffOnly(data, dirs, []int{i}), 8)
+				if err != nil || len(only) != 1 || only[0] != sizes[i] {
+					t.Fatalf("page %d alone: %v, %v; want %v", i+1, only, err, sizes[i])
+				}
+			}
+			back, _, err := tiffSizes(tiffOnly(data, dirs, pick), 8)
+			if err != nil || len(back) != len(sizes) || back[0] != sizes[len(sizes)-1] {
+				t.Fatalf("pages the other way round: %v, %v; of %v", back, err, sizes)
 			}
 		}
 	})
@@ -382,4 +447,160 @@ func TestReadImageCutShort(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "Premature end of JPEG file") {
 		t.Errorf("a JPEG cut short: %q", err)
 	}
+}
+
+// tiffOnly keeps the pages asked for, in that order, each with its own
+// pixels.
+func TestTIFFOnly(t *testing.T) {
+	var pages []*image.Gray
+	for i, s := range []image.Point{{30, 20}, {10, 40}, {20, 20}} {
+		g := image.NewGray(image.Rect(0, 0, s.X, s.Y))
+		for j := range g.Pix {
+			g.Pix[j] = uint8(50 * (i + 1))
+		}
+		pages = append(pages, g)
+	}
+	data := tiffOf(pages, 300)
+	_, dirs, err := tiffSizes(data, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pick := range [][]int{{1}, {0, 2}, {2, 0}, {0, 1, 2}} {
+		only := tiffOnly(data, dirs, pick)
+		sizes, _, err := tiffSizes(only, 10)
+		if err != nil {
+			t.Fatalf("%v: %v", pick, err)
+		}
+		var want []image.Point
+		for _, i := range pick {
+			want = append(want, pages[i].Rect.Size())
+		}
+		if !slices.Equal(sizes, want) {
+			t.Errorf("%v: pages of %v, want %v", pick, sizes, want)
+		}
+		img, err := tiff.Decode(bytes.NewReader(only))
+		if err != nil {
+			t.Fatalf("%v: %v", pick, err)
+		}
+		if g, ok := img.(*image.Gray); !ok || g.Pix[0] != pages[pick[0]].Pix[0] {
+			t.Errorf("%v: the first page is not page %d's pixels", pick, pick[0]+1)
+		}
+	}
+	if !bytes.Equal(data, tiffOf(pages, 300)) {
+		t.Error("the TIFF given was changed")
+	}
+}
+
+// fakePictureOCR writes a tesseract that keeps each picture it is given
+// (in.1, in.2, … beside it) and prints the hOCR of pages of one word,
+// "runRpageP", read with the confidences confs (one page each), or psm1
+// when asked to find which way up the pages are (--psm 1): "fail" fails
+// instead. It returns the tesseract's path and its folder, whose file
+// calls has a line for each run.
+func fakePictureOCR(t *testing.T, confs, psm1 string) (bin, dir string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands for tesseract")
+	}
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "tesseract")
+	script := fmt.Sprintf(`#!/bin/sh
+d=%q
+i=$(cat "$d/n" 2>/dev/null || echo 0); i=$((i+1)); echo $i >"$d/n"
+cat >"$d/in.$i"
+echo "$*" >>"$d/calls"
+c=%q
+case "$*" in *"--psm 1"*) c=%q;; esac
+[ "$c" = fail ] && { echo "osd failed" >&2; exit 1; }
+p=0
+for w in $c; do
+p=$((p+1))
+printf "<div class='ocr_page' title='bbox 0 0 2550 3300'><span class='ocr_line' title='bbox 100 100 1000 150; x_size 40'><span class='ocrx_word' title='bbox 100 100 400 150; x_wconf %%s'>run${i}page${p}</span></span></div>" $w
+done
+`, dir, confs, psm1)
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, dir
+}
+
+// readPicture reads a picture's pages again, finding which way up they
+// are, only when some look turned, only those (a TIFF of several pages
+// cut down to them), and keeps each page's surer reading.
+func TestReadPicture(t *testing.T) {
+	g := func(w, h int) *image.Gray { return image.NewGray(image.Rect(0, 0, w, h)) }
+	three := tiffOf([]*image.Gray{g(30, 20), g(10, 40), g(20, 20)}, 0)
+	_, dirs, err := tiffSizes(three, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var png1 bytes.Buffer
+	if err := png.Encode(&png1, g(30, 20)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name        string
+		data        []byte
+		dirs        []uint32
+		confs, psm1 string
+		reread      []image.Point // the pages read again, nil for no second run
+		want        []string      // each page's word kept
+	}{
+		{"upright", three, dirs, "96 93 91", "90 90 90", nil, []string{"run1page1", "run1page2", "run1page3"}},
+		{"one turned", three, dirs, "96 22 91", "90", []image.Point{{10, 40}}, []string{"run1page1", "run2page1", "run1page3"}},
+		{"two turned", three, dirs, "0 93 24", "90 91", []image.Point{{30, 20}, {20, 20}}, []string{"run2page1", "run1page2", "run2page2"}},
+		{"all turned, one read no better", three, dirs, "10 22 24", "90 5 91", []image.Point{{30, 20}, {10, 40}, {20, 20}}, []string{"run2page1", "run1page2", "run2page3"}},
+		{"mode 1 fails", three, dirs, "96 22 91", "fail", []image.Point{{10, 40}}, []string{"run1page1", "run1page2", "run1page3"}},
+		{"mode 1 reads other pages", three, dirs, "96 22 91", "90 90", []image.Point{{10, 40}}, []string{"run1page1", "run1page2", "run1page3"}},
+		{"a png turned", png1.Bytes(), nil, "22", "90", []image.Point{{30, 20}}, []string{"run2page1"}},
+		{"a png upright", png1.Bytes(), nil, "60", "90", nil, []string{"run1page1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bin, dir := fakePictureOCR(t, c.confs, c.psm1)
+			read, err := readPicture(t.Context(), bin, c.data, c.dirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, ws := range read {
+				w := ""
+				if len(ws) > 0 {
+					w = ws[0].text
+				}
+				got = append(got, w)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("kept %q, want %q", got, c.want)
+			}
+			log, _ := os.ReadFile(filepath.Join(dir, "calls"))
+			calls := strings.Split(strings.TrimSpace(string(log)), "\n")
+			if want := 1 + min(len(c.reread), 1); len(calls) != want {
+				t.Fatalf("%d runs, want %d:\n%s", len(calls), want, log)
+			}
+			if strings.Contains(calls[0], "--psm") {
+				t.Errorf("first run %q, want the default mode", calls[0])
+			}
+			if c.reread == nil {
+				return
+			}
+			if !strings.Contains(calls[1], "--psm 1") {
+				t.Errorf("second run %q, want --psm 1", calls[1])
+			}
+			in, err := os.ReadFile(filepath.Join(dir, "in.2"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes, _, err := imageSizes(ImageFormat(in), in, 10)
+			if err != nil || !slices.Equal(sizes, c.reread) {
+				t.Errorf("read again pages of %v (%v), want %v", sizes, err, c.reread)
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

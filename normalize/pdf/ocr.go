@@ -113,8 +113,8 @@ func readUpright(ctx context.Context, path string, img []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	conf, chars := hocrConf([]byte(out))
-	if chars == 0 || conf >= minUprightConf {
+	first, _ := hocrConfs([]byte(out))
+	if !looksTurned(first) {
 		return out, nil
 	}
 	again, err := tesseract(ctx, path, img, ocrDPI, true)
@@ -124,10 +124,27 @@ func readUpright(ctx context.Context, path string, img []byte) (string, error) {
 		}
 		return out, nil // the first reading stands
 	}
-	if c, n := hocrConf([]byte(again)); n > 0 && c > conf {
+	if second, _ := hocrConfs([]byte(again)); surer(second, first) {
 		return again, nil
 	}
 	return out, nil
+}
+
+// looksTurned reports whether a reading of a page whose confidences are c
+// ([hocrConf]) looks like that of a page turned: some letters or digits,
+// read with a confidence under [minUprightConf].
+func looksTurned(c confSum) bool {
+	conf, chars := c.mean()
+	return chars > 0 && conf < minUprightConf
+}
+
+// surer reports whether a second reading of a page, whose confidences are
+// second, is surer than the first one's: it read letters or digits, with
+// a higher confidence.
+func surer(second, first confSum) bool {
+	c, n := second.mean()
+	c0, _ := first.mean()
+	return n > 0 && c > c0
 }
 
 // renderPNG renders the page at ocrDPI, in shades of grey, as a PNG.
