@@ -80,15 +80,7 @@ func hocrPages(data []byte, dpi float64) ([][]word, error) {
 				depth++
 				continue
 			}
-			class, title := "", ""
-			for _, a := range t.Attr {
-				switch a.Name.Local {
-				case "class":
-					class = a.Value
-				case "title":
-					title = a.Value
-				}
-			}
+			class, title := classTitle(t)
 			switch class {
 			case "ocr_page":
 				width, height = 0, 0
@@ -298,15 +290,7 @@ func hocrConfs(data []byte) (all confSum, pages []confSum) {
 				depth++
 				continue
 			}
-			class, title := "", ""
-			for _, a := range t.Attr {
-				switch a.Name.Local {
-				case "class":
-					class = a.Value
-				case "title":
-					title = a.Value
-				}
-			}
+			class, title := classTitle(t)
 			switch class {
 			case "ocr_page":
 				pages = append(pages, confSum{})
@@ -353,4 +337,17 @@ func hocrConfs(data []byte) (all confSum, pages []confSum) {
 		}
 	}
 	return all, pages
+}
+
+// classTitle returns the class and title attributes of an hOCR element.
+func classTitle(t xml.StartElement) (class, title string) {
+	for _, a := range t.Attr {
+		switch a.Name.Local {
+		case "class":
+			class = a.Value
+		case "title":
+			title = a.Value
+		}
+	}
+	return class, title
 }
