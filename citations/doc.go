@@ -100,7 +100,18 @@
 // brackets: "[doc:5][doc:2]" and "[doc:2, doc:5, doc:2]" both become
 // "[1][2]". Markers whose index is 0, not registered or malformed are
 // removed, together with the white space before them, and listed in
-// [Rendered.Dropped]; they are never shown. Where removing one would change
+// [Rendered.Dropped]; they are never shown. What only joined a dropped
+// marker to other citations goes with it: a connector between two runs on
+// one line (white space, optionally ",", ";" or their ideographic and
+// full-width forms, optionally "and", "or", "and/or", "as well as" or "&",
+// and white space) and parentheses that held nothing but citations, with
+// a lead word ("see", "see also", "cf.", "e.g.") and the white space
+// before them. So "as shown in [doc:1] and [doc:9]." becomes "as shown in
+// [1].", "[doc:9] and [doc:1] agree" becomes "[1] agree", "([doc:1],
+// [doc:9])" becomes "([1])" and "x ([doc:9])." becomes "x."; a dropped
+// marker between two kept ones takes the connector before it ("[doc:1],
+// [doc:9] and [doc:2]" becomes "[1] and [2]"). The model's other words
+// stay: "cats [doc:9] and dogs" keeps its "and". Where removing one would change
 // the Markdown structure around it (at a line start before a list marker, or
 // between two backticks) a zero-width space (U+200B) takes its place; where
 // the text around it would join into a new group ("[d[doc:9]oc:1]"), the
@@ -135,9 +146,11 @@
 // output. A 2,000-token answer with 50 markers over 200 references renders
 // in about a tenth of a millisecond with about 150 allocations; a Stream
 // costs well under a microsecond per token-sized delta, most of it the
-// string it returns. Stream holds back at most one marker group (256 bytes)
-// or one undecided link or image (4 KB), plus, inside an unclosed inline
-// code span, the rest of that paragraph.
+// string it returns. Stream holds back at most one chain of marker groups
+// (about 1.5 KB: 1 KB of chain and one group and parenthesis past it) or
+// one undecided link or image (4 KB), plus, inside an unclosed inline code
+// span, the rest of that paragraph, and white space that may go with a
+// marker.
 //
 // # Links and images
 //

@@ -39,6 +39,8 @@ var fuzzSeeds = []string{
 	"cut [doc:1, doc:2\nnext [doc:",
 	"- [doc:1]\n\n  ```sh\n  unclosed [doc:2]\n",
 	"   \t  \n\n[doc:1]   \n\n   ",
+	"as shown in [doc:1] and [doc:99]. [doc:99] and [doc:2] agree; ([doc:99]), ([doc:1], [doc:99]) (see [5])\n",
+	"in [doc:1], [doc:99], and/or [doc:2] as well as [doc:0] ([doc:99]; x) （[doc:99]、【doc:3】）\n",
 }
 
 // addSeeds adds the hand-written seeds, the texts of the scenario fixtures

@@ -501,5 +501,8 @@ func (p *markerSink) run(r *run) bool {
 			p.markers = append(p.markers, Marker{Index: n, Span: g.span})
 		}
 	}
+	for range r.segs {
+		r.kept = append(r.kept, true)
+	}
 	return true
 }

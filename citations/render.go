@@ -101,9 +101,11 @@ func (r Rendered) Markdown() string {
 // Render resolves the citation markers in text against reg. It keeps the
 // references whose markers appear in text, numbers them 1..k in the given
 // order, replaces each marker run with its display numbers and removes
-// markers whose index is not registered, is 0 or is malformed. Markers
-// inside code spans and code blocks are left alone. reg may be nil, in which
-// case every marker is dropped.
+// markers whose index is not registered, is 0 or is malformed, with the
+// connectors and empty parentheses that only joined them to other
+// citations (see the package documentation). Markers inside code spans
+// and code blocks are left alone. reg may be nil, in which case every
+// marker is dropped.
 //
 // Outside code, images and links whose destination is neither relative
 // nor on the host of a registered web source (a Reference of [TypeWeb])
@@ -135,10 +137,11 @@ type ledger struct {
 	cur   []int // registered indices of the current run, with repeats
 }
 
-// resolve records r's markers and returns the registered indices in it.
-func (l *ledger) resolve(r *run) []int {
+// resolve records the markers of groups, in text order, and returns the
+// registered indices in them.
+func (l *ledger) resolve(r *run, groups []group) []int {
 	l.cur = l.cur[:0]
-	for _, g := range r.groups {
+	for _, g := range groups {
 		if g.bare {
 			l.drops = append(l.drops, Drop{Marker: string(g.raw), Reason: ReasonBare, Span: g.span})
 			continue
@@ -171,6 +174,49 @@ func (l *ledger) resolve(r *run) []int {
 		}
 	}
 	return l.cur
+}
+
+// runWriter is where [ledger.render] writes a chain: text, and the
+// registered indices of each kept segment, valid during the call.
+type runWriter interface {
+	runText(p []byte)
+	runCite(idx []int)
+}
+
+// render resolves the segments of chain r in order and writes what a reader
+// sees of it. If a segment is kept: the white space before the chain, its
+// opening parenthesis and lead word, the kept segments, each after the
+// connector that preceded it in the text (the first after none), and the
+// closing parenthesis and the white space after. So the connectors that
+// only joined dropped segments go with them: "[doc:1] and [doc:9]" shows as
+// "[1]". If nothing is kept, only r.sep. It records in r.kept which
+// segments were kept and reports whether any was.
+func (l *ledger) render(r *run, w runWriter) bool {
+	kept := false
+	for _, s := range r.segs {
+		idx := l.resolve(r, r.groups[s.first:s.last])
+		r.kept = append(r.kept, len(idx) > 0)
+		if len(idx) == 0 {
+			continue
+		}
+		if !kept {
+			w.runText(r.ws)
+			w.runText(r.open)
+		} else {
+			w.runText(s.conn)
+		}
+		w.runCite(idx)
+		kept = true
+	}
+	if !kept {
+		if r.sep != "" {
+			w.runText([]byte(r.sep))
+		}
+		return false
+	}
+	w.runText(r.close)
+	w.runText(r.trail)
+	return true
 }
 
 // cited returns refs numbered from first.
@@ -237,18 +283,14 @@ func (c *collector) filterBody(from, to int, out func([]byte)) {
 	}
 }
 
-func (c *collector) run(r *run) bool {
-	idx := c.led.resolve(r)
-	if len(idx) == 0 {
-		c.body = append(c.body, r.sep...)
-		return false
-	}
-	c.body = append(c.body, r.ws...)
+func (c *collector) run(r *run) bool { return c.led.render(r, c) }
+
+func (c *collector) runText(p []byte) { c.body = append(c.body, p...) }
+
+func (c *collector) runCite(idx []int) {
 	first := len(c.nums)
 	c.nums = append(c.nums, idx...)
 	c.slots = append(c.slots, slot{at: len(c.body), first: first, last: len(c.nums)})
-	c.body = append(c.body, r.trail...)
-	return true
 }
 
 func (c *collector) finish(st *state, order Order) Rendered {

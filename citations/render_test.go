@@ -290,7 +290,7 @@ func TestRenderBareNumbers(t *testing.T) {
 		drops []string // marker:reason
 	}{
 		{name: "tester's example", text: "According to [5] and [1], WAL is good [doc:1]. See also^[7] and arr[2].",
-			want:  "According to and, WAL is good [1]. See also^ and arr[2].",
+			want:  "According to, WAL is good [1]. See also^ and arr[2].",
 			drops: []string{"[5]:bare", "[1]:bare", "[7]:bare"}},
 		{name: "adjacent", text: "a [1][2] b", want: "a b", drops: []string{"[1]:bare", "[2]:bare"}},
 		{name: "list", text: "a [1, 2] b [3;4]", want: "a b", drops: []string{"[1, 2]:bare", "[3;4]:bare"}},
@@ -300,7 +300,7 @@ func TestRenderBareNumbers(t *testing.T) {
 		{name: "wide brackets", text: "a 【3】 b ［4］", want: "a b", drops: []string{"【3】:bare", "［4］:bare"}},
 		{name: "escaped bracket", text: `a \[5] b`, want: `a \ b`, drops: []string{"[5]:bare"}},
 		{name: "entity brackets", text: "a &#91;5&#93; b", want: "a b", drops: []string{"&#91;5&#93;:bare"}},
-		{name: "after punctuation", text: "(see [2]).", want: "(see).", drops: []string{"[2]:bare"}},
+		{name: "after punctuation", text: "it is (see [2]).", want: "it is.", drops: []string{"[2]:bare"}},
 		{name: "in emphasis", text: "an _[5]_ b", want: "an __ b", drops: []string{"[5]:bare"}},
 		{name: "cjk text", text: "东京是首都[1]。", want: "东京是首都。", drops: []string{"[1]:bare"}},
 
@@ -421,5 +421,86 @@ func TestListSection(t *testing.T) {
 	}
 	if err := inv.SetHeading(2, "A"); !errors.Is(err, ErrNotRegistered) {
 		t.Errorf("SetHeading of [doc:2]: %v", err)
+	}
+}
+
+// TestRenderConnectors: the words and punctuation that joined a dropped
+// marker to the others go with it, and parentheses left empty go too, so
+// that the answer reads as if the model had cited only the kept sources.
+// Prose is never removed beyond them.
+func TestRenderConnectors(t *testing.T) {
+	reg := testRegistry(t, 6)
+	tests := []struct {
+		name  string
+		text  string
+		want  string
+		drops []string
+	}{
+		// A connector between a kept and a dropped marker.
+		{name: "and after kept", text: "as shown in [doc:1] and [doc:9].", want: "as shown in [1].", drops: []string{"[doc:9]:unregistered"}},
+		{name: "and before kept", text: "as shown in [doc:9] and [doc:1].", want: "as shown in [1]."},
+		{name: "and at a sentence start", text: "[doc:9] and [doc:1] agree.", want: "[1] agree."},
+		{name: "and at a line start", text: "x\n[doc:9] and [doc:1] agree.", want: "x\n[1] agree."},
+		{name: "or", text: "see [doc:1] or [doc:9].", want: "see [1]."},
+		{name: "and/or", text: "see [doc:9] and/or [doc:1].", want: "see [1]."},
+		{name: "ampersand", text: "in [doc:1] & [doc:9].", want: "in [1]."},
+		{name: "as well as", text: "in [doc:1] as well as [doc:9].", want: "in [1]."},
+		{name: "comma", text: "in [doc:1], [doc:9].", want: "in [1]."},
+		{name: "comma without space", text: "in [doc:9],[doc:1].", want: "in [1]."},
+		{name: "semicolon", text: "in [doc:1]; [doc:9].", want: "in [1]."},
+		{name: "comma and", text: "in [doc:1], and [doc:9].", want: "in [1]."},
+		{name: "capitalized", text: "in [doc:1] And [doc:9].", want: "in [1]."},
+		{name: "space only", text: "in [doc:9] [doc:1].", want: "in [1]."},
+		// Lists of three or more: the dropped one takes the connector before it.
+		{name: "list, middle dropped", text: "in [doc:1], [doc:9] and [doc:2].", want: "in [1] and [2]."},
+		{name: "list, last dropped", text: "in [doc:1], [doc:2], and [doc:9].", want: "in [1], [2]."},
+		{name: "list, first dropped", text: "in [doc:9], [doc:1] and [doc:2].", want: "in [1] and [2]."},
+		{name: "all kept", text: "in [doc:1], [doc:2] and [doc:3].", want: "in [1], [2] and [3]."},
+		{name: "all dropped", text: "shown [doc:9] and [doc:8].", want: "shown.", drops: []string{"[doc:9]:unregistered", "[doc:8]:unregistered"}},
+		// Parentheses.
+		{name: "empty parentheses", text: "it is ([doc:9]).", want: "it is."},
+		{name: "parentheses, comma", text: "it is ([doc:1], [doc:9]).", want: "it is ([1])."},
+		{name: "parentheses, dropped first", text: "it is ([doc:9]; [doc:1]).", want: "it is ([1])."},
+		{name: "parentheses, all dropped", text: "it is ([doc:9], [doc:8]), and more.", want: "it is, and more."},
+		{name: "parentheses glued", text: "it is([doc:9]).", want: "it is."},
+		{name: "parentheses kept glued", text: "it is([doc:1]).", want: "it is([1])."},
+		{name: "see in parentheses", text: "it is (see [doc:9]).", want: "it is."},
+		{name: "see in parentheses, kept", text: "it is (see [doc:1] and [doc:9]).", want: "it is (see [1])."},
+		{name: "see also, e.g., cf.", text: "a (See also [doc:9]) b (e.g. [doc:9]) c (cf. [doc:9]).", want: "a b c."},
+		{name: "full-width parentheses", text: "东京是首都（[doc:9]）。", want: "东京是首都。"},
+		{name: "full-width parentheses, kept", text: "东京（【doc:1】、[doc:9]）。", want: "东京（[1]）。"},
+		{name: "full-width comma", text: "东京【doc:9】，【doc:1】。", want: "东京[1]。"},
+		{name: "bare number in parentheses", text: "it is ([5]).", want: "it is.", drops: []string{"[5]:bare"}},
+		{name: "bare number joined", text: "in [doc:1] and [5].", want: "in [1].", drops: []string{"[5]:bare"}},
+		// Left alone: prose, and parentheses around more than citations.
+		{name: "and before prose", text: "cats [doc:9] and dogs [doc:1].", want: "cats and dogs [1]."},
+		{name: "and then prose", text: "in [doc:1] and [doc:9] and more.", want: "in [1] and more."},
+		{name: "word that starts like one", text: "in [doc:1] android [doc:9].", want: "in [1] android."},
+		{name: "sentence between", text: "a [doc:1]. And [doc:9] b.", want: "a [1]. And b."},
+		{name: "parentheses with prose", text: "it (as [doc:9] says) is.", want: "it (as says) is."},
+		{name: "parentheses not closed", text: "it ([doc:9], x", want: "it (, x"},
+		{name: "link text is not joined", text: "in [doc:9] and [1](x).", want: "in and [1](x)."},
+		{name: "line end between", text: "in [doc:1] and\n[doc:9] x", want: "in [1] and\nx"},
+		{name: "code", text: "`[doc:1] and [doc:9]` [doc:9] and [doc:1]", want: "`[doc:1] and [doc:9]` [1]"},
+		{name: "link destination", text: "[text]([doc:9])", want: "[text]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Render(tt.text, reg, Options{})
+			if r.Text != tt.want {
+				t.Errorf("Render(%q)\n got %q\nwant %q", tt.text, r.Text, tt.want)
+			}
+			if tt.drops != nil {
+				if got := dropReasons(r); !slices.Equal(got, tt.drops) {
+					t.Errorf("dropped %q, want %q", got, tt.drops)
+				}
+			}
+			for i := 0; i <= len(tt.text); i++ {
+				want := Render(tt.text, reg, Options{Order: ByAppearance}).Markdown()
+				if got, _ := streamAll(reg, tt.text, i); got != want {
+					t.Fatalf("streamed, split at %d:\n got %q\nwant %q", i, got, want)
+				}
+			}
+		})
 	}
 }

@@ -147,14 +147,25 @@ type group struct {
 	bare        bool // a bracketed number, not a marker
 }
 
-// run is a maximal sequence of adjacent marker groups, such as
-// "[doc:1][doc:2, doc:3]".
+// run is a chain of marker groups (see chain.go): segments, each a maximal
+// sequence of adjacent groups such as "[doc:1][doc:2, doc:3]", joined by
+// connectors such as " and ", possibly in parentheses.
 type run struct {
-	ws     []byte // white space before the run on the same line; output only if kept
-	trail  []byte // white space after a run at the start of a line; output only if kept
+	ws     []byte // white space before the chain on the same line; output only if kept
+	open   []byte // an opening parenthesis and any lead word up to the first group
+	close  []byte // white space and the closing parenthesis
+	trail  []byte // white space after a chain at the start of a line; output only if kept
 	groups []group
+	segs   []segment
 	items  []int
 	sep    string // if nothing is kept, write this instead of nothing
+	kept   []bool // set by the sink: which segments it kept
+}
+
+// segment is a run of adjacent groups within a chain: groups[first:last].
+type segment struct {
+	first, last int
+	conn        []byte // the connector before it; empty for the first
 }
 
 // keptMark stands for a rendered citation in the line mirror.
@@ -285,7 +296,7 @@ func (sc *scanner) verbatim() bool {
 }
 
 var special = func() (t [256]bool) {
-	for _, c := range []byte("\n`\\ \t[") {
+	for _, c := range []byte("\n`\\ \t[(") {
 		t[c] = true
 	}
 	t['&'], t[0xe3], t[0xef] = true, true, true // entities, 【, full-width ［
@@ -311,6 +322,21 @@ func (sc *scanner) opensAt(k int) (open, more bool) {
 	}
 	_, open = isOpener(c)
 	return open, false
+}
+
+// chainAt reports whether b[k] may start a chain of markers: an open
+// bracket or an opening parenthesis (see chain.go).
+func (sc *scanner) chainAt(k int) (open, more bool) {
+	if k < len(sc.buf) {
+		w, more := parenAt(sc.buf, k, sc.final)
+		if more {
+			return false, true
+		}
+		if w > 0 {
+			return true, false
+		}
+	}
+	return sc.opensAt(k)
 }
 
 func (sc *scanner) inline() bool {
@@ -413,7 +439,7 @@ func (sc *scanner) inline() bool {
 			sc.takeContent(k - i)
 			return true
 		}
-		open, more := sc.opensAt(k)
+		open, more := sc.chainAt(k)
 		if more {
 			return false
 		}
@@ -427,7 +453,16 @@ func (sc *scanner) inline() bool {
 		sc.takeContent(k - i)
 		return true
 
-	default: // '[' or the first byte of '【' or of another character
+	default: // '[', '(' or the first byte of '【', '（' or of another character
+		if st.span == 0 {
+			pw, more := parenAt(b, i, sc.final)
+			if more {
+				return false
+			}
+			if pw > 0 {
+				return sc.tryRun(i, i)
+			}
+		}
 		open, more := sc.opensAt(i)
 		if more && (st.span == 0 || sc.hold < 0) {
 			return false
@@ -447,60 +482,79 @@ func (sc *scanner) inline() bool {
 	}
 }
 
-// tryRun scans the marker run starting at b[g0], with white space from b[ws].
-// A run is a sequence of adjacent groups: markers and bare numbers.
+// tryRun scans the chain of marker runs starting at b[g0], with white
+// space from b[ws]: a run of adjacent groups (markers and bare numbers),
+// then any further runs joined to it by connectors, the whole possibly in
+// parentheses ("([doc:1], [doc:2])"; see chain.go).
 func (sc *scanner) tryRun(ws, g0 int) bool {
 	st := &sc.st
 	b := sc.buf
 	n := len(b)
 	r := &sc.r
-	r.groups, r.items = r.groups[:0], r.items[:0]
-	i := g0
+	r.groups, r.items, r.segs = r.groups[:0], r.items[:0], r.segs[:0]
 	atStart := !st.content
-	for {
-		if i == n {
-			if !sc.final {
-				return false
-			}
-			break
-		}
-		if !opener(b[i]) {
-			break
-		}
-		first := len(r.items)
-		status, end, items := parseGroup(b, i, sc.final, r.items)
-		r.items = items
-		if status == groupMore {
+
+	// The chain's limit: what it may span, so that a stream decides it
+	// having seen at most that much.
+	lim := g0 + maxChainLen
+	cut := sc.final || lim <= n
+	lb := b[:min(n, lim)]
+
+	p := g0 // the first group
+	pw, more := parenAt(b, g0, sc.final)
+	if more {
+		return false
+	}
+	if pw > 0 {
+		if p, more = leadIn(lb, g0+pw, cut); more {
 			return false
 		}
-		if status == groupNone {
-			break
+		if p < 0 { // "(" followed by no group: text
+			sc.takeContent(g0 + 1 - ws)
+			return true
 		}
-		if status == groupBare {
-			keep, more := sc.bareIsText(ws, g0, i, end, atStart)
-			if more {
-				return false
-			}
-			if keep {
-				break
-			}
-		}
-		r.groups = append(r.groups, group{
-			span:      Span{sc.base + i, sc.base + end},
-			raw:       b[i:end],
-			first:     first,
-			last:      len(r.items),
-			malformed: status == groupMalformed || status == groupCut,
-			bare:      status == groupBare,
-		})
-		i = end
-		if status == groupCut {
-			break
-		}
+	}
+	i, last, more := sc.groupsAt(ws, g0, p, atStart)
+	if more {
+		return false
 	}
 	if len(r.groups) == 0 { // not a marker: the white space and the bracket are text
 		sc.takeContent(g0 + 1 - ws)
 		return true
+	}
+	r.segs = append(r.segs, segment{last: len(r.groups)})
+	for !last {
+		j, more := connectorAt(lb, i, cut)
+		if more {
+			return false
+		}
+		if j < 0 {
+			break
+		}
+		ng := len(r.groups)
+		e, l, more := sc.groupsAt(i, j, j, false)
+		if more {
+			return false
+		}
+		if len(r.groups) == ng {
+			break
+		}
+		r.segs = append(r.segs, segment{first: ng, last: len(r.groups), conn: b[i:j]})
+		i, last = e, l
+	}
+	r.open, r.close = nil, nil
+	if pw > 0 {
+		cb := b[:min(n, i+maxGroupLen)]
+		e, more := closeAt(cb, i, b[g0:g0+pw], sc.final || i+maxGroupLen <= n)
+		if more {
+			return false
+		}
+		if e < 0 { // parentheses around more than the chain: text
+			sc.takeContent(g0 + 1 - ws)
+			return true
+		}
+		r.open, r.close = b[g0:p], b[i:e]
+		i = e
 	}
 
 	k := i
@@ -517,13 +571,13 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 		next = int(b[k])
 	}
 	r.ws, r.trail = b[ws:g0], b[i:k]
-	if ws == g0 && sc.afterWord() {
+	if ws == g0 && pw == 0 && sc.afterWord() {
 		// Kept, a run glued to a word ("dance[doc:1]") is set apart by a
 		// space: "dance[1]" would read as an index, which a bare number in
 		// that place is (see bareIsText), not as a citation.
 		r.ws = space
 	}
-	if k == i {
+	if k == i && pw == 0 {
 		// Nor is a kept run read as link syntax with what follows it:
 		// "[1](x)" would be a link whose text is the citation (an external
 		// one neutralized to "1 [link: x]", the number lost), "[1][x]" a
@@ -540,18 +594,83 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 	if sc.emitted != sc.base+ws {
 		panic("citations: internal error: run output out of order")
 	}
+	r.kept = r.kept[:0]
 	kept := sc.sink.run(r)
 	sc.emitted = sc.base + k
 	sc.pos = sc.base + k
 	switch {
 	case kept:
 		st.push(r.ws)
-		st.push(keptMark)
+		st.push(r.open)
+		first := true
+		for x, s := range r.segs {
+			if x < len(r.kept) && !r.kept[x] {
+				continue
+			}
+			if !first {
+				st.push(s.conn)
+			}
+			st.push(keptMark)
+			first = false
+		}
+		st.push(r.close)
 		st.push(r.trail)
 	case r.sep != "":
 		st.push([]byte(r.sep))
 	}
 	return true
+}
+
+// groupsAt scans the adjacent groups from b[i] into sc.r, and returns the
+// offset after them and whether the chain ends with them (a group cut off).
+// The groups belong to a chain whose white space starts at b[ws] and whose
+// first bracket (or parenthesis) is b[g0]; atStart says the chain starts a
+// line.
+func (sc *scanner) groupsAt(ws, g0, i int, atStart bool) (end int, last, more bool) {
+	b := sc.buf
+	n := len(b)
+	r := &sc.r
+	for {
+		if i == n {
+			if !sc.final {
+				return 0, false, true
+			}
+			return i, false, false
+		}
+		if !opener(b[i]) {
+			return i, false, false
+		}
+		first := len(r.items)
+		status, end, items := parseGroup(b, i, sc.final, r.items)
+		r.items = items
+		if status == groupMore {
+			return 0, false, true
+		}
+		if status == groupNone {
+			return i, false, false
+		}
+		if status == groupBare {
+			keep, more := sc.bareIsText(ws, g0, i, end, atStart)
+			if more {
+				return 0, false, true
+			}
+			if keep {
+				return i, false, false
+			}
+		}
+		r.groups = append(r.groups, group{
+			span:      Span{sc.base + i, sc.base + end},
+			raw:       b[i:end],
+			first:     first,
+			last:      len(r.items),
+			malformed: status == groupMalformed || status == groupCut,
+			bare:      status == groupBare,
+		})
+		i = end
+		if status == groupCut {
+			return i, true, false
+		}
+	}
 }
 
 // bareIsText reports whether the bracketed number b[i:end] is Markdown or

@@ -12,15 +12,18 @@ package citations
 // smaller index would renumber citations already shown.
 //
 // Output is held back only while it is undecided: a marker group that may
-// still be forming (at most 256 bytes on one line), white space that would
+// still be forming (at most 256 bytes on one line), a chain of groups joined
+// by connectors or in parentheses until it ends (about 1.5 KB at most: see
+// [Render] for what goes with a dropped marker), white space that would
 // be removed together with a dropped marker, the start of a line until its
 // block structure is known, the content of a code span that has not been
 // closed yet (such a span may turn out not to be one), and a link or image
 // until it is complete (see [Render]; at most 4 KB).
 //
 // References may be registered while the stream runs, as tool calls do. A
-// marker is resolved against the registry when the stream reaches the byte
-// after it. A marker whose reference is registered only later is dropped as
+// marker is resolved against the registry when the stream reaches the end
+// of its chain: the byte after it, or after the connectors and markers
+// joined to it. A marker whose reference is registered only later is dropped as
 // unregistered: the model cannot have been given a passage that did not
 // exist yet. So the equality above holds whenever every cited reference was
 // registered before the model wrote its marker, which is always the case for
@@ -141,21 +144,19 @@ func (s *Stream) output(p []byte) {
 
 func (s *Stream) text(p []byte, code bool) { s.links.feed(p, code, s.put) }
 
-func (s *Stream) run(r *run) bool {
-	idx := s.led.resolve(r)
-	if len(idx) == 0 {
-		if r.sep != "" {
-			s.write([]byte(r.sep))
-		}
-		return false
+func (s *Stream) run(r *run) bool { return s.led.render(r, s) }
+
+func (s *Stream) runText(p []byte) {
+	if len(p) > 0 {
+		s.write(p)
 	}
-	s.write(r.ws)
+}
+
+func (s *Stream) runCite(idx []int) {
 	s.nums = s.nums[:0]
 	for _, n := range idx {
 		s.nums = append(s.nums, s.led.pos[n]+1)
 	}
 	var buf [64]byte
 	s.write(appendCitations(buf[:0], s.nums))
-	s.write(r.trail)
-	return true
 }

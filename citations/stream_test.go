@@ -35,6 +35,8 @@ var trickyTexts = []string{
 	"   \t  \n\n[doc:1]   \n\n   ",
 	"glued dance[doc:1], x_[doc:2] [see][doc:3] arr[2] é[doc:1]\n",
 	"[doc:1](x) [doc:2][y] [doc:3](http://a.example/) [doc:9](z)\n[doc:1]: x\n[doc:9]: y\n",
+	"in [doc:1] and [doc:9]. [doc:9], [doc:2], and [doc:8] agree ([doc:9]) (see [doc:3]; [doc:9])\n",
+	"([doc:9]) x\n东京（[doc:9]、【doc:1】）。 a [doc:9] as well as [5]([doc:2] & [doc:9] or\n",
 	"",
 }
 
@@ -99,7 +101,7 @@ func TestStreamHoldsBackOnlyUndecidedText(t *testing.T) {
 		{
 			name:   "partial bare number is held",
 			deltas: []string{"see [", "12", "] and [3", "](x)."},
-			want:   []string{"see", "", " and", " [3](x).", ""},
+			want:   []string{"see", "", "", " and [3](x).", ""}, // " and" may join [12] to a citation
 		},
 		{
 			name:   "partial look-alike is held",
@@ -222,5 +224,32 @@ func TestStreamCloseTwice(t *testing.T) {
 	}
 	if !strings.Contains(out, "Sources cited in this answer:") {
 		t.Errorf("output %q", out)
+	}
+}
+
+// TestStreamHoldsChainsBounded: a chain of markers joined by connectors is
+// held back while undecided, but never more than maxChainLen and one group
+// and parenthesis beyond it, however long the chain goes on.
+func TestStreamHoldsChainsBounded(t *testing.T) {
+	reg := testRegistry(t, 3)
+	for _, text := range []string{
+		"x [doc:1]" + strings.Repeat(", [doc:9] and [doc:2]", 300) + ".\n",
+		"x ([doc:1]" + strings.Repeat("; see [doc:9]", 300) + ")\n",
+		"x [doc:1]" + strings.Repeat(" and [doc:9]", 30) + strings.Repeat(" and", 300) + "\n",
+	} {
+		s := NewStream(reg)
+		var out strings.Builder
+		held := 0
+		for i := range len(text) {
+			out.WriteString(s.Feed(text[i : i+1]))
+			held = max(held, s.sc.end()-s.sc.emitted)
+		}
+		out.WriteString(s.Close())
+		if limit := maxChainLen + 2*maxGroupLen; held > limit {
+			t.Errorf("held back %d bytes of %q…, want at most %d", held, text[:20], limit)
+		}
+		if want := Render(text, reg, Options{Order: ByAppearance}).Markdown(); out.String() != want {
+			t.Errorf("streamed %q…:\n got %q\nwant %q", text[:20], out.String(), want)
+		}
 	}
 }
