@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cite-rag/cite/internal/jsonkeys"
 	"github.com/cite-rag/cite/provider"
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -216,7 +217,9 @@ func (s *ToolSpec) parseArgs(raw string) (map[string]any, error) {
 	if args == nil {
 		return nil, errors.New("the arguments must be a JSON object, not null")
 	}
-	if key, ok := duplicateKey(raw); ok {
+	// encoding/json would keep the last of a key given twice, and the
+	// model would not learn that its first value was dropped.
+	if key, dup := jsonkeys.Duplicate([]byte(raw)); dup {
 		return nil, fmt.Errorf("the arguments give %q twice; give each argument once", key)
 	}
 	// jsonschema validates float64 numbers.
@@ -225,59 +228,6 @@ func (s *ToolSpec) parseArgs(raw string) (map[string]any, error) {
 		return nil, fmt.Errorf("invalid arguments: %s", schemaMessage(err))
 	}
 	return inst, nil
-}
-
-// duplicateKey returns the first key that appears twice in one object of
-// raw, a valid JSON value, with its path ("filter.path", "items[0].k"):
-// encoding/json would keep the last, and the model would not learn that
-// its first value was dropped.
-func duplicateKey(raw string) (string, bool) {
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	key, _ := walkKeys(dec, "")
-	return key, key != ""
-}
-
-// walkKeys reads one JSON value from dec and returns the path of the first
-// key repeated within one of its objects, or "".
-func walkKeys(dec *json.Decoder, path string) (string, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", err
-	}
-	switch tok {
-	case json.Delim('{'):
-		seen := map[string]bool{}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return "", err
-			}
-			k, _ := tok.(string)
-			name := k
-			if path != "" {
-				name = path + "." + k
-			}
-			if seen[k] {
-				return name, nil
-			}
-			seen[k] = true
-			if dup, err := walkKeys(dec, name); dup != "" || err != nil {
-				return dup, err
-			}
-		}
-		_, err = dec.Token()
-		return "", err
-	case json.Delim('['):
-		for i := 0; dec.More(); i++ {
-			if dup, err := walkKeys(dec, fmt.Sprintf("%s[%d]", path, i)); dup != "" || err != nil {
-				return dup, err
-			}
-		}
-		_, err = dec.Token()
-		return "", err
-	}
-	return "", nil
 }
 
 // maxValueShown bounds the bytes of a wrong argument's value an error

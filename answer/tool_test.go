@@ -3,6 +3,8 @@ package answer
 import (
 	"strings"
 	"testing"
+
+	"github.com/cite-rag/cite/internal/jsonkeys"
 )
 
 // TestArgumentErrors: a tool call's arguments that break its schema get an
@@ -57,27 +59,6 @@ func TestArgumentErrors(t *testing.T) {
 	}
 }
 
-// TestDuplicateKey: the first key given twice in one object, at any depth,
-// named by its path; the same key in two objects is not twice.
-func TestDuplicateKey(t *testing.T) {
-	for _, tc := range []struct{ raw, want string }{
-		{`{"a":1,"b":2}`, ""},
-		{`{"a":1,"a":2}`, "a"},
-		{`{"a":{"b":1},"c":{"b":2}}`, ""},
-		{`{"a":{"b":1,"b":2}}`, "a.b"},
-		{`{"a":[{"k":1},{"k":2,"k":3}]}`, "a[1].k"},
-		{`{"a":[[{"x":1,"x":1}]]}`, "a[0][0].x"},
-		{`{"\u0061":1,"a":2}`, "a"},
-		{`{"a":"a","b":"a"}`, ""},
-		{`{}`, ""},
-	} {
-		got, ok := duplicateKey(tc.raw)
-		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("%s: %q %v, want %q", tc.raw, got, ok, tc.want)
-		}
-	}
-}
-
 // FuzzParseArgs: whatever a model sends as a tool's arguments is refused
 // with an error or accepted as an object the schema validates, never
 // with a key given twice, and never panics. Seeds in
@@ -92,7 +73,7 @@ func FuzzParseArgs(f *testing.F) {
 		f.Fatal(err)
 	}
 	spec, _ := tb.Get("search_data_sources")
-	for _, s := range []string{`{"query":"x"}`, `{"query":"x","query":"y"}`, `{"query":"x","k":3}`, ``, `null`, `[]`, `{"query":"x"} {}`} {
+	for _, s := range []string{`{"query":"x"}`, `{"query":"x","query":"y"}`, `{"query":"x","":1,"":2}`, `{"query":"x","k":3}`, ``, `null`, `[]`, `{"query":"x"} {}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -106,7 +87,7 @@ func FuzzParseArgs(f *testing.F) {
 		if args == nil {
 			t.Fatalf("%q: no arguments and no error", raw)
 		}
-		if key, dup := duplicateKey(strings.TrimSpace(raw)); dup {
+		if key, dup := jsonkeys.Duplicate([]byte(raw)); dup {
 			t.Errorf("%q: accepted with %q twice", raw, key)
 		}
 		if _, ok := args["query"].(string); !ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
 	"github.com/cite-rag/cite/index/session"
+	"github.com/cite-rag/cite/internal/jsonkeys"
 	"github.com/cite-rag/cite/search"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -271,8 +272,9 @@ func addTool[In, Out any](srv *mcp.Server, t *mcp.Tool, h func(context.Context, 
 }
 
 // decodeArgs decodes a tool's arguments into v, checked against their
-// schema: an object (none is {}), each argument of its JSON type, no
-// argument v does not have, the required ones present.
+// schema: an object (none is {}), no key given twice in one object, each
+// argument of its JSON type, no argument v does not have, the required
+// ones present.
 func decodeArgs(data json.RawMessage, schema *jsonschema.Resolved, v any) error {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || string(data) == "null" {
@@ -280,6 +282,12 @@ func decodeArgs(data json.RawMessage, schema *jsonschema.Resolved, v any) error 
 	}
 	if data[0] != '{' {
 		return errors.New("the arguments must be a JSON object")
+	}
+	// encoding/json keeps the last of a key given twice, and the agent
+	// would not learn that its first value was dropped: refused as the
+	// model tool loop refuses it (package answer).
+	if key, dup := jsonkeys.Duplicate(data); dup {
+		return fmt.Errorf("the arguments give %q twice; give each argument once", key)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -401,3 +401,80 @@ func TestMCPErrorsHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPDuplicateKeys: tool arguments that give a key twice (the go-sdk
+// would keep the last) are refused with a tool error naming the key, over
+// HTTP (/mcp) and over stdio (cite mcp), as the model tool loop refuses
+// them.
+func TestMCPDuplicateKeys(t *testing.T) {
+	tests := []struct{ tool, args, key string }{
+		{"search_data_sources", `{"query":"waggle dance","query":"tax law"}`, "query"},
+		{"search_data_sources", `{"query":"bees","k":1,"sources":["a"],"k":20}`, "k"},
+		{"read_document", `{"document_id":"x","start":0,"start":1}`, "start"},
+	}
+	want := func(key string) string {
+		return fmt.Sprintf("the arguments give %q twice; give each argument once", key)
+	}
+	t.Run("http", func(t *testing.T) {
+		ts, _ := start(t, nil, server.Config{})
+		cs := connectMCP(t, ts.URL)
+		for _, tc := range tests {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(res)
+			if !res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != want(tc.key) {
+				t.Errorf("%s %s: %s, want the error %q", tc.tool, tc.args, b, want(tc.key))
+			}
+		}
+		// The same arguments once each are answered.
+		if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_data_sources", Arguments: json.RawMessage(`{"query":"waggle dance","k":1}`)}); err != nil || res.IsError {
+			t.Errorf("%v %+v", err, res)
+		}
+	})
+	t.Run("stdio", func(t *testing.T) {
+		ctx := t.Context()
+		st, err := index.Open(ctx, t.TempDir(), index.Options{Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		s, err := search.Open(ctx, st, search.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := []string{
+			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		}
+		for i, tc := range tests {
+			lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, i+1, tc.tool, tc.args))
+		}
+		var out bytes.Buffer
+		if err := server.ServeMCPStdio(ctx, server.MCP(server.Deps{Store: st, Searcher: s}, "test"), strings.NewReader(strings.Join(lines, "\n")+"\n"), &out, server.StdioOptions{Logger: slog.New(slog.DiscardHandler)}); err != nil {
+			t.Fatal(err)
+		}
+		got := map[float64]string{}
+		for line := range strings.Lines(out.String()) {
+			var r struct {
+				ID     float64
+				Result struct {
+					IsError bool
+					Content []struct{ Text string }
+				}
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			if r.Result.IsError && len(r.Result.Content) == 1 {
+				got[r.ID] = r.Result.Content[0].Text
+			}
+		}
+		for i, tc := range tests {
+			if g := got[float64(i+1)]; g != want(tc.key) {
+				t.Errorf("%s %s: %q, want the error %q\n%s", tc.tool, tc.args, g, want(tc.key), out.String())
+			}
+		}
+	})
+}

@@ -1,13 +1,14 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
 	"strings"
+
+	"github.com/cite-rag/cite/internal/jsonkeys"
 )
 
 // jsonError words an error of decoding a JSON object (what: "the body",
@@ -80,66 +81,45 @@ func jsonGot(v string) string {
 // ignored: encoding/json would take the last of repeated fields, and
 // match names case-insensitively.
 func checkFields(data []byte, t reflect.Type) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	return walkFields(dec, t, "")
+	err := jsonkeys.Walk(data, fieldCase{t})
+	if de, ok := err.(*jsonkeys.DuplicateError); ok {
+		return fmt.Errorf("field %q appears twice", de.Path)
+	}
+	return err
 }
 
-func walkFields(dec *json.Decoder, t reflect.Type, path string) error {
+// fieldCase is the [jsonkeys.Visitor] of a value that decodes into t (nil:
+// not known): it refuses a key that names a field of a struct only when
+// case is ignored.
+type fieldCase struct{ t reflect.Type }
+
+func (v fieldCase) Key(obj, key string) (jsonkeys.Visitor, error) {
+	t := v.t
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		return err
+	switch {
+	case t != nil && t.Kind() == reflect.Struct:
+		f, want, ok := structField(t, key)
+		if ok && want != key {
+			return nil, fmt.Errorf("field %q: field names are case-sensitive: %q", joinPath(obj, key), joinPath(obj, want))
+		}
+		return fieldCase{f}, nil
+	case t != nil && t.Kind() == reflect.Map:
+		return fieldCase{t.Elem()}, nil
 	}
-	switch tok {
-	case json.Delim('{'):
-		seen := map[string]bool{}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			key, _ := tok.(string)
-			name := key
-			if path != "" {
-				name = path + "." + key
-			}
-			if seen[key] {
-				return fmt.Errorf("field %q appears twice", name)
-			}
-			seen[key] = true
-			var ft reflect.Type
-			if t != nil && t.Kind() == reflect.Struct {
-				f, want, ok := structField(t, key)
-				if ok && want != key {
-					return fmt.Errorf("field %q: field names are case-sensitive: %q", name, joinPath(path, want))
-				}
-				ft = f
-			} else if t != nil && t.Kind() == reflect.Map {
-				ft = t.Elem()
-			}
-			if err := walkFields(dec, ft, name); err != nil {
-				return err
-			}
-		}
-		_, err = dec.Token()
-		return err
-	case json.Delim('['):
-		var et reflect.Type
-		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-			et = t.Elem()
-		}
-		for i := 0; dec.More(); i++ {
-			if err := walkFields(dec, et, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-		_, err = dec.Token()
-		return err
+	return fieldCase{}, nil
+}
+
+func (v fieldCase) Elem() jsonkeys.Visitor {
+	t := v.t
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	return nil
+	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		return fieldCase{t.Elem()}
+	}
+	return fieldCase{}
 }
 
 func joinPath(path, key string) string {
