@@ -11,11 +11,13 @@ import (
 	"github.com/cite-rag/cite/index/analysis"
 )
 
-// toSchema6 returns the statements that turn a schema-7 index back into
-// schema 6: the FTS4 table of the chunks' terms (left empty) and its
-// trigger.
+// toSchema6 returns the statements that turn a schema-9 index back into
+// schema 6: no stop reason of session turns (schema 9), the FTS4 table of
+// the chunks' terms (left empty) and its trigger. (Schema 8's index is
+// created if missing.)
 func toSchema6() []string {
 	return []string{
+		`ALTER TABLE session_turns DROP COLUMN stop_reason`,
 		`DROP TRIGGER chunks_delete`,
 		`CREATE VIRTUAL TABLE chunks_fts USING fts4(terms, tokenize=simple)`,
 		`CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunks_fts WHERE docid = old.rowid; INSERT OR REPLACE INTO fts_deleted SELECT old.rowid, coalesce(max(id), 0) FROM fts_segments; END`,

@@ -80,7 +80,7 @@ func TestRepairUndecodableRows(t *testing.T) {
 			}
 			putTexts(t, st, e, "/a.txt", "honeybee colony ", "queen and workers ", "waggle dance")
 			putTexts(t, st, e, "/b.txt", "honeybee comb ", "of wax")
-			if _, err := st.db.ExecContext(ctx, `INSERT INTO sessions VALUES ('s1', 1); INSERT INTO session_turns VALUES ('s1', 1, 'q', 'a', '[]', 1)`); err != nil {
+			if _, err := st.db.ExecContext(ctx, `INSERT INTO sessions VALUES ('s1', 1); INSERT INTO session_turns (session_id, seq, question, answer, refs, created_at) VALUES ('s1', 1, 'q', 'a', '[]', 1)`); err != nil {
 				t.Fatal(err)
 			}
 			conn, err := st.db.Conn(ctx)

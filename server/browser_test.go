@@ -190,7 +190,7 @@ func TestBrowser(t *testing.T) {
 // answer is missing because the model still asked for tool calls once it
 // could make no more, and when the model's output limit cut it short; a
 // whole answer gets no warning. Before, the page showed an empty answer,
-// or a cut one, and nothing else.
+// or a cut one, and nothing else. Reloaded, it shows the same warnings.
 func TestBrowserCutShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
@@ -244,6 +244,20 @@ func TestBrowserCutShort(t *testing.T) {
 	}
 	if answer1 != "" || !strings.Contains(answer2, "and then") {
 		t.Errorf("answers %q and %q", answer1, answer2)
+	}
+	// Reloaded, the page shows the session's turns with the same warnings
+	// (it showed none: the session kept no stop reason).
+	var reloaded []string
+	err = chromedp.Run(ctx,
+		chromedp.Reload(),
+		chromedp.WaitVisible(`#t3[data-done="true"]`, chromedp.ByQuery),
+		chromedp.Evaluate(warnings, &reloaded),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(reloaded, want) {
+		t.Errorf("warnings after a reload %q, want %q", reloaded, want)
 	}
 	dir := os.Getenv("CITE_SCREENSHOT_DIR")
 	if dir == "" {

@@ -172,7 +172,7 @@ func (s *Server) withSession(w http.ResponseWriter, r *http.Request, id string, 
 // the answer was given.
 func (s *Server) record(r *http.Request, id, question string, res *answer.Result) {
 	refs, _ := json.Marshal(nonNil(res.References))
-	if err := s.sessions.AppendTurn(r.Context(), id, session.Turn{Question: question, Answer: res.Text, References: refs}); err != nil {
+	if err := s.sessions.AppendTurn(r.Context(), id, session.Turn{Question: question, Answer: res.Text, References: refs, StopReason: res.StopReason}); err != nil {
 		s.log.Error("session turn not recorded", "session", id, "err", err)
 	}
 }

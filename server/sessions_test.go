@@ -262,3 +262,36 @@ func TestSessionHistory(t *testing.T) {
 		t.Errorf("question outside the session: the model got %q, want %q", got, want[2:])
 	}
 }
+
+// TestSessionStopReason: a session keeps why each answer stopped, streamed
+// or not, and GET /v1/sessions/{id} gives it with the turn, so that a chat
+// page reloaded still says which answer was cut short.
+func TestSessionStopReason(t *testing.T) {
+	srv := modeltest.NewServer(t, modeltest.Script{Turns: []modeltest.Turn{
+		{Text: []string{"Foragers dance [doc:1] and then"}, Finish: "length"},
+		{Text: []string{"Their sisters follow [doc:1]."}},
+	}})
+	m, _ := provider.NewChatModel("openai:m", provider.Config{OpenAIBaseURL: srv.OpenAIBaseURL()})
+	ts, _ := start(t, m, server.Config{Token: testToken})
+	id := newSession(t, ts.URL)
+	resp, out := do(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"how do bees find flowers","session_id":"`+id+`"}`,
+		"Authorization", "Bearer "+testToken, "Accept", "text/event-stream")
+	if resp.StatusCode != 200 || !strings.Contains(out, `"stop_reason":"length"`) {
+		t.Fatalf("streamed ask: %d %s", resp.StatusCode, out)
+	}
+	if code, out := doAuth(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"and then?","session_id":"`+id+`"}`); code != 200 {
+		t.Fatalf("ask: %d %s", code, out)
+	}
+	code, out := doAuth(t, "GET", ts.URL+"/v1/sessions/"+id, "", "")
+	var got struct {
+		Turns []map[string]any `json:"turns"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 200 || err != nil || len(got.Turns) != 2 {
+		t.Fatalf("GET session: %d %s %v", code, out, err)
+	}
+	for i, want := range []string{"length", "stop"} {
+		if r, ok := got.Turns[i]["stop_reason"]; !ok || r != want {
+			t.Errorf("turn %d: stop_reason %v, want %q", i+1, r, want)
+		}
+	}
+}

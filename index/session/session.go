@@ -65,7 +65,12 @@ type Turn struct {
 	// References are the answer's references as JSON (an array), stored as
 	// given.
 	References json.RawMessage `json:"references"`
-	CreatedAt  time.Time       `json:"created_at"`
+	// StopReason is why the model stopped answering, as the answer gave it:
+	// "stop"; "length" or "content_filter" when the answer was cut short
+	// (see provider.ChatResponse). "" for turns recorded before cite kept
+	// it (schema 9).
+	StopReason string    `json:"stop_reason"`
+	CreatedAt  time.Time `json:"created_at"`
 }
 
 // ErrLimit is the error of a session or an upload beyond a limit of
@@ -237,7 +242,7 @@ func (s *Store) Get(ctx context.Context, id string) (Session, error) {
 		return sess, fmt.Errorf("session %q: %w", trimID(id), err)
 	}
 	sess.CreatedAt = time.Unix(0, created)
-	rows, err := s.db.QueryContext(ctx, `SELECT question, answer, refs, created_at FROM session_turns WHERE session_id = ? ORDER BY seq`, id)
+	rows, err := s.db.QueryContext(ctx, `SELECT question, answer, refs, stop_reason, created_at FROM session_turns WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return sess, fmt.Errorf("session %q: %w", trimID(id), err)
 	}
@@ -245,7 +250,7 @@ func (s *Store) Get(ctx context.Context, id string) (Session, error) {
 	for rows.Next() {
 		var t Turn
 		var refs string
-		if err := rows.Scan(&t.Question, &t.Answer, &refs, &created); err != nil {
+		if err := rows.Scan(&t.Question, &t.Answer, &refs, &t.StopReason, &created); err != nil {
 			return sess, fmt.Errorf("session %q: %w", trimID(id), err)
 		}
 		t.References, t.CreatedAt = json.RawMessage(refs), time.Unix(0, created)
@@ -273,9 +278,9 @@ func (s *Store) AppendTurn(ctx context.Context, id string, t Turn) error {
 			return index.ErrNotFound
 		}
 		_, err := tx.ExecContext(ctx, `
-			INSERT INTO session_turns (session_id, seq, question, answer, refs, created_at)
-			VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM session_turns WHERE session_id = ?), ?, ?, ?, ?)`,
-			id, id, t.Question, t.Answer, refs, s.cfg.Now().UnixNano())
+			INSERT INTO session_turns (session_id, seq, question, answer, refs, stop_reason, created_at)
+			VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM session_turns WHERE session_id = ?), ?, ?, ?, ?, ?)`,
+			id, id, t.Question, t.Answer, refs, t.StopReason, s.cfg.Now().UnixNano())
 		return err
 	})
 	if err != nil {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cite-rag/cite/index"
+	"github.com/cite-rag/cite/index/internal/tables"
 	"github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/ingest"
 )
@@ -98,6 +100,48 @@ func TestSessions(t *testing.T) {
 	}
 	if _, err := s.Get(ctx, "nosuch"); !errors.Is(err, index.ErrNotFound) {
 		t.Errorf("unknown session: %v", err)
+	}
+}
+
+// TestStopReason: a turn keeps why its answer stopped, and a session store
+// of schema 8, whose turns have no stop reason, opens with its turns (their
+// stop reason "") and takes new turns with one.
+func TestStopReason(t *testing.T) {
+	ctx := t.Context()
+	st, dir := openIndex(t)
+	s := session.New(st, session.Config{})
+	sess, _ := s.Create(ctx)
+	if err := s.AppendTurn(ctx, sess.ID, session.Turn{Question: "q", Answer: "cut", StopReason: "length"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, sess.ID); err != nil || len(got.Turns) != 1 || got.Turns[0].StopReason != "length" {
+		t.Fatalf("%+v %v", got, err)
+	}
+
+	// Back to schema 8: no stop_reason column.
+	db, _ := st.Tables(tables.Key{})
+	for _, q := range []string{`ALTER TABLE session_turns DROP COLUMN stop_reason`, `PRAGMA user_version = 8`} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	st.Close()
+	st, err := index.Open(ctx, dir, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s = session.New(st, session.Config{})
+	if err := s.AppendTurn(ctx, sess.ID, session.Turn{Question: "q2", Answer: "whole", StopReason: "stop"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, sess.ID)
+	if err != nil || len(got.Turns) != 2 || got.Turns[0].Answer != "cut" || got.Turns[0].StopReason != "" || got.Turns[1].StopReason != "stop" {
+		t.Fatalf("after the upgrade: %+v %v", got, err)
+	}
+	b, _ := json.Marshal(got.Turns[1])
+	if !strings.Contains(string(b), `"stop_reason":"stop"`) {
+		t.Errorf("turn as JSON: %s", b)
 	}
 }
 

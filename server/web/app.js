@@ -37,6 +37,7 @@ async function restoreSession() {
     const turn = newTurn(t.question);
     turn.refs.add(t.references || []);
     turn.text(t.answer);
+    turn.warn(stopNote({ text: t.answer, stop_reason: t.stop_reason }));
     turn.el.dataset.done = "true";
     history.push({ question: t.question, answer: t.answer });
   }
