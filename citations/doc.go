@@ -111,7 +111,9 @@
 // [doc:9])" becomes "([1])" and "x ([doc:9])." becomes "x."; a dropped
 // marker between two kept ones takes the connector before it ("[doc:1],
 // [doc:9] and [doc:2]" becomes "[1] and [2]"). The model's other words
-// stay: "cats [doc:9] and dogs" keeps its "and". Where removing one would change
+// stay: "cats [doc:9] and dogs" keeps its "and". Punctuation stays once: a
+// chain dropped between two of the same mark takes the one after it
+// ("Paris, [doc:9], is" becomes "Paris, is"). Where removing one would change
 // the Markdown structure around it (at a line start before a list marker, or
 // between two backticks) a zero-width space (U+200B) takes its place; where
 // the text around it would join into a new group ("[d[doc:9]oc:1]"), the

@@ -472,6 +472,14 @@ func TestRenderConnectors(t *testing.T) {
 		{name: "full-width comma", text: "东京【doc:9】，【doc:1】。", want: "东京[1]。"},
 		{name: "bare number in parentheses", text: "it is ([5]).", want: "it is.", drops: []string{"[5]:bare"}},
 		{name: "bare number joined", text: "in [doc:1] and [5].", want: "in [1].", drops: []string{"[5]:bare"}},
+		{name: "parentheses between backticks", text: "a``([doc:9])`b", want: "a``\u200b`b"},
+		// Punctuation stays once.
+		{name: "between commas", text: "Paris, [doc:9], is big.", want: "Paris, is big."},
+		{name: "between periods", text: "Paris [doc:1]. [doc:9]. Next", want: "Paris [1]. Next"},
+		{name: "parentheses between commas", text: "Paris, ([doc:9]), is big.", want: "Paris, is big."},
+		{name: "between ellipses", text: "wait... [doc:9]... x", want: "wait...... x"},
+		{name: "between different marks", text: "a, [doc:9]. b", want: "a,. b"},
+		{name: "kept between commas", text: "Paris, [doc:1], is big.", want: "Paris, [1], is big."},
 		// Left alone: prose, and parentheses around more than citations.
 		{name: "and before prose", text: "cats [doc:9] and dogs [doc:1].", want: "cats and dogs [1]."},
 		{name: "and then prose", text: "in [doc:1] and [doc:9] and more.", want: "in [1] and more."},

@@ -553,6 +553,9 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 			sc.takeContent(g0 + 1 - ws)
 			return true
 		}
+		if e == n && !sc.final { // what follows decides the separator
+			return false
+		}
 		r.open, r.close = b[g0:p], b[i:e]
 		i = e
 	}
@@ -590,12 +593,29 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 			r.trail = []byte(zwsp)
 		}
 	}
-	r.sep = sc.separator(atStart, next)
+	// Dropped between two of the same punctuation mark ("Paris, [doc:9],
+	// is"), the chain takes the one after it, so that the mark is not
+	// doubled.
+	skip, more := sc.doubledPunct(atStart, k)
+	if more {
+		return false
+	}
+	sepNext := next
+	if skip > 0 {
+		sepNext = -1
+		if k+skip < n {
+			sepNext = int(b[k+skip])
+		}
+	}
+	r.sep = sc.separator(atStart, sepNext)
 	if sc.emitted != sc.base+ws {
 		panic("citations: internal error: run output out of order")
 	}
 	r.kept = r.kept[:0]
 	kept := sc.sink.run(r)
+	if !kept {
+		k += skip
+	}
 	sc.emitted = sc.base + k
 	sc.pos = sc.base + k
 	switch {
@@ -619,6 +639,38 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 		st.push([]byte(r.sep))
 	}
 	return true
+}
+
+// doubledPunct returns 1 if the byte at b[k], right after a chain, is a
+// punctuation mark that also ends the output before the chain, alone on
+// both sides (not "..."), so that removing the chain would double it; 0
+// otherwise. more reports that the byte after the mark is not known yet.
+func (sc *scanner) doubledPunct(atStart bool, k int) (skip int, more bool) {
+	b := sc.buf
+	if atStart || k >= len(b) || !sentencePunct(b[k]) {
+		return 0, false
+	}
+	t := sc.st.lastContent()
+	if len(t) == 0 || t[len(t)-1] != b[k] || len(t) > 1 && t[len(t)-2] == b[k] {
+		return 0, false
+	}
+	if k+1 == len(b) {
+		return 0, !sc.final
+	}
+	if b[k+1] == b[k] {
+		return 0, false
+	}
+	return 1, false
+}
+
+// sentencePunct reports whether c is a mark of sentence punctuation that a
+// dropped citation between two of them would leave doubled.
+func sentencePunct(c byte) bool {
+	switch c {
+	case ',', ';', ':', '.', '!', '?':
+		return true
+	}
+	return false
 }
 
 // groupsAt scans the adjacent groups from b[i] into sc.r, and returns the

@@ -36,7 +36,7 @@ var trickyTexts = []string{
 	"glued dance[doc:1], x_[doc:2] [see][doc:3] arr[2] é[doc:1]\n",
 	"[doc:1](x) [doc:2][y] [doc:3](http://a.example/) [doc:9](z)\n[doc:1]: x\n[doc:9]: y\n",
 	"in [doc:1] and [doc:9]. [doc:9], [doc:2], and [doc:8] agree ([doc:9]) (see [doc:3]; [doc:9])\n",
-	"([doc:9]) x\n东京（[doc:9]、【doc:1】）。 a [doc:9] as well as [5]([doc:2] & [doc:9] or\n",
+	"Paris, [doc:9], is; [doc:9];; so [doc:1]. [doc:9].\n([doc:9]) x\n东京（[doc:9]、【doc:1】）。 a [doc:9] as well as [5]([doc:2] & [doc:9] or\n",
 	"",
 }
 
