@@ -97,15 +97,17 @@ type Options struct {
 	// browser saved whole (its stylesheets, scripts and frames), which
 	// NoIgnore walks too.
 	NoIgnore bool
-	// GitExcludesFile is git's global excludes file (core.excludesFile;
-	// [GitExcludesFile] finds it as git does), read, when it exists, in
-	// the folders of a git work tree as git reads it: below the
-	// repository's .git/info/exclude and the .gitignore files, which may
-	// re-include what it ignores; outside a work tree it is not read (as
-	// ripgrep and fd). An absolute path, or one relative to the work
-	// tree's top; "" reads none. Only on the operating system's files
-	// (FS nil), and not with NoIgnore.
-	GitExcludesFile string
+	// GitExcludes, if set, returns git's global excludes file
+	// (core.excludesFile; [GitExcludes] finds it as git does) for the
+	// repository whose git folder is gitDir (an absolute path; "" for a
+	// work tree whose .git cannot be read), read, when it exists, in the
+	// folders of a git work tree as git reads it: below the repository's
+	// .git/info/exclude and the .gitignore files, which may re-include
+	// what it ignores; outside a work tree it is not read (as ripgrep and
+	// fd). It returns an absolute path, or one relative to the work
+	// tree's top; "" reads none. Only on the operating system's files (FS
+	// nil), and not with NoIgnore.
+	GitExcludes func(gitDir string) string
 	// Exclude leaves out the files and folders that match one of these
 	// globs (doublestar's syntax, ** for any number of folders): a glob
 	// with a "/" (or starting "./") is matched against the path from the
@@ -262,7 +264,7 @@ type Indexer struct {
 	// constant, unless a test sets it).
 	batchDelay time.Duration
 	roots      []string // Options.Roots as names in fsys
-	global     string   // git's global excludes file ([filter.global]), on the system's files only
+	global     func(gitDir string) string // git's global excludes file ([filter.global]), on the system's files only
 
 	warnMu sync.Mutex
 	warned map[string]bool // warnings given, by path and text
@@ -310,7 +312,7 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 	if ix.fsys == nil {
 		ix.fsys = osFS{}
 		ix.prefix = "/"
-		ix.global = filepath.ToSlash(opts.GitExcludesFile)
+		ix.global = opts.GitExcludes
 	}
 	for _, x := range opts.Exclude {
 		if err := CheckExclude(x); err != nil {
