@@ -263,7 +263,7 @@ type Indexer struct {
 	// batchDelay is how long a batch waits for more files (batchDelay, the
 	// constant, unless a test sets it).
 	batchDelay time.Duration
-	roots      []string // Options.Roots as names in fsys
+	roots      []string                   // Options.Roots as names in fsys
 	global     func(gitDir string) string // git's global excludes file ([filter.global]), on the system's files only
 
 	warnMu sync.Mutex

@@ -163,7 +163,7 @@ files deleted are kept, and said missing, unless --prune is given.`, true)
 	opts := ingest.Options{
 		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp, Embedder: emb,
 		Readers: documentReaders(pdfOpts), NoIgnore: *noIgnore, Exclude: excludes, PruneIgnored: true,
-		GitExcludes: ingest.GitExcludes(e.getenv),
+		GitExcludes:     ingest.GitExcludes(e.getenv),
 		KeepBoilerplate: *keepBoilerplate,
 		OnWarning: func(p string, err error) {
 			problems = append(problems, problem{index.EscapePath(p), "warning", err.Error()})
