@@ -133,7 +133,9 @@ func (g *gitConfig) read(name string, depth int) {
 			g.value, g.set = e.Value, true
 		case depth >= maxGitIncludeDepth || e.Value == "":
 		case e.Condition == "" || g.holds(e.Condition, name):
-			g.read(g.includePath(e.Value, name), depth+1)
+			if p := g.includePath(e.Value, name); p != "" {
+				g.read(p, depth+1)
+			}
 		}
 	}
 }
@@ -142,6 +144,9 @@ func (g *gitConfig) read(name string, depth int) {
 func (g *gitConfig) includePath(p, from string) string {
 	switch {
 	case strings.HasPrefix(p, "~/"):
+		if g.home == "" {
+			return "" // no home to find it in: none
+		}
 		return filepath.Join(g.home, p[2:])
 	case filepath.IsAbs(p):
 		return p

@@ -97,7 +97,7 @@ func uploadName(name string, documents bool) (string, error) {
 
 // extFilename finds a filename* parameter (RFC 6266, with RFC 5987's
 // charset'language'percent-encoded value) in a Content-Disposition header.
-var extFilename = regexp.MustCompile(`(?i);\s*filename\*\s*=\s*([^;\s"]*)`)
+var extFilename = regexp.MustCompile(`(?i);\s*filename\*\s*=\s*"?([^;\s"]*)"?`)
 
 // partFileName returns the file name a multipart part's sender meant, from
 // its Content-Disposition header cd, which mime.ParseMediaType read as

@@ -23,6 +23,7 @@ var fileNameCases = []struct {
 	{"HTML's escapes only, in a UTF-8 name", `form-data; name="file"; filename="Café%20100%25.md"`, "Café%20100%25.md"},
 	{"filename* UTF-8 wins", `form-data; name="file"; filename="rates.md"; filename*=UTF-8''%E2%82%AC%20rates.md`, "€ rates.md"},
 	{"filename* first", `form-data; name="file"; filename*=utf-8''%E2%82%AC.md; filename="e.md"`, "€.md"},
+	{"filename* quoted", `form-data; name="file"; filename*="UTF-8''a%20b.md"`, "a b.md"},
 	{"filename* with a language", `form-data; name="file"; filename*=UTF-8'en'notes%20v2.md`, "notes v2.md"},
 	{"filename* ISO-8859-1", `form-data; name="file"; filename*=ISO-8859-1''caf%E9.md`, "café.md"},
 	{"filename* of another charset", `form-data; name="file"; filename*=windows-1252''caf%E9.md`, ""},
