@@ -341,6 +341,7 @@ func TestFilter(t *testing.T) {
 	fsys := project()
 	fsys["p/sub/.gitignore"] = file("x.md\n")
 	fsys["linked/.git"] = file("gitdir: /elsewhere/.git/worktrees/linked\n")
+	fsys["elsewhere/.git/worktrees/linked/commondir"] = file("../..\n")
 	fsys["linked/sub/a.md"] = file("# A")
 	for _, tc := range []struct {
 		name    string
@@ -394,7 +395,8 @@ func TestFilter(t *testing.T) {
 		{"below it", Options{}, "p/docs/api", []string{"p/.git/info/exclude",
 			"p/docs/.gitignore", "p/docs/.ignore", "p/.gitignore", "p/.ignore"}},
 		{"not in a work tree", Options{}, "other", nil},
-		{"a linked work tree: its .git is a file", Options{}, "linked/sub", []string{"linked/.gitignore", "linked/.ignore"}},
+		// The repository's info/exclude, in the folder its commondir names.
+		{"a linked work tree: its .git is a file", Options{}, "linked/sub", []string{"elsewhere/.git/info/exclude", "linked/.gitignore", "linked/.ignore"}},
 		{"no-ignore", Options{NoIgnore: true, Exclude: []string{"x"}}, "p/docs", nil},
 	} {
 		t.Run("rule files/"+tc.name, func(t *testing.T) {
