@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -68,11 +69,12 @@ type filter struct {
 	readFiles bool // honour ignore files (not Options.NoIgnore)
 	exclude   []exclusion
 	roots     []string // names in fsys
-	// global is git's global excludes file (core.excludesFile): a name in
-	// fsys if it starts with "/" (the operating system's files, the one
-	// fsys it is read in), else relative to a work tree's top; "" for
-	// none.
-	global string
+	// global returns git's global excludes file (core.excludesFile) of
+	// the repository whose git folder is gitDir (an absolute path, "" for
+	// none): an operating system's path (the one fsys it is read in) if
+	// absolute, else relative to a work tree's top; "" for none. Nil
+	// reads none.
+	global func(gitDir string) string
 	warn   func(name string, err error)
 
 	mu    sync.Mutex
@@ -208,13 +210,14 @@ func (t *tree) baseLevel() *level {
 		return l
 	}
 	above := []string{t.base} // from t.base up, to the work tree's top
-	if top, repo, ok := t.f.workTree(t.base); ok {
+	if wt, ok := t.f.workTree(t.base); ok {
+		top := wt.top
 		t.top = top
-		if name := t.f.globalName(top); name != "" {
+		if name := t.f.globalName(wt); name != "" {
 			l.rules = t.readFile(name, top, ignore.GlobalExclude, l.rules)
 		}
-		if repo {
-			l.rules = t.readFile(join(top, ".git/info/exclude"), top, ignore.InfoExclude, l.rules)
+		if wt.commonDir != "" {
+			l.rules = t.readFile(join(wt.commonDir, "info/exclude"), top, ignore.InfoExclude, l.rules)
 		}
 		for d := t.base; d != top; {
 			d = path.Dir(d)
@@ -228,33 +231,87 @@ func (t *tree) baseLevel() *level {
 }
 
 // globalName returns the name in fsys of git's global excludes file in
-// the work tree whose top is top, "" for none.
-func (f *filter) globalName(top string) string {
-	switch {
-	case f.global == "":
+// the work tree wt, "" for none.
+func (f *filter) globalName(wt workTree) string {
+	if f.global == nil {
 		return ""
-	case strings.HasPrefix(f.global, "/"):
-		if n := path.Clean(f.global); n != "/" {
+	}
+	gitDir := ""
+	if wt.gitDir != "" {
+		gitDir = "/" + strings.TrimPrefix(wt.gitDir, "/")
+		if wt.gitDir == "." {
+			gitDir = "/"
+		}
+	}
+	g := filepath.ToSlash(f.global(gitDir))
+	switch {
+	case g == "":
+		return ""
+	case strings.HasPrefix(g, "/"):
+		if n := path.Clean(g); n != "/" {
 			return n[1:]
 		}
 		return ""
 	}
-	return path.Clean(join(top, f.global))
+	return path.Clean(join(wt.top, g))
 }
 
-// workTree returns the top of the git work tree that folder dir lies in
-// (the nearest folder at or above it holding a .git), and whether its
-// .git is a folder, a repository with an info/exclude (a file is a linked
-// work tree's or a submodule's); ok is false outside a work tree.
-func (f *filter) workTree(dir string) (top string, repo, ok bool) {
+// workTree is a git work tree, as names in fsys.
+type workTree struct {
+	top string // the folder holding .git
+	// gitDir is its git folder: top/.git, or the folder a .git file names
+	// (a linked work tree's, a submodule's); "" if the file names none.
+	gitDir string
+	// commonDir is the git folder that holds the repository's config and
+	// info/exclude: gitDir, or the one its commondir file names (a linked
+	// work tree's); "" when gitDir is.
+	commonDir string
+}
+
+// workTree returns the git work tree that folder dir lies in (the nearest
+// folder at or above it holding a .git); ok is false outside a work tree.
+func (f *filter) workTree(dir string) (wt workTree, ok bool) {
 	for d := dir; ; d = path.Dir(d) {
-		if fi, err := fs.Stat(f.fsys, join(d, ".git")); err == nil {
-			return d, fi.IsDir(), true
+		fi, err := fs.Stat(f.fsys, join(d, ".git"))
+		if err != nil {
+			if d == "." {
+				return workTree{}, false
+			}
+			continue
 		}
-		if d == "." {
-			return "", false, false
+		wt.top = d
+		if fi.IsDir() {
+			wt.gitDir = join(d, ".git")
+		} else if data, err := fs.ReadFile(f.fsys, join(d, ".git")); err == nil && len(data) < 4096 {
+			if g, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:"); ok {
+				wt.gitDir = f.fsysName(d, strings.TrimSpace(g))
+			}
 		}
+		if wt.gitDir == "" {
+			return wt, true
+		}
+		wt.commonDir = wt.gitDir
+		if data, err := fs.ReadFile(f.fsys, join(wt.gitDir, "commondir")); err == nil && len(data) < 4096 {
+			if c := strings.TrimSpace(string(data)); c != "" {
+				wt.commonDir = f.fsysName(wt.gitDir, c)
+			}
+		}
+		return wt, true
 	}
+}
+
+// fsysName returns the name in fsys of p, a path git wrote in a file of
+// folder dir: absolute (an operating system's path, the fsys's root), or
+// relative to dir.
+func (f *filter) fsysName(dir, p string) string {
+	p = filepath.ToSlash(p)
+	if strings.HasPrefix(p, "/") {
+		if n := path.Clean(p); n != "/" {
+			return n[1:]
+		}
+		return "."
+	}
+	return path.Clean(join(dir, p))
 }
 
 // read adds the ignore files of folder dir to rules.
@@ -404,16 +461,17 @@ func (x *Filter) RuleFiles(root string) []string {
 	if err != nil {
 		return nil
 	}
-	top, repo, ok := x.f.workTree(name)
+	wt, ok := x.f.workTree(name)
 	if !ok {
 		return nil
 	}
+	top := wt.top
 	var files []string
-	if g := x.f.globalName(top); g != "" {
+	if g := x.f.globalName(wt); g != "" {
 		files = append(files, x.ix.storedPath(g))
 	}
-	if repo {
-		files = append(files, x.ix.storedPath(join(top, ".git/info/exclude")))
+	if wt.commonDir != "" {
+		files = append(files, x.ix.storedPath(join(wt.commonDir, "info/exclude")))
 	}
 	for d := name; d != top; {
 		d = path.Dir(d)

@@ -181,7 +181,9 @@ func (u unreadableFS) ReadFile(name string) ([]byte, error) {
 }
 
 // TestIgnoredIndexed: documents indexed before their files were ignored are
-// kept and counted, not said to be missing; --prune removes them.
+// kept and counted, not said to be missing, unless PruneIgnored removes
+// them (with or without Prune); documents under no path walked, another
+// path's and another source's, stay.
 func TestIgnoredIndexed(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -193,7 +195,12 @@ func TestIgnoredIndexed(t *testing.T) {
 	}{
 		{"kept", Options{}, []string{"p"}, 2, nil, []string{"p/drafts/a.md", "p/x.log"}},
 		{"kept by a prune of gone files only", Options{Prune: true}, []string{"p"}, 2, []string{"p/gone.md"}, []string{"p/drafts/a.md", "p/x.log"}},
-		{"pruned", Options{Prune: true, PruneIgnored: true}, []string{"p"}, 0, []string{"p/drafts/a.md", "p/gone.md", "p/x.log"}, nil},
+		{"pruned", Options{Prune: true, PruneIgnored: true}, []string{"p"}, 0, []string{"p/drafts/a.md", "p/gone.md", "p/x.log"}, []string{"q/x.log"}},
+		// cite index without --prune: the ignored leave, the gone stay.
+		{"pruned ignored only", Options{PruneIgnored: true}, []string{"p"}, 0, []string{"p/drafts/a.md", "p/x.log"}, []string{"p/gone.md", "q/x.log"}},
+		// Another PATH of the run walks what p's rules leave out.
+		{"a path the path above ignores", Options{PruneIgnored: true}, []string{"p", "p/drafts"}, 0, []string{"p/x.log"}, []string{"p/drafts/a.md", "q/x.log"}},
+		{"another source's stay", Options{Source: "other", PruneIgnored: true}, []string{"p"}, 0, nil, []string{"p/drafts/a.md", "p/x.log"}},
 		{"pruned by exclude", Options{Prune: true, PruneIgnored: true, NoIgnore: true, Exclude: []string{"drafts"}}, []string{"p"}, 0, []string{"p/drafts/a.md", "p/gone.md"}, []string{"p/x.log"}},
 		{"a file named is not ignored", Options{Prune: true, PruneIgnored: true}, []string{"p/x.log"}, 0, nil, []string{"p/x.log"}},
 		{"under a root", Options{Prune: true, Roots: []string{"p"}}, []string{"p/drafts"}, 1, nil, []string{"p/drafts/a.md"}},
@@ -205,13 +212,14 @@ func TestIgnoredIndexed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := newStore(t)
-			fsys := fstest.MapFS{"p/a.md": file("# A"), "p/drafts/a.md": file("# Draft"), "p/x.log": file("log"), "p/gone.md": file("# Gone")}
-			if _, _, err := run(t, st, fsys, Options{}, "p"); err != nil {
+			fsys := fstest.MapFS{"p/a.md": file("# A"), "p/drafts/a.md": file("# Draft"), "p/x.log": file("log"), "p/gone.md": file("# Gone"), "q/x.log": file("log")}
+			if _, _, err := run(t, st, fsys, Options{}, "p", "q"); err != nil {
 				t.Fatal(err)
 			}
 			fsys = maps.Clone(fsys)
 			delete(fsys, "p/gone.md")
 			fsys["p/.gitignore"] = file("drafts/\n*.log\n")
+			fsys[".gitignore"] = file("*.log\n") // q's, and p's: not a path walked
 			stats, events, err := run(t, st, fsys, tc.opts, tc.paths...)
 			if err != nil {
 				t.Fatal(err)
@@ -333,6 +341,7 @@ func TestFilter(t *testing.T) {
 	fsys := project()
 	fsys["p/sub/.gitignore"] = file("x.md\n")
 	fsys["linked/.git"] = file("gitdir: /elsewhere/.git/worktrees/linked\n")
+	fsys["elsewhere/.git/worktrees/linked/commondir"] = file("../..\n")
 	fsys["linked/sub/a.md"] = file("# A")
 	for _, tc := range []struct {
 		name    string
@@ -386,7 +395,8 @@ func TestFilter(t *testing.T) {
 		{"below it", Options{}, "p/docs/api", []string{"p/.git/info/exclude",
 			"p/docs/.gitignore", "p/docs/.ignore", "p/.gitignore", "p/.ignore"}},
 		{"not in a work tree", Options{}, "other", nil},
-		{"a linked work tree: its .git is a file", Options{}, "linked/sub", []string{"linked/.gitignore", "linked/.ignore"}},
+		// The repository's info/exclude, in the folder its commondir names.
+		{"a linked work tree: its .git is a file", Options{}, "linked/sub", []string{"elsewhere/.git/info/exclude", "linked/.gitignore", "linked/.ignore"}},
 		{"no-ignore", Options{NoIgnore: true, Exclude: []string{"x"}}, "p/docs", nil},
 	} {
 		t.Run("rule files/"+tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // TestGitGlobalExcludes: in a git work tree, a walk leaves out what git's
@@ -52,6 +53,53 @@ func TestGitGlobalExcludes(t *testing.T) {
 			"g":          "logs/\n",
 			".gitconfig": "[core]\n\texcludesFile = ~/.gitignore_global\n", // not read
 		}, true, Options{}, []string{"a.md", "b.secret.md", "keep.secret.md", "x.md"}},
+		{"the system's config", false, "", map[string]string{
+			"etc/gitconfig": "[core]\n\texcludesFile = ~/sys\n",
+			"sys":           "logs/\n",
+		}, true, Options{}, []string{"a.md", "b.secret.md", "keep.secret.md", "x.md"}},
+		{"the user's config wins over the system's", false, "", map[string]string{
+			"etc/gitconfig": "[core]\n\texcludesFile = ~/sys\n",
+			"sys":           "logs/\n",
+			".gitconfig":    "[core]\n\texcludesFile = ~/g\n",
+			"g":             "x.md\n",
+		}, true, Options{}, []string{"a.md", "b.secret.md", "keep.secret.md", "logs/l.md"}},
+		{"the repository's config wins over the user's", false, "", map[string]string{
+			".gitconfig":  "[core]\n\texcludesFile = ~/g\n",
+			"g":           "x.md\n",
+			"r":           "logs/\n",
+			"repo-config": "[core]\n\texcludesFile = ~/r\n",
+		}, true, Options{}, []string{"a.md", "b.secret.md", "keep.secret.md", "x.md"}},
+		{"an include, from the including file's folder", false, "", map[string]string{
+			".gitconfig": "[core]\n\texcludesFile = ~/none\n[include]\n\tpath = inc/more\n",
+			"inc/more":   "[core]\n\texcludesFile = ~/g\n",
+			"g":          "logs/\n",
+		}, true, Options{}, []string{"a.md", "b.secret.md", "keep.secret.md", "x.md"}},
+		{"set after an include: wins", false, "", map[string]string{
+			".gitconfig": "[include]\n\tpath = ~/more\n[core]\n\texcludesFile = ~/g\n",
+			"more":       "[core]\n\texcludesFile = ~/none\n",
+			"g":          "logs/\n",
+		}, true, Options{}, []string{"a.md", "b.secret.md", "keep.secret.md", "x.md"}},
+		{"includeIf gitdir that holds", false, "", map[string]string{
+			".gitconfig": "[includeIf \"gitdir:repo/\"]\n\tpath = w.inc\n",
+			"w.inc":      "[core]\n\texcludesFile = ~/g\n",
+			"g":          "logs/\n",
+		}, true, Options{}, []string{"a.md", "b.secret.md", "keep.secret.md", "x.md"}},
+		{"includeIf gitdir/i that holds", false, "", map[string]string{
+			".gitconfig": "[includeIf \"gitdir/i:REPO/\"]\n\tpath = w.inc\n",
+			"w.inc":      "[core]\n\texcludesFile = ~/g\n",
+			"g":          "logs/\n",
+		}, true, Options{}, []string{"a.md", "b.secret.md", "keep.secret.md", "x.md"}},
+		{"includeIf gitdir that does not", false, "", map[string]string{
+			".gitconfig": "[includeIf \"gitdir:~/elsewhere/\"]\n\tpath = w.inc\n",
+			"w.inc":      "[core]\n\texcludesFile = ~/g\n",
+			"g":          "logs/\n",
+		}, true, Options{}, []string{"a.md", "b.secret.md", "keep.secret.md", "logs/l.md", "x.md"}},
+		{"includeIf onbranch", false, "", map[string]string{
+			".gitconfig": "[includeIf \"onbranch:ma*\"]\n\tpath = m.inc\n[includeIf \"onbranch:other\"]\n\tpath = o.inc\n",
+			"m.inc":      "[core]\n\texcludesFile = ~/g\n",
+			"o.inc":      "[core]\n\texcludesFile = ~/none\n",
+			"g":          "logs/\n",
+		}, true, Options{}, []string{"a.md", "b.secret.md", "keep.secret.md", "x.md"}},
 		{"outside a work tree: not read", false, "", map[string]string{".config/git/ignore": "*.secret.md\nlogs/\n"}, false, Options{},
 			[]string{"a.md", "b.secret.md", "keep.secret.md", "logs/l.md", "x.md"}},
 		{"--no-ignore: not read", false, "", map[string]string{".config/git/ignore": "*.secret.md\nlogs/\n"}, true, Options{NoIgnore: true},
@@ -62,6 +110,11 @@ func TestGitGlobalExcludes(t *testing.T) {
 			t.Setenv("HOME", home)
 			t.Setenv("XDG_CONFIG_HOME", "")
 			t.Setenv("GIT_CONFIG_GLOBAL", "") // for git below too: taken as unset
+			t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			if _, ok := tc.home["etc/gitconfig"]; ok {
+				t.Setenv("GIT_CONFIG_NOSYSTEM", "")
+				t.Setenv("GIT_CONFIG_SYSTEM", filepath.Join(home, "etc", "gitconfig"))
+			}
 			if tc.global != "" {
 				t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, tc.global))
 			}
@@ -78,13 +131,24 @@ func TestGitGlobalExcludes(t *testing.T) {
 			if tc.repo {
 				files[".git/info/exclude"] = "# nothing\n"
 				if noGit == nil { // a repository git reads too
-					if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+					if out, err := exec.Command("git", "init", "-q", "-b", "main", dir).CombinedOutput(); err != nil {
 						t.Fatalf("git init: %v: %s", err, out)
 					}
 				}
 			}
+			if c, ok := tc.home["repo-config"]; ok {
+				cfg := filepath.Join(dir, ".git", "config")
+				old, _ := os.ReadFile(cfg) // git init's, if git made it
+				files[".git/config"] = string(old) + c
+			}
+			if tc.repo {
+				if _, err := os.Stat(filepath.Join(dir, ".git", "HEAD")); err != nil {
+					files[".git/HEAD"] = "ref: refs/heads/main\n"
+				}
+			}
 			for base, fs := range map[string]map[string]string{home: tc.home, dir: files} {
 				for rel, text := range fs {
+					text = strings.ReplaceAll(text, "REPO", strings.ToUpper(dir))
 					p := filepath.Join(base, filepath.FromSlash(rel))
 					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 						t.Fatal(err)
@@ -96,7 +160,7 @@ func TestGitGlobalExcludes(t *testing.T) {
 			}
 			var warnings []string
 			opts := tc.opts
-			opts.GitExcludesFile = GitExcludesFile(os.Getenv)
+			opts.GitExcludes = GitExcludes(os.Getenv)
 			opts.OnWarning = func(p string, err error) { warnings = append(warnings, p+": "+err.Error()) }
 			ix, err := New(t.Context(), newStore(t), opts)
 			if err != nil {
@@ -119,7 +183,7 @@ func TestGitGlobalExcludes(t *testing.T) {
 				return
 			}
 			cmd := exec.Command("git", "-C", dir, "ls-files", "--others", "--exclude-standard", "--", ".", ":!rules", ":!.gitignore")
-			cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+			cmd.Env = os.Environ()
 			if tc.global == "" {
 				// Unset for git, which reads none when it is set empty.
 				cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "GIT_CONFIG_GLOBAL=") })
@@ -132,6 +196,45 @@ func TestGitGlobalExcludes(t *testing.T) {
 			slices.Sort(lines)
 			if !slices.Equal(lines, tc.want) {
 				t.Errorf("git ls-files keeps %q, cite %q", lines, got)
+			}
+		})
+	}
+}
+
+// TestLinkedWorkTreeExclude: in a linked work tree (git worktree add) or a
+// submodule, whose .git is a file naming its git folder, the repository's
+// info/exclude is the one of the folder its commondir names, as git reads
+// it; a .git file naming nothing reads none.
+func TestLinkedWorkTreeExclude(t *testing.T) {
+	for _, tc := range []struct {
+		name, gitFile string
+		want          []string
+	}{
+		{"absolute gitdir", "gitdir: /main/.git/worktrees/wt\n", []string{"wt/a.md"}},
+		{"relative gitdir", "gitdir: ../main/.git/worktrees/wt\n", []string{"wt/a.md"}},
+		{"a submodule's, without commondir", "gitdir: ../main/.git/modules/sub\n", []string{"wt/a.md", "wt/x.md"}},
+		{"naming nothing", "not git\n", []string{"wt/a.md", "wt/x.md", "wt/y.md"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				"main/.git/info/exclude":             file("x.md\n"),
+				"main/.git/worktrees/wt/commondir":   file("../..\n"),
+				"main/.git/modules/sub/info/exclude": file("y.md\n"),
+				"wt/.git":                            file(tc.gitFile),
+				"wt/a.md":                            file("# A"),
+				"wt/x.md":                            file("# X"),
+				"wt/y.md":                            file("# Y"),
+			}
+			if tc.name == "absolute gitdir" || tc.name == "relative gitdir" {
+				fsys["wt/y.md"] = file("# Y")
+				tc.want = append(tc.want, "wt/y.md")
+			}
+			_, events, err := run(t, newStore(t), fsys, Options{}, "wt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := indexed(t, events); !slices.Equal(got, tc.want) {
+				t.Errorf("indexed %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -97,15 +97,17 @@ type Options struct {
 	// browser saved whole (its stylesheets, scripts and frames), which
 	// NoIgnore walks too.
 	NoIgnore bool
-	// GitExcludesFile is git's global excludes file (core.excludesFile;
-	// [GitExcludesFile] finds it as git does), read, when it exists, in
-	// the folders of a git work tree as git reads it: below the
-	// repository's .git/info/exclude and the .gitignore files, which may
-	// re-include what it ignores; outside a work tree it is not read (as
-	// ripgrep and fd). An absolute path, or one relative to the work
-	// tree's top; "" reads none. Only on the operating system's files
-	// (FS nil), and not with NoIgnore.
-	GitExcludesFile string
+	// GitExcludes, if set, returns git's global excludes file
+	// (core.excludesFile; [GitExcludes] finds it as git does) for the
+	// repository whose git folder is gitDir (an absolute path; "" for a
+	// work tree whose .git cannot be read), read, when it exists, in the
+	// folders of a git work tree as git reads it: below the repository's
+	// .git/info/exclude and the .gitignore files, which may re-include
+	// what it ignores; outside a work tree it is not read (as ripgrep and
+	// fd). It returns an absolute path, or one relative to the work
+	// tree's top; "" reads none. Only on the operating system's files (FS
+	// nil), and not with NoIgnore.
+	GitExcludes func(gitDir string) string
 	// Exclude leaves out the files and folders that match one of these
 	// globs (doublestar's syntax, ** for any number of folders): a glob
 	// with a "/" (or starting "./") is matched against the path from the
@@ -119,9 +121,14 @@ type Options struct {
 	// root's walk had found it. Any other path given is named explicitly,
 	// and a file named explicitly is indexed even if ignored.
 	Roots []string
-	// PruneIgnored, with Prune, removes too the documents under the paths
-	// whose files are ignored now (ignore files, Exclude). Without it they
-	// are kept and counted (Stats.IgnoredIndexed).
+	// PruneIgnored removes the documents of the source under the paths
+	// whose files the walk leaves out now (ignore files, Exclude), with or
+	// without Prune: the documents a fresh walk of the paths would not
+	// find though their files are there. A document is judged as the walk
+	// of the path (or root, [Options.Roots]) it lies under judges its file:
+	// a file named as a path is never ignored, and documents under no path
+	// given (with no paths, any) or of other sources are never touched.
+	// Without it they are kept and counted (Stats.IgnoredIndexed).
 	PruneIgnored bool
 	// OnWarning, if set, is told of an ignore file that could not be read
 	// or has lines that are not patterns (each problem once in the
@@ -191,6 +198,9 @@ type Stats struct {
 	// not failed, and not reported as events; the next run does them.
 	Interrupted int `json:"interrupted"`
 	Pruned      int `json:"pruned"`
+	// PrunedIgnored counts the documents of Pruned removed because their
+	// files are ignored now (Options.PruneIgnored), not gone.
+	PrunedIgnored int `json:"pruned_ignored"`
 	// Ignored counts the files and folders left out by ignore files and
 	// Options.Exclude (a folder once, its files uncounted).
 	Ignored int `json:"ignored"`
@@ -253,8 +263,8 @@ type Indexer struct {
 	// batchDelay is how long a batch waits for more files (batchDelay, the
 	// constant, unless a test sets it).
 	batchDelay time.Duration
-	roots      []string // Options.Roots as names in fsys
-	global     string   // git's global excludes file ([filter.global]), on the system's files only
+	roots      []string                   // Options.Roots as names in fsys
+	global     func(gitDir string) string // git's global excludes file ([filter.global]), on the system's files only
 
 	warnMu sync.Mutex
 	warned map[string]bool // warnings given, by path and text
@@ -302,7 +312,7 @@ func New(ctx context.Context, store *index.Store, opts Options) (*Indexer, error
 	if ix.fsys == nil {
 		ix.fsys = osFS{}
 		ix.prefix = "/"
-		ix.global = filepath.ToSlash(opts.GitExcludesFile)
+		ix.global = opts.GitExcludes
 	}
 	for _, x := range opts.Exclude {
 		if err := CheckExclude(x); err != nil {
@@ -685,19 +695,7 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		stats.Elapsed = time.Since(start)
 		return stats, err
 	}
-	if ix.opts.Prune {
-		ix.prune(ctx, names, existing, seen, filter, &stats, &errs, emit)
-	} else {
-		for d, why := range ix.missing(names, existing, seen, filter) {
-			switch {
-			case why == leftIgnored:
-				stats.IgnoredIndexed++
-			case !ix.under(gone, d.Path):
-				stats.Missing++
-				emit(Event{Outcome: Missing, Path: d.Path, Reason: missingReason})
-			}
-		}
-	}
+	ix.prune(ctx, names, existing, seen, gone, filter, &stats, &errs, emit)
 	if ix.opts.Embedder != nil {
 		if ep := ix.embedErr.Load(); ep != nil {
 			errs = append(errs, fmt.Errorf("%d chunks were stored without vectors (full-text search finds them; the next cite index makes them): %w", stats.MissingVectors, *ep))
@@ -1314,10 +1312,13 @@ func (ix *Indexer) write(ctx context.Context, j *job) {
 	}
 }
 
-// prune removes documents under names (all of the source's, when names is
-// empty) whose files are gone, and, with Options.PruneIgnored, those whose
-// files are ignored now.
-func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.Stamp, seen map[string]bool, f *filter, stats *Stats, errs *[]error, emit func(Event)) {
+// prune removes, with Options.Prune, the documents under names (all of the
+// source's, when names is empty) whose files are gone, and, with
+// Options.PruneIgnored, those whose files are ignored now. The others are
+// kept and counted: those whose files are gone said as [Missing] (but
+// those under a path given that is gone, whose error says so), those
+// ignored as Stats.IgnoredIndexed.
+func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.Stamp, seen map[string]bool, gone []string, f *filter, stats *Stats, errs *[]error, emit func(Event)) {
 	var batch []index.Stamp
 	var size int64
 	why := map[string]string{} // the reason of the documents pruned as ignored
@@ -1327,6 +1328,9 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.S
 		}
 		err := RemoveDocuments(ctx, ix.store, batch, 0, func(d index.Stamp, _ int) {
 			stats.Pruned++
+			if why[d.Path] != "" {
+				stats.PrunedIgnored++
+			}
 			emit(Event{Outcome: Pruned, Path: d.Path, Reason: why[d.Path]})
 		})
 		if err != nil && ctx.Err() == nil { // interrupted: prune says so
@@ -1336,12 +1340,18 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.S
 		clear(why)
 	}
 	for d, left := range ix.missing(names, existing, seen, f) {
-		if left == leftIgnored {
-			if !ix.opts.PruneIgnored {
-				stats.IgnoredIndexed++
-				continue
-			}
+		switch {
+		case left == leftIgnored && !ix.opts.PruneIgnored:
+			stats.IgnoredIndexed++
+			continue
+		case left == leftIgnored:
 			why[d.Path] = ignoredReason
+		case !ix.opts.Prune:
+			if !ix.under(gone, d.Path) {
+				stats.Missing++
+				emit(Event{Outcome: Missing, Path: d.Path, Reason: missingReason})
+			}
+			continue
 		}
 		batch, size = append(batch, d), size+d.Size
 		if len(batch) == removeBatchSize || size >= removeBatchBytes {
@@ -1349,7 +1359,7 @@ func (ix *Indexer) prune(ctx context.Context, names []string, existing []index.S
 		}
 	}
 	flush()
-	if err := ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil && (ix.opts.Prune || ix.opts.PruneIgnored) {
 		*errs = append(*errs, fmt.Errorf("prune: %w", err)) // interrupted: what is left stays
 	}
 }
@@ -1397,12 +1407,15 @@ func (ix *Indexer) missing(names []string, existing []index.Stamp, seen map[stri
 	}
 }
 
-// ignoredDoc reports whether f leaves out the file name, found under one
-// of names, judged from the folder of the name it lies under.
+// ignoredDoc reports whether f leaves out the file name, found under
+// names, judged from the folder of each name it lies under: the walk of
+// every one of them leaves it out (a walk that does not, but did not find
+// it, passed it over for another reason: hidden, or Options.Skip).
 func (ix *Indexer) ignoredDoc(f *filter, names []string, name string) bool {
 	if f == nil {
 		return false
 	}
+	covered := false
 	for _, n := range names {
 		if !ix.coversOne(n, ix.storedPath(name)) {
 			continue
@@ -1423,11 +1436,12 @@ func (ix *Indexer) ignoredDoc(f *filter, names []string, name string) bool {
 		} else if slices.Contains(f.roots, name) {
 			return false // a root: named
 		}
-		if f.tree(b).ignored(name, false) {
-			return true
+		if !f.tree(b).ignored(name, false) {
+			return false
 		}
+		covered = true
 	}
-	return false // no names: nothing was walked to judge from
+	return covered // no names: nothing was walked to judge from
 }
 
 // filter returns the run's filter of ignore files and Options.Exclude, nil

@@ -34,8 +34,9 @@ import (
 // there by ingest, with the rules of cite index: the same normalization,
 // chunking, size limit and bad-input handling. The copy is what citations
 // of it link to, and what a later cite index of that folder finds
-// unchanged. Its name is the upload's base name, checked: no path, no
-// control or format character, no leading dot, at most 200 bytes.
+// unchanged. Its name is the one the part's sender meant ([partFileName]:
+// filename*, or filename percent-decoded), checked: no path, no control
+// or format character, no leading dot, at most 200 bytes.
 
 // DefaultMaxUploadBytes is the largest file accepted by an upload.
 const DefaultMaxUploadBytes = 10_000_000
@@ -92,6 +93,126 @@ func uploadName(name string, documents bool) (string, error) {
 		return "", fmt.Errorf("file name %q of the file part: %s is required: %s", trimRunes(name, 64), what, formats)
 	}
 	return name, nil
+}
+
+// extFilename finds a filename* parameter (RFC 6266, with RFC 5987's
+// charset'language'percent-encoded value) in a Content-Disposition header.
+var extFilename = regexp.MustCompile(`(?i);\s*filename\*\s*=\s*"?([^;\s"]*)"?`)
+
+// partFileName returns the file name a multipart part's sender meant, from
+// its Content-Disposition header cd, which mime.ParseMediaType read as
+// parsed (its filename parameter, or its filename* decoded when that is
+// UTF-8). A filename* (RFC 5987: UTF-8 or ISO-8859-1) wins over filename,
+// as RFC 6266 has it. A plain filename is percent-decoded when its sender
+// percent-encoded it: one of ASCII alone with a %XX in it is decoded
+// whole (RFC 7578 section 4.2 lets senders encode a name so,
+// "Q3%20report.pdf"; a name that does not decode to UTF-8 is kept as
+// sent), and in one with other UTF-8 characters, which browsers send as
+// they are, the three escapes the HTML standard makes ("%22" for a quote,
+// "%0D" and "%0A" for line breaks) are decoded. It is decoded once: what
+// the name holds then is checked by [uploadName] ("..%2F" is a folder,
+// refused, and "%00" a control character).
+func partFileName(cd, parsed string) (string, error) {
+	if m := extFilename.FindStringSubmatch(cd); m != nil {
+		name, ok := decodeExtValue(m[1])
+		if !ok {
+			return "", fmt.Errorf("file name parameter filename*=%q: want UTF-8''NAME or ISO-8859-1''NAME, percent-encoded (RFC 5987)", trimRunes(m[1], 64))
+		}
+		return name, nil
+	}
+	name := parsed
+	if !strings.Contains(name, "%") {
+		return name, nil
+	}
+	ascii := true
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		if d, ok := percentDecode(name, nil); ok && utf8.ValidString(d) {
+			return d, nil
+		}
+		return name, nil
+	}
+	d, _ := percentDecode(name, map[byte]bool{'"': true, '\r': true, '\n': true})
+	return d, nil
+}
+
+// percentDecode decodes the %XX escapes of s (when only is not nil, those
+// of the bytes in it alone, keeping the others as they are); ok is false
+// if s holds a "%" that starts no escape, which it keeps.
+func percentDecode(s string, only map[byte]bool) (string, bool) {
+	var b strings.Builder
+	ok := true
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			ok = false
+			b.WriteByte('%')
+			continue
+		}
+		hi, lo := unhex(s[i+1]), unhex(s[i+2])
+		if hi < 0 || lo < 0 {
+			ok = false
+			b.WriteByte('%')
+			continue
+		}
+		c := byte(hi<<4 | lo)
+		if only != nil && !only[c] {
+			b.WriteByte('%')
+			continue
+		}
+		b.WriteByte(c)
+		i += 2
+	}
+	return b.String(), ok
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// decodeExtValue decodes an RFC 5987 ext-value, charset'language'value,
+// of charset UTF-8 or ISO-8859-1 (the two it requires); ok is false for
+// another charset, a bad escape, or UTF-8 that is not.
+func decodeExtValue(v string) (string, bool) {
+	charset, rest, ok := strings.Cut(v, "'")
+	if !ok {
+		return "", false
+	}
+	_, value, ok := strings.Cut(rest, "'")
+	if !ok {
+		return "", false
+	}
+	d, ok := percentDecode(value, nil)
+	if !ok {
+		return "", false
+	}
+	switch strings.ToLower(charset) {
+	case "utf-8":
+		return d, utf8.ValidString(d)
+	case "iso-8859-1":
+		r := make([]rune, len(d))
+		for i := 0; i < len(d); i++ {
+			r[i] = rune(d[i])
+		}
+		return string(r), true
+	}
+	return "", false
 }
 
 func trimRunes(s string, n int) string {
@@ -196,7 +317,10 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, source, folder s
 			writeError(w, http.StatusBadRequest, "too_many_files", "at most 8 files per upload")
 			return nil, false
 		}
-		name, err := uploadName(disp["filename"], len(s.deps.Readers) > 0)
+		name, err := partFileName(cd, disp["filename"])
+		if err == nil {
+			name, err = uploadName(name, len(s.deps.Readers) > 0)
+		}
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "bad_file_name", err.Error())
 			return nil, false

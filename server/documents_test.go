@@ -226,6 +226,10 @@ func TestUploadHostile(t *testing.T) {
 		{"right-to-left override", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"report\u202edm.txt\"\r\n\r\nnotes\r\n--xyz--\r\n", 400, "bad_file_name"},
 		{"zero-width space", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a\u200bb.md\"\r\n\r\nnotes\r\n--xyz--\r\n", 400, "bad_file_name"},
 		{"line separator", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a\u2028b.md\"\r\n\r\nnotes\r\n--xyz--\r\n", 400, "bad_file_name"},
+		{"traversal percent-encoded", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"..%2Fevil.md\"\r\n\r\nnotes\r\n--xyz--\r\n", 400, "bad_file_name"},
+		{"traversal in filename*", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"ok.md\"; filename*=UTF-8''..%2F..%2Fevil.md\r\n\r\nnotes\r\n--xyz--\r\n", 400, "bad_file_name"},
+		{"NUL percent-encoded", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a%00b.md\"\r\n\r\nnotes\r\n--xyz--\r\n", 400, "bad_file_name"},
+		{"filename* of another charset", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename*=koi8-r''%C1.md\r\n\r\nnotes\r\n--xyz--\r\n", 400, "bad_file_name"},
 		{"duplicate filename", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.md\"; filename=\"b.md\"\r\n\r\nnotes\r\n--xyz--\r\n", 400, "bad_multipart"},
 		{"bare filename", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename\r\n\r\nnotes\r\n--xyz--\r\n", 400, "bad_multipart"},
 		{"no filename", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nnotes\r\n--xyz--\r\n", 400, "bad_file_name"},
@@ -280,6 +284,39 @@ func TestUploadHostile(t *testing.T) {
 	// Another request is served meanwhile.
 	if resp, _ := do(t, "POST", ts.URL+"/v1/search", "application/json", `{"query":"waggle dance"}`); resp.StatusCode != 200 {
 		t.Errorf("search after hostile uploads: %d", resp.StatusCode)
+	}
+}
+
+// TestUploadEncodedNames: a file name its sender percent-encoded (the
+// whole of an ASCII name, as RFC 7578 allows; a quote as the HTML standard
+// escapes it) or gave as RFC 5987's filename* is stored, indexed and
+// answered under the name meant, not its encoding.
+func TestUploadEncodedNames(t *testing.T) {
+	dir := t.TempDir()
+	ts, _, _ := startAt(t, dir, true, nil, server.Config{})
+	for _, tc := range []struct{ filename, want string }{
+		{`filename="Q3%20report.md"`, "Q3 report.md"},
+		{`filename="Caf%C3%A9%20notes.md"`, "Café notes.md"},
+		{`filename="Café %22draft%22.md"`, `Café "draft".md`},
+		{`filename="rates.md"; filename*=UTF-8''%E2%82%AC%20rates.md`, "€ rates.md"},
+		{`filename*=ISO-8859-1''r%E9sum%E9.md`, "résumé.md"},
+		{`filename="100%.md"`, "100%.md"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			body := "--xyz\r\nContent-Disposition: form-data; name=\"file\"; " + tc.filename + "\r\n\r\nNotes about " + tc.want + ".\r\n--xyz--\r\n"
+			resp, out := do(t, "POST", ts.URL+"/v1/documents?source=notes", "multipart/form-data; boundary=xyz", body)
+			var res uploadResult
+			if err := json.Unmarshal([]byte(out), &res); resp.StatusCode != 201 || err != nil || len(res.Files) != 1 || res.Files[0].Document == nil {
+				t.Fatalf("%d %s (%v)", resp.StatusCode, out, err)
+			}
+			f := res.Files[0]
+			if f.Name != tc.want || filepath.Base(f.Document.Path) != tc.want {
+				t.Errorf("named %q, stored as %q; want %q", f.Name, f.Document.Path, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "uploads", "sources", "notes", tc.want)); err != nil {
+				t.Errorf("not stored under its name: %v", err)
+			}
+		})
 	}
 }
 

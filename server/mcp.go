@@ -57,7 +57,7 @@ type mcpDocSearchIn struct {
 }
 
 type mcpReadIn struct {
-	DocumentID string `json:"document_id" jsonschema:"the document's id or path"`
+	DocumentID string `json:"document_id" jsonschema:"the document's id or path, or the end of one document's path (a file name)"`
 	Start      int    `json:"start,omitempty" jsonschema:"the first passage to read, 0-based (default 0)"`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"stop before the passage that would pass this many characters (100 to 20000, default 8000); the first passage is given whole"`
 }
@@ -315,7 +315,41 @@ func toolError(err error) *mcp.CallToolResult {
 // its own questions. A path may be relative to the working directory (of
 // cite mcp, or of cite serve), and escaped as cite shows it
 // ([index.EscapePath]), as cite show takes it.
+//
+// A ref that is none of these but ends exactly one such document's path on
+// a path component boundary (a file name, a path below the folder indexed)
+// is that document, as for cite show; one that ends several is
+// [index.ErrAmbiguous], naming up to 3 of them.
 func publicDocument(ctx context.Context, st *index.Store, ref string) (index.Document, error) {
+	d, err := publicDocumentExact(ctx, st, ref)
+	if !errors.Is(err, index.ErrNotFound) {
+		return d, err
+	}
+	docs, derr := st.DocumentsEndingIn(ctx, "", ref, 100)
+	if derr != nil {
+		return d, err
+	}
+	docs = slices.DeleteFunc(docs, func(d index.Document) bool { return !session.Public.Sees(d.Source) })
+	switch len(docs) {
+	case 0:
+		return d, err
+	case 1:
+		return docs[0], nil
+	}
+	var which []string
+	for _, d := range docs[:min(3, len(docs))] {
+		which = append(which, index.EscapePath(d.Path))
+	}
+	more := ""
+	if len(docs) > 3 {
+		more = ", …"
+	}
+	return d, fmt.Errorf("%q ends the paths of %d documents (%s%s): give more of the path, or the id: %w", trimRunes(ref, 64), len(docs), strings.Join(which, ", "), more, index.ErrAmbiguous)
+}
+
+// publicDocumentExact is [publicDocument] without the documents whose
+// paths end in ref.
+func publicDocumentExact(ctx context.Context, st *index.Store, ref string) (index.Document, error) {
 	d, err := publicDocumentAt(ctx, st, ref)
 	if !errors.Is(err, index.ErrNotFound) {
 		return d, err

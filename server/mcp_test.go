@@ -344,6 +344,7 @@ func TestMCPArguments(t *testing.T) {
 		{"small max_chars", "read_document", map[string]any{"document_id": doc.DocumentID, "max_chars": 50}, "not 50"},
 		{"relative path outside the index", "read_document", map[string]any{"document_id": "../testdata/nosuch.md"}, `document_id: no document \"../testdata/nosuch.md\"`},
 		{"unknown document", "search_documents", map[string]any{"query": "bees", "document_ids": []string{"nosuchdocument"}}, `document_ids: no document \"nosuchdocument\"`},
+		{"a part of a file name", "read_document", map[string]any{"document_id": "eybees.md"}, `document_id: no document \"eybees.md\"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if res, out := call(tc.tool, tc.args); !res.IsError || !strings.Contains(out, tc.says) {
@@ -361,6 +362,22 @@ func TestMCPArguments(t *testing.T) {
 			t.Errorf("%s", out)
 		}
 	})
+	// The end of one document's path, as cite show takes it.
+	for _, ref := range []string{"honeybees.md", "guides/rag.md"} {
+		t.Run("the end of a path: "+ref, func(t *testing.T) {
+			res, out := call("read_document", map[string]any{"document_id": ref, "max_chars": 100})
+			var got struct{ Passages []server.Passage }
+			b, _ := json.Marshal(res.StructuredContent)
+			json.Unmarshal(b, &got)
+			if res.IsError || len(got.Passages) == 0 || !strings.HasSuffix(got.Passages[0].Source, "/testdata/corpus/"+ref) {
+				t.Errorf("%s", out)
+			}
+			res, out = call("search_documents", map[string]any{"query": "the", "document_ids": []string{ref}})
+			if res.IsError {
+				t.Errorf("search_documents: %s", out)
+			}
+		})
+	}
 	t.Run("duplicate document ids", func(t *testing.T) {
 		res, out := call("search_documents", map[string]any{"query": "waggle dance", "document_ids": []string{doc.DocumentID, doc.DocumentID, doc.Source}})
 		var got struct{ Passages []server.Passage }

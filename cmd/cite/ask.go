@@ -44,7 +44,7 @@ func newAskFlags(e *env, name, args, about string) *askFlags {
 		// A request to cite serve names its own sources and k, and
 		// gets the reference list; these flags would be ignored there.
 		f.Var(&f.sources, "source", "search this data source (repeatable; default: every source, or none when --doc attaches documents)")
-		f.Var(&f.docs, "doc", "attach this indexed document, by path or id (repeatable): it is searched, alone with the other documents attached unless --source names data sources too, and the document tools are offered")
+		f.Var(&f.docs, "doc", "attach this indexed document, by path or id, or the end of one document's path (a file name, a path below the folder indexed) (repeatable): it is searched, alone with the other documents attached unless --source names data sources too, and the document tools are offered")
 		f.Var(&f.tools, "tool", "offer this selectable tool, such as current_datetime (repeatable)")
 		f.IntVar(&f.k, "k", answer.DefaultK, "passages retrieved before the model call")
 		f.BoolVar(&f.noList, "no-reference-list", false, "do not print the reference list after the answer")
@@ -140,10 +140,13 @@ func (f *askFlags) open(ctx context.Context, e *env) (*session, error) {
 		}
 	}
 	for _, ref := range f.docs {
-		d, err := findDocument(ctx, st, "", ref)
+		d, byTail, err := findByName(ctx, st, "", ref, "--doc")
 		if err != nil {
 			st.Close()
 			return nil, err
+		}
+		if byTail {
+			fmt.Fprintf(e.stderr, "attaching %s, the indexed document whose path ends in %s\n", displayPath(d.Path), cell(ref))
 		}
 		req.Documents = append(req.Documents, d.ID)
 	}

@@ -46,12 +46,12 @@ reads no ignore files and walks those folders), and what matches an --exclude gl
 (or starting "./") it is matched against the path from the PATH (for a glob
 PATH, from its folder before the first wildcard), without one against the
 name at any depth ('drafts', '*.tmp'); ending in "/" it matches folders only.
-A file named as a PATH is indexed even if ignored. Documents indexed before
-whose files are ignored now are kept and counted; --prune removes them, and
-so does --watch for the files a change to an ignore file leaves out while it
-watches, as for files deleted.`, true)
+A file named as a PATH is indexed even if ignored. Documents under the PATHs
+indexed before whose files are ignored now leave the index, said as pruned
+(an ignore file's change does the same while --watch watches); documents of
+files deleted are kept, and said missing, unless --prune is given.`, true)
 	source := f.String("source", index.DefaultSource, "data source (named collection) to index into")
-	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone, or ignored now")
+	prune := f.Bool("prune", false, "remove documents under PATHs (all, with no PATH) whose files are gone (those ignored now are removed without it)")
 	keepBoilerplate := f.Bool("keep-boilerplate", false, "read web pages (.html, .mhtml) whole, their menus, banners, footers, sidebars and hidden elements included, not their content alone")
 	noIgnore := f.Bool("no-ignore", false, "do not read .gitignore, .ignore and .git/info/exclude files or git's global excludes file, and walk the _files folders of saved web pages")
 	var excludes listFlag
@@ -162,8 +162,8 @@ watches, as for files deleted.`, true)
 	watched := false // the first pass is done: say what changes
 	opts := ingest.Options{
 		Source: *source, Prune: *prune, Force: *force, MaxSize: limit, Workers: *workers, Splitter: sp, Embedder: emb,
-		Readers: documentReaders(pdfOpts), NoIgnore: *noIgnore, Exclude: excludes, PruneIgnored: *prune,
-		GitExcludesFile: ingest.GitExcludesFile(e.getenv),
+		Readers: documentReaders(pdfOpts), NoIgnore: *noIgnore, Exclude: excludes, PruneIgnored: true,
+		GitExcludes:     ingest.GitExcludes(e.getenv),
 		KeepBoilerplate: *keepBoilerplate,
 		OnWarning: func(p string, err error) {
 			problems = append(problems, problem{index.EscapePath(p), "warning", err.Error()})
@@ -234,9 +234,10 @@ watches, as for files deleted.`, true)
 	var w *watch.Watcher
 	if *watching {
 		// The watcher's changes prune: a document leaves the index when
-		// its file is deleted, and when an ignore file's change leaves
-		// its file out (git no longer counts it in the tree), with or
-		// without --prune, which rules the first pass only.
+		// its file is deleted, with or without --prune, which rules the
+		// first pass only; and when an ignore file's change leaves its
+		// file out (git no longer counts it in the tree), as the first
+		// pass does.
 		wopts := opts
 		wopts.Prune, wopts.PruneIgnored, wopts.Force = true, true, false
 		if w, err = openWatch(ctx, st, f.Args(), wopts, e.embedConfig(), func(s string) { out.line(s) }); err != nil {
@@ -294,8 +295,13 @@ watches, as for files deleted.`, true)
 		if stats.Gone > 0 {
 			fmt.Fprintf(e.stdout, ", %d gone (deleted during the run)", stats.Gone)
 		}
-		if *prune {
+		switch {
+		case *prune && stats.PrunedIgnored > 0:
+			fmt.Fprintf(e.stdout, ", %d pruned (%d ignored now)", stats.Pruned, stats.PrunedIgnored)
+		case *prune:
 			fmt.Fprintf(e.stdout, ", %d pruned", stats.Pruned)
+		case stats.PrunedIgnored > 0:
+			fmt.Fprintf(e.stdout, ", %d pruned (files ignored now)", stats.PrunedIgnored)
 		}
 		if stats.Missing > 0 {
 			fmt.Fprintf(e.stdout, ", %d missing (files gone, still indexed: --prune removes them)", stats.Missing)

@@ -338,17 +338,26 @@ func TestIndexIgnoreFiles(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || v.Stats.Added != 5 || v.Stats.Unchanged != 3 || v.Stats.Ignored != 0 {
 		t.Fatalf("index --no-ignore --json: exit %d, %v, %+v\n%s%s", code, err, v.Stats, out, errOut)
 	}
-	// Ignored again: kept and counted, not missing.
-	code, out, errOut = cite(t, "index", "--index", idx, "--json", p(""))
-	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || v.Stats.IgnoredIndexed != 5 || v.Stats.Missing != 0 || v.Stats.Ignored != 4 {
-		t.Fatalf("index --json: exit %d, %v, %+v\n%s%s", code, err, v.Stats, out, errOut)
-	}
+	// Ignored again: pruned, saying why, not missing (without --prune,
+	// which is for files gone).
 	code, out, errOut = cite(t, "index", "--index", idx, p(""))
-	if code != 0 || !strings.Contains(out, "5 ignored but still indexed (--prune removes them)") || strings.Contains(out, "missing") {
+	if code != 0 || !strings.Contains(out, "5 pruned (files ignored now)") || strings.Contains(out, "missing") ||
+		!strings.Contains(errOut, "pruned  "+p("node_modules/a/x.md")+": its file is ignored") {
 		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
 	}
+	code, out, errOut = cite(t, "index", "--index", idx, "--json", p(""))
+	var w struct {
+		Stats struct {
+			Pruned         int
+			IgnoredIndexed int `json:"ignored_indexed"`
+			Ignored        int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &w); code != 0 || err != nil || w.Stats.Pruned != 0 || w.Stats.IgnoredIndexed != 0 || w.Stats.Ignored != 4 {
+		t.Fatalf("index --json: exit %d, %v, %+v\n%s%s", code, err, w.Stats, out, errOut)
+	}
 	code, out, errOut = cite(t, "index", "--index", idx, "--prune", p(""))
-	if code != 0 || !strings.Contains(out, "5 pruned") || strings.Contains(out, "still indexed") {
+	if code != 0 || !strings.Contains(out, "0 pruned") || strings.Contains(out, "still indexed") {
 		t.Fatalf("index --prune: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = cite(t, "docs", "--index", idx)

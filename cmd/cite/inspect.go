@@ -137,6 +137,28 @@ func findDocument(ctx context.Context, st sessions.DocumentFinder, source, ref s
 	return d, err
 }
 
+// findByName is [findDocument] taking, as cite show does, a ref that is no
+// document's path or id but ends exactly one document's path, on a path
+// component boundary (a file name, a path below the folder indexed): that
+// document, with byTail set so that the caller says which it took. A ref
+// that ends several is an error listing them (up to 3), and one that
+// names none an error saying so. flag names the argument in the errors
+// ("--doc").
+func findByName(ctx context.Context, st sessions.DocumentFinder, source, ref, flag string) (d index.Document, byTail bool, err error) {
+	d, err = lookupDocument(ctx, st, source, ref)
+	if !errors.Is(err, index.ErrNotFound) {
+		return d, false, err
+	}
+	docs := likelyDocuments(ctx, st, source, ref)
+	switch len(docs) {
+	case 0:
+		return d, false, fmt.Errorf("%s: %w (cite docs lists the indexed documents)", flag, err)
+	case 1:
+		return docs[0], true, nil
+	}
+	return d, false, fmt.Errorf("%s: %w: give more of its path, or its id", flag, withLikelyDocuments(err, docs))
+}
+
 // lookupDocument is [findDocument] without the documents whose paths end
 // in ref named in its error.
 func lookupDocument(ctx context.Context, st sessions.DocumentFinder, source, ref string) (index.Document, error) {

@@ -28,7 +28,7 @@ of words (typos, inflections, identifiers), not meanings; index with
 	k := f.Int("k", search.DefaultK, "number of hits")
 	mode := f.String("mode", "hybrid", "hybrid, bm25 or vector")
 	source := f.once("source", "search only this data source (`NAME`; once)")
-	doc := f.once("doc", "search only this document (`PATH|ID`; once)")
+	doc := f.once("doc", "search only this document (`PATH|ID`, or the end of one document's path: a file name, a path below the folder indexed; once)")
 	pathGlob := f.once("path", "search only documents whose path matches this `GLOB` (* matches across /; once)")
 	perDoc := f.Int("per-doc", 0, "at most this many hits from one document (0: no limit)")
 	fusion := f.String("fusion", "", "hybrid fusion METHOD:BM25WEIGHT:VECTORWEIGHT (default "+search.DefaultFusion.String()+")")
@@ -73,9 +73,12 @@ of words (typos, inflections, identifiers), not meanings; index with
 		q.Filter.Sources = []string{*source}
 	}
 	if *doc != "" {
-		d, err := findDocument(ctx, f.reader(st), *source, *doc)
+		d, byTail, err := findByName(ctx, f.reader(st), *source, *doc, "--doc")
 		if err != nil {
 			return err
+		}
+		if byTail {
+			fmt.Fprintf(e.stderr, "searching %s, the indexed document whose path ends in %s\n", displayPath(d.Path), cell(*doc))
 		}
 		q.Filter.Document = d.ID
 	}

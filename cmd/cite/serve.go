@@ -170,7 +170,7 @@ it gracefully.`)
 			ln.Close()
 			return fmt.Errorf("--watch: the index %s is read-only", dir)
 		}
-		filter := ingest.Options{NoIgnore: *noIgnore, Exclude: excludes, GitExcludesFile: ingest.GitExcludesFile(e.getenv), KeepBoilerplate: *keepBoilerplate}
+		filter := ingest.Options{NoIgnore: *noIgnore, Exclude: excludes, GitExcludes: ingest.GitExcludes(e.getenv), KeepBoilerplate: *keepBoilerplate}
 		done, err := serveWatch(ctx, s.st, s.embedder, e.embedConfig(), f.Args(), filter, log)
 		if err != nil {
 			ln.Close()
@@ -202,7 +202,7 @@ func makeIndex(ctx context.Context, e *env, f *flags) error {
 // serveWatch indexes paths into the default source of st, then keeps them
 // in sync until ctx is done, in the background, while the server answers
 // from the same store (its in-memory vectors follow every write). What
-// the walks leave out is filter's NoIgnore, Exclude and GitExcludesFile,
+// the walks leave out is filter's NoIgnore, Exclude and GitExcludes,
 // and how web pages are read its KeepBoilerplate, as cite index --watch's
 // flags. The returned channel is closed when it is done.
 func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg embed.Config, paths []string, filter ingest.Options, log *slog.Logger) (<-chan struct{}, error) {
@@ -210,8 +210,8 @@ func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg e
 	if filter.KeepBoilerplate {
 		readers = wholePages(readers)
 	}
-	opts := ingest.Options{Embedder: emb, Readers: readers, Skip: watch.Skip, Roots: paths,
-		NoIgnore: filter.NoIgnore, Exclude: filter.Exclude, GitExcludesFile: filter.GitExcludesFile, KeepBoilerplate: filter.KeepBoilerplate,
+	opts := ingest.Options{Embedder: emb, Readers: readers, Skip: watch.Skip, Roots: paths, PruneIgnored: true,
+		NoIgnore: filter.NoIgnore, Exclude: filter.Exclude, GitExcludes: filter.GitExcludes, KeepBoilerplate: filter.KeepBoilerplate,
 		OnWarning: func(p string, err error) { log.Warn("watch: "+err.Error(), "path", p) },
 		OnEvent: func(ev ingest.Event) {
 			switch ev.Outcome {
@@ -232,7 +232,7 @@ func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg e
 	if err != nil {
 		return nil, err
 	}
-	opts.Prune, opts.PruneIgnored = true, true // as cite index --watch's changes
+	opts.Prune = true // as cite index --watch's changes
 	w, err := openWatch(ctx, st, paths, opts, cfg, func(s string) { log.Warn(s) })
 	if err != nil {
 		return nil, err
@@ -251,12 +251,13 @@ func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg e
 			log.Warn("watch: first pass", "err", err)
 		}
 		log.Info("watch: indexed, watching for changes", "paths", strings.Join(paths, " "), "added", stats.Added, "updated", stats.Updated, "unchanged", stats.Unchanged,
-			"ignored", stats.Ignored, "folders", w.Watches())
-		if stats.IgnoredIndexed > 0 || stats.Missing > 0 {
+			"ignored", stats.Ignored, "pruned_ignored", stats.PrunedIgnored, "folders", w.Watches())
+		if stats.Missing > 0 {
 			// Kept by the first pass, as by cite index without --prune;
-			// the changes watched from now on prune.
-			log.Warn("watch: documents kept from before whose files are gone or ignored now (cite index --prune PATH... removes them)",
-				"missing", stats.Missing, "ignored_indexed", stats.IgnoredIndexed)
+			// the changes watched from now on prune. Those ignored now
+			// were pruned, as cite index prunes them.
+			log.Warn("watch: documents kept from before whose files are gone (cite index --prune PATH... removes them)",
+				"missing", stats.Missing)
 		}
 		w.Run(ctx)
 	}()

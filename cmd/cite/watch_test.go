@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -459,9 +460,10 @@ func TestWatchIgnoredNowLeaves(t *testing.T) {
 }
 
 // TestServeWatchSaysKept: cite serve --watch's first pass keeps, as cite
-// index without --prune does, the documents whose files are gone or
-// ignored since the index was made, and says so, with the command that
-// removes them (serve has no --prune).
+// index without --prune does, the documents whose files are gone since
+// the index was made, and says so, with the command that removes them
+// (serve has no --prune); those ignored since leave the index, as cite
+// index and the changes watched remove them.
 func TestServeWatchSaysKept(t *testing.T) {
 	docs := t.TempDir()
 	idx := filepath.Join(t.TempDir(), "idx")
@@ -484,17 +486,79 @@ func TestServeWatchSaysKept(t *testing.T) {
 	}
 	cmd, out := startCite(t, "serve", "--watch", "--no-token", "--addr", "127.0.0.1:0", "--index", idx, docs)
 	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(out.String(), "ignored_indexed=") {
+	for !strings.Contains(out.String(), "missing=") {
 		if time.Now().After(deadline) {
 			t.Fatalf("not said within a minute:\n%s", out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	for _, want := range []string{"cite index --prune PATH... removes them", "missing=1 ignored_indexed=1"} {
+	for _, want := range []string{"cite index --prune PATH... removes them", "missing=1", "pruned_ignored=1",
+		`msg="watch: pruned" path=` + filepath.Join(docs, "drafts", "d.md") + ` reason="its file is ignored`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in the output:\n%s", want, out.String())
 		}
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
+}
+
+// TestIndexWatchFirstPassPrunes: documents whose files an ignore file
+// leaves out since the last run leave the index in the first pass of
+// cite index --watch, as the changes watched and cite index remove them,
+// saying why; documents whose files are gone stay (no --prune), and so do
+// those of another folder, not watched, that the same rules would ignore.
+func TestIndexWatchFirstPassPrunes(t *testing.T) {
+	top := t.TempDir()
+	docs, other := filepath.Join(top, "docs"), filepath.Join(top, "other")
+	idx := filepath.Join(t.TempDir(), "idx")
+	for rel, text := range map[string]string{"docs/a.md": "alpha.\n", "docs/build/b.md": "bravo build.\n", "docs/gone.md": "golf.\n", "other/build/c.md": "charlie.\n"} {
+		p := filepath.Join(top, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errOut := cite(t, "index", "--index", idx, docs, other); code != 0 {
+		t.Fatalf("index: %d %s", code, errOut)
+	}
+	for _, d := range []string{docs, other} {
+		if err := os.WriteFile(filepath.Join(d, ".gitignore"), []byte("build/\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(filepath.Join(docs, "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	cmd, out := startCite(t, "index", "--watch", "--index", idx, docs)
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "watching ") {
+		if time.Now().After(deadline) {
+			t.Fatalf("not watching within a minute:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	for _, want := range []string{"pruned  " + filepath.Join(docs, "build", "b.md") + ": its file is ignored", "1 pruned (files ignored now)", "1 missing"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in the output:\n%s", want, out.String())
+		}
+	}
+	var paths []string
+	poll(t, idx, func(st *index.Store) bool {
+		docs, err := st.Documents(t.Context(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			paths = append(paths, strings.TrimPrefix(d.Path, top))
+		}
+		return true
+	})
+	slices.Sort(paths)
+	if want := []string{"/docs/a.md", "/docs/gone.md", "/other/build/c.md"}; !slices.Equal(paths, want) {
+		t.Errorf("indexed %q, want %q", paths, want)
+	}
 }

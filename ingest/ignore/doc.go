@@ -32,8 +32,8 @@
 //
 // Precedence follows ripgrep: a match in any .ignore file wins over the
 // .gitignore files, which win over the repository's .git/info/exclude,
-// which wins over git's global excludes file ([ExcludesFile] reads its
-// name from a git config file);
+// which wins over git's global excludes file ([ExcludesConfig] reads what
+// names it in a git config file: core.excludesFile and includes);
 // among files of one kind the deepest folder's wins. A folder that is
 // ignored is not walked into, so nothing below it can be re-included (as
 // in git); that is the caller's walk to do.

@@ -8,15 +8,47 @@ import "strings"
 // in every repository, below its .git/info/exclude. The value is as git
 // reads it (quotes removed, escapes and continued lines read, comments and
 // the spaces around it dropped), not expanded: "~/" is the caller's.
-//
-// Only what finding that value needs is read: sections and their
-// variables, with git's syntax. A line git would refuse is passed over;
-// include and includeIf are not followed; a value set in a subsection
-// ([core "x"]) or as a bare name (no "=") is not core.excludesFile's.
+// Includes are not followed: [ExcludesConfig] returns them in their place.
 func ExcludesFile(config []byte) (string, bool) {
-	p := configParser{s: string(config)}
 	value, found := "", false
-	section := ""
+	for _, e := range ExcludesConfig(config) {
+		if !e.Include {
+			value, found = e.Value, true
+		}
+	}
+	return value, found
+}
+
+// A ConfigEntry is a setting of a git config file that bears on which
+// global excludes file git reads: core.excludesFile, or a file included
+// where it stands, whose settings count as if written there.
+type ConfigEntry struct {
+	// Include is set for include.path and includeIf.<condition>.path,
+	// whose Value is the file included (not expanded: "~/" and a path
+	// relative to the including file's folder are the caller's).
+	Include bool
+	// Condition is includeIf's subsection, as written ("gitdir:~/work/",
+	// "gitdir/i:…", "onbranch:main"); "" for include.path.
+	Condition string
+	// Value is core.excludesFile's value, or the file included.
+	Value string
+}
+
+// ExcludesConfig returns the settings of a git config file that bear on
+// its global excludes file, in the file's order: core.excludesFile, and
+// include.path and includeIf.<condition>.path. Values are read as git
+// reads them (quotes removed, escapes and continued lines read, comments
+// and the spaces around them dropped).
+//
+// Only what finding those needs is read: sections, subsections ([includeIf
+// "gitdir:~/work/"], with their escapes, and the old [section.sub]) and
+// their variables, with git's syntax. A line git would refuse is passed
+// over; a value set in another subsection ([core "x"]) or as a bare name
+// (no "=") is not one of these.
+func ExcludesConfig(config []byte) []ConfigEntry {
+	p := configParser{s: string(config)}
+	var out []ConfigEntry
+	var h header
 	for !p.done() {
 		switch c := p.s[p.i]; {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
@@ -24,7 +56,7 @@ func ExcludesFile(config []byte) (string, bool) {
 		case c == '#' || c == ';':
 			p.skipLine()
 		case c == '[':
-			section = p.header()
+			h = p.header()
 		default:
 			key := p.name()
 			if key == "" {
@@ -40,12 +72,29 @@ func ExcludesFile(config []byte) (string, bool) {
 			}
 			p.i++
 			v, ok := p.value()
-			if ok && section == "core" && strings.EqualFold(key, "excludesfile") {
-				value, found = v, true
+			if !ok {
+				continue
+			}
+			key = strings.ToLower(key)
+			switch {
+			case h.section == "core" && !h.sub && key == "excludesfile":
+				out = append(out, ConfigEntry{Value: v})
+			case h.section == "include" && !h.sub && key == "path":
+				out = append(out, ConfigEntry{Include: true, Value: v})
+			case h.section == "includeif" && h.sub && key == "path":
+				out = append(out, ConfigEntry{Include: true, Condition: h.subsection, Value: v})
 			}
 		}
 	}
-	return value, found
+	return out
+}
+
+// header is a section header read: its name in lower case ("" for none
+// git would take), and its subsection if it has one.
+type header struct {
+	section    string
+	subsection string
+	sub        bool
 }
 
 // configParser reads a git config file's text from position i.
@@ -68,23 +117,72 @@ func (p *configParser) blanks() {
 	}
 }
 
-// header reads a section header, "[core]", and returns its name in lower
-// case: "" for one that is not a section's alone (a subsection, [core
-// "x"] or the old [core.x]) or that is not closed on its line.
-func (p *configParser) header() string {
-	end := strings.IndexAny(p.s[p.i:], "]\n")
-	if end < 0 || p.s[p.i+end] != ']' {
-		p.skipLine()
-		return ""
-	}
-	h := p.s[p.i+1 : p.i+end]
-	p.i += end + 1
-	for _, c := range h {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			return "" // a subsection, or not a name
+// header reads a section header: "[core]", "[includeIf "gitdir:~/w/"]"
+// (a subsection in quotes, "\\" escaping the character after it, on one
+// line) or the old "[section.sub]" (the subsection in lower case, as git
+// reads it). One git would refuse, or not closed on its line, is no
+// section's: its variables are nobody's.
+func (p *configParser) header() header {
+	p.i++ // [
+	start := p.i
+	for !p.done() {
+		c := p.s[p.i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' {
+			p.i++
+			continue
 		}
+		break
 	}
-	return strings.ToLower(h)
+	name := strings.ToLower(p.s[start:p.i])
+	if name == "" || p.done() {
+		p.skipLine()
+		return header{}
+	}
+	if p.s[p.i] == ']' {
+		p.i++
+		if sec, sub, ok := strings.Cut(name, "."); ok {
+			if sec == "" {
+				return header{}
+			}
+			return header{section: sec, subsection: sub, sub: true}
+		}
+		return header{section: name}
+	}
+	if strings.Contains(name, ".") {
+		p.skipLine()
+		return header{}
+	}
+	p.blanks()
+	if p.done() || p.s[p.i] != '"' {
+		p.skipLine()
+		return header{}
+	}
+	p.i++
+	var b strings.Builder
+	for !p.done() {
+		c := p.s[p.i]
+		switch {
+		case c == '\n':
+			return header{} // the line is over: not a header
+		case c == '"':
+			p.i++
+			if p.done() || p.s[p.i] != ']' {
+				p.skipLine()
+				return header{}
+			}
+			p.i++
+			return header{section: name, subsection: b.String(), sub: true}
+		case c == '\\':
+			p.i++
+			if p.done() || p.s[p.i] == '\n' {
+				return header{}
+			}
+			c = p.s[p.i]
+		}
+		b.WriteByte(c)
+		p.i++
+	}
+	return header{}
 }
 
 // name reads a variable's name: a letter, then letters, digits and "-".

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,30 @@ var configCases = []struct {
 	{"another variable", "[core]\nexcludesFileX = /no\nautocrlf = input\n", "", false},
 	{"after other variables", "[core]\n\tbare = false\n\tfilemode\n\texcludesFile = /x\n", "/x", true},
 	{"an include is not followed", "[include]\n\tpath = other\n[core]\nexcludesFile = /x\n", "/x", true},
+	{"the old subsection syntax", "[core.x]\nexcludesFile = /no\n", "", false},
+	{"after a conditional include", "[includeIf \"gitdir:~/work/\"]\n\tpath = w\n[core]\nexcludesFile = /x\n", "/x", true},
+	{"a subsection with escapes", "[core \"a\\\"b\"]\nexcludesFile = /no\n[core]\nexcludesFile = /x\n", "/x", true},
+}
+
+func TestExcludesConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		want         []ConfigEntry
+	}{
+		{"none", "[user]\nname = A\n", nil},
+		{"in order", "[include]\npath = ~/a\n[core]\nexcludesFile = /x\n[include]\n\tpath = \"b c\"\n",
+			[]ConfigEntry{{Include: true, Value: "~/a"}, {Value: "/x"}, {Include: true, Value: "b c"}}},
+		{"conditions as written", "[includeIf \"gitdir:~/Work/\"]\n\tpath = w.inc\n[IncludeIf \"gitdir/i:C:\\\\x\"]\nPATH = i.inc\n[includeIf \"onbranch:main\"]\npath=m.inc\n",
+			[]ConfigEntry{{Include: true, Condition: "gitdir:~/Work/", Value: "w.inc"}, {Include: true, Condition: `gitdir/i:C:\x`, Value: "i.inc"}, {Include: true, Condition: "onbranch:main", Value: "m.inc"}}},
+		{"not an include", "[include \"x\"]\npath = no\n[includeIf]\npath = no\n[include]\npaths = no\npath\n", nil},
+		{"the old syntax", "[include.x]\npath = y\n[includeIf.x]\npath = z\n", []ConfigEntry{{Include: true, Condition: "x", Value: "z"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ExcludesConfig([]byte(tc.config)); !slices.Equal(got, tc.want) {
+				t.Errorf("ExcludesConfig(%q) = %+v, want %+v", tc.config, got, tc.want)
+			}
+		})
+	}
 }
 
 func TestExcludesFile(t *testing.T) {
@@ -87,6 +112,9 @@ func FuzzExcludesFile(f *testing.F) {
 	f.Add("[core]\nexcludesFile = \"open", "b")
 	f.Add("[core]\nexcludesFile = a\\", "c")
 	f.Add("[core]\nexcludesFile = \\q", " d ")
+	f.Add("[includeIf \"gitdir:~/w/\"]\npath = x\n[core \"a\\\"", "e")
+	f.Add("[include.x]\npath = y\n[inc\\", "f")
+	f.Add("[core \"\n\"]", "g")
 	f.Fuzz(func(t *testing.T, config, v string) {
 		ExcludesFile([]byte(config))
 		if strings.ContainsAny(v, "\"\\#;\n\r") {

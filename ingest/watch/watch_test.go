@@ -426,7 +426,8 @@ func TestWatchIgnoredFolders(t *testing.T) {
 			iopts := c.iopts
 			iopts.Prune, iopts.Workers, iopts.Skip, iopts.Roots = true, 2, Skip, []string{dir}
 			if c.global != "" {
-				iopts.GitExcludesFile = filepath.Join(top, c.global)
+				g := filepath.Join(top, c.global)
+				iopts.GitExcludes = func(string) string { return g }
 			}
 			f := startWith(t, dir, iopts, nil)
 			if got := f.w.Watches(); got != c.watches {
