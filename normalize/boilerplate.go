@@ -569,7 +569,7 @@ func classify(e *elem, z *html.Tokenizer) {
 			// The first role counts (a browser takes the first it knows).
 			if f := bytes.Fields(v); len(f) > 0 {
 				switch string(bytes.ToLower(f[0])) {
-				case "navigation", "search", "menubar", "dialog", "alertdialog":
+				case "navigation", "search", "menubar", "menu", "toolbar", "dialog", "alertdialog":
 					e.mark(always)
 				case "banner", "contentinfo", "complementary":
 					e.mark(pageLevel)
@@ -628,7 +628,7 @@ var attrWords = [][]byte{[]byte("hidden"), []byte("none"), []byte("role"), []byt
 	[]byte("comment"), []byte("disqus"), []byte("replies"), []byte("share"), []byte("sharing"), []byte("social"),
 	[]byte("related"), []byte("paginat"), []byte("pager"), []byte("sponsor"), []byte("promo"), []byte("newsletter"),
 	[]byte("rss"), []byte("outbrain"), []byte("taboola"), []byte("popular"), []byte("trending"),
-	[]byte("recommend"), []byte("advert"), []byte("popup"), []byte("tags")}
+	[]byte("recommend"), []byte("advert"), []byte("popup"), []byte("tags"), []byte("supplemental"), []byte("shoutbox"), []byte("skyscraper"), []byte("agegate"), []byte("shopping"), []byte("community")}
 
 // mayClassify reports whether the raw start tag holds, in any case, a word
 // that [classify] looks for: most tags do not, and reading their
@@ -743,7 +743,7 @@ var (
 	commentWords = []string{"comment", "disqus"}
 	linksWords   = []string{"menu", "share", "sharing", "social", "related", "sidebar", "footer",
 		"paginat", "pager", "sponsor", "promo", "newsletter", "outbrain", "taboola",
-		"popular", "trending", "recommend", "advert", "popup"}
+		"popular", "trending", "recommend", "advert", "popup", "supplemental", "shoutbox", "skyscraper", "agegate", "shopping", "community", "masthead"}
 	contentWords = []string{"article", "content", "body", "mathjax"}
 )
 
