@@ -32,6 +32,12 @@ func FromHTMLWith(src []byte, o Options) *Document {
 	return normalizeHTMLWith(src, !o.KeepBoilerplate)
 }
 
+// ContentVersion numbers the rules that choose a page's content: it goes
+// up when they change, so that pages indexed by their content are read
+// again, once (ingest names it in a page's pipeline, "html:content2").
+// Version 2 leaves out blocks named as boilerplate ([elem.namedOut]).
+const ContentVersion = 2
+
 // region is a range [start, end) of the tokenized page whose tokens are
 // not read (but for the page's <title>), and the break the element that
 // starts it makes in the text around it.
