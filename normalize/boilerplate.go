@@ -649,13 +649,25 @@ func mayClassify(raw []byte) bool {
 	for i, c := range raw {
 		low[i] = lowerASCII(c)
 	}
-	for _, w := range attrWords {
-		if bytes.Contains(low, w) {
-			return true
+	// One pass, trying at each byte the words that start with it: with
+	// some forty words, a search for each cost a sixth of the scan.
+	for i, c := range low {
+		for _, w := range attrWordsBy[c] {
+			if bytes.HasPrefix(low[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// attrWordsBy are attrWords by their first byte.
+var attrWordsBy = func() (by [256][][]byte) {
+	for _, w := range attrWords {
+		by[w[0]] = append(by[w[0]], w)
+	}
+	return by
+}()
 
 // hiddenStyle reports whether an inline style hides its element:
 // display:none or visibility:hidden.
