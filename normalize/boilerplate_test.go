@@ -200,3 +200,18 @@ func TestBlockName(t *testing.T) {
 		}
 	}
 }
+
+// TestAttrWords: every word blockName looks for passes mayClassify's
+// filter, or blocks named by it would never be read.
+func TestAttrWords(t *testing.T) {
+	words := append(append([]string{"replies", "tags", "rss"}, commentWords...), linksWords...)
+	for _, w := range words {
+		tag := `<div class="x-` + strings.ToUpper(w) + `">`
+		if !mayClassify([]byte(tag)) {
+			t.Errorf("mayClassify(%q) = false", tag)
+		}
+	}
+	if mayClassify([]byte(`<div class="post entry">`)) {
+		t.Error("mayClassify of a tag without the words = true")
+	}
+}
