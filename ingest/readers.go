@@ -50,7 +50,7 @@ func (ix *Indexer) pipelineOf(format string) string {
 		if ix.opts.KeepBoilerplate {
 			return ix.pipeline + "/html:whole"
 		}
-		return ix.pipeline + "/html:content"
+		return ix.pipeline + contentPipeline("html")
 	}
 	for _, r := range ix.opts.Readers {
 		if v, ok := r.(Versioned); ok {
@@ -60,6 +60,14 @@ func (ix *Indexer) pipelineOf(format string) string {
 		}
 	}
 	return ix.pipeline
+}
+
+// contentPipeline is the suffix of the pipeline of a page of format
+// (html, mhtml) read by its content: "/html:content" for the first rules,
+// then with [normalize.ContentVersion] ("/html:content2"), so that a page
+// is read again when the rules change.
+func contentPipeline(format string) string {
+	return fmt.Sprintf("/%s:content%d", format, normalize.ContentVersion)
 }
 
 // documentExts are the extensions of the document formats readers may

@@ -58,3 +58,48 @@ func TestWebPageContent(t *testing.T) {
 		}
 	}
 }
+
+// TestWebPageContentRulesChanged: a page indexed by the content rules
+// before normalize.ContentVersion 2 ("html:content") is read again, once;
+// one read whole is not.
+func TestWebPageContentRulesChanged(t *testing.T) {
+	const page = `<html><head><title>Tides</title></head><body><main><h1>Tides</h1>
+<p>High water comes twice a day.</p><div class="share-buttons"><a href="/fb">Facebook</a></div></main></body></html>`
+	for _, tc := range []struct {
+		keep        bool
+		suffix, old string // the pipeline's suffix now, and before
+		again       bool
+	}{
+		{false, "/html:content2", "/html:content", true},
+		{true, "/html:whole", "/html:whole", false},
+	} {
+		fsys := fstest.MapFS{"page.html": file(page)}
+		st := newStore(t)
+		ctx := t.Context()
+		if s, _, err := run(t, st, fsys, Options{KeepBoilerplate: tc.keep}, "page.html"); err != nil || s.Added != 1 {
+			t.Fatalf("keep %v: first run: %+v, %v", tc.keep, s, err)
+		}
+		d, err := st.Document(ctx, "", "page.html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(d.Pipeline, tc.suffix) {
+			t.Fatalf("keep %v: pipeline %q, want it to end %q", tc.keep, d.Pipeline, tc.suffix)
+		}
+		cs, err := st.Chunks(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Pipeline = strings.TrimSuffix(d.Pipeline, tc.suffix) + tc.old // as the first rules indexed it
+		if _, err := st.PutDocument(ctx, &d, cs); err != nil {
+			t.Fatal(err)
+		}
+		s, _, err := run(t, st, fsys, Options{KeepBoilerplate: tc.keep}, "page.html")
+		if err != nil || tc.again && s.Updated != 1 || !tc.again && s.Unchanged != 1 {
+			t.Fatalf("keep %v: run after the first rules: %+v, %v; want read again %v", tc.keep, s, err, tc.again)
+		}
+		if s, _, err := run(t, st, fsys, Options{KeepBoilerplate: tc.keep}, "page.html"); err != nil || s.Unchanged != 1 {
+			t.Fatalf("keep %v: next run: %+v, %v; want it unchanged", tc.keep, s, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package normalize
 import (
 	"bytes"
 	"slices"
+	"strings"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -31,6 +32,12 @@ func FromHTMLWith(src []byte, o Options) *Document {
 	return normalizeHTMLWith(src, !o.KeepBoilerplate)
 }
 
+// ContentVersion numbers the rules that choose a page's content: it goes
+// up when they change, so that pages indexed by their content are read
+// again, once (ingest names it in a page's pipeline, "html:content2").
+// Version 2 leaves out blocks named as boilerplate ([elem.namedOut]).
+const ContentVersion = 2
+
 // region is a range [start, end) of the tokenized page whose tokens are
 // not read (but for the page's <title>), and the break the element that
 // starts it makes in the text around it.
@@ -51,7 +58,7 @@ type opened struct {
 }
 
 // openFlags are what an open element passes to those inside it.
-type openFlags uint8
+type openFlags uint16
 
 const (
 	sectionedFlag openFlags = 1 << iota // inside main, article, section, aside or nav
@@ -61,6 +68,8 @@ const (
 	mathFlag                            // holds a <math>
 	h1Flag                              // holds an <h1>
 	droppedFlag                         // inside svg, script, template... (dropsContent)
+	linkFlag                            // inside an <a>
+	holdsMainFlag                       // holds a main or role=main
 )
 
 // elem is an element that may be left out of a page, or be its content.
@@ -70,6 +79,7 @@ type elem struct {
 	end         int  // offset past its end tag, or of the tag that closed it
 	own         bool // closed by its own end tag
 	text0, text int  // the page's text before it, and in it
+	link0, link int  // the same for the text of links
 
 	drop      dropKind
 	main      bool // <main> or role=main
@@ -81,7 +91,19 @@ type elem struct {
 	h1        bool // holds an <h1>
 	open      bool // has the attribute open (a dialog shown)
 	byName    bool // page-level by its class or id
+	holdsMain bool // holds a main or role=main
+	named     nameKind
 }
+
+// nameKind is what an element's class or id says it is, for the elements
+// that are boilerplate if they also look it ([elem.namedOut]).
+type nameKind uint8
+
+const (
+	notNamed      nameKind = iota
+	linksNamed             // a menu, share bar, list of related stories, sidebar, footer...
+	commentsNamed          // a comment section
+)
 
 // dropKind says why an element is not content.
 type dropKind uint8
@@ -144,6 +166,7 @@ func pageRegions(data []byte) []region {
 		open    = map[string]int{}
 		nameBuf [64]byte
 		text    int // text bytes outside whitespace, in elements whose content is text
+		link    int // those of them inside links
 
 		titleStart, titleEnd = -1, -1 // the page's <title>: the first outside svg, script...
 	)
@@ -157,8 +180,9 @@ func pageRegions(data []byte) []region {
 		o := &stack[len(stack)-1]
 		if o.e >= 0 {
 			e := all[o.e]
-			e.end, e.own, e.text = end, own, text-e.text0
+			e.end, e.own, e.text, e.link = end, own, text-e.text0, link-e.link0
 			e.math, e.h1 = o.flags&mathFlag != 0, o.flags&h1Flag != 0
+			e.holdsMain = o.flags&holdsMainFlag != 0
 		}
 		if o.a == atom.Title && titleStart >= 0 && titleEnd < 0 {
 			titleEnd = end
@@ -183,10 +207,15 @@ func pageRegions(data []byte) []region {
 			if n := len(stack); n > 0 && stack[n-1].flags&noTextFlag != 0 {
 				continue
 			}
+			n := 0
 			for _, c := range raw {
 				if c != ' ' && c != '\n' && c != '\t' && c != '\r' && c != '\f' {
-					text++
+					n++
 				}
+			}
+			text += n
+			if k := len(stack); k > 0 && stack[k-1].flags&linkFlag != 0 {
+				link += n
 			}
 		case html.StartTagToken:
 			// The name from the raw tag: z.TagName copies it.
@@ -220,7 +249,10 @@ func pageRegions(data []byte) []region {
 				if p&(inMainFlag|mainFlag) != 0 {
 					o.flags |= inMainFlag
 				}
-				o.flags |= p & (noTextFlag | droppedFlag)
+				o.flags |= p & (noTextFlag | droppedFlag | linkFlag)
+			}
+			if a == atom.A {
+				o.flags |= linkFlag
 			}
 			if a == atom.Title && titleStart < 0 && o.flags&droppedFlag == 0 {
 				titleStart = start
@@ -231,7 +263,7 @@ func pageRegions(data []byte) []region {
 			if dropsContent(a) || a == atom.Head || a == atom.Title {
 				o.flags |= noTextFlag
 			}
-			e := elem{a: a, start: start, end: len(data), text0: text,
+			e := elem{a: a, start: start, end: len(data), text0: text, link0: link,
 				sectioned: o.flags&sectionedFlag != 0, inMain: o.flags&inMainFlag != 0}
 			if hasAttr && mayClassify(raw) {
 				classify(&e, z)
@@ -240,7 +272,13 @@ func pageRegions(data []byte) []region {
 			if e.main || e.article {
 				o.flags |= mainFlag
 			}
-			if o.flags&noTextFlag == 0 && (e.drop != keep || e.main || e.article) {
+			if e.main {
+				o.flags |= holdsMainFlag
+				for i := len(stack) - 1; i >= 0 && stack[i].flags&holdsMainFlag == 0; i-- {
+					stack[i].flags |= holdsMainFlag
+				}
+			}
+			if o.flags&noTextFlag == 0 && (e.drop != keep || e.main || e.article || e.named != notNamed) {
 				o.e = int32(len(all))
 				ep := new(elem)
 				*ep = e
@@ -296,6 +334,7 @@ func pageRegions(data []byte) []region {
 		rs = append(rs, region{start: e.start, end: e.end, text: e.text, brk: blockBreak(e.a), space: e.a == atom.Button})
 		out += e.text
 	}
+	rs, out = namedRegions(all, rs, out, text)
 
 	// The content: the one <main> (or role=main) left, else the one
 	// outermost <article>.
@@ -344,6 +383,88 @@ func pageRegions(data []byte) []region {
 		return nil
 	}
 	return aroundTitle(rs, titleStart, titleEnd)
+}
+
+// Blocks named as boilerplate ([nameKind]) are left out when they look
+// it: a block of links (linkDensity of its text in links, as menus,
+// share bars and lists of related stories are) or of little text (under
+// shortText bytes: a share bar whose buttons are left out, a copyright
+// line), for comments any. Never a block that holds the page's h1 or its
+// main, nor one that holds over maxNamedShare of the text the rules
+// before leave (maxCommentsShare for comments: a page of comments, such
+// as a bug's, is its comments): that is the page's content, whatever
+// its name.
+const (
+	linkDensity      = 0.5
+	shortText        = 100
+	maxNamedShare    = 0.5
+	minCommentsShare = 0.25
+	maxCommentsShare = 2.0 / 3
+)
+
+// namedOut reports whether e, named as boilerplate and holding t bytes of
+// text that the rules before leave, of the page's kept, is left out.
+func (e *elem) namedOut(t, kept int) bool {
+	if t == 0 || e.h1 || e.holdsMain || e.main || e.article {
+		return false
+	}
+	switch e.named {
+	}
+	links := t < shortText || float64(e.link) >= linkDensity*float64(e.text)
+	switch e.named {
+	case commentsNamed:
+		return links || minCommentsShare*float64(kept) <= float64(t) && float64(t) <= maxCommentsShare*float64(kept)
+	case linksNamed:
+		return links && float64(t) <= maxNamedShare*float64(kept)
+	}
+	return false
+}
+
+// namedRegions adds to rs, the regions left out of a page and out of its
+// text bytes, the blocks named as boilerplate that [elem.namedOut] leaves
+// out, outermost first, and returns them sorted with the new out.
+func namedRegions(all []*elem, rs []region, out, text int) ([]region, int) {
+	sum := make([]int, len(rs)+1) // sum[i]: the text of rs[:i]
+	for i, r := range rs {
+		sum[i+1] = sum[i] + r.text
+	}
+	kept := text - out
+	var named []region
+	outEnd := -1
+	for _, e := range all {
+		if e.start < outEnd {
+			e.out = true
+			continue
+		}
+		if e.out || e.named == notNamed || !e.own {
+			continue
+		}
+		// The regions inside e: they start inside it (none holds it).
+		i, _ := slices.BinarySearchFunc(rs, e.start, func(r region, s int) int { return r.start - s })
+		j, _ := slices.BinarySearchFunc(rs, e.end, func(r region, s int) int { return r.start - s })
+		t := e.text - (sum[j] - sum[i])
+		if !e.namedOut(t, kept) {
+			continue
+		}
+		e.out, outEnd = true, e.end
+		named = append(named, region{start: e.start, end: e.end, text: t, brk: blockBreak(e.a)})
+		out += t
+	}
+	if len(named) == 0 {
+		return rs, out
+	}
+	merged := make([]region, 0, len(rs)+len(named))
+	for _, r := range rs {
+		for len(named) > 0 && named[0].start < r.start {
+			merged = append(merged, named[0])
+			named = named[1:]
+		}
+		if n := len(merged); n > 0 && r.start < merged[n-1].end {
+			continue // inside the named block before it
+		}
+		merged = append(merged, r)
+	}
+	return append(merged, named...), out
 }
 
 // aroundTitle cuts the region that holds the page's <title> element
@@ -430,6 +551,8 @@ func classifyTag(e *elem) {
 // positioned: its role, whether it is hidden, and its class and id.
 func classify(e *elem, z *html.Tokenizer) {
 	named, layout := false, false
+	var kind nameKind
+	veto := false
 	for {
 		k, v, more := z.TagAttr()
 		switch string(k) {
@@ -452,7 +575,7 @@ func classify(e *elem, z *html.Tokenizer) {
 			// The first role counts (a browser takes the first it knows).
 			if f := bytes.Fields(v); len(f) > 0 {
 				switch string(bytes.ToLower(f[0])) {
-				case "navigation", "search", "menubar", "dialog", "alertdialog":
+				case "navigation", "search", "menubar", "menu", "toolbar", "dialog", "alertdialog":
 					e.mark(always)
 				case "banner", "contentinfo", "complementary":
 					e.mark(pageLevel)
@@ -467,6 +590,8 @@ func classify(e *elem, z *html.Tokenizer) {
 			if !layout && layoutName(v) {
 				layout = true
 			}
+			k, ok := blockName(v)
+			kind, veto = max(kind, k), veto || ok
 		}
 		if !more {
 			break
@@ -479,6 +604,14 @@ func classify(e *elem, z *html.Tokenizer) {
 			// paragraph of class "header" is text.
 			e.mark(pageLevel)
 			e.byName = true
+		}
+	}
+	if kind != notNamed && !veto {
+		switch e.a {
+		case atom.Div, atom.Section, atom.Aside, atom.Header, atom.Footer, atom.Nav, atom.Ul, atom.Ol,
+			atom.Dl, atom.Li, atom.Table, atom.Td, atom.Form, 0:
+			// Blocks (0: a custom element), not a paragraph or a link.
+			e.named = kind
 		}
 	}
 	if named {
@@ -496,7 +629,12 @@ func classify(e *elem, z *html.Tokenizer) {
 // anything in its attributes.
 var attrWords = [][]byte{[]byte("hidden"), []byte("none"), []byte("role"), []byte("open"),
 	[]byte("header"), []byte("footer"), []byte("sidebar"), []byte("nav"), []byte("menu"), []byte("masthead"),
-	[]byte("cookie"), []byte("consent"), []byte("gdpr"), []byte("breadcrumb"), []byte("skip")}
+	[]byte("cookie"), []byte("consent"), []byte("gdpr"), []byte("breadcrumb"), []byte("skip"),
+	// blockName's
+	[]byte("comment"), []byte("disqus"), []byte("replies"), []byte("share"), []byte("sharing"), []byte("social"),
+	[]byte("related"), []byte("paginat"), []byte("pager"), []byte("sponsor"), []byte("promo"), []byte("newsletter"),
+	[]byte("rss"), []byte("outbrain"), []byte("taboola"), []byte("popular"), []byte("trending"),
+	[]byte("recommend"), []byte("advert"), []byte("popup"), []byte("tags"), []byte("supplemental"), []byte("shoutbox"), []byte("skyscraper"), []byte("agegate"), []byte("shopping"), []byte("community")}
 
 // mayClassify reports whether the raw start tag holds, in any case, a word
 // that [classify] looks for: most tags do not, and reading their
@@ -511,13 +649,25 @@ func mayClassify(raw []byte) bool {
 	for i, c := range raw {
 		low[i] = lowerASCII(c)
 	}
-	for _, w := range attrWords {
-		if bytes.Contains(low, w) {
-			return true
+	// One pass, trying at each byte the words that start with it: with
+	// some forty words, a search for each cost a sixth of the scan.
+	for i, c := range low {
+		for _, w := range attrWordsBy[c] {
+			if bytes.HasPrefix(low[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// attrWordsBy are attrWords by their first byte.
+var attrWordsBy = func() (by [256][][]byte) {
+	for _, w := range attrWords {
+		by[w[0]] = append(by[w[0]], w)
+	}
+	return by
+}()
 
 // hiddenStyle reports whether an inline style hides its element:
 // display:none or visibility:hidden.
@@ -600,6 +750,66 @@ func layoutName(v []byte) bool {
 		}
 	}
 	return false
+}
+
+// Words of a class or id that name a block of boilerplate, when one of
+// the block's words holds them: Readability's unlikely candidates and
+// negative names, for the blocks that are not content. contentWords
+// overrule them: the block may be a wrapper of the content and more
+// ("content-sidebar-wrap"), as in Readability.
+var (
+	commentWords = []string{"comment", "disqus"}
+	linksWords   = []string{"menu", "share", "sharing", "social", "related", "sidebar", "footer",
+		"paginat", "pager", "sponsor", "promo", "newsletter", "outbrain", "taboola",
+		"popular", "trending", "recommend", "advert", "popup", "supplemental", "shoutbox", "skyscraper", "agegate", "shopping", "community", "masthead"}
+	contentWords = []string{"article", "content", "body", "mathjax"}
+)
+
+// blockName returns what a class or id names ([nameKind]): a comment
+// section ("comments", "commentlist", "disqus_thread", "replies"), a block
+// of links ("share-buttons", "related-posts", "rightSidebar",
+// "site-footer", "tags"...), or nothing; ok reports whether it also names
+// the content ("content-sidebar"), which overrules both. Words are split
+// at anything but ASCII letters and digits, and compared in lower case.
+func blockName(v []byte) (k nameKind, ok bool) {
+	var buf [32]byte
+	for len(v) > 0 {
+		n := 0
+		for n < len(v) && wordByte(v[n]) {
+			n++
+		}
+		w := v[:n]
+		v = v[min(n+1, len(v)):]
+		if n == 0 || n > len(buf) {
+			continue
+		}
+		for i, c := range w {
+			buf[i] = lowerASCII(c)
+		}
+		s := string(buf[:n])
+		switch {
+		case containsAny(s, contentWords):
+			ok = true
+		case containsAny(s, commentWords) || s == "replies":
+			k = max(k, commentsNamed)
+		case containsAny(s, linksWords) || s == "tags" || s == "rss":
+			k = max(k, linksNamed)
+		}
+	}
+	return k, ok
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func wordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= 0x80
 }
 
 func nameSep(c byte) bool {

@@ -9,6 +9,8 @@ import (
 // left out, what is kept, and pages whose markup is not trusted.
 func TestPageContent(t *testing.T) {
 	long := strings.Repeat("Real text of the page. ", 20)
+	lt, lp := strings.TrimSpace(long), "<p>"+long+"</p>"
+	comment := strings.Repeat("A comment of some length, long enough not to be taken for a count of comments. ", 2) + "The end."
 	for _, tc := range []struct {
 		name, page string
 		want       string // the content's text
@@ -54,6 +56,29 @@ func TestPageContent(t *testing.T) {
 		{"everything hidden: read whole", `<div aria-hidden="true"><p>` + long + `</p></div><div role="dialog">Subscribe</div>`, strings.TrimSpace(long) + "\n\nSubscribe"},
 		{"teaser article", `<p>` + long + `</p><div><article>Teaser</article></div>`, strings.TrimSpace(long) + "\n\nTeaser"},
 		{"custom element", `<site-menu class="menu">Home</site-menu><p>Text</p>`, "Text"},
+		{"role menu", `<p>Text</p><ul role="menu"><li>Edit</li></ul>`, "Text"},
+		{"role toolbar", `<p>Text</p><div role="toolbar">Bold Italic</div>`, "Text"},
+
+		// Blocks named as boilerplate, inside the content too, when they
+		// look it: links, or little text. The page's text is long: a
+		// named block of over half of it is kept.
+		{"share bar in the article", `<article>` + lp + `<div class="share-buttons"><a href="#">Facebook</a> <a href="#">Twitter</a></div></article>`, lt},
+		{"related posts in main", `<main>` + lp + `<ul class="related-posts"><li><a href="/a">Another story</a> by Someone</li></ul></main>`, lt},
+		{"sidebar by id in main", `<main>` + lp + `<div id="sidebar"><h2>Recent</h2><a href="/a">One post</a> <a href="/b">Two posts</a></div></main>`, lt},
+		{"short site footer in an article", `<article>` + lp + `<div class="site-footer">© 2024 The Site</div></article>`, lt},
+		{"camel case", `<main>` + lp + `<div class="rightSidebar"><a href="/a">Most read</a></div></main>`, lt},
+		{"comment count", `<article>` + lp + `<div class="comments">0 comments</div></article>`, lt},
+		{"tags", `<article>` + lp + `<div class="tags">Tagged <a href="/t">news</a>, <a href="/u">jobs</a></div></article>`, lt},
+		{"nested in a named block", `<main>` + lp + `<div class="sidebar"><div class="share"><a href="#">x</a></div><a href="/a">Links here</a></div></main>`, lt},
+		{"named block of text kept", `<article>` + lp + lp + `<div class="share-of-gdp">` + long + `</div></article>`, lt + "\n\n" + lt + "\n\n" + lt},
+		{"named block with the h1 kept", `<div class="menu"><h1>Title</h1><a href="/">Home</a></div>` + lp, "Title\n\nHome\n\n" + lt},
+		{"named block holding main kept", `<div class="footer-wrap"><main>` + lp + `</main></div><p>More</p>`, lt},
+		{"content name overrules", `<main>` + lp + `<div class="sidebar-content"><a href="/a">Links</a></div></main>`, lt + "\n\nLinks"},
+		{"named block of most of the text kept", `<div class="related"><a href="/a">` + long + long + `</a></div>` + lp, strings.TrimSpace(long+long) + "\n\n" + lt},
+		{"paragraph not a block", `<main>` + lp + `<p class="share"><a href="#">Share</a></p></main>`, lt + "\n\nShare"},
+		{"comments of a quarter to two thirds", `<article>` + lp + `</article><div id="comments">` + lp + `</div>`, lt},
+		{"a few comments under a long text", `<main>` + lp + lp + lp + `<section class="comments"><p>First! ` + comment + `</p></section></main>`, lt + "\n\n" + lt + "\n\n" + lt + "\n\nFirst! " + comment},
+		{"a page of comments", `<h1>Bug 1</h1><ol class="comment-list"><li>` + long + long + long + `</li></ol>` + lp, "Bug 1\n\n1. " + strings.TrimSpace(long+long+long) + "\n\n" + lt},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := []byte(tc.page)
@@ -136,5 +161,57 @@ func TestNames(t *testing.T) {
 		if got := layoutName([]byte(tc.v)); got != tc.layout {
 			t.Errorf("layoutName(%q) = %v", tc.v, got)
 		}
+	}
+}
+
+func TestBlockName(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		kind nameKind
+		ok   bool
+	}{
+		{"comments", commentsNamed, false},
+		{"comment-list hfeed", commentsNamed, false},
+		{"disqus_thread", commentsNamed, false},
+		{"replies", commentsNamed, false},
+		{"share-buttons", linksNamed, false},
+		{"sharedaddy sd-sharing-enabled", linksNamed, false},
+		{"related-posts", linksNamed, false},
+		{"rightSidebar", linksNamed, false},
+		{"l-footer lazyload", linksNamed, false},
+		{"ribbon-menu", linksNamed, false},
+		{"tags", linksNamed, false},
+		{"rss", linksNamed, false},
+		{"taboola", linksNamed, false},
+		{"comment-share", commentsNamed, false},
+		{"content-sidebar-wrap", linksNamed, true},
+		{"MathJax CtxtMenu_Attached_0", linksNamed, true},
+		{"articleBody", notNamed, true},
+		{"tagged", notNamed, false},
+		{"header", notNamed, false},
+		{"widget Blog", notNamed, false},
+		{"post hentry", notNamed, false},
+		{"", notNamed, false},
+		{"a-very-long-class-name-with-sidebar-in-one-word-" + strings.Repeat("x", 40), linksNamed, false},
+		{strings.Repeat("x", 40) + "sidebar", notNamed, false},
+	} {
+		if kind, ok := blockName([]byte(tc.v)); kind != tc.kind || ok != tc.ok {
+			t.Errorf("blockName(%q) = %v, %v, want %v, %v", tc.v, kind, ok, tc.kind, tc.ok)
+		}
+	}
+}
+
+// TestAttrWords: every word blockName looks for passes mayClassify's
+// filter, or blocks named by it would never be read.
+func TestAttrWords(t *testing.T) {
+	words := append(append([]string{"replies", "tags", "rss"}, commentWords...), linksWords...)
+	for _, w := range words {
+		tag := `<div class="x-` + strings.ToUpper(w) + `">`
+		if !mayClassify([]byte(tag)) {
+			t.Errorf("mayClassify(%q) = false", tag)
+		}
+	}
+	if mayClassify([]byte(`<div class="post entry">`)) {
+		t.Error("mayClassify of a tag without the words = true")
 	}
 }

@@ -121,9 +121,9 @@
 // [FromHTMLWith]):
 //
 //   - Left out wherever they are: nav, search, button, dialog (unless
-//     open), and elements with role navigation, search, menubar, dialog
-//     or alertdialog (the first role counts); hidden elements (hidden,
-//     but not hidden="until-found"; aria-hidden="true"; an inline style
+//     open), and elements with role navigation, search, menubar, menu,
+//     toolbar, dialog or alertdialog (the first role counts); hidden
+//     elements (hidden, but not hidden="until-found"; aria-hidden="true"; an inline style
 //     display:none or visibility:hidden) unless they hold MathML
 //     (Wikipedia hides its formulas' MathML behind a picture of them);
 //     elements whose class or id names a cookie or consent banner, a
@@ -137,6 +137,24 @@
 //     "masthead", "site-header"...). A header (or such a div) that holds
 //     an h1 is kept: it is the title block of a page without main
 //     (pandoc's standalone HTML), not a site's banner.
+//   - Left out wherever they are, when they also look like it: blocks
+//     (div, section, aside, header, footer, nav, ul, ol, dl, li, table,
+//     td, form and custom elements) whose class or id names a menu, a
+//     share bar, related or popular stories, a sidebar, a footer, tags,
+//     pagination, sponsored or promoted links or a newsletter form
+//     ("share-buttons", "related-posts", "rightSidebar", "l-footer";
+//     words of Readability's unlikely candidates and negative names,
+//     found inside the words of a class or id split at anything but
+//     letters and digits), if half of their text or more is in links or
+//     they hold under 100 bytes of it; and comment sections ("comments",
+//     "comment-list", "disqus_thread", "replies") that are links or little
+//     text like those, or hold a quarter to two thirds of the page's text
+//     (a few comments under a long article are read with it, as
+//     Readability reads some; a page that is mostly comments, a bug's or
+//     a forum thread's, is its comments). Never a block whose class or id
+//     also names the content ("content-sidebar-wrap", "articleBody"), nor
+//     one that holds the page's h1 or its main, nor, but for comments,
+//     one that holds over half of the text the rules above leave.
 //   - When the page has one main (or role=main) left, else one outermost
 //     article, only its content is read (the title still comes from
 //     <title>), if it holds a quarter of the text the rules above leave:

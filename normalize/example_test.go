@@ -63,6 +63,37 @@ served <i>all</i> day.<br>Closed on Mondays.</p>
 	// Espresso | 2.50
 }
 
+// A page is read by its content: its menu, and the share bar and list of
+// related posts named so in its article, are left out; read whole, they
+// are not.
+func ExampleFromHTMLWith() {
+	page := []byte(`<html><head><title>Tides</title></head><body>
+<nav><a href="/">Home</a> <a href="/news">News</a></nav>
+<article><h1>Tides</h1>
+<div class="share-buttons"><a href="/fb">Facebook</a> <a href="/tw">Twitter</a></div>
+<p>High water comes twice a day, about twelve hours and twenty-five minutes apart, and the
+highest tides, the springs, follow the new and the full moon.</p>
+<ul class="related-posts"><li><a href="/ferry">Ferry times</a></li></ul>
+</article></body></html>`)
+	fmt.Println(normalize.FromHTML(page).Text)
+	fmt.Println("---")
+	fmt.Println(normalize.FromHTMLWith(page, normalize.Options{KeepBoilerplate: true}).Text)
+	// Output:
+	// Tides
+	//
+	// High water comes twice a day, about twelve hours and twenty-five minutes apart, and the highest tides, the springs, follow the new and the full moon.
+	// ---
+	// Home News
+	//
+	// Tides
+	//
+	// Facebook Twitter
+	//
+	// High water comes twice a day, about twelve hours and twenty-five minutes apart, and the highest tides, the springs, follow the new and the full moon.
+	//
+	// • Ferry times
+}
+
 func ExampleDocument_SourceSpan() {
 	src := []byte("<p>The <b>quick</b> brown&nbsp;fox.</p>")
 	d := normalize.FromHTML(src)

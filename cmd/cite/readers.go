@@ -51,7 +51,8 @@ func (m mhtmlReader) Version(format string) string {
 	case m.whole:
 		return "mhtml:whole"
 	}
-	return "mhtml:content"
+	// As ingest names a page's (html:content2), with the rules' version.
+	return fmt.Sprintf("mhtml:content%d", normalize.ContentVersion)
 }
 
 // wholePages returns rs with its reader of saved pages reading them whole.
