@@ -309,7 +309,7 @@ watches, as for files deleted.`, true)
 		if stats.Copied > 0 {
 			fmt.Fprintf(e.stdout, "; %d copied from indexed files with the same content, not read again", stats.Copied)
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || stats.Interrupted > 0 {
 			fmt.Fprintf(e.stdout, ", interrupted (%d under way)", stats.Interrupted)
 		}
 		tokens := humanCount(stats.Tokens) + " tokens"
