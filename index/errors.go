@@ -20,10 +20,10 @@ var errEmptyFile = errors.New("empty database file")
 const repairHint = "cite check --repair rebuilds it, keeping the damaged file aside"
 
 // dbError classifies an error of SQLite: a damaged database file becomes
-// ErrCorrupt, a write the database refuses ErrReadOnly. Other errors are
-// returned as they are.
+// ErrCorrupt, a write the database refuses ErrReadOnly, a write it found
+// no room for ErrFull. Other errors are returned as they are.
 func dbError(err error) error {
-	if err == nil || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrReadOnly) {
+	if err == nil || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrReadOnly) || errors.Is(err, ErrFull) {
 		return err
 	}
 	var se sqlite3.Error
@@ -35,6 +35,8 @@ func dbError(err error) error {
 		return fmt.Errorf("%w (%s): %w", ErrCorrupt, repairHint, err)
 	case sqlite3.ErrReadonly:
 		return fmt.Errorf("%w: %w", ErrReadOnly, err)
+	case sqlite3.ErrFull:
+		return fmt.Errorf("%w: %w", ErrFull, err)
 	}
 	return err
 }

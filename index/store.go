@@ -61,6 +61,10 @@ var (
 	// ErrCorrupt is the error of reading or writing an index whose database
 	// file is damaged. cite check --repair ([Recover]) rebuilds it.
 	ErrCorrupt = errors.New("index is damaged")
+	// ErrFull is the error of a write that found no room: the disk (or
+	// the quota) holding the index, or SQLite's temporary files, is
+	// full. Every write after it would fail the same way.
+	ErrFull = errors.New("the disk is full")
 )
 
 // Options configure [Open].

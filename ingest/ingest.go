@@ -251,6 +251,9 @@ type Indexer struct {
 
 	// onBatch, if set (by tests), sees what each batch written holds.
 	onBatch func(batchSize)
+	// writeErr, if set (by tests), fails the writes of documents whose
+	// path it returns an error for, before they reach the store.
+	writeErr func(path string) error
 	// inFlight is the most chunks prepared and not yet written
 	// ([inFlightBatches] batches' worth, unless a test sets it), and onWait,
 	// if set (by tests), is called when a worker waits for them to be
@@ -448,8 +451,8 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 		known[existing[i].Path] = &existing[i]
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	jobs := make(chan *job, ix.opts.Workers)
 	// Finished files wait here while the writer commits a batch, so that
 	// the workers go on preparing the next ones meanwhile.
@@ -567,6 +570,12 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 				j.err = &PathError{j.path, j.err}
 			}
 			errs = append(errs, j.err)
+			if se := indexFailed(j.err); se != nil {
+				// Every write after it would fail the same way (a
+				// full disk): the run stops here rather than read
+				// and fail each file that is left.
+				cancel(se)
+			}
 		}
 		if j.doc != nil && (j.out == Added || j.out == Updated) {
 			j.stored.add(j.doc.Hash) // a later file of the same bytes copies it
@@ -693,6 +702,9 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	stats.Ignored = int(ignored.Load())
 	if err := ctx.Err(); err != nil {
 		stats.Elapsed = time.Since(start)
+		if se := (*StoppedError)(nil); errors.As(context.Cause(ctx), &se) {
+			return stats, errors.Join(append(errs, se)...)
+		}
 		return stats, err
 	}
 	ix.prune(ctx, names, existing, seen, gone, filter, &stats, &errs, emit)
@@ -714,6 +726,46 @@ func (ix *Indexer) Index(ctx context.Context, paths ...string) (Stats, error) {
 	}
 	stats.Elapsed = time.Since(start)
 	return stats, errors.Join(errs...)
+}
+
+// StoppedError is the error of a run that stopped because the index could
+// not be written at all (the disk full, the index turned read-only or
+// damaged): the files written before it are kept, and those not reached,
+// or under way, are left for the next run ([Stats.Interrupted]). The file
+// whose write found it failed, with the write's own error.
+type StoppedError struct {
+	Reason error // index.ErrFull, ErrReadOnly or ErrCorrupt
+	Err    error // the write's error, which wraps Reason (not a *PathError)
+}
+
+func (e *StoppedError) Error() string {
+	fix := "free space, then run cite index again"
+	switch e.Reason {
+	case index.ErrReadOnly:
+		fix = "make it writable, then run cite index again"
+	case index.ErrCorrupt:
+		fix = "run cite check --repair, then cite index again"
+	}
+	return fmt.Sprintf("stopped: %v; the documents written before it are kept, and the files not reached are left for the next run: %s", e.Reason, fix)
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// indexFailed returns a *StoppedError when err is one of the index as a
+// whole rather than of one file (index.ErrFull, ErrReadOnly, ErrCorrupt),
+// nil otherwise.
+func indexFailed(err error) *StoppedError {
+	for _, reason := range []error{index.ErrFull, index.ErrReadOnly, index.ErrCorrupt} {
+		if errors.Is(err, reason) {
+			// Not the *PathError: the file's failure is counted once,
+			// as the file's.
+			if pe := (*PathError)(nil); errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return &StoppedError{Reason: reason, Err: err}
+		}
+	}
+	return nil
 }
 
 // embedTerms gives c its vector and its full-text terms counted
@@ -1261,7 +1313,7 @@ func (ix *Indexer) writeBatch(ctx context.Context, batch []*job) {
 		j.doc.IndexedAt = now
 		docs[i] = index.DocumentChunks{Doc: j.doc, Chunks: j.chunk}
 	}
-	if len(jobs) > 1 {
+	if len(jobs) > 1 && ix.writeErr == nil {
 		_, err := ix.store.PutDocuments(ctx, docs)
 		if err == nil {
 			return
@@ -1292,6 +1344,12 @@ func (ix *Indexer) write(ctx context.Context, j *job) {
 		}
 	case j.out == Added || j.out == Updated:
 		j.doc.IndexedAt = time.Now()
+		if ix.writeErr != nil {
+			if err := ix.writeErr(j.path); err != nil {
+				j.out, j.err = Failed, err
+				return
+			}
+		}
 		if _, err := ix.store.PutDocument(ctx, j.doc, j.chunk); err != nil {
 			j.out, j.err = Failed, err
 		}

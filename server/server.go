@@ -36,6 +36,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cite-rag/cite/answer"
@@ -289,9 +290,27 @@ const internalMessage = "the server failed to do this; its log has the details"
 
 // internalError logs err and answers status with code and
 // [internalMessage], never err's text.
+//
+// A write that found the disk full (the index's, or the uploads') is 507
+// disk_full saying so instead, still without err's text: the client, not
+// only the log's reader, can tell that retrying will not help until space
+// is freed (it read "the server failed to do this").
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, status int, code string, err error) {
 	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
+	if diskFull(err) {
+		writeError(w, http.StatusInsufficientStorage, "disk_full", diskFullMessage)
+		return
+	}
 	writeError(w, status, code, internalMessage)
+}
+
+// diskFullMessage is what a client reads of a write that found no room.
+const diskFullMessage = "the server's disk is full: nothing can be written until space is freed"
+
+// diskFull reports whether err is a write that found no room: SQLite's
+// (index.ErrFull), or the file system's (no space, over a quota).
+func diskFull(err error) bool {
+	return errors.Is(err, index.ErrFull) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -337,7 +337,8 @@ func trimLine(s string, n int) string {
 func runChat(ctx context.Context, e *env, args []string) error {
 	f := newAskFlags(e, "chat", "", `A conversation in the terminal: each line you type is a question, answered
 with citations as cite ask does, with the conversation so far as context.
-An empty line or end of input ends it.`)
+An empty line typed, or the end of input, ends it (piped questions may be
+spaced by empty lines).`)
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -389,6 +390,12 @@ An empty line or end of input ends it.`)
 		}
 		q := strings.TrimSpace(line)
 		if q == "" {
+			if !typed {
+				// A file of questions may space them with blank
+				// lines: the questions after one were left
+				// unanswered, without a word, and exit 0.
+				continue
+			}
 			return nil
 		}
 		if !typed {

@@ -128,6 +128,22 @@ func TestChat(t *testing.T) {
 	}
 }
 
+// TestChatPipedBlankLines: piped questions spaced by blank lines are all
+// answered (the first blank line ended the chat, silently, with exit 0).
+func TestChatPipedBlankLines(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	var stdout, stderr strings.Builder
+	code := run(t.Context(), []string{"chat", "--index", idx}, &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" },
+		in: strings.NewReader("what is WAL mode in SQLite\n\n  \nhow do honeybees locate flowers\n\n")})
+	out := stdout.String()
+	if code != 0 || !strings.Contains(out, "> what is WAL mode in SQLite\n") || !strings.Contains(out, "> how do honeybees locate flowers\n") || strings.Count(out, "Sources cited in this answer:") != 2 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr.String())
+	}
+}
+
 func TestAskCutShort(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	if code, _, errOut := cite(t, "index", "--index", idx, corpus); code != 0 {

@@ -315,7 +315,7 @@ files deleted are kept, and said missing, unless --prune is given.`, true)
 		if stats.Copied > 0 {
 			fmt.Fprintf(e.stdout, "; %d copied from indexed files with the same content, not read again", stats.Copied)
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || stats.Interrupted > 0 {
 			fmt.Fprintf(e.stdout, ", interrupted (%d under way)", stats.Interrupted)
 		}
 		tokens := humanCount(stats.Tokens) + " tokens"

@@ -255,6 +255,7 @@ type flags struct {
 	warned bool            // the collection's server warning was printed
 
 	name, text string // the command, and its free text argument (QUERY), if any
+	paths      bool   // its arguments are paths (PATH...)
 }
 
 func newFlags(e *env, name, args, about string, withJSON bool) *flags {
@@ -264,6 +265,7 @@ func newFlags(e *env, name, args, about string, withJSON bool) *flags {
 	if args == `"QUERY"` || args == `"QUESTION"` {
 		f.text = strings.Trim(args, `"`)
 	}
+	f.paths = strings.HasPrefix(args, "PATH")
 	def := index.DefaultDir
 	if v := e.getenv("CITE_INDEX"); v != "" {
 		def = v
@@ -320,6 +322,10 @@ func (f *flags) parse(args []string) error {
 			// a flag: say how to give it.
 			if arg, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok && f.text != "" {
 				fmt.Fprintf(f.Output(), "cite: %q is taken for a flag; a %s, or words of it, starting with \"-\" go after --: cite %s -- %q\n", arg, f.text, f.name, arg)
+			} else if ok && f.paths && fileExists(arg) {
+				// A file named -notes.md is there: say how to name it
+				// (it said only that the flag is not defined).
+				fmt.Fprintf(f.Output(), "cite: %q is taken for a flag; a PATH starting with \"-\" goes after -- or as ./%s: cite %s -- %q\n", arg, arg, f.name, arg)
 			}
 			return errUsage
 		}
@@ -336,6 +342,13 @@ func (f *flags) parse(args []string) error {
 	}
 	f.Parse(append([]string{"--"}, pos...))
 	return nil
+}
+
+// fileExists reports whether a file or folder named name is there (a
+// symbolic link too, even a broken one).
+func fileExists(name string) bool {
+	_, err := os.Lstat(name)
+	return err == nil
 }
 
 func (f *flags) usageError(format string, args ...any) error {

@@ -1,6 +1,7 @@
 package office
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,10 +20,16 @@ func readPPTX(z *zipDoc) (*normalize.Document, error) {
 		return nil, err
 	}
 	var blocks []block
+	var missing []string // slides the presentation lists that the file lacks
 	title := ""
 	for i, id := range root.path("presentation", "sldIdLst").all("sldId") {
 		r, ok := rels[relID(id)]
-		if !ok || !strings.HasSuffix(r.typ, relSlide) || !z.has(r.target) {
+		switch {
+		case !ok || !strings.HasSuffix(r.typ, relSlide):
+			missing = append(missing, fmt.Sprintf("slide %d has no slide part in the presentation's relationships: left out", i+1))
+			continue
+		case !z.has(r.target):
+			missing = append(missing, fmt.Sprintf("slide %d (%q) is missing from the file: left out", i+1, r.target))
 			continue
 		}
 		sb, t, err := readSlide(z, r.target, i+1)
@@ -36,6 +43,13 @@ func readPPTX(z *zipDoc) (*normalize.Document, error) {
 	}
 	var x normalize.Extracted
 	emit(&x, blocks)
+	for i, m := range missing {
+		if i == maxMissingNoted && len(missing) > i+1 {
+			x.Note(fmt.Sprintf("%d more slides of the presentation are missing: left out", len(missing)-i))
+			break
+		}
+		x.Note(m)
+	}
 	return x.Document(title), nil
 }
 

@@ -1,7 +1,11 @@
 package office
 
 import (
+	"archive/zip"
+	"bytes"
 	"fmt"
+	"io"
+	"strings"
 	"testing"
 )
 
@@ -92,6 +96,7 @@ func TestPPTX(t *testing.T) {
 		data         []byte
 		text, heads  string
 		pages, title string
+		notes        string // the reader's notes, joined by "; "
 	}{
 		{
 			name:  "presentation order, not file names",
@@ -127,9 +132,19 @@ func TestPPTX(t *testing.T) {
 			pages: "[{1 0} {2 39}]",
 		},
 		{
-			name: "missing slide part skipped",
-			data: pptxOf(t, []int{1, 4}, nil, sp("title", "", "Only")),
-			text: "Only",
+			name:  "missing slide part left out and noted",
+			data:  pptxOf(t, []int{1, 4}, nil, sp("title", "", "Only")),
+			text:  "Only",
+			notes: `slide 2 ("ppt/slides/slide4.xml") is missing from the file: left out`,
+		},
+		{
+			name: "a slide without its relationship left out and noted",
+			data: func() []byte {
+				data := pptxOf(t, []int{1, 2}, nil, sp("title", "", "One"), sp("title", "", "Two"))
+				return rezip(t, data, "ppt/_rels/presentation.xml.rels", `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="`+relNS+`/slide" Target="slides/slide1.xml"/></Relationships>`)
+			}(),
+			text:  "One",
+			notes: "slide 2 has no slide part in the presentation's relationships: left out",
 		},
 	}
 	for _, tt := range tests {
@@ -150,9 +165,39 @@ func TestPPTX(t *testing.T) {
 			if got := fmt.Sprint(d.Pages); tt.pages != "" && got != tt.pages {
 				t.Errorf("pages = %s, want %s", got, tt.pages)
 			}
+			if got := strings.Join(d.Notes, "; "); got != tt.notes {
+				t.Errorf("notes = %q, want %q", got, tt.notes)
+			}
 			if tt.title != "" && d.Title != tt.title {
 				t.Errorf("title = %q, want %q", d.Title, tt.title)
 			}
 		})
 	}
+}
+
+// rezip returns the zip data with the entry name's body replaced.
+func rezip(t testing.TB, data []byte, name, body string) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	for _, f := range zr.File {
+		b := body
+		if f.Name != name {
+			rc, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = string(all)
+		}
+		entries = append(entries, f.Name, b)
+	}
+	return zipOf(t, entries...)
 }

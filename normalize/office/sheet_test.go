@@ -147,7 +147,8 @@ lines  </t></si>`
 				c("D1", ` t="inlineStr"`, `<is><t>inline</t></is>`) + c("E1", ` t="b"`, v("1")) + c("F1", ` t="b"`, v("0")) +
 				c("G1", ` t="e"`, `<f>1/0</f>`+v("#DIV/0!")) + c("H1", ` t="str"`, `<f>A1&amp;"!"</f>`+v("Name!")) +
 				c("I1", ` t="d"`, v("2026-11-27T00:00:00")) + c("J1", ` t="s"`, v("99")) + `</row>`}},
-			text: "Types\n\nName | Rich text | two lines | inline | TRUE | FALSE | #DIV/0! | Name! | 2026-11-27",
+			text:  "Types\n\nName | Rich text | two lines | inline | TRUE | FALSE | #DIV/0! | Name! | 2026-11-27",
+			notes: []string{"1 cell refers to shared strings the file lacks: left out"},
 		},
 		{
 			name: "numbers and formats",
@@ -190,6 +191,13 @@ lines  </t></si>`
 			notes: []string{`left out the hidden sheet "Secret"`, `left out the hidden sheet "Deep"`},
 		},
 	}
+	// A sheet the workbook lists that the file lacks, its part or its
+	// relationship (it was left out silently), and cells whose shared
+	// strings are not there.
+	missing := rezip(t, xlsxOf(t, shared, styles, "", xlsxSheet{name: "Kept", data: `<row r="1">` + c("A1", ` t="s"`, v("0")) + c("B1", ` t="s"`, v("7")) + c("C1", ` t="s"`, v("x")) + `</row>`}),
+		"xl/workbook.xml", `<workbook `+xNS+`><sheets><sheet name="Kept" sheetId="1" r:id="rId1"/><sheet name="Gone" sheetId="2" r:id="rId9"/><sheet name="Ghost" sheetId="3" r:id="rS9"/></sheets></workbook>`)
+	missing = rezip(t, missing, "xl/_rels/workbook.xml.rels", `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="`+relNS+`/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rS9" Type="`+relNS+`/worksheet" Target="worksheets/sheet9.xml"/><Relationship Id="rS" Type="`+relNS+`/sharedStrings" Target="sharedStrings.xml"/></Relationships>`)
+	readSheet(t, XLSX, missing, "Kept\n\nName", []string{`the sheet "Gone" is missing from the file: left out`, `the sheet "Ghost" is missing from the file: left out`, "2 cells refer to shared strings the file lacks: left out"})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := readSheet(t, XLSX, xlsxOf(t, shared, styles, tt.wbPr, tt.sheets...), tt.text, tt.notes)

@@ -24,6 +24,7 @@ type xlsx struct {
 	z        *zipDoc
 	strings  []string
 	lost     bool         // a cell referred past the shared strings kept
+	dangling int          // cells referring to shared strings the file lacks
 	formats  []*numFormat // by style (cellXfs) index; nil is General
 	date1904 bool         // dates count from 1904-01-01
 	budget   cellBudget
@@ -63,8 +64,12 @@ func readXLSX(z *zipDoc, maxCells int) (*normalize.Document, error) {
 			continue
 		}
 		r, ok := rels[relID(s)]
-		if !ok || !strings.HasSuffix(r.typ, relWorksheet) || !z.has(r.target) {
-			continue // a chart sheet, or a sheet missing
+		switch {
+		case ok && !strings.HasSuffix(r.typ, relWorksheet):
+			continue // a chart sheet: no cells
+		case !ok || !z.has(r.target):
+			notes = append(notes, fmt.Sprintf("the sheet %q is missing from the file: left out", name))
+			continue
 		}
 		if x.budget.out() {
 			break
@@ -80,6 +85,9 @@ func readXLSX(z *zipDoc, maxCells int) (*normalize.Document, error) {
 	}
 	if x.lost {
 		notes = append(notes, fmt.Sprintf("cells referring past the first %d shared strings are left out", maxSharedStrings))
+	}
+	if x.dangling > 0 {
+		notes = append(notes, fmt.Sprintf("%d %s to shared strings the file lacks: left out", x.dangling, map[bool]string{true: "cell refers", false: "cells refer"}[x.dangling == 1]))
 	}
 	return emitSheets(sheets, docTitle(z, "docProps/core.xml"), notes), nil
 }
@@ -319,12 +327,20 @@ func (x *xlsx) cell(s *xmlStream, c xml.StartElement) (string, error) {
 	}
 	switch typ {
 	case "s":
+		if v == "" {
+			return "", nil
+		}
 		i, err := strconv.Atoi(v)
 		if err != nil || i < 0 {
+			x.dangling++
 			return "", nil
 		}
 		if i >= len(x.strings) {
-			x.lost = x.lost || len(x.strings) == maxSharedStrings
+			if len(x.strings) == maxSharedStrings {
+				x.lost = true
+			} else {
+				x.dangling++
+			}
 			return "", nil
 		}
 		return f.textOf(x.strings[i]), nil
