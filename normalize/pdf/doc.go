@@ -58,7 +58,8 @@
 //
 // Read returns [ErrEncrypted] for a PDF that needs a password, [ErrDamaged]
 // (wrapped with pdfium's reason) for a file pdfium cannot read, and
-// [ErrTooLarge] above [Reader.MaxPages], and [ErrTimeout] (naming the
+// a [*PagesError] ([ErrTooLarge] and [normalize.ErrOverLimit]) above
+// [Reader.MaxPages], and [ErrTimeout] (naming the
 // limit and the page it was reading) for a document that takes longer than
 // [Reader.Timeout]. Messages name the
 // problem, not the file: the caller adds its name.

@@ -70,8 +70,8 @@ var (
 // without a text layer. A picture of one page has no page numbers; the
 // [Report] names the pages with no text. It returns an error wrapping
 // [ErrNoOCR] when [Reader.OCR] is [OCRNever] or tesseract is not
-// installed, [ErrTooLarge] for a picture of more pages than
-// [Reader.MaxPages] or a page over [MaxImagePixels], and
+// installed, a [*PagesError] for a picture of more pages than
+// [Reader.MaxPages], [ErrTooLarge] for a page over [MaxImagePixels], and
 // [ErrDamagedImage] for one whose pages or size cannot be read.
 func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Document, *Report, error) {
 	ctx, cancel, maxPages := r.limits(ctx)
@@ -205,6 +205,24 @@ func imageSizes(format string, data []byte, maxPages int) ([]image.Point, []uint
 	return []image.Point{{c.Width, c.Height}}, nil, nil
 }
 
+// tiffCount counts the directories of the TIFF in data from the one at
+// off on, without a map of those seen: a chain longer than the file has
+// bytes loops.
+func tiffCount(data []byte, bo binary.ByteOrder, off uint32) (int, error) {
+	n := 0
+	for ; off != 0; n++ {
+		if n > len(data) || int64(off)+2 > int64(len(data)) {
+			return 0, fmt.Errorf("%w: TIFF directory out of the file or looping", ErrDamagedImage)
+		}
+		end := int64(off) + 2 + 12*int64(bo.Uint16(data[off:]))
+		if end+4 > int64(len(data)) {
+			return 0, fmt.Errorf("%w: TIFF directory out of the file or looping", ErrDamagedImage)
+		}
+		off = bo.Uint32(data[end:])
+	}
+	return n, nil
+}
+
 // tiffOnly returns a copy of the TIFF in data that holds only the pages
 // pick, in that order (indices into dirs, the offsets of its pages'
 // directories, as [tiffSizes] returns them): its header points at the
@@ -230,7 +248,8 @@ func tiffOnly(data []byte, dirs []uint32, pick []int) []byte {
 
 // tiffSizes walks the directories (pages) of the TIFF in data and returns
 // each one's ImageWidth and ImageLength, and its offset, refusing more
-// than maxPages and a chain of directories that loops.
+// than maxPages (a [*PagesError] counting them all) and a chain of
+// directories that loops.
 func tiffSizes(data []byte, maxPages int) ([]image.Point, []uint32, error) {
 	if len(data) < 8 {
 		return nil, nil, fmt.Errorf("%w: TIFF header cut short", ErrDamagedImage)
@@ -278,10 +297,14 @@ func tiffSizes(data []byte, maxPages int) ([]image.Point, []uint32, error) {
 		}
 		sizes = append(sizes, image.Point{int(w), int(h)})
 		dirs = append(dirs, off)
-		if len(sizes) > maxPages {
-			return nil, nil, fmt.Errorf("%w: over %d pages, the limit", ErrTooLarge, maxPages)
-		}
 		off = bo.Uint32(data[end:])
+		if len(sizes) > maxPages {
+			n, err := tiffCount(data, bo, off)
+			if err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, &PagesError{Pages: len(sizes) + n, Limit: maxPages}
+		}
 	}
 	if len(sizes) == 0 {
 		return nil, nil, fmt.Errorf("%w: TIFF of no page", ErrDamagedImage)

@@ -106,8 +106,22 @@ func TestTIFFSizes(t *testing.T) {
 	if err != nil || !slices.Equal(sizes, []image.Point{{30, 20}, {10, 40}}) {
 		t.Fatalf("sizes %v, %v", sizes, err)
 	}
-	if _, _, err := tiffSizes(two, 1); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("two pages, a limit of one: %v", err)
+	// Over the limit, every page is counted, for the message.
+	five := tiffOf([]*image.Gray{g(3, 2), g(3, 2), g(3, 2), g(3, 2), g(3, 2)}, 0)
+	for _, c := range []struct {
+		data  []byte
+		limit int
+		want  string
+	}{
+		{two, 1, "too many pages: 2, the limit is 1"},
+		{five, 2, "too many pages: 5, the limit is 2"},
+		{five, 4, "too many pages: 5, the limit is 4"},
+	} {
+		_, _, err := tiffSizes(c.data, c.limit)
+		var pe *PagesError
+		if !errors.Is(err, ErrTooLarge) || !errors.Is(err, normalize.ErrOverLimit) || !errors.As(err, &pe) || err.Error() != c.want {
+			t.Errorf("limit %d: %v, want %q", c.limit, err, c.want)
+		}
 	}
 	// The second directory's next offset pointing back at the first.
 	loop := slices.Clone(two)
@@ -115,6 +129,10 @@ func TestTIFFSizes(t *testing.T) {
 	second := binary.LittleEndian.Uint32(loop[first+2+12*12:])
 	n := binary.LittleEndian.Uint16(loop[second:])
 	binary.LittleEndian.PutUint32(loop[second+2+12*uint32(n):], first)
+	// The same loop past a limit of one page: damaged, not counted forever.
+	if _, _, err := tiffSizes(loop, 1); !errors.Is(err, ErrDamagedImage) {
+		t.Errorf("loop past the limit: %v, want ErrDamagedImage", err)
+	}
 	for name, data := range map[string][]byte{
 		"loop":       loop,
 		"cut short":  two[:len(two)-30],
