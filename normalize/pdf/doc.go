@@ -40,7 +40,9 @@
 // size and weight; a footnote's marker at a heading's end (digits or a
 // reference sign set smaller and raised by a quarter of an em: a
 // superscript) stays in the text and is left out of the heading's path
-// ([normalize.Extracted.HeadingNotes]). Rows of cells that line up are table rows
+// ([normalize.Extracted.HeadingNotes]) when a line of the document starts
+// with it (its note) and it raises no unit or variable ("m²", "mc²", "10⁶":
+// exponents, kept in the path). Rows of cells that line up are table rows
 // ([normalize.Extracted.Row]).
 //
 // A page with no text layer is read by OCR when tesseract is on PATH: pdfium
