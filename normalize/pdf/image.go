@@ -8,9 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	_ "image/gif"  // image.DecodeConfig of GIF
-	_ "image/jpeg" // and JPEG
-	_ "image/png"  // and PNG
+	"image/gif"
+	_ "image/jpeg" // image.DecodeConfig of JPEG
+	"image/png"
 	"os/exec"
 	"slices"
 
@@ -87,12 +87,28 @@ func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Documen
 			return nil, rep, fmt.Errorf("%w: page %d is %d × %d pixels, the limit is %d megapixels", ErrTooLarge, i+1, s.X, s.Y, MaxImagePixels>>20)
 		}
 	}
+	if format == "webp" && animatedWebP(data) {
+		// Neither Go's decoder nor tesseract's reads its frames.
+		return nil, rep, fmt.Errorf("%w: an animated WebP picture; save the frame to read as PNG", normalize.ErrUnsupported)
+	}
 	if r.OCR == OCRNever {
 		return nil, rep, fmt.Errorf("%w, and OCR is off", ErrNoOCR)
 	}
 	path, err := exec.LookPath(cmp.Or(r.Tesseract, "tesseract"))
 	if err != nil {
 		return nil, rep, fmt.Errorf("%w; install tesseract (Debian: apt-get install tesseract-ocr tesseract-ocr-eng) to read it", ErrNoOCR)
+	}
+	var notes []string
+	if n := gifFrames(data); format == "gif" && n > 1 {
+		// An animated GIF's frames are not pages (an animation, a
+		// slideshow of one picture changing): its first frame, the one
+		// a viewer shows first and a thumbnail is made of, is read,
+		// given to tesseract as a picture of its own, so that a frame
+		// read turned is read again as any picture is.
+		if data, err = firstFrame(data); err != nil {
+			return nil, rep, err
+		}
+		notes = append(notes, fmt.Sprintf("an animated GIF of %d frames: read its first frame", n))
 	}
 	select {
 	case ocrSlots <- struct{}{}:
@@ -120,6 +136,7 @@ func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Documen
 		}
 	}
 	d := build(pages, nil, rep).Document("")
+	d.Notes = append(d.Notes, notes...)
 	if len(sizes) == 1 {
 		d.Pages = nil // a picture is its page
 		rep.Dropped = nil
@@ -185,6 +202,64 @@ func readPicture(ctx context.Context, path string, data []byte, dirs []uint32) (
 		}
 	}
 	return read, nil
+}
+
+// gifFrames counts the frames (image descriptors) of the GIF in data,
+// walking its blocks without decoding them; a count cut short where the
+// blocks do not go on as GIF's do.
+func gifFrames(data []byte) int {
+	if len(data) < 13 || ImageFormat(data) != "gif" {
+		return 0
+	}
+	table := func(packed byte) int {
+		if packed&0x80 == 0 {
+			return 0
+		}
+		return 3 << ((packed & 7) + 1)
+	}
+	i := 13 + table(data[10])
+	// subBlocks skips the sub-blocks from i to the one of length 0.
+	subBlocks := func(i int) int {
+		for i < len(data) && data[i] != 0 {
+			i += 1 + int(data[i])
+		}
+		return i + 1
+	}
+	n := 0
+	for i < len(data) {
+		switch data[i] {
+		case 0x21: // an extension: its label, then sub-blocks
+			i = subBlocks(i + 2)
+		case 0x2C: // an image: its descriptor, colour table, LZW code size, sub-blocks
+			if i+10 > len(data) {
+				return n
+			}
+			i = subBlocks(i + 10 + table(data[i+9]) + 1)
+			n++
+		default: // the trailer (0x3B), or not GIF
+			return n
+		}
+	}
+	return n
+}
+
+// firstFrame returns the first frame of the GIF in data as a PNG.
+func firstFrame(data []byte) ([]byte, error) {
+	img, err := gif.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: its first frame cannot be read (%v)", ErrDamagedImage, err)
+	}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDamagedImage, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// animatedWebP reports whether the WebP in data says it is animated (its
+// VP8X chunk's animation flag).
+func animatedWebP(data []byte) bool {
+	return len(data) >= 21 && string(data[12:16]) == "VP8X" && data[20]&0x02 != 0
 }
 
 // imageSizes returns the size in pixels of each page of the picture in

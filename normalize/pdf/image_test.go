@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"image"
+	"image/color"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"os"
@@ -312,6 +314,35 @@ func TestReadImage(t *testing.T) {
 			}
 		})
 	}
+	t.Run("gif animated, first frame upside down", func(t *testing.T) {
+		// An animated GIF's frames are not pages: its first frame is
+		// read, upright though it lies upside down, and the note says
+		// the others were left.
+		gray := make(color.Palette, 256)
+		for i := range gray {
+			gray[i] = color.Gray{uint8(i)}
+		}
+		frame := func(g *image.Gray) *image.Paletted {
+			p := image.NewPaletted(g.Bounds(), gray)
+			copy(p.Pix, g.Pix)
+			return p
+		}
+		var buf bytes.Buffer
+		anim := &gif.GIF{Image: []*image.Paletted{frame(turn(pages[0], 2)), frame(pages[1])}, Delay: []int{100, 100}}
+		if err := gif.EncodeAll(&buf, anim); err != nil {
+			t.Fatal(err)
+		}
+		d := one(t, buf.Bytes(), true)
+		if d.Title != "Report on Lighthouses" || !strings.Contains(d.Text, "Pharos of Alexandria") {
+			t.Errorf("title %q, text %q", d.Title, d.Text)
+		}
+		if strings.Contains(d.Text, "Keepers and Their Lives") {
+			t.Errorf("the second frame was read: %q", d.Text)
+		}
+		if !slices.Contains(d.Notes, "an animated GIF of 2 frames: read its first frame") {
+			t.Errorf("notes %q", d.Notes)
+		}
+	})
 	t.Run("jpeg, no resolution, smaller", func(t *testing.T) {
 		// A JPEG without a density says nothing of its resolution; the
 		// page at 200 DPI is measured by its text all the same.
@@ -411,7 +442,12 @@ func FuzzImageSizes(f *testing.F) {
 	var buf bytes.Buffer
 	png.Encode(&buf, g)
 	f.Add(buf.Bytes())
+	f.Add(gifOf(3))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Counted within the file: each frame takes 12 bytes at least.
+		if n := gifFrames(data); n < 0 || n > len(data)/12 {
+			t.Fatalf("%d GIF frames in %d bytes", n, len(data))
+		}
 		for _, format := range []string{"tiff", ImageFormat(data)} {
 			sizes, dirs, err := imageSizes(format, data, 8)
 			if err != nil {
@@ -621,4 +657,53 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// gifOf returns an animated GIF of n frames of 4 × 3 pixels.
+func gifOf(n int) []byte {
+	g := &gif.GIF{}
+	for i := range n {
+		p := image.NewPaletted(image.Rect(0, 0, 4, 3), color.Palette{color.White, color.Black})
+		p.Pix[i%12] = 1
+		g.Image, g.Delay = append(g.Image, p), append(g.Delay, 10)
+	}
+	var buf bytes.Buffer
+	if err := gif.EncodeAll(&buf, g); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// TestGIFFrames counts an animated GIF's frames, with and without colour
+// tables and extensions, and no more than are whole in a file cut short;
+// an animated WebP is skipped, saying so.
+func TestGIFFrames(t *testing.T) {
+	for _, n := range []int{1, 2, 5} {
+		if got := gifFrames(gifOf(n)); got != n {
+			t.Errorf("%d frames counted %d", n, got)
+		}
+	}
+	three := gifOf(3)
+	if got := gifFrames(three[:len(three)-20]); got > 3 {
+		t.Errorf("cut short: %d frames", got)
+	}
+	if got := gifFrames([]byte("GIF89a")); got != 0 {
+		t.Errorf("a header alone: %d frames", got)
+	}
+	first, err := firstFrame(gifOf(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, err := png.Decode(bytes.NewReader(first)); err != nil || img.Bounds().Dx() != 4 {
+		t.Errorf("first frame: %v", err)
+	}
+	// A VP8X chunk with the animation flag, a canvas of 100 × 50.
+	webp := []byte("RIFF\x16\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x02\x00\x00\x00\x63\x00\x00\x31\x00\x00")
+	if !animatedWebP(webp) {
+		t.Fatal("not animated")
+	}
+	_, _, err = (&Reader{}).ReadImage(t.Context(), webp)
+	if !errors.Is(err, normalize.ErrUnsupported) || !strings.Contains(err.Error(), "animated WebP") {
+		t.Errorf("animated WebP: %v", err)
+	}
 }
