@@ -88,7 +88,7 @@ func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Documen
 		}
 	}
 	if format == "webp" && animatedWebP(data) {
-		// Neither Go's decoder nor tesseract's reads its frames.
+		// Go's decoder does not read its frames, to give tesseract one.
 		return nil, rep, fmt.Errorf("%w: an animated WebP picture; save the frame to read as PNG", normalize.ErrUnsupported)
 	}
 	if r.OCR == OCRNever {
