@@ -24,8 +24,8 @@ type Reader interface {
 	Sniff(data []byte) (format string, ok bool)
 	// Read reads data as the format Sniff named. An error wrapping
 	// [normalize.ErrEncrypted] skips the file, one wrapping
-	// [normalize.ErrUnsupported] skips it with its message; any other
-	// fails it.
+	// [normalize.ErrUnsupported] or [normalize.ErrOverLimit] (more pages
+	// than a limit) skips it with its message; any other fails it.
 	Read(ctx context.Context, format string, data []byte) (*normalize.Document, error)
 }
 
@@ -137,14 +137,15 @@ func (ix *Indexer) readDocument(ctx context.Context, data []byte, hash string) (
 var errNoTextBefore = errors.New("no text: it gave none when read before, and it is unchanged")
 
 // readerFailure turns a reader's error into the job's outcome: skipped when
-// the document needs a password or is in a format the reader does not
-// read, failed otherwise.
+// the document needs a password, is in a format the reader does not read
+// or is over a limit the user sets (as a file over --max-size is), failed
+// otherwise.
 func (j *job) readerFailure(format string, err error) {
 	if errors.Is(err, normalize.ErrEncrypted) {
 		j.out, j.why = Skipped, normalize.ErrEncrypted.Error()
 		return
 	}
-	if errors.Is(err, normalize.ErrUnsupported) || errors.Is(err, errNoTextBefore) {
+	if errors.Is(err, normalize.ErrUnsupported) || errors.Is(err, normalize.ErrOverLimit) || errors.Is(err, errNoTextBefore) {
 		j.out, j.why = Skipped, err.Error()
 		return
 	}

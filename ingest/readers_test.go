@@ -333,3 +333,60 @@ func TestNoTextNotReadAgain(t *testing.T) {
 		})
 	}
 }
+
+// limitedReader is pagesReader refusing documents of more than max pages
+// as normalize/pdf refuses a PDF over --max-pages.
+type limitedReader struct {
+	pagesReader
+	max int
+}
+
+func (r limitedReader) Read(ctx context.Context, format string, data []byte) (*normalize.Document, error) {
+	if n := strings.Count(string(data), "\n"); n > r.max {
+		return nil, fmt.Errorf("too many pages: %d, the limit is %d (--max-pages): %w", n, r.max, normalize.ErrOverLimit)
+	}
+	return r.pagesReader.Read(ctx, format, data)
+}
+
+// TestReaderOverLimit: a document over a reader's page limit is skipped
+// with the reader's message, as a file over --max-size is, and the rest of
+// the run goes on; one indexed before and unchanged stays, one changed
+// loses its old version.
+func TestReaderOverLimit(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	fsys := fstest.MapFS{
+		"d/big.pdf":   file("%PAGES\none\ntwo\nthree"),
+		"d/grows.pdf": file("%PAGES\none\ntwo"),
+	}
+	if s, _, err := run(t, st, fsys, Options{Readers: []Reader{limitedReader{max: 10}}}, "d"); err != nil || s.Added != 2 {
+		t.Fatalf("first run: %+v, %v", s, err)
+	}
+	fsys["d/grows.pdf"] = &fstest.MapFile{Data: []byte("%PAGES\none\ntwo\nthree\nfour"), ModTime: t0.Add(time.Hour)}
+	fsys["d/new.pdf"] = file("%PAGES\na\nb\nc\nd\ne")
+	fsys["d/small.pdf"] = file("%PAGES\nshort and indexed")
+	s, events, err := run(t, st, fsys, Options{Readers: []Reader{limitedReader{max: 2}}}, "d")
+	if err != nil {
+		t.Fatalf("a file over the limit failed the run: %v", err)
+	}
+	for p, want := range map[string]struct {
+		out    Outcome
+		reason string
+	}{
+		"d/big.pdf":   {Unchanged, ""},
+		"d/grows.pdf": {Skipped, "too many pages: 4, the limit is 2 (--max-pages): over a limit; removed its old version from the index"},
+		"d/new.pdf":   {Skipped, "too many pages: 5, the limit is 2 (--max-pages): over a limit"},
+		"d/small.pdf": {Added, ""},
+	} {
+		if e := events[p]; e.Outcome != want.out || e.Reason != want.reason || e.Err != nil {
+			t.Errorf("%s: %v %q %v, want %v %q", p, e.Outcome, e.Reason, e.Err, want.out, want.reason)
+		}
+	}
+	if s.Skipped != 2 || s.Failed != 0 || s.Added != 1 || s.Unchanged != 1 {
+		t.Errorf("stats %+v", s)
+	}
+	if _, err := st.Document(ctx, "", "d/grows.pdf"); err == nil {
+		t.Error("grows.pdf's old version is still indexed")
+	}
+	checkIndex(t, st)
+}

@@ -15,6 +15,12 @@ var ErrEncrypted = errors.New("encrypted: a password is required")
 // file with the error's message, which says what to do instead.
 var ErrUnsupported = errors.New("unsupported format")
 
+// ErrOverLimit is the error readers wrap for a document over a limit the
+// user sets (a PDF of more pages than cite index --max-pages): nothing is
+// wrong with the file, so ingest skips it with the error's message, as it
+// skips a file over --max-size, rather than failing.
+var ErrOverLimit = errors.New("over a limit")
+
 // Page marks where a page (or a slide) of an extracted document starts.
 type Page struct {
 	Number int // 1-based, as the document numbers its pages

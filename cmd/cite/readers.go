@@ -25,10 +25,28 @@ import (
 // that indexes files uses: what `cite index` reads besides Markdown, HTML
 // and text. A nil p reads PDFs with pdf.Reader's defaults.
 func documentReaders(p *pdf.Reader) []ingest.Reader {
+	return documentReadersFor(p, "--max-pages")
+}
+
+// documentReadersFor is documentReaders naming pagesFlag, the flag that
+// sets p.MaxPages, in the message of a document over it ("cite serve
+// --max-pages" for uploads, whose readers do not run the flag's command).
+func documentReadersFor(p *pdf.Reader, pagesFlag string) []ingest.Reader {
 	if p == nil {
 		p = &pdf.Reader{}
 	}
-	return []ingest.Reader{pdfReader{p}, imageReader{p}, officeReader{}, mhtmlReader{}}
+	return []ingest.Reader{pdfReader{p, pagesFlag}, imageReader{p, pagesFlag}, officeReader{}, mhtmlReader{}}
+}
+
+// overPages names the flag that sets the page limit in the message of a
+// document over it (a *pdf.PagesError, skipped by ingest): "too many
+// pages: 5001, the limit is 5000 (--max-pages)".
+func overPages(err error, flag string) error {
+	var pe *pdf.PagesError
+	if errors.As(err, &pe) && flag != "" {
+		return fmt.Errorf("%w (%s)", err, flag)
+	}
+	return err
 }
 
 // mhtmlReader reads web pages saved as one file (.mhtml, .mht) through
@@ -69,7 +87,10 @@ func wholePages(rs []ingest.Reader) []ingest.Reader {
 
 // pdfReader reads PDFs through package pdf (pdfium in WebAssembly, started
 // on the first PDF), turning its report into the document's notes.
-type pdfReader struct{ r *pdf.Reader }
+type pdfReader struct {
+	r         *pdf.Reader
+	pagesFlag string // the flag setting r.MaxPages, named when a PDF is over it
+}
 
 func (pdfReader) Sniff(data []byte) (string, bool) {
 	// PDF readers accept the header anywhere in the first KB.
@@ -83,7 +104,7 @@ func (p pdfReader) Read(ctx context.Context, _ string, data []byte) (*normalize.
 		return nil, normalize.ErrEncrypted
 	}
 	if err != nil {
-		return nil, err
+		return nil, overPages(err, p.pagesFlag)
 	}
 	d.Notes = append(d.Notes, pdfNotes(rep)...)
 	return d, nil
@@ -199,7 +220,10 @@ func pageList(ps []int) string {
 // imageReader reads pictures of pages (PNG, JPEG, TIFF, GIF, BMP, WebP)
 // by OCR through package pdf, with the PDF reader's OCR mode, tesseract
 // and limits. A picture needs no pdfium.
-type imageReader struct{ r *pdf.Reader }
+type imageReader struct {
+	r         *pdf.Reader
+	pagesFlag string // the flag setting r.MaxPages, named when a TIFF is over it
+}
 
 func (imageReader) Sniff(data []byte) (string, bool) {
 	f := pdf.ImageFormat(data)
@@ -209,7 +233,7 @@ func (imageReader) Sniff(data []byte) (string, bool) {
 func (i imageReader) Read(ctx context.Context, _ string, data []byte) (*normalize.Document, error) {
 	d, rep, err := i.r.ReadImage(ctx, data)
 	if err != nil {
-		return nil, err
+		return nil, overPages(err, i.pagesFlag)
 	}
 	if rep.Pages == 1 {
 		// A picture is its page: "read by OCR", not "page 1".

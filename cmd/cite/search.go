@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/cite-rag/cite/chunk"
@@ -435,6 +437,10 @@ func recoverIndex(ctx context.Context, f *flags) ([]string, error) {
 	return did, nil
 }
 
+// pipelineName matches a pipeline as ingest names it:
+// "v3/o200k_base/500/50", with the reader's version after it.
+var pipelineName = regexp.MustCompile(`^v[0-9]+/[^/]+/[0-9]+/[0-9]+(/|$)`)
+
 // rereadDocuments indexes again, from their files, the documents a
 // recovery kept without their chunks (their hash is blank), with the chunk
 // settings they were indexed with; those whose files are gone are removed.
@@ -451,9 +457,28 @@ func rereadDocuments(ctx context.Context, e *env, st *index.Store) ([]string, er
 	var did []string
 	var errs []error
 	gone := 0
+	// A document whose record lost its pipeline (a damaged value, or a
+	// record restored from its path alone) is read as the intact ones of
+	// its source were: with their chunk settings, and a web page as their
+	// web pages were read, whole or by its content.
+	known, knownPage := map[string]string{}, map[string]string{}
+	for _, d := range docs {
+		if d.Hash == "" || !pipelineName.MatchString(d.Pipeline) {
+			continue
+		}
+		if _, ok := known[d.Source]; !ok {
+			known[d.Source] = d.Pipeline
+		}
+		if _, ok := knownPage[d.Source]; !ok && (strings.Contains(d.Pipeline, "/html:") || strings.Contains(d.Pipeline, "/mhtml:")) {
+			knownPage[d.Source] = d.Pipeline
+		}
+	}
 	for _, d := range docs {
 		if d.Hash != "" || d.Chunks != 0 {
 			continue
+		}
+		if !pipelineName.MatchString(d.Pipeline) {
+			d.Pipeline = cmp.Or(knownPage[d.Source], known[d.Source])
 		}
 		if _, err := os.Stat(d.Path); err != nil {
 			if _, err := st.DeleteDocument(ctx, d.ID); err != nil {

@@ -22,6 +22,7 @@ import (
 	sessions "github.com/cite-rag/cite/index/session"
 	"github.com/cite-rag/cite/ingest"
 	"github.com/cite-rag/cite/ingest/watch"
+	"github.com/cite-rag/cite/normalize/pdf"
 	"github.com/cite-rag/cite/server"
 )
 
@@ -58,6 +59,7 @@ it gracefully.`)
 	maxSessions := f.Int("max-sessions", sessions.DefaultMaxSessions, "sessions kept at once; more get 429")
 	maxSessionFiles := f.Int("max-session-files", sessions.DefaultMaxFiles, "files uploaded into one session")
 	maxSessionBytes := f.Int64("max-session-bytes", sessions.DefaultMaxBytes, "bytes of files uploaded into one session")
+	maxPages := f.Int("max-pages", pdf.DefaultMaxPages, "PDFs and TIFF pictures with more pages, uploaded or watched, are not read: each is skipped, named, with its page count")
 	watching := f.Bool("watch", false, "index the PATHs given (folders recursively) into the default source, then keep them in sync while serving")
 	noIgnore := f.Bool("no-ignore", false, "with --watch: do not read .gitignore, .ignore and .git/info/exclude files or git's global excludes file")
 	keepBoilerplate := f.Bool("keep-boilerplate", false, "with --watch: read web pages (.html, .mhtml) whole, as cite index --keep-boilerplate")
@@ -82,6 +84,8 @@ it gracefully.`)
 		return f.usageError("serve: --exclude, --no-ignore and --keep-boilerplate are for --watch")
 	}
 	switch {
+	case *maxPages < 1:
+		return f.usageError("--max-pages %d: want at least 1", *maxPages)
 	case *sessionTTL < 0:
 		return f.usageError("--session-ttl %s: want 0 (never) or more", *sessionTTL)
 	case *maxSessions < 1:
@@ -152,7 +156,8 @@ it gracefully.`)
 	srv := server.New(server.Config{Token: tok, Hosts: hosts, AllowOrigins: origins, MaxAnswers: *maxAnswers,
 		RequestTimeout: *timeout, MaxBodyBytes: *maxBody, MaxQuestionBytes: *maxQuestion, MaxUploadBytes: *maxUpload, Logger: log},
 		server.Deps{Store: s.st, Searcher: s.searcher, Engine: s.eng, ModelName: modelID(s.eng),
-			Embedder: s.embedder, EmbedConfig: e.embedConfig(), UploadDir: uploads, Sessions: sess, Readers: documentReaders(nil)})
+			Embedder: s.embedder, EmbedConfig: e.embedConfig(), UploadDir: uploads, Sessions: sess,
+			Readers: documentReadersFor(&pdf.Reader{MaxPages: *maxPages}, "cite serve --max-pages")})
 	fmt.Fprintf(e.stderr, "cite serve: listening on http://%s (model %s)\n", ln.Addr(), modelID(s.eng))
 	if w := exposure(*addr, ln.Addr(), hosts); w != "" {
 		fmt.Fprintln(e.stderr, w)
@@ -171,7 +176,7 @@ it gracefully.`)
 			return fmt.Errorf("--watch: the index %s is read-only", dir)
 		}
 		filter := ingest.Options{NoIgnore: *noIgnore, Exclude: excludes, GitExcludes: ingest.GitExcludes(e.getenv), KeepBoilerplate: *keepBoilerplate}
-		done, err := serveWatch(ctx, s.st, s.embedder, e.embedConfig(), f.Args(), filter, log)
+		done, err := serveWatch(ctx, s.st, s.embedder, e.embedConfig(), f.Args(), filter, &pdf.Reader{MaxPages: *maxPages}, log)
 		if err != nil {
 			ln.Close()
 			return err
@@ -204,9 +209,10 @@ func makeIndex(ctx context.Context, e *env, f *flags) error {
 // from the same store (its in-memory vectors follow every write). What
 // the walks leave out is filter's NoIgnore, Exclude and GitExcludes,
 // and how web pages are read its KeepBoilerplate, as cite index --watch's
-// flags. The returned channel is closed when it is done.
-func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg embed.Config, paths []string, filter ingest.Options, log *slog.Logger) (<-chan struct{}, error) {
-	readers := documentReaders(nil)
+// flags; PDFs and pictures are read by p. The returned channel is closed
+// when it is done.
+func serveWatch(ctx context.Context, st *index.Store, emb *embed.Embedder, cfg embed.Config, paths []string, filter ingest.Options, p *pdf.Reader, log *slog.Logger) (<-chan struct{}, error) {
+	readers := documentReaders(p)
 	if filter.KeepBoilerplate {
 		readers = wholePages(readers)
 	}

@@ -2,6 +2,7 @@ package office
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +51,9 @@ type fmtSection struct {
 	point    int // index of the decimal point token, or -1
 	exp      int // index of the exponent token, or -1
 	slash    int // index of the fraction's slash, or -1
+	// sep are the separators of the section's language ([$-407], an ODS
+	// style's number:language), nil for "." and ",".
+	sep *separators
 }
 
 type sectionKind uint8
@@ -245,9 +249,15 @@ func parseSection(code string) fmtSection {
 			case low != "" && strings.Trim(low, "hms") == "" && strings.Count(low, low[:1]) == len(low):
 				add(tokTime, "["+low+"]")
 			case strings.HasPrefix(in, "$"):
-				sym, _, _ := strings.Cut(in[1:], "-")
+				sym, lcid, _ := strings.Cut(in[1:], "-")
 				if sym != "" {
 					lit(sym)
+				}
+				// A locale alone ([$-407]) is the section's language; a
+				// currency's ([$€-407]) is the currency's, which
+				// LibreOffice shows with the reader's separators.
+				if id, err := strconv.ParseUint(lcid, 16, 32); err == nil && sym == "" {
+					sec.sep = lcidSeparators(uint32(id))
 				}
 			case low != "" && strings.ContainsRune("<>=", rune(low[0])):
 				if cond := parseCond(in); cond != nil {
@@ -540,7 +550,7 @@ func (f *numFormat) section(n float64) (sec *fmtSection, v float64, minus bool) 
 // the caller shows it as General does.
 func (f *numFormat) number(n float64, date1904 bool) (string, bool) {
 	if f.text == 0 {
-		return general(n), true // "@": a number shows as General
+		return f.sections[0].sep.general(n), true // "@": a number shows as General
 	}
 	sec, v, minus := f.section(n)
 	if sec == nil {
@@ -565,10 +575,8 @@ func (f *numFormat) number(n float64, date1904 bool) (string, bool) {
 		return t.Format("2006-01-02 15:04"), true
 	case kindTime:
 		out = sec.clock(v)
-	case kindGeneral:
-		out = sec.literals(general(v))
-	case kindText:
-		out = sec.literals(general(v))
+	case kindGeneral, kindText:
+		out = sec.literals(sec.sep.general(v))
 	default:
 		out = sec.render(v)
 	}
@@ -673,7 +681,7 @@ func (s *fmtSection) clock(v float64) string {
 				if frac > 0 {
 					d := strconv.FormatInt(sub, 10)
 					d = strings.Repeat("0", frac-len(d)) + d
-					sb.WriteString("." + d[:len(t.s)-1])
+					sb.WriteString(s.decimal() + d[:len(t.s)-1])
 				}
 				continue
 			case 'a':
@@ -752,7 +760,7 @@ func (s *fmtSection) render(v float64) string {
 		sb.WriteString(ip) // ".00": the integer digits go before the point
 	}
 	if s.point >= 0 {
-		sb.WriteByte('.')
+		sb.WriteString(s.decimal())
 		s.writeFrac(&sb, s.point+1, decEnd, fp)
 	}
 	if s.exp >= 0 {
@@ -857,7 +865,7 @@ func (s *fmtSection) writeInt(sb *strings.Builder, from, to int, ip string) {
 				sb.WriteByte(ch)
 				pos--
 				if s.thousand && pos > 0 && pos%3 == 0 && ch != ' ' {
-					sb.WriteByte(',')
+					sb.WriteString(s.grouping())
 				}
 			}
 			k++
@@ -1108,4 +1116,103 @@ func serialTime(n float64, date1904 bool) (time.Time, bool) {
 	days := math.Floor(n)
 	secs := math.Round((n - days) * 86400)
 	return epoch.AddDate(0, 0, int(days)).Add(time.Duration(secs) * time.Second), true
+}
+
+// separators are the decimal and thousands separators of a language, as
+// LibreOffice shows a number in it ("1.234,50" in German).
+type separators struct{ point, group string }
+
+// decimal returns the section's decimal separator.
+func (s *fmtSection) decimal() string {
+	if s.sep == nil {
+		return "."
+	}
+	return s.sep.point
+}
+
+// grouping returns the section's thousands separator.
+func (s *fmtSection) grouping() string {
+	if s.sep == nil {
+		return ","
+	}
+	return s.sep.group
+}
+
+// general renders n as General does in the language of sep (nil: ".").
+func (sep *separators) general(n float64) string {
+	g := general(n)
+	if sep == nil || sep.point == "." {
+		return g
+	}
+	return strings.Replace(g, ".", sep.point, 1)
+}
+
+// localized returns f with the separators of sep in the sections whose
+// code names no language of its own; f itself is not changed. A nil sep
+// (English, or a language cite does not know) returns f.
+func (f *numFormat) localized(sep *separators) *numFormat {
+	if sep == nil || f == nil {
+		return f
+	}
+	out := &numFormat{sections: slices.Clone(f.sections), text: f.text}
+	for i := range out.sections {
+		if out.sections[i].sep == nil {
+			out.sections[i].sep = sep
+		}
+	}
+	return out
+}
+
+// Separators by language, as LibreOffice 7.4 shows numbers (its locale
+// data, checked against its CSV export "as shown": locales.csv). A
+// language not listed shows "." and ",".
+var (
+	commaDot   = &separators{",", "."}
+	commaSpace = &separators{",", "\u00a0"}
+	dotQuote   = &separators{".", "'"}
+	langSeps   = map[string]*separators{
+		"de": commaDot, "nl": commaDot, "es": commaDot, "it": commaDot, "pt": commaDot, "da": commaDot,
+		"id": commaDot, "tr": commaDot, "el": commaDot, "ro": commaDot, "hr": commaDot, "sl": commaDot,
+		"sr": commaDot, "vi": commaDot, "ca": commaDot,
+		"fr": commaSpace, "sv": commaSpace, "nb": commaSpace, "nn": commaSpace, "no": commaSpace, "fi": commaSpace, "cs": commaSpace,
+		"sk": commaSpace, "pl": commaSpace, "ru": commaSpace, "uk": commaSpace, "hu": commaSpace, "bg": commaSpace,
+		"lt": commaSpace, "lv": commaSpace, "et": commaSpace,
+	}
+	countrySeps = map[string]*separators{
+		"de-CH": dotQuote, "it-CH": dotQuote, "fr-CH": dotQuote, "de-LI": dotQuote,
+		"es-MX": nil, "es-US": nil,
+	}
+)
+
+// langSeparators returns the separators of a language and country
+// ("de", "DE"), nil for "." and ",".
+func langSeparators(lang, country string) *separators {
+	lang = strings.ToLower(lang)
+	if s, ok := countrySeps[lang+"-"+strings.ToUpper(country)]; ok {
+		return s
+	}
+	return langSeps[lang]
+}
+
+// lcidLangs are the languages of Windows' locale IDs (LCID), by their
+// primary language (the low 10 bits): [$-407] is German (Germany).
+var lcidLangs = map[uint32]string{
+	0x03: "ca", 0x05: "cs", 0x06: "da", 0x07: "de", 0x08: "el", 0x09: "en", 0x0A: "es", 0x0B: "fi", 0x0C: "fr",
+	0x0E: "hu", 0x10: "it", 0x11: "ja", 0x12: "ko", 0x13: "nl", 0x14: "nb", 0x15: "pl", 0x16: "pt", 0x18: "ro",
+	0x19: "ru", 0x1A: "hr", 0x1B: "sk", 0x1D: "sv", 0x1F: "tr", 0x21: "id", 0x22: "uk", 0x24: "sl", 0x25: "et",
+	0x26: "lv", 0x27: "lt", 0x2A: "vi", 0x02: "bg",
+}
+
+// lcidCountries are the locale IDs whose country changes the separators.
+var lcidCountries = map[uint32]string{0x807: "de-CH", 0x810: "it-CH", 0x100C: "fr-CH", 0x1407: "de-LI", 0x80A: "es-MX", 0x540A: "es-US"}
+
+// lcidSeparators returns the separators of a locale ID's language, nil
+// for "." and "," (English, an ID cite does not know, 0 and the system's
+// F800/F400).
+func lcidSeparators(id uint32) *separators {
+	id &= 0xFFFF
+	if c, ok := lcidCountries[id]; ok {
+		return countrySeps[c]
+	}
+	return langSeps[lcidLangs[id&0x3FF]]
 }

@@ -86,6 +86,15 @@ func TestNumFormat(t *testing.T) {
 		{"d/m/yyyy h:mm", 46353.5625, "2026-11-27 13:30"},
 		{"dd/mm/yyyy hh:mm:ss", 46353.5625, "2026-11-27 13:30:00"},
 		{"yyyy-mm-dd", -1, "-1"}, // no date before 1900: General
+		// A locale alone is the section's language; a currency's is not.
+		{"[$-407]#,##0.00", 1234.5, "1.234,50"},
+		{"[$-407]General", 1234.5, "1234,5"},
+		{"[$-807]#,##0.00", -1234.5, "-1'234.50"},
+		{"[$-40C]0.0%", 0.125, "12,5%"},
+		{"[$-409]#,##0.00", 1234.5, "1,234.50"},
+		{"[$-F800]#,##0.00", 1234.5, "1,234.50"},
+		{"[$€-407]#,##0.00", 1234.5, "€1,234.50"},
+		{"[$-407]mm:ss.00", 0.0001, "00:08,64"},
 	}
 	for _, tt := range tests {
 		var got string
@@ -150,8 +159,8 @@ func TestNumFormatAsShown(t *testing.T) {
 // TestODSDataStyles: an ODS whose cells have their values alone (no
 // text:p, as some producers write them) reads as LibreOffice shows them,
 // each rendered by its cell's data style: formats.ods with the text of its
-// value cells taken out, against the XLSX's oracle ("." and ",": the
-// style's language is not read).
+// value cells taken out, against the XLSX's oracle, the euros in the
+// German of their style ("12,00 €", as LibreOffice shows the ODS).
 func TestODSDataStyles(t *testing.T) {
 	want := oracleCells(t, readTB(t, formatsOracle))
 	content := unzipEntry(t, readTB(t, "formats.ods"), "content.xml")
@@ -162,7 +171,47 @@ func TestODSDataStyles(t *testing.T) {
 		t.Fatalf("%d cells' text taken out", n)
 	}
 	data := zipOf(t, "mimetype", "application/vnd.oasis.opendocument.spreadsheet", "content.xml", stripped, "styles.xml", styles)
-	compareAsShown(t, readFixture(t, data, ODS).Text, want, XLSX)
+	compareAsShown(t, readFixture(t, data, ODS).Text, want, ODS)
+}
+
+// The number formats of testdata/src/locales.fods in eleven languages
+// (their data styles' number:language and number:country; in the XLSX
+// LibreOffice makes of it, [$-407] and the like) as LibreOffice shows them
+// (the same for both), made as formats.csv is (see formatsOracle):
+//
+//	soffice --headless --convert-to ods --outdir testdata testdata/src/locales.fods
+//	soffice --headless --convert-to xlsx --outdir testdata testdata/src/locales.fods
+//	soffice --headless --convert-to 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,true' --outdir testdata testdata/locales.xlsx
+//
+// A style without a language, and General, show "." and ",": LibreOffice
+// takes the system's language for them (en-US where locales.csv was
+// made), not the document's default, which locales.fods sets to German.
+var localesOracle = "locales.csv"
+
+// TestNumFormatLocales reads locales.xlsx, locales.ods and locales.ods
+// with its cells' text taken out (rendered by their data styles), and
+// compares every value cell with the text LibreOffice shows: "1.234,50" in
+// German, "1 234,50" in French (a no-break space, a space once runs of
+// spaces are collapsed), "1'234.50" in Swiss German.
+func TestNumFormatLocales(t *testing.T) {
+	want := oracleCells(t, readTB(t, localesOracle))
+	ods := readTB(t, "locales.ods")
+	content := unzipEntry(t, ods, "content.xml")
+	valueOnly := regexp.MustCompile(`(<table:table-cell [^>]*office:(?:value|boolean-value|time-value)="[^"]*"[^>]*>)<text:p>.*?</text:p>`)
+	stripped := valueOnly.ReplaceAllString(content, "$1")
+	if n := strings.Count(content, "<text:p>") - strings.Count(stripped, "<text:p>"); n < 40 {
+		t.Fatalf("%d cells' text taken out", n)
+	}
+	valuesOnly := zipOf(t, "mimetype", "application/vnd.oasis.opendocument.spreadsheet", "content.xml", stripped, "styles.xml", unzipEntry(t, ods, "styles.xml"))
+	for _, f := range []struct {
+		name string
+		data []byte
+		kind Kind
+	}{{"locales.xlsx", readTB(t, "locales.xlsx"), XLSX}, {"locales.ods", ods, ODS}, {"locales.ods, values only", valuesOnly, ODS}} {
+		t.Run(f.name, func(t *testing.T) {
+			compareAsShown(t, readFixture(t, f.data, f.kind).Text, want, f.kind)
+		})
+	}
 }
 
 // unzipEntry returns the entry name of the zip data.
@@ -275,7 +324,7 @@ func FuzzNumFormat(f *testing.F) {
 	for _, c := range builtinCodes {
 		f.Add(c, 1234.5678)
 	}
-	for _, c := range []string{`[$$-409]#,##0.00;\([$$-409]#,##0.00\)`, "[hh]:mm:ss", "# ??/??", "##0.0E+0", `#,##0,\K`, "[>=100]0;[<0]0.0;0.00", `"a`, "[", `\`, "0.0.0", "E+", "?/", "/0", "mm:ss.000", ".", ",", ";;;;;"} {
+	for _, c := range []string{`[$$-409]#,##0.00;\([$$-409]#,##0.00\)`, "[hh]:mm:ss", "# ??/??", "##0.0E+0", `#,##0,\K`, "[>=100]0;[<0]0.0;0.00", `"a`, "[", `\`, "0.0.0", "E+", "?/", "/0", "mm:ss.000", ".", ",", ";;;;;", "[$-407]#,##0.00", "[$-807]0.0%;[$-40C]General", "[$-]0", "[$-ZZZZZZZZZ]0"} {
 		f.Add(c, -0.5)
 	}
 	f.Fuzz(func(t *testing.T, code string, v float64) {

@@ -25,6 +25,7 @@ type ods struct {
 	codes    map[string]string   // data style to its format code
 	maps     map[string][]odsMap // data style to its style:map
 	cellData map[string]string   // cell style to its data style
+	langs    map[string]odsLang  // data style to its language, where it names one
 	formats  map[string]*numFormat
 	cols     []colStyle // the default cell styles of the table's columns
 	colEnd   int        // the columns declared so far
@@ -41,7 +42,7 @@ func readODS(z *zipDoc, maxCells int) (*normalize.Document, error) {
 		return nil, err
 	}
 	o := &ods{ctx: z.ctx, s: newXMLStream(b, z.limits.MaxDepth, "content.xml"), hidden: map[string]bool{}, budget: cellBudget{left: maxCells, max: maxCells},
-		codes: map[string]string{}, maps: map[string][]odsMap{}, cellData: map[string]string{}}
+		codes: map[string]string{}, maps: map[string][]odsMap{}, cellData: map[string]string{}, langs: map[string]odsLang{}}
 	if err := o.commonStyles(z); err != nil {
 		return nil, err
 	}
@@ -75,8 +76,7 @@ func readODS(z *zipDoc, maxCells int) (*normalize.Document, error) {
 			case "number-style", "currency-style", "percentage-style", "time-style", "boolean-style", "date-style", "text-style":
 				code, maps, ok := odsDataStyle(o.s, t)
 				if ok && len(o.codes) < maxStyles {
-					o.codes[attrOf(t, "name")] = code
-					o.maps[attrOf(t, "name")] = maps
+					o.keep(t, code, maps)
 				}
 			case "table-properties":
 				if style != "" && attrOf(t, "display") == "false" {
@@ -329,11 +329,35 @@ func (o *ods) commonStyles(z *zipDoc) error {
 		case "number-style", "currency-style", "percentage-style", "time-style", "boolean-style", "date-style", "text-style":
 			code, maps, ok := odsDataStyle(s, t)
 			if ok && len(o.codes) < maxStyles {
-				o.codes[attrOf(t, "name")] = code
-				o.maps[attrOf(t, "name")] = maps
+				o.keep(t, code, maps)
 			}
 		}
 	}
+}
+
+// keep keeps the data style started by t, of format code and maps, with
+// its language if it names one.
+func (o *ods) keep(t xml.StartElement, code string, maps []odsMap) {
+	name := attrOf(t, "name")
+	o.codes[name] = code
+	o.maps[name] = maps
+	if l, ok := langOf(t); ok {
+		o.langs[name] = l
+	}
+}
+
+// odsLang is a language a data style shows its numbers in: its
+// separators, nil for "." and ",".
+type odsLang struct{ sep *separators }
+
+// langOf returns the language of a data style (number:language and
+// number:country); ok is false when it names none.
+func langOf(t xml.StartElement) (odsLang, bool) {
+	lang := attrOf(t, "language")
+	if lang == "" {
+		return odsLang{}, false
+	}
+	return odsLang{langSeparators(lang, attrOf(t, "country"))}, true
 }
 
 // colStyle is the default cell style of columns [from, to).
@@ -385,6 +409,12 @@ func (o *ods) formatted(c xml.StartElement, col int) (string, bool) {
 	}
 	if o.formats == nil {
 		o.formats = odsFormats(o.codes, o.maps)
+		// A style without a language shows its numbers in the
+		// reader's (LibreOffice: the system's, not the document's
+		// default language): "." and ",".
+		for name, f := range o.formats {
+			o.formats[name] = f.localized(o.langs[name].sep)
+		}
 	}
 	style := attrOf(c, "style-name")
 	if style == "" {

@@ -13,8 +13,11 @@ import (
 // takes. A producer that writes the value alone (no text:p) leaves the
 // reader to render it: [odsDataStyle] turns a data style into the format
 // code it stands for ("#,##0.00", "[hh]:mm:ss", "# ?/?"), which
-// [numFormat] renders as for an XLSX (with "." and ",": the style's
-// language is not read).
+// [numFormat] renders as for an XLSX, with the separators of the style's
+// language (number:language and number:country): "1.234,50" in German.
+// A style without one shows "." and ",", as LibreOffice shows it in an
+// English locale (it takes the system's, not the document's default
+// language).
 
 // odsDataStyle reads a data style just started (start) and returns its
 // format code and the conditions it maps to other styles with

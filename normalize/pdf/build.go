@@ -67,6 +67,9 @@ type layout struct {
 	// of its widest line outside columns.
 	pitch   map[float64]float64
 	measure float64
+	// notes are the numbers that start a line of the document ("1 Listed
+	// in…", "1. Kept since…"): the notes a raised number may refer to.
+	notes map[string]bool
 }
 
 // heldParagraph is the last paragraph of a page, not written until the
@@ -155,6 +158,7 @@ func build(pages []*page, outline map[string]int, rep *Report) *normalize.Extrac
 		lines[i] = order(p.rows)
 	}
 	l.measureLines(lines)
+	l.notes = noteNumbers(lines)
 	x := &normalize.Extracted{}
 	for i, p := range pages {
 		l.writePage(x, p.number, lines[i])
@@ -532,11 +536,12 @@ func (l *layout) heading(b []line) int {
 		return 0
 	}
 	if l.outline != nil {
-		if lv, ok := l.outline[titleKey(text)]; ok || b[len(b)-1].sup == 0 {
+		m := l.marker(b)
+		if lv, ok := l.outline[titleKey(text)]; ok || m == 0 {
 			return lv
 		}
 		// The outline names the heading without its footnote's marker.
-		return l.outline[titleKey(strings.TrimSpace(text[:len(text)-b[len(b)-1].sup]))]
+		return l.outline[titleKey(strings.TrimSpace(text[:len(text)-m]))]
 	}
 	if strings.HasSuffix(strings.TrimRight(text, `"'’”)]`), ".") && len(strings.Fields(text)) >= minSentenceWords {
 		// A sentence in a larger font (a pull quote; a scanned page
@@ -553,6 +558,48 @@ func (l *layout) heading(b []line) int {
 	return 0
 }
 
+// marker returns the bytes at the end of the heading block b that are a
+// footnote's marker, or 0. A raised number at a heading's end is one when
+// a line of the document starts with it (the note, at the page's foot or
+// the document's end) and it does not raise a unit or a variable: an
+// exponent follows a digit, a bracket or a word of one or two small
+// letters ("m²", "cm³", "E = mc²", "10⁶", "(a+b)²"), where a marker follows
+// a word ("lights¹") or a space. A raised number without a note is an
+// exponent too ("Lamp hours⁴" stays whole in the heading's path).
+func (l *layout) marker(b []line) int {
+	last := b[len(b)-1]
+	if last.sup <= 0 || last.sup >= len(last.text) {
+		return 0
+	}
+	body, m := last.text[:len(last.text)-last.sup], strings.TrimSpace(last.text[len(last.text)-last.sup:])
+	if !l.notes[m] {
+		return 0
+	}
+	if r, _ := utf8.DecodeLastRuneInString(body); unicode.IsDigit(r) || strings.ContainsRune(")]}", r) {
+		return 0
+	}
+	if w := lastWord(body); w != "" && len(w) <= 2 && strings.ToLower(w) == w {
+		return 0
+	}
+	return last.sup
+}
+
+// noteStart matches a number that starts a note: "1 Listed…", "1. Kept…".
+var noteStart = regexp.MustCompile(`^([0-9]{1,3})[.)]?\s+\S`)
+
+// noteNumbers returns the numbers that start a line of pages.
+func noteNumbers(pages [][]line) map[string]bool {
+	notes := map[string]bool{}
+	for _, lines := range pages {
+		for _, ln := range lines {
+			if m := noteStart.FindStringSubmatch(strings.TrimSpace(ln.text)); m != nil {
+				notes[m[1]] = true
+			}
+		}
+	}
+	return notes
+}
+
 // minSentenceWords is the fewest words of a block ending in a period that
 // is a sentence, not a heading, whatever its size.
 const minSentenceWords = 8
@@ -562,8 +609,8 @@ func (l *layout) writeBlock(x *normalize.Extracted, it item) {
 	if lv := l.heading(b); lv > 0 {
 		text := l.join(texts(b))
 		var notes [][2]int
-		if last := b[len(b)-1]; last.sup > 0 && last.sup < len(last.text) && strings.HasSuffix(text, last.text[len(last.text)-last.sup:]) {
-			notes = [][2]int{{len(text) - last.sup, len(text)}}
+		if m, last := l.marker(b), b[len(b)-1]; m > 0 && strings.HasSuffix(text, last.text[len(last.text)-m:]) {
+			notes = [][2]int{{len(text) - m, len(text)}}
 		}
 		x.HeadingNotes(lv, text, notes)
 		return

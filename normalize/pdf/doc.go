@@ -40,7 +40,9 @@
 // size and weight; a footnote's marker at a heading's end (digits or a
 // reference sign set smaller and raised by a quarter of an em: a
 // superscript) stays in the text and is left out of the heading's path
-// ([normalize.Extracted.HeadingNotes]). Rows of cells that line up are table rows
+// ([normalize.Extracted.HeadingNotes]) when a line of the document starts
+// with it (its note) and it raises no unit or variable ("m²", "mc²", "10⁶":
+// exponents, kept in the path). Rows of cells that line up are table rows
 // ([normalize.Extracted.Row]).
 //
 // A page with no text layer is read by OCR when tesseract is on PATH: pdfium
@@ -58,7 +60,8 @@
 //
 // Read returns [ErrEncrypted] for a PDF that needs a password, [ErrDamaged]
 // (wrapped with pdfium's reason) for a file pdfium cannot read, and
-// [ErrTooLarge] above [Reader.MaxPages], and [ErrTimeout] (naming the
+// a [*PagesError] ([ErrTooLarge] and [normalize.ErrOverLimit]) above
+// [Reader.MaxPages], and [ErrTimeout] (naming the
 // limit and the page it was reading) for a document that takes longer than
 // [Reader.Timeout]. Messages name the
 // problem, not the file: the caller adds its name.

@@ -62,3 +62,28 @@ func TestHeadingNotes(t *testing.T) {
 		t.Errorf("the paragraph's marker is gone:\n%s", d.Text)
 	}
 }
+
+// TestHeadingExponents: a raised number at a heading's end that raises a
+// unit or a variable ("Area in m²", "E = mc²", "Volume in cm³", printed by
+// Chromium from <sup>), or that no note of the document starts with
+// ("Lamp hours⁴"), is an exponent and stays in the heading's path, though
+// list items numbered 1 to 3 are on the page; a footnote's marker whose
+// note pandoc's HTML lists at the document's end ("Keepers’ log¹", "1.
+// Kept since 1850.") is left out of it, as in TestHeadingNotes.
+func TestHeadingExponents(t *testing.T) {
+	d, _, err := read(t, &Reader{}, "exponents.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, full []string
+	for _, h := range d.Headings {
+		got = append(got, h.Text)
+		full = append(full, d.Text[h.Offset:h.End])
+	}
+	if want := []string{"Area in m2", "E = mc2", "Volume in cm3", "Keepers’ log", "Lamp hours4"}; !slices.Equal(got, want) {
+		t.Errorf("headings %q, want %q", got, want)
+	}
+	if want := []string{"Area in m2", "E = mc2", "Volume in cm3", "Keepers’ log1", "Lamp hours4"}; !slices.Equal(full, want) {
+		t.Errorf("heading lines %q, want %q", full, want)
+	}
+}

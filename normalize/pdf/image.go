@@ -8,9 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	_ "image/gif"  // image.DecodeConfig of GIF
-	_ "image/jpeg" // and JPEG
-	_ "image/png"  // and PNG
+	"image/gif"
+	_ "image/jpeg" // image.DecodeConfig of JPEG
+	"image/png"
 	"os/exec"
 	"slices"
 
@@ -70,8 +70,8 @@ var (
 // without a text layer. A picture of one page has no page numbers; the
 // [Report] names the pages with no text. It returns an error wrapping
 // [ErrNoOCR] when [Reader.OCR] is [OCRNever] or tesseract is not
-// installed, [ErrTooLarge] for a picture of more pages than
-// [Reader.MaxPages] or a page over [MaxImagePixels], and
+// installed, a [*PagesError] for a picture of more pages than
+// [Reader.MaxPages], [ErrTooLarge] for a page over [MaxImagePixels], and
 // [ErrDamagedImage] for one whose pages or size cannot be read.
 func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Document, *Report, error) {
 	ctx, cancel, maxPages := r.limits(ctx)
@@ -87,12 +87,28 @@ func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Documen
 			return nil, rep, fmt.Errorf("%w: page %d is %d × %d pixels, the limit is %d megapixels", ErrTooLarge, i+1, s.X, s.Y, MaxImagePixels>>20)
 		}
 	}
+	if format == "webp" && animatedWebP(data) {
+		// Go's decoder does not read its frames, to give tesseract one.
+		return nil, rep, fmt.Errorf("%w: an animated WebP picture; save the frame to read as PNG", normalize.ErrUnsupported)
+	}
 	if r.OCR == OCRNever {
 		return nil, rep, fmt.Errorf("%w, and OCR is off", ErrNoOCR)
 	}
 	path, err := exec.LookPath(cmp.Or(r.Tesseract, "tesseract"))
 	if err != nil {
 		return nil, rep, fmt.Errorf("%w; install tesseract (Debian: apt-get install tesseract-ocr tesseract-ocr-eng) to read it", ErrNoOCR)
+	}
+	var notes []string
+	if n := gifFrames(data); format == "gif" && n > 1 {
+		// An animated GIF's frames are not pages (an animation, a
+		// slideshow of one picture changing): its first frame, the one
+		// a viewer shows first and a thumbnail is made of, is read,
+		// given to tesseract as a picture of its own, so that a frame
+		// read turned is read again as any picture is.
+		if data, err = firstFrame(data); err != nil {
+			return nil, rep, err
+		}
+		notes = append(notes, fmt.Sprintf("an animated GIF of %d frames: read its first frame", n))
 	}
 	select {
 	case ocrSlots <- struct{}{}:
@@ -120,6 +136,7 @@ func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Documen
 		}
 	}
 	d := build(pages, nil, rep).Document("")
+	d.Notes = append(d.Notes, notes...)
 	if len(sizes) == 1 {
 		d.Pages = nil // a picture is its page
 		rep.Dropped = nil
@@ -187,6 +204,64 @@ func readPicture(ctx context.Context, path string, data []byte, dirs []uint32) (
 	return read, nil
 }
 
+// gifFrames counts the frames (image descriptors) of the GIF in data,
+// walking its blocks without decoding them; a count cut short where the
+// blocks do not go on as GIF's do.
+func gifFrames(data []byte) int {
+	if len(data) < 13 || ImageFormat(data) != "gif" {
+		return 0
+	}
+	table := func(packed byte) int {
+		if packed&0x80 == 0 {
+			return 0
+		}
+		return 3 << ((packed & 7) + 1)
+	}
+	i := 13 + table(data[10])
+	// subBlocks skips the sub-blocks from i to the one of length 0.
+	subBlocks := func(i int) int {
+		for i < len(data) && data[i] != 0 {
+			i += 1 + int(data[i])
+		}
+		return i + 1
+	}
+	n := 0
+	for i < len(data) {
+		switch data[i] {
+		case 0x21: // an extension: its label, then sub-blocks
+			i = subBlocks(i + 2)
+		case 0x2C: // an image: its descriptor, colour table, LZW code size, sub-blocks
+			if i+10 > len(data) {
+				return n
+			}
+			i = subBlocks(i + 10 + table(data[i+9]) + 1)
+			n++
+		default: // the trailer (0x3B), or not GIF
+			return n
+		}
+	}
+	return n
+}
+
+// firstFrame returns the first frame of the GIF in data as a PNG.
+func firstFrame(data []byte) ([]byte, error) {
+	img, err := gif.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: its first frame cannot be read (%v)", ErrDamagedImage, err)
+	}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDamagedImage, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// animatedWebP reports whether the WebP in data says it is animated (its
+// VP8X chunk's animation flag).
+func animatedWebP(data []byte) bool {
+	return len(data) >= 21 && string(data[12:16]) == "VP8X" && data[20]&0x02 != 0
+}
+
 // imageSizes returns the size in pixels of each page of the picture in
 // data: a TIFF's every page, read from its directories, whose offsets it
 // returns too; another format's one page, from its header, and no
@@ -203,6 +278,24 @@ func imageSizes(format string, data []byte, maxPages int) ([]image.Point, []uint
 		return nil, nil, fmt.Errorf("%w: %d × %d pixels", ErrDamagedImage, c.Width, c.Height)
 	}
 	return []image.Point{{c.Width, c.Height}}, nil, nil
+}
+
+// tiffCount counts the directories of the TIFF in data from the one at
+// off on, without a map of those seen: a chain longer than the file has
+// bytes loops.
+func tiffCount(data []byte, bo binary.ByteOrder, off uint32) (int, error) {
+	n := 0
+	for ; off != 0; n++ {
+		if n > len(data) || int64(off)+2 > int64(len(data)) {
+			return 0, fmt.Errorf("%w: TIFF directory out of the file or looping", ErrDamagedImage)
+		}
+		end := int64(off) + 2 + 12*int64(bo.Uint16(data[off:]))
+		if end+4 > int64(len(data)) {
+			return 0, fmt.Errorf("%w: TIFF directory out of the file or looping", ErrDamagedImage)
+		}
+		off = bo.Uint32(data[end:])
+	}
+	return n, nil
 }
 
 // tiffOnly returns a copy of the TIFF in data that holds only the pages
@@ -230,7 +323,8 @@ func tiffOnly(data []byte, dirs []uint32, pick []int) []byte {
 
 // tiffSizes walks the directories (pages) of the TIFF in data and returns
 // each one's ImageWidth and ImageLength, and its offset, refusing more
-// than maxPages and a chain of directories that loops.
+// than maxPages (a [*PagesError] counting them all) and a chain of
+// directories that loops.
 func tiffSizes(data []byte, maxPages int) ([]image.Point, []uint32, error) {
 	if len(data) < 8 {
 		return nil, nil, fmt.Errorf("%w: TIFF header cut short", ErrDamagedImage)
@@ -278,10 +372,14 @@ func tiffSizes(data []byte, maxPages int) ([]image.Point, []uint32, error) {
 		}
 		sizes = append(sizes, image.Point{int(w), int(h)})
 		dirs = append(dirs, off)
-		if len(sizes) > maxPages {
-			return nil, nil, fmt.Errorf("%w: over %d pages, the limit", ErrTooLarge, maxPages)
-		}
 		off = bo.Uint32(data[end:])
+		if len(sizes) > maxPages {
+			n, err := tiffCount(data, bo, off)
+			if err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, &PagesError{Pages: len(sizes) + n, Limit: maxPages}
+		}
 	}
 	if len(sizes) == 0 {
 		return nil, nil, fmt.Errorf("%w: TIFF of no page", ErrDamagedImage)

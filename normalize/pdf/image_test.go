@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"image"
+	"image/color"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"os"
@@ -106,8 +108,22 @@ func TestTIFFSizes(t *testing.T) {
 	if err != nil || !slices.Equal(sizes, []image.Point{{30, 20}, {10, 40}}) {
 		t.Fatalf("sizes %v, %v", sizes, err)
 	}
-	if _, _, err := tiffSizes(two, 1); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("two pages, a limit of one: %v", err)
+	// Over the limit, every page is counted, for the message.
+	five := tiffOf([]*image.Gray{g(3, 2), g(3, 2), g(3, 2), g(3, 2), g(3, 2)}, 0)
+	for _, c := range []struct {
+		data  []byte
+		limit int
+		want  string
+	}{
+		{two, 1, "too many pages: 2, the limit is 1"},
+		{five, 2, "too many pages: 5, the limit is 2"},
+		{five, 4, "too many pages: 5, the limit is 4"},
+	} {
+		_, _, err := tiffSizes(c.data, c.limit)
+		var pe *PagesError
+		if !errors.Is(err, ErrTooLarge) || !errors.Is(err, normalize.ErrOverLimit) || !errors.As(err, &pe) || err.Error() != c.want {
+			t.Errorf("limit %d: %v, want %q", c.limit, err, c.want)
+		}
 	}
 	// The second directory's next offset pointing back at the first.
 	loop := slices.Clone(two)
@@ -115,6 +131,10 @@ func TestTIFFSizes(t *testing.T) {
 	second := binary.LittleEndian.Uint32(loop[first+2+12*12:])
 	n := binary.LittleEndian.Uint16(loop[second:])
 	binary.LittleEndian.PutUint32(loop[second+2+12*uint32(n):], first)
+	// The same loop past a limit of one page: damaged, not counted forever.
+	if _, _, err := tiffSizes(loop, 1); !errors.Is(err, ErrDamagedImage) {
+		t.Errorf("loop past the limit: %v, want ErrDamagedImage", err)
+	}
 	for name, data := range map[string][]byte{
 		"loop":       loop,
 		"cut short":  two[:len(two)-30],
@@ -294,6 +314,35 @@ func TestReadImage(t *testing.T) {
 			}
 		})
 	}
+	t.Run("gif animated, first frame upside down", func(t *testing.T) {
+		// An animated GIF's frames are not pages: its first frame is
+		// read, upright though it lies upside down, and the note says
+		// the others were left.
+		gray := make(color.Palette, 256)
+		for i := range gray {
+			gray[i] = color.Gray{uint8(i)}
+		}
+		frame := func(g *image.Gray) *image.Paletted {
+			p := image.NewPaletted(g.Bounds(), gray)
+			copy(p.Pix, g.Pix)
+			return p
+		}
+		var buf bytes.Buffer
+		anim := &gif.GIF{Image: []*image.Paletted{frame(turn(pages[0], 2)), frame(pages[1])}, Delay: []int{100, 100}}
+		if err := gif.EncodeAll(&buf, anim); err != nil {
+			t.Fatal(err)
+		}
+		d := one(t, buf.Bytes(), true)
+		if d.Title != "Report on Lighthouses" || !strings.Contains(d.Text, "Pharos of Alexandria") {
+			t.Errorf("title %q, text %q", d.Title, d.Text)
+		}
+		if strings.Contains(d.Text, "Keepers and Their Lives") {
+			t.Errorf("the second frame was read: %q", d.Text)
+		}
+		if !slices.Contains(d.Notes, "an animated GIF of 2 frames: read its first frame") {
+			t.Errorf("notes %q", d.Notes)
+		}
+	})
 	t.Run("jpeg, no resolution, smaller", func(t *testing.T) {
 		// A JPEG without a density says nothing of its resolution; the
 		// page at 200 DPI is measured by its text all the same.
@@ -393,7 +442,12 @@ func FuzzImageSizes(f *testing.F) {
 	var buf bytes.Buffer
 	png.Encode(&buf, g)
 	f.Add(buf.Bytes())
+	f.Add(gifOf(3))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Counted within the file: each frame takes 12 bytes at least.
+		if n := gifFrames(data); n < 0 || n > len(data)/12 {
+			t.Fatalf("%d GIF frames in %d bytes", n, len(data))
+		}
 		for _, format := range []string{"tiff", ImageFormat(data)} {
 			sizes, dirs, err := imageSizes(format, data, 8)
 			if err != nil {
@@ -603,4 +657,53 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// gifOf returns an animated GIF of n frames of 4 × 3 pixels.
+func gifOf(n int) []byte {
+	g := &gif.GIF{}
+	for i := range n {
+		p := image.NewPaletted(image.Rect(0, 0, 4, 3), color.Palette{color.White, color.Black})
+		p.Pix[i%12] = 1
+		g.Image, g.Delay = append(g.Image, p), append(g.Delay, 10)
+	}
+	var buf bytes.Buffer
+	if err := gif.EncodeAll(&buf, g); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// TestGIFFrames counts an animated GIF's frames, with and without colour
+// tables and extensions, and no more than are whole in a file cut short;
+// an animated WebP is skipped, saying so.
+func TestGIFFrames(t *testing.T) {
+	for _, n := range []int{1, 2, 5} {
+		if got := gifFrames(gifOf(n)); got != n {
+			t.Errorf("%d frames counted %d", n, got)
+		}
+	}
+	three := gifOf(3)
+	if got := gifFrames(three[:len(three)-20]); got > 3 {
+		t.Errorf("cut short: %d frames", got)
+	}
+	if got := gifFrames([]byte("GIF89a")); got != 0 {
+		t.Errorf("a header alone: %d frames", got)
+	}
+	first, err := firstFrame(gifOf(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, err := png.Decode(bytes.NewReader(first)); err != nil || img.Bounds().Dx() != 4 {
+		t.Errorf("first frame: %v", err)
+	}
+	// A VP8X chunk with the animation flag, a canvas of 100 × 50.
+	webp := []byte("RIFF\x16\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x02\x00\x00\x00\x63\x00\x00\x31\x00\x00")
+	if !animatedWebP(webp) {
+		t.Fatal("not animated")
+	}
+	_, _, err = (&Reader{}).ReadImage(t.Context(), webp)
+	if !errors.Is(err, normalize.ErrUnsupported) || !strings.Contains(err.Error(), "animated WebP") {
+		t.Errorf("animated WebP: %v", err)
+	}
 }

@@ -118,8 +118,8 @@ func TestFixtures(t *testing.T) {
 	// Inline code and code blocks; lists; one-line paragraphs and verse;
 	// an address, code and verse; nested lists; text set turned a quarter
 	// turn clockwise, a half turn and a quarter turn anticlockwise, and
-	// upright, a page each; footnote markers in headings.
-	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested", "sideways", "notes"} {
+	// upright, a page each; footnote markers in headings, and exponents.
+	for _, name := range []string{"code", "lists", "paragraphs", "breaks", "nested", "sideways", "notes", "exponents"} {
 		run(chromium, append(headless, "--no-pdf-header-footer", "--print-to-pdf="+filepath.Join(dir, name+".pdf"), filepath.Join(abs, name+".html"))...)
 	}
 	// A scanned page: a picture of text, printed.

@@ -29,13 +29,30 @@ var (
 	// it says why.
 	ErrDamaged = errors.New("damaged PDF")
 	// ErrTooLarge: the PDF (or a TIFF) has more pages than
-	// [Reader.MaxPages], or a picture's page more pixels than
-	// [MaxImagePixels]. Its message was "too many pages", which a picture of
-	// one page too large read as too.
+	// [Reader.MaxPages] (a [*PagesError]), or a picture's page more pixels
+	// than [MaxImagePixels].
 	ErrTooLarge = errors.New("too large")
 	// ErrTimeout: reading the PDF took longer than [Reader.Timeout].
 	ErrTimeout = errors.New("over the time limit of one PDF")
 )
+
+// A PagesError is the error of a document (a PDF, a TIFF) of more pages
+// than [Reader.MaxPages]. It is [ErrTooLarge] and, since nothing is wrong
+// with the file but a limit the user sets, [normalize.ErrOverLimit]:
+// ingest skips such a file instead of failing it.
+type PagesError struct {
+	Pages int // the document's pages
+	Limit int // [Reader.MaxPages], or its default
+}
+
+func (e *PagesError) Error() string {
+	return fmt.Sprintf("too many pages: %d, the limit is %d", e.Pages, e.Limit)
+}
+
+// Is reports whether target is [ErrTooLarge] or [normalize.ErrOverLimit].
+func (e *PagesError) Is(target error) bool {
+	return target == ErrTooLarge || target == normalize.ErrOverLimit
+}
 
 // Defaults of a zero [Reader].
 const (
@@ -71,8 +88,8 @@ func ParseOCR(s string) (OCR, error) {
 // Reader reads PDFs. The zero value is ready to use; a Reader is safe for
 // concurrent use (the pdfium runtime behind it is shared by the process).
 type Reader struct {
-	// MaxPages refuses a PDF with more pages with [ErrTooLarge] (0 means
-	// [DefaultMaxPages]).
+	// MaxPages refuses a PDF (or a TIFF) with more pages with a
+	// [*PagesError] (0 means [DefaultMaxPages]).
 	MaxPages int
 	// Timeout bounds the time spent on one document (0 means
 	// [DefaultTimeout]); it is checked between pages, as is ctx.
@@ -241,7 +258,7 @@ func (r *Reader) read(ctx context.Context, in pdfium.Pdfium, data []byte, maxPag
 	}
 	rep := &Report{Pages: pc.PageCount}
 	if pc.PageCount > maxPages {
-		return nil, rep, fmt.Errorf("%w: %d pages, the limit is %d", ErrTooLarge, pc.PageCount, maxPages)
+		return nil, rep, &PagesError{Pages: pc.PageCount, Limit: maxPages}
 	}
 	if at != nil {
 		at.pages.Store(int64(pc.PageCount))

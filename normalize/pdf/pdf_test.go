@@ -102,7 +102,8 @@ func TestReadErrors(t *testing.T) {
 	}{
 		{"encrypted.pdf", Reader{}, ErrEncrypted, "encrypted: a password is required"},
 		{"damaged.pdf", Reader{}, ErrDamaged, "damaged PDF: incorrect format"},
-		{"report.pdf", Reader{MaxPages: 2}, ErrTooLarge, "too large: 3 pages, the limit is 2"},
+		{"report.pdf", Reader{MaxPages: 2}, ErrTooLarge, "too many pages: 3, the limit is 2"},
+		{"report.pdf", Reader{MaxPages: 2}, normalize.ErrOverLimit, "too many pages: 3, the limit is 2"},
 		{"report.pdf", Reader{Timeout: time.Nanosecond}, ErrTimeout, "over the time limit of one PDF (1ns)"},
 	} {
 		for _, unint := range []bool{false, true} {
