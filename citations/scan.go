@@ -742,15 +742,18 @@ func (sc *scanner) bareIsText(ws, g0, i, end int, atStart bool) (text, more bool
 	}
 	switch b[end] {
 	case '(':
-		for k := end + 1; k < min(len(b), i+maxGroupLen); k++ {
-			switch b[k] {
-			case ')':
-				return true, false
-			case '\n':
-				return false, false
-			}
+		// Link text only if an inline link follows as the link filter
+		// reads one, within maxGroupLen, with no bracket in its
+		// destination or title: "[0](00()" is no link, and in
+		// "[1]([doc:9])" the destination is a dropped marker, so either
+		// would leave "[n]" for a reader to take for a citation.
+		lim := min(len(b), i+maxGroupLen)
+		cut := sc.final || i+maxGroupLen <= len(b)
+		_, stop, ok, more := inlineDest(b[:lim], end+1, cut)
+		if more {
+			return false, true
 		}
-		return false, !sc.final && i+maxGroupLen > len(b)
+		return ok && bytes.IndexByte(b[end:stop], '[') < 0, false
 	case ':':
 		return i == g0 && atStart, false
 	}
