@@ -312,7 +312,8 @@ func TestRenderBareNumbers(t *testing.T) {
 		{name: "before a reference label", text: "see [2][ref] and [3][]", want: "see[ref] and[]", drops: []string{"[2]:bare", "[3]:bare"}},
 		{name: "reference link label", text: "see [the docs][1]", want: "see [the docs][1]"},
 		{name: "link reference definition", text: "[1]: /docs/1.md", want: "[1]: /docs/1.md"},
-		{name: "external link reference definition", text: "[1]: http://example.com", want: `[1]\: \[link: example.com\]`},
+		// Its label shown would read as a citation: it goes with the destination.
+		{name: "external link reference definition", text: "[1]: http://example.com", want: `\[link: example.com\]`},
 		{name: "colon mid-line is no definition", text: "see [1]: x", want: "see: x", drops: []string{"[1]:bare"}},
 		{name: "footnote", text: "a[^1] b [^2]\n\n[^1]: note", want: "a[^1] b [^2]\n\n[^1]: note"},
 		{name: "not numbers", text: "[a] [1.5] [-1] [1,] [x1] [1 2] [1234567890]", want: "[a] [1.5] [-1] [1,] [x1] [1 2] [1234567890]"},
