@@ -3,7 +3,6 @@ package citations
 import (
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // Order is how cited references are numbered.
@@ -206,6 +205,9 @@ func (l *ledger) render(r *run, w runWriter) bool {
 			w.runText(s.conn)
 		}
 		w.runCite(idx)
+		if len(s.loc) > 0 {
+			w.runText(s.loc)
+		}
 		kept = true
 	}
 	if !kept {
@@ -328,6 +330,9 @@ func (c *collector) finish(st *state, order Order) Rendered {
 	return Rendered{Text: string(out), References: cited(refs, 1), Dropped: l.droppedList()}
 }
 
+// isSpaceNL reports whether c is white space or a line end.
+func isSpaceNL(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
 // appendCitations writes the display numbers of one run, sorted and without
 // repeats, as "[1][2]". It sorts nums in place.
 func appendCitations(dst []byte, nums []int) []byte {
@@ -344,9 +349,17 @@ func appendCitations(dst []byte, nums []int) []byte {
 }
 
 // finishBody prepares a body with citations for the reference list: it trims
-// trailing white space and closes a fenced code block left open.
+// trailing white space, unless there are more than maxSpaceRun bytes of it
+// (which a [Stream] has passed on by then), and closes a fenced code block
+// left open.
 func finishBody(dst []byte, st *state) []byte {
-	dst = dst[:len(strings.TrimRight(string(dst), " \t\r\n"))]
+	k := len(dst)
+	for k > 0 && isSpaceNL(dst[k-1]) {
+		k--
+	}
+	if len(dst)-k <= maxSpaceRun {
+		dst = dst[:k]
+	}
 	if st.fence != 0 && !st.inQuote() {
 		// A fence in a block quote is closed by the blank line before the
 		// list, which ends the quote; one in list items by the unindented

@@ -36,6 +36,7 @@ type Stream struct {
 	led    ledger
 	out    []byte // output of the current call
 	ws     []byte // trailing white space, held back until text follows it
+	longWS bool   // the trailing white space is a run longer than maxSpaceRun, passed on
 	body   []byte // all body text output so far
 	nums   []int
 	taken  int // cited references returned by NewCitations
@@ -124,22 +125,35 @@ func (s *Stream) flush() string {
 // write outputs p, text that is not code, through the link filter.
 func (s *Stream) write(p []byte) { s.links.feed(p, false, s.put) }
 
-// output outputs p, holding back trailing white space.
+// output outputs p, holding back trailing white space, at most
+// maxSpaceRun bytes of it: [finishBody] trims no longer run.
 func (s *Stream) output(p []byte) {
 	k := len(p) - 1
-	for k >= 0 && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r' || p[k] == '\n') {
+	for k >= 0 && isSpaceNL(p[k]) {
 		k--
 	}
-	if k < 0 {
-		s.ws = append(s.ws, p...)
+	if k >= 0 {
+		s.pass(s.ws)
+		s.ws = s.ws[:0]
+		s.longWS = false
+		s.pass(p[:k+1])
+	}
+	if s.longWS {
+		s.pass(p[k+1:])
 		return
 	}
-	s.out = append(s.out, s.ws...)
-	s.body = append(s.body, s.ws...)
-	s.ws = s.ws[:0]
-	s.out = append(s.out, p[:k+1]...)
-	s.body = append(s.body, p[:k+1]...)
 	s.ws = append(s.ws, p[k+1:]...)
+	if len(s.ws) > maxSpaceRun {
+		s.pass(s.ws)
+		s.ws = s.ws[:0]
+		s.longWS = true
+	}
+}
+
+// pass outputs p as final body text.
+func (s *Stream) pass(p []byte) {
+	s.out = append(s.out, p...)
+	s.body = append(s.body, p...)
 }
 
 func (s *Stream) text(p []byte, code bool) { s.links.feed(p, code, s.put) }
