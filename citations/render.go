@@ -101,7 +101,7 @@ func (r Rendered) Markdown() string {
 // references whose markers appear in text, numbers them 1..k in the given
 // order, replaces each marker run with its display numbers and removes
 // markers whose index is not registered, is 0 or is malformed, with the
-// connectors and empty parentheses that only joined them to other
+// connectors, locators and empty parentheses that only joined them to other
 // citations (see the package documentation). Markers inside code spans
 // and code blocks are left alone. reg may be nil, in which case every
 // marker is dropped.
@@ -111,7 +111,8 @@ func (r Rendered) Markdown() string {
 // are neutralized unless opts.KeepLinks is set, so that an answer cannot
 // leak what it read to another host: an image shows as "[image: HOST]",
 // a link as its text and "[link: HOST]", an autolink as "[link: HOST]";
-// a link reference definition loses its destination; raw HTML tags are
+// a link reference definition loses its destination (and a label that
+// is a bare number, which would read as a citation); raw HTML tags are
 // escaped to show as text. file: links are kept (not images); bare URLs
 // are text and left alone.
 //

@@ -15,7 +15,9 @@ package citations
 // still be forming (at most 256 bytes on one line), a chain of groups joined
 // by connectors or in parentheses until it ends (about 1.5 KB at most: see
 // [Render] for what goes with a dropped marker), white space that would
-// be removed together with a dropped marker, the start of a line until its
+// be removed together with a dropped marker or trimmed at the end (at most
+// 256 bytes: a longer run is text, passed on as it comes, in [Render] too)
+// and a ",", ";" or ":" before it, the start of a line until its
 // block structure is known, the content of a code span that has not been
 // closed yet (such a span may turn out not to be one), and a link or image
 // until it is complete (see [Render]; at most 4 KB).
