@@ -121,7 +121,9 @@
 // a chain dropped between two marks of ",", ";", ":", ".", "!" and "?"
 // takes the weaker one, so that the sentence end stays ("a, [doc:9]. b"
 // becomes "a. b", "a; [doc:9], b" "a; b"), and of two of the same mark the
-// one after it ("Paris, [doc:9], is" becomes "Paris, is"). A run of more
+// one after it ("Paris, [doc:9], is" becomes "Paris, is"); right after an
+// opening parenthesis it takes a ",", ";" or ":" after it ("x ([doc:9],
+// and more)" becomes "x (and more)"). A run of more
 // than 256 bytes of white space is text: it never goes with a dropped
 // chain and is not trimmed before the reference list. Where removing a
 // dropped chain would change the Markdown structure around it (at a line start before a list marker, or

@@ -713,11 +713,13 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 // it be dropped: mark, the mark right before the chain (in its white
 // space), or else the last byte of output, and the byte at b[k] after the
 // chain. If both are of sentencePunct, each alone (not "..."), only the
-// stronger one stays (see punctRank), the one before if they are equal:
-// skip is 1 if the one after goes, dropMark reports that mark goes (only
-// a mark in the chain's white space can, and only after a byte that is no
-// such mark: "e.g., [doc:9]." keeps its comma). more reports that the byte
-// after the mark is not known yet.
+// stronger one stays (see punctRank), the one before if they are equal; a
+// ",", ";" or ":" after a chain right after an opening parenthesis goes,
+// with the white space after it. skip is the number of bytes from b[k]
+// that go, dropMark reports that mark goes (only a mark in the chain's
+// white space can, and only after a byte that is no such mark: "e.g.,
+// [doc:9]." keeps its comma). more reports that what follows the mark is
+// not known yet.
 func (sc *scanner) punctAround(atStart bool, mark byte, k int) (skip int, dropMark, more bool) {
 	b := sc.buf
 	if atStart || k >= len(b) || !sentencePunct(b[k]) {
@@ -725,6 +727,24 @@ func (sc *scanner) punctAround(atStart bool, mark byte, k int) (skip int, dropMa
 	}
 	t := sc.st.lastContent()
 	a := mark
+	if a == 0 && punctRank(b[k]) < 3 && (bytes.HasSuffix(t, []byte("(")) || bytes.HasSuffix(t, []byte(parenWide))) {
+		// Right after an opening parenthesis, a clause mark joined the
+		// chain to what follows: "x ([doc:9], and more)".
+		e := k + 1
+		for e < len(b) && isWS(b[e]) && e-k-1 <= maxSpaceRun {
+			e++
+		}
+		if e == len(b) && !sc.final {
+			return 0, false, true
+		}
+		if e == k+1 && e < len(b) && b[e] == b[k] {
+			return 0, false, false
+		}
+		if e-k-1 > maxSpaceRun {
+			return 1, false, false
+		}
+		return e - k, false, false // and the white space after it
+	}
 	if a == 0 {
 		if len(t) == 0 || !sentencePunct(t[len(t)-1]) {
 			return 0, false, false
