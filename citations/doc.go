@@ -104,17 +104,29 @@
 // marker to other citations goes with it: a connector between two runs on
 // one line (white space, optionally ",", ";" or their ideographic and
 // full-width forms, optionally "and", "or", "and/or", "as well as" or "&",
-// and white space) and parentheses that held nothing but citations, with
-// a lead word ("see", "see also", "cf.", "e.g.") and the white space
-// before them. So "as shown in [doc:1] and [doc:9]." becomes "as shown in
+// and white space), a locator after the marker that names a place in its
+// source (white space or a comma, "p.", "pp.", "page", "§", "ch.", "line",
+// "at" and the like, and a number or range, followed by the end of the
+// clause, a closing parenthesis or another citation), and parentheses that
+// held nothing but citations and their locators, with a lead word ("see",
+// "see also", "cf.", "e.g." or a connector word such as "and") and the white
+// space before them. So "as shown in [doc:1] and [doc:9]." becomes "as shown in
 // [1].", "[doc:9] and [doc:1] agree" becomes "[1] agree", "([doc:1],
 // [doc:9])" becomes "([1])" and "x ([doc:9])." becomes "x."; a dropped
 // marker between two kept ones takes the connector before it ("[doc:1],
-// [doc:9] and [doc:2]" becomes "[1] and [2]"). The model's other words
-// stay: "cats [doc:9] and dogs" keeps its "and". Punctuation stays once: a
-// chain dropped between two of the same mark takes the one after it
-// ("Paris, [doc:9], is" becomes "Paris, is"). Where removing one would change
-// the Markdown structure around it (at a line start before a list marker, or
+// [doc:9] and [doc:2]" becomes "[1] and [2]"); "x ([doc:1] p. 2; [doc:9]
+// p. 4)" becomes "x ([1] p. 2)" and "cats (and [doc:9]) dogs" "cats dogs".
+// The model's other words stay: "cats [doc:9] and dogs" keeps its "and",
+// "(see the manual [doc:9])" its "(see the manual)". Punctuation stays once:
+// a chain dropped between two marks of ",", ";", ":", ".", "!" and "?"
+// takes the weaker one, so that the sentence end stays ("a, [doc:9]. b"
+// becomes "a. b", "a; [doc:9], b" "a; b"), and of two of the same mark the
+// one after it ("Paris, [doc:9], is" becomes "Paris, is"); right after an
+// opening parenthesis it takes a ",", ";" or ":" after it ("x ([doc:9],
+// and more)" becomes "x (and more)"). A run of more
+// than 256 bytes of white space is text: it never goes with a dropped
+// chain and is not trimmed before the reference list. Where removing a
+// dropped chain would change the Markdown structure around it (at a line start before a list marker, or
 // between two backticks) a zero-width space (U+200B) takes its place; where
 // the text around it would join into a new group ("[d[doc:9]oc:1]"), the
 // replacement character U+FFFD does, since an invisible separator would
@@ -151,8 +163,9 @@
 // string it returns. Stream holds back at most one chain of marker groups
 // (about 1.5 KB: 1 KB of chain and one group and parenthesis past it) or
 // one undecided link or image (4 KB), plus, inside an unclosed inline code
-// span, the rest of that paragraph, and white space that may go with a
-// marker.
+// span, the rest of that paragraph, and up to 256 bytes of white space
+// (and a ",", ";" or ":" before it) that may go with a marker or be trimmed
+// at the end.
 //
 // # Links and images
 //

@@ -41,6 +41,10 @@ var fuzzSeeds = []string{
 	"   \t  \n\n[doc:1]   \n\n   ",
 	"as shown in [doc:1] and [doc:99]. [doc:99] and [doc:2] agree; ([doc:99]), ([doc:1], [doc:99]) (see [5])\n",
 	"in [doc:1], [doc:99], and/or [doc:2] as well as [doc:0] ([doc:99]; x) （[doc:99]、【doc:3】）\n",
+	"x ([doc:99] p. 4). y ([doc:1] p. 2; [doc:99], pp. 3–5) cats (and [doc:99]) dogs (see it [doc:99], § 2.1) at [doc:9] at 12:30\n",
+	"a, [doc:99]. b; [doc:99], c, [doc:99]; d: ([doc:99])? e.g., [doc:99]. f,[doc:99].5 g, [doc:2] and [doc:0]. h\n",
+	"a" + strings.Repeat(" ", 300) + "[doc:99] b," + strings.Repeat("\t", 257) + "[doc:99]. c [doc:1]" + strings.Repeat(" \n", 200),
+	"[0](00() [1]([doc:9]) [2](x y)\n[0]:A00:00\n",
 }
 
 // addSeeds adds the hand-written seeds, the texts of the scenario fixtures

@@ -222,6 +222,11 @@ func (f *linkFilter) bracket(b []byte, code []bool, start, open int, final bool)
 			return 0, nil, false
 		}
 		if allowed, host := f.verdict(dest, false); !allowed {
+			if st, _, _ := parseGroup(b[open:end+1], 0, true, nil); st == groupBare {
+				// Shown, the label would read as a citation number
+				// ("[0]: [link: x]"): it goes with the destination.
+				return stop - start, []byte(prefix + `\[link: ` + host + `\]`), false
+			}
 			return stop - start, []byte(prefix + "[" + string(text) + `]\: \[link: ` + host + `\]`), false
 		}
 		return stop - start, []byte(prefix + "[" + string(text) + "]" + string(b[end+1:stop])), false

@@ -3,7 +3,6 @@ package citations
 import (
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // Order is how cited references are numbered.
@@ -102,7 +101,7 @@ func (r Rendered) Markdown() string {
 // references whose markers appear in text, numbers them 1..k in the given
 // order, replaces each marker run with its display numbers and removes
 // markers whose index is not registered, is 0 or is malformed, with the
-// connectors and empty parentheses that only joined them to other
+// connectors, locators and empty parentheses that only joined them to other
 // citations (see the package documentation). Markers inside code spans
 // and code blocks are left alone. reg may be nil, in which case every
 // marker is dropped.
@@ -112,7 +111,8 @@ func (r Rendered) Markdown() string {
 // are neutralized unless opts.KeepLinks is set, so that an answer cannot
 // leak what it read to another host: an image shows as "[image: HOST]",
 // a link as its text and "[link: HOST]", an autolink as "[link: HOST]";
-// a link reference definition loses its destination; raw HTML tags are
+// a link reference definition loses its destination (and a label that
+// is a bare number, which would read as a citation); raw HTML tags are
 // escaped to show as text. file: links are kept (not images); bare URLs
 // are text and left alone.
 //
@@ -206,6 +206,9 @@ func (l *ledger) render(r *run, w runWriter) bool {
 			w.runText(s.conn)
 		}
 		w.runCite(idx)
+		if len(s.loc) > 0 {
+			w.runText(s.loc)
+		}
 		kept = true
 	}
 	if !kept {
@@ -328,6 +331,9 @@ func (c *collector) finish(st *state, order Order) Rendered {
 	return Rendered{Text: string(out), References: cited(refs, 1), Dropped: l.droppedList()}
 }
 
+// isSpaceNL reports whether c is white space or a line end.
+func isSpaceNL(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
 // appendCitations writes the display numbers of one run, sorted and without
 // repeats, as "[1][2]". It sorts nums in place.
 func appendCitations(dst []byte, nums []int) []byte {
@@ -344,9 +350,17 @@ func appendCitations(dst []byte, nums []int) []byte {
 }
 
 // finishBody prepares a body with citations for the reference list: it trims
-// trailing white space and closes a fenced code block left open.
+// trailing white space, unless there are more than maxSpaceRun bytes of it
+// (which a [Stream] has passed on by then), and closes a fenced code block
+// left open.
 func finishBody(dst []byte, st *state) []byte {
-	dst = dst[:len(strings.TrimRight(string(dst), " \t\r\n"))]
+	k := len(dst)
+	for k > 0 && isSpaceNL(dst[k-1]) {
+		k--
+	}
+	if len(dst)-k <= maxSpaceRun {
+		dst = dst[:k]
+	}
 	if st.fence != 0 && !st.inQuote() {
 		// A fence in a block quote is closed by the blank line before the
 		// list, which ends the quote; one in list items by the unindented

@@ -31,6 +31,11 @@ import "bytes"
 // tracks; deeper containers are treated as part of the innermost one.
 const maxDepth = 32
 
+// maxSpaceRun bounds the white space held back before a possible chain: a
+// run of more spaces and tabs than this is text, never removed with a
+// dropped chain, and a stream passes it on as it comes.
+const maxSpaceRun = 256
+
 type lineKind uint8
 
 const (
@@ -79,6 +84,14 @@ func (st *state) inQuote() bool {
 		}
 	}
 	return false
+}
+
+// inSpaceRun reports whether the line's output content ends in white
+// space, which only a run longer than maxSpaceRun, taken as text, leaves
+// (see inline).
+func (st *state) inSpaceRun() bool {
+	t := st.lastContent()
+	return len(t) > 0 && isWS(t[len(t)-1])
 }
 
 func (st *state) resetLine() {
@@ -166,6 +179,7 @@ type run struct {
 type segment struct {
 	first, last int
 	conn        []byte // the connector before it; empty for the first
+	loc         []byte // a locator after it, with the space or comma before it
 }
 
 // keptMark stands for a rendered citation in the line mirror.
@@ -296,7 +310,7 @@ func (sc *scanner) verbatim() bool {
 }
 
 var special = func() (t [256]bool) {
-	for _, c := range []byte("\n`\\ \t[(") {
+	for _, c := range []byte("\n`\\ \t[(,;:") {
 		t[c] = true
 	}
 	t['&'], t[0xe3], t[0xef] = true, true, true // entities, 【, full-width ［
@@ -426,6 +440,17 @@ func (sc *scanner) inline() bool {
 		for k < n && isWS(b[k]) {
 			k++
 		}
+		if st.span == 0 && (!st.content || k-i > maxSpaceRun || st.inSpaceRun()) {
+			// White space at the start of the content, or in a run
+			// longer than maxSpaceRun, is never removed with a chain:
+			// take it as it comes.
+			if st.content {
+				sc.takeContent(k - i)
+			} else {
+				sc.take(k - i)
+			}
+			return true
+		}
 		if st.span > 0 {
 			if sc.hold < 0 {
 				open, more := sc.opensAt(k)
@@ -443,14 +468,33 @@ func (sc *scanner) inline() bool {
 		if more {
 			return false
 		}
-		if !st.content {
-			sc.take(k - i)
-			return true
-		}
 		if open {
 			return sc.tryRun(i, k)
 		}
 		sc.takeContent(k - i)
+		return true
+
+	case ',', ';', ':':
+		// A mark before a chain goes into the chain's white space, so
+		// that a dropped chain can take it when the mark after the
+		// chain is stronger ("a, [doc:9]. b" shows as "a. b"; a
+		// sentence end before a chain always stays, see punctAround).
+		if st.span == 0 && st.content {
+			k := i + 1
+			for k < n && isWS(b[k]) && k-i <= maxSpaceRun {
+				k++
+			}
+			if k-i-1 <= maxSpaceRun {
+				open, more := sc.chainAt(k)
+				if more {
+					return false
+				}
+				if open {
+					return sc.tryRun(i, k)
+				}
+			}
+		}
+		sc.takeContent(1)
 		return true
 
 	default: // '[', '(' or the first byte of '【', '（' or of another character
@@ -523,7 +567,16 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 		return true
 	}
 	r.segs = append(r.segs, segment{last: len(r.groups)})
+	eof := sc.final && lim >= n
 	for !last {
+		e, more := locatorAt(lb, i, cut, eof)
+		if more {
+			return false
+		}
+		if e >= 0 { // "[doc:1] p. 4": the locator goes with its segment
+			r.segs[len(r.segs)-1].loc = b[i:e]
+			i = e
+		}
 		j, more := connectorAt(lb, i, cut)
 		if more {
 			return false
@@ -562,10 +615,12 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 
 	k := i
 	if atStart { // a run at the start of a line takes the white space after it
-		for k < n && isWS(b[k]) {
+		for k < n && isWS(b[k]) && k-i <= maxSpaceRun {
 			k++
 		}
-		if k == n && !sc.final {
+		if k-i > maxSpaceRun { // a long run is text (see inline)
+			k = i
+		} else if k == n && !sc.final {
 			return false
 		}
 	}
@@ -593,10 +648,16 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 			r.trail = []byte(zwsp)
 		}
 	}
-	// Dropped between two of the same punctuation mark ("Paris, [doc:9],
-	// is"), the chain takes the one after it, so that the mark is not
-	// doubled.
-	skip, more := sc.doubledPunct(atStart, k)
+	// Dropped between two punctuation marks, the chain takes the weaker
+	// one, so that no mark is doubled and no sentence end is lost:
+	// "Paris, [doc:9], is" shows as "Paris, is", "a, [doc:9]. b" as
+	// "a. b". A mark right before the chain is in its white space (see
+	// inline); shown unless it is the one taken.
+	var mark byte
+	if ws < g0 && (b[ws] == ',' || b[ws] == ';' || b[ws] == ':') {
+		mark = b[ws]
+	}
+	skip, dropMark, more := sc.punctAround(atStart, mark, k)
 	if more {
 		return false
 	}
@@ -607,7 +668,13 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 			sepNext = int(b[k+skip])
 		}
 	}
-	r.sep = sc.separator(atStart, sepNext)
+	if mark != 0 && !dropMark {
+		after := *st
+		after.push(b[ws : ws+1])
+		r.sep = string(mark) + separator(&after, atStart, sepNext)
+	} else {
+		r.sep = separator(st, atStart, sepNext)
+	}
 	if sc.emitted != sc.base+ws {
 		panic("citations: internal error: run output out of order")
 	}
@@ -631,6 +698,7 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 				st.push(s.conn)
 			}
 			st.push(keptMark)
+			st.push(s.loc)
 			first = false
 		}
 		st.push(r.close)
@@ -641,26 +709,79 @@ func (sc *scanner) tryRun(ws, g0 int) bool {
 	return true
 }
 
-// doubledPunct returns 1 if the byte at b[k], right after a chain, is a
-// punctuation mark that also ends the output before the chain, alone on
-// both sides (not "..."), so that removing the chain would double it; 0
-// otherwise. more reports that the byte after the mark is not known yet.
-func (sc *scanner) doubledPunct(atStart bool, k int) (skip int, more bool) {
+// punctAround decides the punctuation on both sides of a chain, should
+// it be dropped: mark, the mark right before the chain (in its white
+// space), or else the last byte of output, and the byte at b[k] after the
+// chain. If both are of sentencePunct, each alone (not "..."), only the
+// stronger one stays (see punctRank), the one before if they are equal; a
+// ",", ";" or ":" after a chain right after an opening parenthesis goes,
+// with the white space after it. skip is the number of bytes from b[k]
+// that go, dropMark reports that mark goes (only a mark in the chain's
+// white space can, and only after a byte that is no such mark: "e.g.,
+// [doc:9]." keeps its comma). more reports that what follows the mark is
+// not known yet.
+func (sc *scanner) punctAround(atStart bool, mark byte, k int) (skip int, dropMark, more bool) {
 	b := sc.buf
 	if atStart || k >= len(b) || !sentencePunct(b[k]) {
-		return 0, false
+		return 0, false, false
 	}
 	t := sc.st.lastContent()
-	if len(t) == 0 || t[len(t)-1] != b[k] || len(t) > 1 && t[len(t)-2] == b[k] {
-		return 0, false
+	a := mark
+	if a == 0 && punctRank(b[k]) < 3 && (bytes.HasSuffix(t, []byte("(")) || bytes.HasSuffix(t, []byte(parenWide))) {
+		// Right after an opening parenthesis, a clause mark joined the
+		// chain to what follows: "x ([doc:9], and more)".
+		e := k + 1
+		for e < len(b) && isWS(b[e]) && e-k-1 <= maxSpaceRun {
+			e++
+		}
+		if e == len(b) && !sc.final {
+			return 0, false, true
+		}
+		if e == k+1 && e < len(b) && b[e] == b[k] {
+			return 0, false, false
+		}
+		if e-k-1 > maxSpaceRun {
+			return 1, false, false
+		}
+		return e - k, false, false // and the white space after it
+	}
+	if a == 0 {
+		if len(t) == 0 || !sentencePunct(t[len(t)-1]) {
+			return 0, false, false
+		}
+		a, t = t[len(t)-1], t[:len(t)-1]
+	}
+	if len(t) > 0 && t[len(t)-1] == a {
+		return 0, false, false
 	}
 	if k+1 == len(b) {
-		return 0, !sc.final
+		if !sc.final {
+			return 0, false, true
+		}
+	} else if b[k+1] == b[k] {
+		return 0, false, false
 	}
-	if b[k+1] == b[k] {
-		return 0, false
+	if punctRank(a) >= punctRank(b[k]) {
+		return 1, false, false
 	}
-	return 1, false
+	if mark == 0 || len(t) > 0 && sentencePunct(t[len(t)-1]) || k+1 < len(b) && isAlnum(b[k+1]) {
+		return 0, false, false
+	}
+	return 0, true, false
+}
+
+// punctRank orders the marks of sentencePunct by strength: those that end
+// a sentence, then ";", ":" and ",".
+func punctRank(c byte) int {
+	switch c {
+	case '.', '!', '?':
+		return 3
+	case ';':
+		return 2
+	case ':':
+		return 1
+	}
+	return 0
 }
 
 // sentencePunct reports whether c is a mark of sentence punctuation that a
@@ -742,15 +863,18 @@ func (sc *scanner) bareIsText(ws, g0, i, end int, atStart bool) (text, more bool
 	}
 	switch b[end] {
 	case '(':
-		for k := end + 1; k < min(len(b), i+maxGroupLen); k++ {
-			switch b[k] {
-			case ')':
-				return true, false
-			case '\n':
-				return false, false
-			}
+		// Link text only if an inline link follows as the link filter
+		// reads one, within maxGroupLen, with no bracket in its
+		// destination or title: "[0](00()" is no link, and in
+		// "[1]([doc:9])" the destination is a dropped marker, so either
+		// would leave "[n]" for a reader to take for a citation.
+		lim := min(len(b), i+maxGroupLen)
+		cut := sc.final || i+maxGroupLen <= len(b)
+		_, stop, ok, more := inlineDest(b[:lim], end+1, cut)
+		if more {
+			return false, true
 		}
-		return false, !sc.final && i+maxGroupLen > len(b)
+		return ok && bytes.IndexByte(b[end:stop], '[') < 0, false
 	case ':':
 		return i == g0 && atStart, false
 	}
@@ -781,7 +905,8 @@ const (
 	replacement = "\ufffd" // a visible break where it would form a new group
 )
 
-// separator returns what a dropped run must leave in its place so that its
+// separator returns what a dropped run must leave, after the output
+// described by st, in its place so that its
 // removal does not change the meaning of the text around it: a zero-width
 // space at the start of a line, where the next character would start a
 // block construct or a blank line; after content of block-structure
@@ -791,12 +916,11 @@ const (
 // dropped run + "oc:1]", an invisible separator would leave something that
 // looks like a marker, so the separator is U+FFFD, the replacement
 // character.
-func (sc *scanner) separator(atStart bool, next int) string {
+func separator(st *state, atStart bool, next int) string {
 	if next < 0 {
 		return ""
 	}
 	c := byte(next)
-	st := &sc.st
 	t := st.lastContent()
 	if !atStart && glues(t, c) {
 		return replacement

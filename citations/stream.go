@@ -15,7 +15,9 @@ package citations
 // still be forming (at most 256 bytes on one line), a chain of groups joined
 // by connectors or in parentheses until it ends (about 1.5 KB at most: see
 // [Render] for what goes with a dropped marker), white space that would
-// be removed together with a dropped marker, the start of a line until its
+// be removed together with a dropped marker or trimmed at the end (at most
+// 256 bytes: a longer run is text, passed on as it comes, in [Render] too)
+// and a ",", ";" or ":" before it, the start of a line until its
 // block structure is known, the content of a code span that has not been
 // closed yet (such a span may turn out not to be one), and a link or image
 // until it is complete (see [Render]; at most 4 KB).
@@ -36,6 +38,7 @@ type Stream struct {
 	led    ledger
 	out    []byte // output of the current call
 	ws     []byte // trailing white space, held back until text follows it
+	longWS bool   // the trailing white space is a run longer than maxSpaceRun, passed on
 	body   []byte // all body text output so far
 	nums   []int
 	taken  int // cited references returned by NewCitations
@@ -124,22 +127,35 @@ func (s *Stream) flush() string {
 // write outputs p, text that is not code, through the link filter.
 func (s *Stream) write(p []byte) { s.links.feed(p, false, s.put) }
 
-// output outputs p, holding back trailing white space.
+// output outputs p, holding back trailing white space, at most
+// maxSpaceRun bytes of it: [finishBody] trims no longer run.
 func (s *Stream) output(p []byte) {
 	k := len(p) - 1
-	for k >= 0 && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r' || p[k] == '\n') {
+	for k >= 0 && isSpaceNL(p[k]) {
 		k--
 	}
-	if k < 0 {
-		s.ws = append(s.ws, p...)
+	if k >= 0 {
+		s.pass(s.ws)
+		s.ws = s.ws[:0]
+		s.longWS = false
+		s.pass(p[:k+1])
+	}
+	if s.longWS {
+		s.pass(p[k+1:])
 		return
 	}
-	s.out = append(s.out, s.ws...)
-	s.body = append(s.body, s.ws...)
-	s.ws = s.ws[:0]
-	s.out = append(s.out, p[:k+1]...)
-	s.body = append(s.body, p[:k+1]...)
 	s.ws = append(s.ws, p[k+1:]...)
+	if len(s.ws) > maxSpaceRun {
+		s.pass(s.ws)
+		s.ws = s.ws[:0]
+		s.longWS = true
+	}
+}
+
+// pass outputs p as final body text.
+func (s *Stream) pass(p []byte) {
+	s.out = append(s.out, p...)
+	s.body = append(s.body, p...)
 }
 
 func (s *Stream) text(p []byte, code bool) { s.links.feed(p, code, s.put) }

@@ -37,6 +37,9 @@ var trickyTexts = []string{
 	"[doc:1](x) [doc:2][y] [doc:3](http://a.example/) [doc:9](z)\n[doc:1]: x\n[doc:9]: y\n",
 	"in [doc:1] and [doc:9]. [doc:9], [doc:2], and [doc:8] agree ([doc:9]) (see [doc:3]; [doc:9])\n",
 	"Paris, [doc:9], is; [doc:9];; so [doc:1]. [doc:9].\n([doc:9]) x\n东京（[doc:9]、【doc:1】）。 a [doc:9] as well as [5]([doc:2] & [doc:9] or\n",
+	"x ([doc:9] p. 4). x ([doc:9], pp. 3–5) y ([doc:1] p. 2; [doc:9] § 4) cats (and [doc:9]) dogs (see it [doc:9], p. 4)\n",
+	"a, [doc:9]. b; [doc:9], c, [doc:9]; d: [doc:9]. e. [doc:9], f, ([doc:9])? g,[doc:9]. e.g., [doc:9]. h, [doc:9]\n",
+	"in [doc:9] at 12 sites, [doc:9] at 12:30, [doc:9] p. 4 and [doc:1] line 5. [0](00() [0]:A00:00\n[1]([doc:9])\n",
 	"",
 }
 
@@ -97,6 +100,11 @@ func TestStreamHoldsBackOnlyUndecidedText(t *testing.T) {
 			name:   "run waits for the next byte",
 			deltas: []string{"a [doc:1]", "[doc:2]", "."},
 			want:   []string{"a", "", " [1][2].", "\n\n---\nSources cited in this answer:\n\n1. [Doc 1](file:///docs/1.md#bytes=10-20)\n2. [Doc 2](file:///docs/2.md#bytes=20-30)\n"},
+		},
+		{
+			name:   "comma before a possible marker is held",
+			deltas: []string{"a,", " [doc:9]", ". b,", " c"},
+			want:   []string{"a", "", ". b", ", c", ""}, // "a, [doc:9]. b" shows as "a. b"
 		},
 		{
 			name:   "partial bare number is held",
@@ -251,5 +259,59 @@ func TestStreamHoldsChainsBounded(t *testing.T) {
 		if want := Render(text, reg, Options{Order: ByAppearance}).Markdown(); out.String() != want {
 			t.Errorf("streamed %q…:\n got %q\nwant %q", text[:20], out.String(), want)
 		}
+	}
+}
+
+// TestStreamHoldsSpaceBounded: a long run of white space before a possible
+// marker, after one at a line start, or at the end of the text is held
+// back at most maxSpaceRun bytes; such a run is text, never removed with a
+// dropped marker nor trimmed, in Render as in the stream.
+func TestStreamHoldsSpaceBounded(t *testing.T) {
+	reg := testRegistry(t, 3)
+	mb := strings.Repeat(" ", 1<<20)
+	short := strings.Repeat(" ", maxSpaceRun)
+	tests := []struct {
+		name string
+		text string
+		want string // Render's text
+	}{
+		{"before a dropped marker", "a" + mb + "[doc:9] b", "a" + mb + " b"},
+		{"before a kept marker", "a" + mb + "[doc:1] b", "a" + mb + "[1] b"},
+		{"after a comma", "a," + mb + "[doc:9]. b", "a," + mb + ". b"},
+		{"tabs and spaces", "a" + strings.Repeat(" \t", 1<<19) + "[doc:9] b", "a" + strings.Repeat(" \t", 1<<19) + " b"},
+		{"after a marker at a line start", "x\n[doc:9]" + mb + "b", "x\n\u200b" + mb + "b"},
+		{"at the end", "a [doc:1]" + mb, "a [1]" + mb},
+		{"lines at the end", "a [doc:1]" + strings.Repeat(" \n", 1<<19), "a [1]" + strings.Repeat(" \n", 1<<19)},
+		{"at most the bound", "a" + short + "[doc:9] b", "a b"},
+		{"at most the bound at the end", "a [doc:1]" + short, "a [1]"},
+		{"at most the bound after a comma", "a," + short + "[doc:9]. b", "a. b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Render(tt.text, reg, Options{Order: ByAppearance})
+			if r.Text != tt.want {
+				t.Errorf("Render: got %d bytes %q…, want %d bytes %q…", len(r.Text), r.Text[:min(20, len(r.Text))], len(tt.want), tt.want[:min(20, len(tt.want))])
+			}
+			want := r.Markdown()
+			for _, size := range []int{1, 7, 4096} {
+				if size == 1 && len(tt.text) > 1<<16 {
+					continue // a million Feeds: slow under -race
+				}
+				s := NewStream(reg)
+				var out strings.Builder
+				held := 0
+				for i := 0; i < len(tt.text); i += size {
+					out.WriteString(s.Feed(tt.text[i:min(len(tt.text), i+size)]))
+					held = max(held, s.sc.end()-s.sc.emitted+len(s.ws))
+				}
+				out.WriteString(s.Close())
+				if limit := maxSpaceRun + 2*maxGroupLen + size; held > limit {
+					t.Errorf("deltas of %d bytes: held back %d bytes, want at most %d", size, held, limit)
+				}
+				if out.String() != want {
+					t.Errorf("deltas of %d bytes: streamed %d bytes, want %d", size, out.Len(), len(want))
+				}
+			}
+		})
 	}
 }
