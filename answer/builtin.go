@@ -73,7 +73,17 @@ func searchDataSources(ctx context.Context, c *Call, args map[string]any) (strin
 	if err != nil {
 		return "", err
 	}
-	return r.passages(res.Hits)
+	hits := res.Hits
+	if len(r.req.Documents) > 0 && len(hits) > 0 {
+		// A passage the session's own documents have is cited as theirs,
+		// as preemptive retrieval does.
+		docHits, err := r.searchDocuments(ctx, q, r.req.Documents, k)
+		if err != nil {
+			return "", err
+		}
+		hits, _ = preferDocuments(hits, docHits)
+	}
+	return r.passages(hits)
 }
 
 func searchDocuments(ctx context.Context, c *Call, args map[string]any) (string, error) {

@@ -479,7 +479,10 @@ func (r *run) localOnly(source string) bool {
 
 // preemptive searches the request's data sources, then its session
 // documents, and registers every passage: data-source passages take the
-// first indices, document passages continue the numbering.
+// first indices, document passages continue the numbering. A data-source
+// passage whose text a session document's passage has (a file uploaded
+// whose bytes equal an indexed one's) is that document's passage, in its
+// place: the user gave the file, and expects it cited.
 func (r *run) preemptive(ctx context.Context) ([]citations.Reference, error) {
 	ret := r.e.cfg.Retriever
 	if ret == nil {
@@ -506,6 +509,7 @@ func (r *run) preemptive(ctx context.Context) ([]citations.Reference, error) {
 	if err != nil {
 		return nil, err
 	}
+	sourceHits, docHits = preferDocuments(sourceHits, docHits)
 	for _, h := range append(sourceHits, docHits...) {
 		ref, err := r.register(h)
 		if err != nil {
@@ -547,6 +551,39 @@ func (r *run) searchDocuments(ctx context.Context, q string, ids []string, k int
 		hits = append(hits, res.Hits...)
 	}
 	return best(hits, k), nil
+}
+
+// preferDocuments puts in place of each of hits (a data source's) whose
+// text one of docHits (a session document's) has that session passage,
+// and returns the hits and the docHits left. A session passage replaces
+// at most one hit; hits whose text no session passage has stay as they
+// are, in their order.
+func preferDocuments(hits, docHits []search.Hit) ([]search.Hit, []search.Hit) {
+	if len(hits) == 0 || len(docHits) == 0 {
+		return hits, docHits
+	}
+	byText := make(map[string]int, len(docHits))
+	for i, h := range docHits {
+		if _, ok := byText[h.Text]; !ok {
+			byText[h.Text] = i
+		}
+	}
+	used := make([]bool, len(docHits))
+	out := make([]search.Hit, 0, len(hits))
+	for _, h := range hits {
+		if i, ok := byText[h.Text]; ok && !used[i] {
+			used[i] = true
+			h = docHits[i]
+		}
+		out = append(out, h)
+	}
+	rest := make([]search.Hit, 0, len(docHits))
+	for i, h := range docHits {
+		if !used[i] {
+			rest = append(rest, h)
+		}
+	}
+	return out, rest
 }
 
 // best keeps the k highest-scoring hits, best first, one per chunk.

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -108,16 +109,24 @@ func TestVectorRecall(t *testing.T) {
 		stored map[int64][]float32
 	}{{"float16", x16, halves}, {"float32", x, floats}}
 
+	// Each query is embedded, and its exact 30 best found, once: the 10
+	// best are their first 10 (the oracle breaks ties by rowid), and the
+	// oracle is the float32 vectors' for both stores.
+	qvs := make([][]float32, len(queries))
+	wants := make([][]Scored, len(queries))
+	for i, q := range queries {
+		qv, err := e.EmbedQuery(ctx, q, idf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qvs[i], wants[i] = qv, exactSearch(floats, qv, 30)
+	}
 	for _, st := range stores {
 		for _, k := range []int{10, 30} {
 			var sum, maxDiff, maxRel float64
 			var perfect, shortlisted, maxList int
-			for _, q := range queries {
-				qv, err := e.EmbedQuery(ctx, q, idf)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := exactSearch(floats, qv, k)
+			for i, q := range queries {
+				qv, want := qvs[i], wants[i][:min(k, len(wants[i]))]
 				cands, err := st.x.shortlist(ctx, qv, k, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -159,10 +168,34 @@ func TestVectorRecall(t *testing.T) {
 	}
 }
 
+// corpusCache keeps corpusChunks' results by folder: the tests that read
+// the shared corpus cut it once (its 16,919 chunks take seconds of a loaded
+// machine's CPU to normalize and split).
+var corpusCache struct {
+	sync.Mutex
+	byDir map[string][2][]string
+}
+
 // corpusChunks returns the texts of the chunks of the Markdown files under
 // dir (as cite index makes them, .github left out) and the innermost
-// heading of each ("" for none).
+// heading of each ("" for none). Callers share the slices: they must not
+// change them.
 func corpusChunks(t testing.TB, dir string) (texts, headings []string) {
+	corpusCache.Lock()
+	defer corpusCache.Unlock()
+	if c, ok := corpusCache.byDir[dir]; ok {
+		return c[0], c[1]
+	}
+	texts, headings = cutCorpus(t, dir)
+	if corpusCache.byDir == nil {
+		corpusCache.byDir = map[string][2][]string{}
+	}
+	corpusCache.byDir[dir] = [2][]string{texts, headings}
+	return texts, headings
+}
+
+// cutCorpus is corpusChunks without the cache.
+func cutCorpus(t testing.TB, dir string) (texts, headings []string) {
 	sp, err := chunk.New(chunk.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -169,7 +169,8 @@ func TestSoak(t *testing.T) {
 	var asked, churned atomic.Int32
 	for range 6 {
 		wg.Go(func() {
-			for time.Now().Before(deadline) {
+			// Once at least, however late a loaded machine runs it.
+			for first := true; first || time.Now().Before(deadline); first = false {
 				resp, out := do(t, "POST", ts.URL+"/v1/ask", "application/json", `{"question":"how do bees tell where flowers are"}`)
 				if resp.StatusCode != 200 {
 					t.Errorf("ask during churn: %d %s", resp.StatusCode, out)
@@ -180,7 +181,7 @@ func TestSoak(t *testing.T) {
 		})
 	}
 	wg.Go(func() {
-		for i := 0; time.Now().Before(deadline); i++ {
+		for i := 0; i == 0 || time.Now().Before(deadline); i++ {
 			ct, body := multipartBody(t, fmt.Sprintf("churn%d.md", i%3), fmt.Sprintf("# Churn %d\n\nBees tell flowers apart by scent, version %d.\n", i, i))
 			resp, out := do(t, "POST", ts.URL+"/v1/documents?source=churn", ct, body)
 			var up uploadResult

@@ -48,9 +48,12 @@ func TestSlowClients(t *testing.T) {
 		defer c.Close()
 		c.Write([]byte(send))
 		start := time.Now()
-		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		// The read timeouts are under half a second; the bounds only tell
+		// a cut-off connection from one held open, with room for a
+		// loaded machine.
+		c.SetReadDeadline(time.Now().Add(30 * time.Second))
 		b, _ := io.ReadAll(c) // until the server closes the connection
-		if d := time.Since(start); d > 3*time.Second {
+		if d := time.Since(start); d > 20*time.Second {
 			t.Errorf("%s: not cut off after %v", name, d)
 		}
 		if strings.Contains(string(b), "200 OK") {
@@ -71,11 +74,11 @@ func TestSlowClients(t *testing.T) {
 	c.Write([]byte("POST /v1/ask HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body))
 	// Its status line: the answer has its slot (the rest of the stream is
 	// left unread).
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(time.Minute))
 	if line, _ := bufio.NewReader(c).ReadString('\n'); !strings.HasPrefix(line, "HTTP/1.1 200") {
 		t.Fatalf("the streaming client got %q", line)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		resp, err := http.Post("http://"+addr+"/v1/ask", "application/json", strings.NewReader(`{"question":"what is WAL mode"}`))
 		if err != nil {
@@ -121,7 +124,7 @@ func TestBodyUnreadable(t *testing.T) {
 			if tc.hangUp {
 				c.(*net.TCPConn).CloseWrite()
 			}
-			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			c.SetReadDeadline(time.Now().Add(time.Minute))
 			b, _ := io.ReadAll(c)
 			out := string(b)
 			if !strings.HasPrefix(out, "HTTP/1.1 "+tc.status) || !strings.Contains(out, tc.code) {

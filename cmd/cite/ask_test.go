@@ -286,7 +286,7 @@ func TestChatInterruptAtPrompt(t *testing.T) {
 		if code == 0 {
 			t.Errorf("exit 0 after an interrupt")
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // a loaded machine may take seconds to open the index
 		t.Fatal("cite chat did not end on an interrupt at its prompt")
 	}
 }

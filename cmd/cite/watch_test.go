@@ -329,7 +329,18 @@ func TestWatchOwnOutput(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(2 * time.Second) // a change to watch.log would be indexed by now
+	// The lines written about b.md changed watch.log before c.md is
+	// written: once c.md is indexed, a change to watch.log would have
+	// been seen too (a fixed sleep was this wait, too short on a loaded
+	// machine to show a failure).
+	os.WriteFile(filepath.Join(docs, "c.md"), []byte("charlie lynx\n"), 0o644)
+	deadline = time.Now().Add(time.Minute)
+	for !strings.Contains(read(), "c.md") {
+		if time.Now().After(deadline) {
+			t.Fatalf("c.md not indexed within a minute:\n%s", read())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	if out := read(); strings.Contains(out, "watch.log") {

@@ -23,8 +23,10 @@ import (
 )
 
 // waitFor is how long a change may take to reach the index in these tests:
-// far above the debounce, so that only a lost change fails them.
-const waitFor = 20 * time.Second
+// far above the debounce, so that only a lost change fails them, and above
+// what a machine loaded by other work (-race, other packages' tests) needs
+// (a passing test waits only for its change).
+const waitFor = time.Minute
 
 type fixture struct {
 	dir   string // watched
@@ -786,9 +788,11 @@ func TestWatchDocumentWritten(t *testing.T) {
 	dir := t.TempDir()
 	var mu sync.Mutex
 	seen := map[string][]time.Time{} // when each path was in a batch
-	const maxDelay = 300 * time.Millisecond
+	// Writes 20 ms apart, and a Quiet far longer: a loaded machine
+	// holds the writer for 100 ms and more.
+	const quiet, maxDelay = 300 * time.Millisecond, 800 * time.Millisecond
 	f := start(t, dir, func(o *Options) {
-		o.Quiet = 100 * time.Millisecond
+		o.Quiet = quiet
 		o.MaxDelay = maxDelay
 		next := o.OnBatch
 		o.OnBatch = func(paths []string, st ingest.Stats, err error) {
@@ -805,8 +809,11 @@ func TestWatchDocumentWritten(t *testing.T) {
 	txt, err := os.Create(filepath.Join(dir, "slow.txt"))
 	do(t, err)
 	begin := time.Now()
-	for time.Since(begin) < 4*maxDelay {
-		fmt.Fprintf(pdf, "%%PDF piece %d\n", time.Now().UnixNano())
+	var writes [][2]time.Time // before and after each write of the PDF
+	for time.Since(begin) < 3*maxDelay {
+		before := time.Now()
+		fmt.Fprintf(pdf, "%%PDF piece %d\n", before.UnixNano())
+		writes = append(writes, [2]time.Time{before, time.Now()})
 		fmt.Fprintf(txt, "piece %d\n", time.Now().UnixNano())
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -821,8 +828,23 @@ func TestWatchDocumentWritten(t *testing.T) {
 	f.stop()
 	mu.Lock()
 	defer mu.Unlock()
+	// paused returns the longest the PDF may have gone unwritten before
+	// at (from before a write to after the next): a machine loaded
+	// enough to hold the writer for Quiet made the file quiet, and
+	// indexing it then was right.
+	paused := func(at time.Time) time.Duration {
+		var longest time.Duration
+		for i := 1; i < len(writes) && writes[i-1][1].Before(at); i++ {
+			longest = max(longest, writes[i][1].Sub(writes[i-1][0]))
+		}
+		return longest
+	}
 	for _, at := range seen["slow.pdf"] {
 		if at.Before(written) {
+			if p := paused(at); p >= quiet {
+				t.Logf("slow.pdf indexed %v before its writes ended, after the writer paused %v (the machine is loaded)", written.Sub(at), p)
+				continue
+			}
 			t.Errorf("slow.pdf indexed %v before its writes ended", written.Sub(at))
 		}
 	}
