@@ -390,3 +390,38 @@ func TestReaderOverLimit(t *testing.T) {
 	}
 	checkIndex(t, st)
 }
+
+// TestMarkdownReadAsText checks that a Markdown file read as plain text
+// (goldmark would take seconds on its 100,000 link reference definitions)
+// is indexed with a note saying so, in its event and in its layout; an
+// ordinary Markdown file has none.
+func TestMarkdownReadAsText(t *testing.T) {
+	fsys := fstest.MapFS{
+		"d/refs.md":  file(strings.Repeat("[x]: http://example.com/x\n", 100_000) + "See [x].\n"),
+		"d/plain.md": file("# Title\n\nSee [x].\n\n[x]: http://example.com/x\n"),
+	}
+	st := newStore(t)
+	if _, _, err := run(t, st, fsys, Options{}, "d"); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := st.Documents(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		l, err := st.Layout(t.Context(), d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch d.Path {
+		case "d/refs.md":
+			if len(l.Notes) != 1 || !strings.Contains(l.Notes[0], "read as plain text, not as Markdown") || !strings.Contains(l.Notes[0], "100000 lines") {
+				t.Errorf("%s: notes %q", d.Path, l.Notes)
+			}
+		case "d/plain.md":
+			if len(l.Notes) != 0 {
+				t.Errorf("%s: notes %q, want none", d.Path, l.Notes)
+			}
+		}
+	}
+}

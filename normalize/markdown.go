@@ -67,13 +67,15 @@ func normalizeMarkdownWith(p parser.Parser, src []byte) *Document {
 	}
 	body, fmTitle, _ := frontMatter(src, base)
 	md := src[body:]
-	if markdownCostly(md) {
+	if why := markdownCostlyWhy(md); why != "" {
 		// goldmark would take far longer than for prose of the same size:
-		// keep the text as it is, as for plain text.
+		// keep the text as it is, as for plain text, and say so.
 		b := newBuilder(src, body, len(src))
 		b.pre = true
 		b.text(body, len(src))
-		return b.document(normalizeTitle(fmTitle, false))
+		d := b.document(normalizeTitle(fmTitle, false))
+		d.Notes = append(d.Notes, "read as plain text, not as Markdown: "+why)
+		return d
 	}
 	root := p.Parse(text.NewReader(md))
 	b := newBuilder(src, body, len(src))
@@ -413,6 +415,58 @@ func markdownCostly(md []byte) bool {
 	return costly
 }
 
+// markdownCostlyWhy is markdownCostly saying why: "" when goldmark can read
+// md, else which of the constructs markdownCostly counts made the estimate
+// go over budget (the largest of its parts where it did), for the note on
+// the document.
+func markdownCostlyWhy(md []byte) string {
+	cost, refPairs, nodes, costly := markdownWork(md, true)
+	if !costly {
+		return ""
+	}
+	// The part furthest over its budget: the tree's memory, or the
+	// parser's time, and of the time the largest share.
+	refs, tree := refPairs/refPairsPerUnit, nodeCost*nodes/2
+	budget, nodeBudget := float64(markdownBudget(len(md))), float64(markdownNodeBudget(len(md)))
+	overTime, overTree := float64(cost+refs+tree)/budget, float64(nodes/2)/nodeBudget
+	switch {
+	case overTree > overTime || tree >= max(cost, refs):
+		return "it has too many table cells, emphasis marks, code spans or HTML tags for its size " +
+			"(the Markdown parser would hold hundreds of bytes of memory for each byte of it)"
+	case refs >= cost:
+		return "it has " + strconv.Itoa(linesStartingWith(md, '[')) + " lines starting with \"[\" (link reference definitions), " +
+			"which the Markdown parser reads in time growing with the square of their number"
+	default:
+		return "it has lists or block quotes nested very deep, or long runs of \"[\" or \"](\" " +
+			"(links without spaces), which the Markdown parser reads in time growing with the square of their size"
+	}
+}
+
+// linesStartingWith counts the lines of md whose first byte past spaces,
+// tabs and ">" is c.
+func linesStartingWith(md []byte, c byte) int {
+	n := 0
+	for line := range bytes.Lines(md) {
+		if rest := bytes.TrimLeft(line, " \t>"); len(rest) > 0 && rest[0] == c {
+			n++
+		}
+	}
+	return n
+}
+
+// markdownBudget is markdownWork's budget of work for a document of size
+// bytes, in units of the work on a byte of prose.
+func markdownBudget(size int) int { return 20*size + 1<<20 }
+
+// markdownNodeBudget is markdownWork's budget of syntax-tree nodes for a
+// document of size bytes.
+func markdownNodeBudget(size int) int {
+	// The tree of prose takes about 7 bytes per byte of input. Beyond that,
+	// allow about 4 bytes a byte and 24 MB (at ~90 bytes a node, and as
+	// much again before the collector runs).
+	return size/40 + 1<<17
+}
+
 // The units of markdownWork's estimate (see markdownCostly).
 const (
 	depthCost   = 150 // per column of indentation past 16, per line
@@ -435,11 +489,8 @@ const (
 // skipped by a table lookup each. The start of a destination's run, which
 // the cost of "](" needs, is found by scanning back when a "](" is met.
 func markdownWork(md []byte, stop bool) (cost, refPairs, nodes int, costly bool) {
-	budget := 20*len(md) + 1<<20
-	// The tree of prose takes about 7 bytes per byte of input. Beyond that,
-	// allow about 4 bytes a byte and 24 MB (at ~90 bytes a node, and as
-	// much again before the collector runs).
-	nodeBudget := len(md)/40 + 1<<17
+	budget := markdownBudget(len(md))
+	nodeBudget := markdownNodeBudget(len(md))
 	cost = len(md)
 	paraLines, paraRefs := 0, 0 // in the paragraph the line is in
 	for pos := 0; pos < len(md); {

@@ -53,7 +53,9 @@ type Document struct {
 	Pages []Page
 	// Notes are what the reader of an extracted format noted about the
 	// document for its user: running headers and footers it left out of
-	// the text, pages it could not read and why. See [Extracted.Note].
+	// the text, pages it could not read and why (see [Extracted.Note]);
+	// and, of Markdown, that it was read as plain text because the Markdown
+	// parser would take far longer on it than on prose, and why.
 	Notes []string
 
 	m      offsetMap // see SourceSpan

@@ -436,6 +436,9 @@ func TestMarkdownCostly(t *testing.T) {
 		if got := markdownCostly(tc.md); got != tc.want {
 			t.Errorf("%s: markdownCostly = %v, want %v", tc.name, got, tc.want)
 		}
+		if why := markdownCostlyWhy(tc.md); (why != "") != tc.want {
+			t.Errorf("%s: markdownCostlyWhy = %q, want a reason %v", tc.name, why, tc.want)
+		}
 	}
 	// A costly document still gives its text.
 	if d := FromMarkdown([]byte(strings.Repeat("[a](", 1<<18))); len(d.Text) != 1<<20 {
@@ -541,4 +544,45 @@ func TestWindows1252(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMarkdownCostlyNote checks that Markdown read as plain text, because
+// goldmark would take far longer on it than on prose, says so in a note
+// naming what made it costly; Markdown goldmark reads has no note.
+func TestMarkdownCostlyNote(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		md   string
+		want string // in the note; "" for no note
+	}{
+		{"prose", "# Title\n\nSome [linked](https://example.com) text.\n", ""},
+		{"changelog", strings.Repeat("[v1.0]: https://example.com/compare/v0.9...v1.0\n", 1000) + "See [v1.0].\n", ""},
+		{"link-references", strings.Repeat("[x]: http://a\n", 100_000) + "[x] and [x]\n", `it has 100001 lines starting with "[" (link reference definitions)`},
+		{"links", strings.Repeat("[a](", 1<<18), "long runs of"},
+		{"nested", nestedList(2000), "nested very deep"},
+		{"emphasis", strings.Repeat("*a **b ", 200_000), "emphasis marks"},
+	} {
+		d := FromMarkdown([]byte(tc.md))
+		if tc.want == "" {
+			if len(d.Notes) != 0 {
+				t.Errorf("%s: notes %q, want none", tc.name, d.Notes)
+			}
+			continue
+		}
+		if len(d.Notes) != 1 || !strings.HasPrefix(d.Notes[0], "read as plain text, not as Markdown: ") || !strings.Contains(d.Notes[0], tc.want) {
+			t.Errorf("%s: notes %q, want one reading as plain text with %q", tc.name, d.Notes, tc.want)
+		}
+		if len(d.Headings) != 0 || d.Text == "" {
+			t.Errorf("%s: %d headings, %d bytes of text; want the text as it is", tc.name, len(d.Headings), len(d.Text))
+		}
+	}
+}
+
+// nestedList is a list nested depth levels deep.
+func nestedList(depth int) string {
+	var b strings.Builder
+	for d := range depth {
+		b.WriteString(strings.Repeat("  ", d) + "- item\n")
+	}
+	return b.String()
 }

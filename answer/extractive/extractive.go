@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cite-rag/cite/citations"
 	"github.com/cite-rag/cite/index"
@@ -272,9 +274,15 @@ func headingLine(passage, heading string) (start, end int, ok bool) {
 }
 
 // lastHeading reports whether line is the last heading of path, or its
-// start when the path clipped it.
+// start when the path clipped it; a heading's footnote markers are not in
+// its path, so the line may end in one ("Harbour lights1" in a PDF's
+// text, "Harbour lights[1]", "Harbour lights ¹" of the path's "Harbour
+// lights").
 func lastHeading(path, line string) bool {
 	if path == line || strings.HasSuffix(path, " > "+line) {
+		return true
+	}
+	if body, ok := headingMark(line); ok && (path == body || strings.HasSuffix(path, " > "+body)) {
 		return true
 	}
 	last := path
@@ -284,6 +292,46 @@ func lastHeading(path, line string) bool {
 	clipped, ok := strings.CutSuffix(last, "…")
 	clipped = strings.TrimSpace(clipped)
 	return ok && clipped != "" && strings.HasPrefix(line, clipped)
+}
+
+// headingMark returns line without the footnote marker that ends it, and
+// whether it had one: "[1]", "*", "†", "‡", or one to three digits,
+// superscript or not, after a space or a letter.
+func headingMark(line string) (string, bool) {
+	body := line
+	switch {
+	case strings.HasSuffix(line, "]"):
+		i := strings.LastIndexByte(line, '[')
+		if i <= 0 || i < len(line)-6 {
+			return line, false
+		}
+		for _, r := range line[i+1 : len(line)-1] {
+			if !isMarkDigit(r) {
+				return line, false
+			}
+		}
+		body = line[:i]
+	case strings.HasSuffix(line, "*"), strings.HasSuffix(line, "†"), strings.HasSuffix(line, "‡"):
+		body = strings.TrimRight(line, "*†‡")
+	default:
+		end, n := len(line), 0
+		for end > 0 && n < 4 {
+			r, size := utf8.DecodeLastRuneInString(line[:end])
+			if !isMarkDigit(r) {
+				break
+			}
+			end, n = end-size, n+1
+		}
+		if n == 0 || n > 3 || end == 0 {
+			return line, false
+		}
+		if r, _ := utf8.DecodeLastRuneInString(line[:end]); r != ' ' && !unicode.IsLetter(r) {
+			return line, false
+		}
+		body = line[:end]
+	}
+	body = strings.TrimSpace(body)
+	return body, body != ""
 }
 
 // ReadFileSpan returns the bytes of ref.Span in the local file ref.Source

@@ -182,15 +182,56 @@ func pieces(s string) [][2]int {
 }
 
 // closes reports whether text ends with closing punctuation, before a
-// footnote mark ("….[citation needed]", "….[1]").
+// footnote mark ("….[citation needed]", "….[1]", and a raised number as a
+// PDF's text has it: "….²", "….2" after a word, not "version 1.2").
 func closes(text string) bool {
 	if strings.HasSuffix(text, "]") {
 		if i := strings.LastIndexByte(text, '['); i > 0 {
 			text = strings.TrimSpace(text[:i])
 		}
 	}
+	if body, ok := raisedMark(text); ok {
+		text = body
+	}
 	last, _ := utf8.DecodeLastRuneInString(text)
 	return strings.ContainsRune(".!?…。！？:;\"'”’)", last)
+}
+
+// raisedMark returns text without the footnote marker of one to three
+// digits that ends it after closing punctuation, as a PDF's or a
+// superscript's text has it ("…a green one.2", "…one.²", "…one.²³"), and
+// whether it had one. Digits after a period between digits are a number
+// ("version 1.2", "costs 3.50").
+func raisedMark(text string) (string, bool) {
+	end := len(text)
+	for n := 0; end > 0; n++ {
+		r, size := utf8.DecodeLastRuneInString(text[:end])
+		if !isMarkDigit(r) {
+			break
+		}
+		if n == 3 {
+			return text, false
+		}
+		end -= size
+	}
+	if end == len(text) || end == 0 {
+		return text, false
+	}
+	body := text[:end]
+	p, size := utf8.DecodeLastRuneInString(body)
+	if !strings.ContainsRune(".!?…:;\"'”’)", p) {
+		return text, false
+	}
+	if before, _ := utf8.DecodeLastRuneInString(body[:len(body)-size]); p == '.' && unicode.IsDigit(before) {
+		return text, false
+	}
+	return body, true
+}
+
+// isMarkDigit reports whether r is a digit of a footnote marker: an ASCII
+// digit or a superscript one.
+func isMarkDigit(r rune) bool {
+	return r >= '0' && r <= '9' || r == '¹' || r == '²' || r == '³' || r >= '⁰' && r <= '⁹'
 }
 
 // tableRow reports whether text[start:end] is on a line of a table, whose

@@ -88,6 +88,7 @@ func TestOtherSection(t *testing.T) {
 		rows  = "Intro sentence of the table here.\n\nA | B\nc | d\n\nAfter the table comes this sentence."
 		sheet = "Costs\n\nItem | Cost\nLamp oil | 120.50\n\nKeepers\n\nName | Watch\nAda Winter | night and storms"
 		doc   = "Keepers\n\nThe keeper lives in the cottage beside the tower.\n\nLamp\n\nThe lamp burns paraffin oil."
+		notes = "Harbour lights1\n\nThe harbour has two lights on its breakwater, a red one and a green one.2\nIt has a bell too.\n\nKeepers’ duties 3\n\nThe keeper trims the wick every evening."
 		long  = "Keepers of the light and the lamp and the long nights at the top of the tower above the reef"
 	)
 	for _, tc := range []struct {
@@ -111,9 +112,49 @@ func TestOtherSection(t *testing.T) {
 		{"the title, then a section", "Lighthouse Report\n\n" + doc, "Lighthouse Report", "The keeper", true},
 		{"spaces", "\n  Lamp   oil \n\nIt burns well.", "Fuel > Lamp oil", "It burns", false},
 		{"no heading path", doc, "", "The keeper", true},
+		// A heading's footnote marker is in the text, not in the path
+		// (notes.pdf, printed by Chromium: "Harbour lights<sup>1</sup>"),
+		// nor is a line ending in a marker after a sentence's end a
+		// heading.
+		{"a heading with a marker", notes, "Harbour lights", "The harbour", false},
+		{"after a line ending in a marker", notes, "Harbour lights", "It has", false},
+		{"the next heading, with a spaced marker", notes, "Harbour lights", "The keeper", true},
+		{"a spaced marker", notes, "Harbour lights > Keepers’ duties", "The keeper", false},
+		{"before a heading with a spaced marker", notes, "Harbour lights > Keepers’ duties", "It has", true},
+		{"a bracketed marker", "Harbour lights[1]\n\nThe harbour has two lights.", "Harbour lights", "The harbour", false},
+		{"a superscript marker", "Harbour lights¹\n\nThe harbour has two lights.", "Harbour lights", "The harbour", false},
+		{"an exponent in the path", "Area in m2\n\nThe floor is granite.", "Area in m2", "The floor", false},
+		{"another heading's number", "Chapter 3\n\nThe third chapter.", "Book > Chapter 4", "The third", true},
 	} {
 		if got := otherSection(tc.passage, tc.heading, strings.Index(tc.passage, tc.at)); got != tc.want {
 			t.Errorf("%s: at %q under %q: %v, want %v", tc.name, tc.at, tc.heading, got, tc.want)
+		}
+	}
+}
+
+// TestCloses: a sentence's end before a footnote marker closes it, as a
+// PDF's text has the marker ("one.2", "one.²", "one.[2]"); a number with a
+// decimal point does not.
+func TestCloses(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"The harbour has two lights, a red one and a green one.", true},
+		{"The harbour has two lights, a red one and a green one.2", true},
+		{"The harbour has two lights, a red one and a green one.12", true},
+		{"The harbour has two lights, a red one and a green one.²", true},
+		{"The harbour has two lights, a red one and a green one.[2]", true},
+		{"The harbour has two lights, “a red one and a green one.”3", true},
+		{"The harbour has two lights, a red one and a green one.1234", false},
+		{"Upgrade the lamp to version 1.2", false},
+		{"The lamp oil costs 3.50", false},
+		{"The harbour has two lights", false},
+		{"Harbour lights1", false},
+		{"2", false},
+	} {
+		if got := closes(tc.text); got != tc.want {
+			t.Errorf("closes(%q) = %v, want %v", tc.text, got, tc.want)
 		}
 	}
 }

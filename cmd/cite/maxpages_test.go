@@ -150,3 +150,37 @@ func TestServeMaxPages(t *testing.T) {
 		t.Errorf("upload of a PDF over the limit: %d %s", resp.StatusCode, body)
 	}
 }
+
+// TestIndexLargePicture: a picture whose page is over 64 megapixels (a
+// WebP cwebp made of a white 9000 × 8000 page, a TIFF whose header says
+// 9000 × 8000) is skipped, not failed, naming the file, its size, the
+// limit and what to do, and the run goes on (it failed, and the run
+// exited 1). Its pixels are not decoded.
+func TestIndexLargePicture(t *testing.T) {
+	dir := t.TempDir()
+	webp, err := os.ReadFile(filepath.Join(pdfFixtures, "large.webp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tif := grayTIFF(1)
+	le := binary.LittleEndian
+	dirOff := le.Uint32(tif[4:])
+	le.PutUint32(tif[dirOff+2+8:], 9000)    // ImageWidth
+	le.PutUint32(tif[dirOff+2+12+8:], 8000) // ImageLength
+	for name, data := range map[string][]byte{"large.webp": webp, "scan.tif": tif, "small.txt": []byte("A few words on lighthouses.\n")} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx := filepath.Join(t.TempDir(), "idx")
+	code, out, errOut := cite(t, "index", "--index", idx, dir)
+	if code != 0 || !strings.Contains(out, "1 added, 0 updated, 0 unchanged, 2 skipped, 0 failed") {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, name := range []string{"large.webp", "scan.tif"} {
+		want := "skipped " + filepath.Join(dir, name) + ": too large to read by OCR: 9000 × 8000 pixels, over the limit of 64 megapixels (8192 × 8192); scale it down to read it"
+		if !strings.Contains(errOut, want) {
+			t.Errorf("no %q in stderr:\n%s", want, errOut)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,4 +106,38 @@ func manualDOCX(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// TestAskFootnoteSection: in notes.pdf (printed by Chromium), a sentence
+// after the heading "Harbour lights¹" and ending in a raised "²" is the
+// answer, under its heading; it was taken for a heading (its line ended
+// in a number), so that the answer quoted the next section's sentence,
+// and a quote after a heading ending in a marker named no section (the
+// heading's line is "Harbour lights1", its path "Harbour lights").
+func TestAskFootnoteSection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles pdfium (WebAssembly) on a machine without its cache")
+	}
+	idx := filepath.Join(t.TempDir(), "idx")
+	if code, out, errOut := cite(t, "index", "--index", idx, filepath.Join(pdfFixtures, "notes.pdf")); code != 0 {
+		t.Fatalf("index: %d\n%s%s", code, out, errOut)
+	}
+	for _, tc := range []struct{ question, quote, heading string }{
+		{"what lights does the harbour have on its breakwater", "The harbour has two lights on its breakwater, a red one and a green one.2", "Harbour lights"},
+		{"when does the keeper trim the wick", "The keeper trims the wick every evening and winds the clockwork at midnight.", "Harbour lights > Keepers’ duties"},
+	} {
+		code, out, errOut := cite(t, "ask", "--index", idx, "--json", tc.question)
+		if code != 0 {
+			t.Fatalf("ask: %d\n%s%s", code, out, errOut)
+		}
+		var res struct {
+			References []struct{ Quote, Heading string } `json:"references"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("ask --json: %v\n%s", err, out)
+		}
+		if len(res.References) != 1 || res.References[0].Quote != tc.quote || res.References[0].Heading != tc.heading {
+			t.Errorf("ask %q: references %+v, want one quoting %q under %q", tc.question, res.References, tc.quote, tc.heading)
+		}
+	}
 }

@@ -864,7 +864,7 @@ func (s *fmtSection) writeInt(sb *strings.Builder, from, to int, ip string) {
 			for _, ch := range []byte(cells[k]) {
 				sb.WriteByte(ch)
 				pos--
-				if s.thousand && pos > 0 && pos%3 == 0 && ch != ' ' {
+				if s.thousand && s.groupsAt(pos) && ch != ' ' {
 					sb.WriteString(s.grouping())
 				}
 			}
@@ -1119,8 +1119,23 @@ func serialTime(n float64, date1904 bool) (time.Time, bool) {
 }
 
 // separators are the decimal and thousands separators of a language, as
-// LibreOffice shows a number in it ("1.234,50" in German).
-type separators struct{ point, group string }
+// LibreOffice shows a number in it ("1.234,50" in German), and whether it
+// groups digits the Indian way: the first three, then by two (lakhs and
+// crores: "12,34,567.50").
+type separators struct {
+	point, group string
+	lakhs        bool
+}
+
+// groupsAt reports whether a thousands separator goes before the digit
+// pos places from the right of a number's integer part (3, 6, 9, …; in
+// Indian grouping 3, 5, 7, …).
+func (s *fmtSection) groupsAt(pos int) bool {
+	if s.sep != nil && s.sep.lakhs {
+		return pos == 3 || pos > 3 && pos%2 == 1
+	}
+	return pos > 0 && pos%3 == 0
+}
 
 // decimal returns the section's decimal separator.
 func (s *fmtSection) decimal() string {
@@ -1167,9 +1182,10 @@ func (f *numFormat) localized(sep *separators) *numFormat {
 // data, checked against its CSV export "as shown": locales.csv). A
 // language not listed shows "." and ",".
 var (
-	commaDot   = &separators{",", "."}
-	commaSpace = &separators{",", "\u00a0"}
-	dotQuote   = &separators{".", "'"}
+	commaDot   = &separators{point: ",", group: "."}
+	commaSpace = &separators{point: ",", group: "\u00a0"}
+	dotQuote   = &separators{point: ".", group: "'"}
+	dotLakhs   = &separators{point: ".", group: ",", lakhs: true}
 	langSeps   = map[string]*separators{
 		"de": commaDot, "nl": commaDot, "es": commaDot, "it": commaDot, "pt": commaDot, "da": commaDot,
 		"id": commaDot, "tr": commaDot, "el": commaDot, "ro": commaDot, "hr": commaDot, "sl": commaDot,
@@ -1181,6 +1197,9 @@ var (
 	countrySeps = map[string]*separators{
 		"de-CH": dotQuote, "it-CH": dotQuote, "fr-CH": dotQuote, "de-LI": dotQuote,
 		"es-MX": nil, "es-US": nil,
+		// English and Hindi of India group lakhs and crores (locales.csv);
+		// India's other languages are not listed: not measured.
+		"en-IN": dotLakhs, "hi-IN": dotLakhs,
 	}
 )
 
@@ -1204,7 +1223,7 @@ var lcidLangs = map[uint32]string{
 }
 
 // lcidCountries are the locale IDs whose country changes the separators.
-var lcidCountries = map[uint32]string{0x807: "de-CH", 0x810: "it-CH", 0x100C: "fr-CH", 0x1407: "de-LI", 0x80A: "es-MX", 0x540A: "es-US"}
+var lcidCountries = map[uint32]string{0x807: "de-CH", 0x810: "it-CH", 0x100C: "fr-CH", 0x1407: "de-LI", 0x80A: "es-MX", 0x540A: "es-US", 0x4009: "en-IN", 0x439: "hi-IN"}
 
 // lcidSeparators returns the separators of a locale ID's language, nil
 // for "." and "," (English, an ID cite does not know, 0 and the system's

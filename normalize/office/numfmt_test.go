@@ -95,6 +95,14 @@ func TestNumFormat(t *testing.T) {
 		{"[$-F800]#,##0.00", 1234.5, "1,234.50"},
 		{"[$€-407]#,##0.00", 1234.5, "€1,234.50"},
 		{"[$-407]mm:ss.00", 0.0001, "00:08,64"},
+		// India's lakhs and crores, by the locale, not the code
+		// (LibreOffice: "#,##,##0" alone groups by three).
+		{"[$-4009]#,##0.00", 123456789.5, "12,34,56,789.50"},
+		{"[$-4009]#,##0", -100000, "-1,00,000"},
+		{"[$-4009]#,##0", 999, "999"},
+		{"[$-439]#,##0.00", 1234567.5, "12,34,567.50"},
+		{"[$-4009]#,##,##0.00", 123456789.5, "12,34,56,789.50"},
+		{"#,##,##0.00", 123456789.5, "123,456,789.50"},
 	}
 	for _, tt := range tests {
 		var got string
@@ -174,7 +182,8 @@ func TestODSDataStyles(t *testing.T) {
 	compareAsShown(t, readFixture(t, data, ODS).Text, want, ODS)
 }
 
-// The number formats of testdata/src/locales.fods in eleven languages
+// The number formats of testdata/src/locales.fods in thirteen languages
+// (India's English and Hindi grouping lakhs and crores: "12,34,567.50")
 // (their data styles' number:language and number:country; in the XLSX
 // LibreOffice makes of it, [$-407] and the like) as LibreOffice shows them
 // (the same for both), made as formats.csv is (see formatsOracle):
@@ -233,10 +242,12 @@ func unzipEntry(t *testing.T, data []byte, name string) string {
 	return string(b)
 }
 
-// TestNumFormatLibreOffice makes formats.xlsx from formats.fods with the
-// LibreOffice installed, has LibreOffice show it as CSV, and compares cite's
-// cells with it (with -update, it rewrites the committed fixtures). Without
-// soffice it skips: TestNumFormatAsShown checks the committed files.
+// TestNumFormatLibreOffice makes formats.xlsx and formats.ods from
+// formats.fods, and locales.xlsx and locales.ods from locales.fods, with
+// the LibreOffice installed, has LibreOffice show the XLSX as CSV, and
+// compares cite's cells with it (with -update, it rewrites the committed
+// fixtures). Without soffice it skips: TestNumFormatAsShown and
+// TestNumFormatLocales check the committed files.
 func TestNumFormatLibreOffice(t *testing.T) {
 	if _, err := exec.LookPath("soffice"); err != nil {
 		t.Skip("LibreOffice is not installed (Debian: apt-get install --no-install-recommends libreoffice-calc-nogui)")
@@ -253,9 +264,6 @@ func TestNumFormatLibreOffice(t *testing.T) {
 			t.Fatalf("soffice: %v\n%s", err, b)
 		}
 	}
-	convert("xlsx", filepath.Join("testdata", "src", "formats.fods"))
-	convert("ods", filepath.Join("testdata", "src", "formats.fods"))
-	convert("csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,true", filepath.Join(dir, "formats.xlsx"))
 	read := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -263,17 +271,22 @@ func TestNumFormatLibreOffice(t *testing.T) {
 		}
 		return b
 	}
-	xl, od, shown := read("formats.xlsx"), read("formats.ods"), read("formats.csv")
-	if *update {
-		for name, b := range map[string][]byte{"formats.xlsx": xl, "formats.ods": od, "formats.csv": shown} {
-			if err := os.WriteFile(filepath.Join("testdata", name), b, 0o644); err != nil {
-				t.Fatal(err)
+	for _, name := range []string{"formats", "locales"} {
+		convert("xlsx", filepath.Join("testdata", "src", name+".fods"))
+		convert("ods", filepath.Join("testdata", "src", name+".fods"))
+		convert("csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,true", filepath.Join(dir, name+".xlsx"))
+		xl, od, shown := read(name+".xlsx"), read(name+".ods"), read(name+".csv")
+		if *update {
+			for file, b := range map[string][]byte{name + ".xlsx": xl, name + ".ods": od, name + ".csv": shown} {
+				if err := os.WriteFile(filepath.Join("testdata", file), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
+		want := oracleCells(t, shown)
+		compareAsShown(t, readFixture(t, xl, XLSX).Text, want, XLSX)
+		compareAsShown(t, readFixture(t, od, ODS).Text, want, ODS)
 	}
-	want := oracleCells(t, shown)
-	compareAsShown(t, readFixture(t, xl, XLSX).Text, want, XLSX)
-	compareAsShown(t, readFixture(t, od, ODS).Text, want, ODS)
 }
 
 // oracleCells reads LibreOffice's CSV: a label and the value as shown.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +180,21 @@ lines  </t></si>`
 					`<row r="12">` + c("E12", ` t="inlineStr"`, `<is><t>last</t></is>`) + `</row>`},
 			},
 			text: "Offset\n\n| a | b\nx | | y\n| | last",
+		},
+		{
+			// A damaged or hostile sheet: a column past XFD, a row past
+			// 1,048,576, references no reading allocates by (they were
+			// read where they said, or after the cell before).
+			name: "references past the sheet's last column or row",
+			sheets: []xlsxSheet{{name: "Refs", data: `<row r="1">` +
+				c("A1", ` t="inlineStr"`, `<is><t>Name</t></is>`) + c("XFD1", ` t="inlineStr"`, `<is><t>last column</t></is>`) +
+				c("XFE1", ` t="inlineStr"`, `<is><t>past XFD</t></is>`) + c("ZZZZZZ1", ` t="inlineStr"`, `<is><t>six letters</t></is>`) + `</row>` +
+				`<row r="2">` + c("A99999999999", ` t="inlineStr"`, `<is><t>huge row</t></is>`) + c("1A", ``, v("1")) + c("B2", ``, v("2")) + c("C2", ``, `<v></v>`) + `</row>` +
+				`<row r="1048576">` + c("A1048576", ``, v("3")) + `</row>` +
+				`<row r="1048577">` + c("A1048577", ``, v("4")) + `</row>` +
+				`<row r="99999999999999999999">` + c("A1", ``, v("5")) + `</row>`}},
+			text:  "Refs\n\nName | | last column\n| 2\n3",
+			notes: []string{`sheet "Refs": 6 cells with text left out, their references past column XFD or row 1048576 or not a cell's (the first: "XFE1")`},
 		},
 		{
 			name: "hidden sheets left out",
@@ -354,4 +370,67 @@ func readSheet(t *testing.T, kind Kind, data []byte, text string, notes []string
 		t.Errorf("notes = %q, want %q", d.Notes, notes)
 	}
 	return d
+}
+
+func TestCellRef(t *testing.T) {
+	for _, tt := range []struct {
+		ref      string
+		col, row int
+		ok       bool
+	}{
+		{"A1", 0, 1, true},
+		{"b6", 1, 6, true},
+		{"Z9", 25, 9, true},
+		{"AA10", 26, 10, true},
+		{"XFD1048576", 16383, 1048576, true},
+		{"XFE1", 0, 0, false},
+		{"ZZZ1", 0, 0, false},
+		{"AAAA1", 0, 0, false},
+		{"ZZZZZZ1", 0, 0, false},
+		{"A1048577", 0, 0, false},
+		{"A99999999999", 0, 0, false},
+		{"A99999999999999999999999", 0, 0, false},
+		{"A0", 0, 0, false},
+		{"A01", 0, 0, false},
+		{"A", 0, 0, false},
+		{"1A", 0, 0, false},
+		{"$A$1", 0, 0, false},
+		{"A1 ", 0, 0, false},
+		{"A-1", 0, 0, false},
+		{"", 0, 0, false},
+	} {
+		col, row, ok := cellRef(tt.ref)
+		if col != tt.col || row != tt.row || ok != tt.ok {
+			t.Errorf("cellRef(%q) = %d, %d, %v; want %d, %d, %v", tt.ref, col, row, ok, tt.col, tt.row, tt.ok)
+		}
+	}
+}
+
+// FuzzCellRef checks that cellRef reads a reference as the one it would
+// write for its column and row (upper case) and nothing past the sheet's
+// last column and row, whatever it is given (seeds in
+// testdata/fuzz/FuzzCellRef: "ZZZZZZ1", "A99999999999", XFD's neighbours).
+func FuzzCellRef(f *testing.F) {
+	for _, s := range []string{"A1", "XFD1048576", "XFE1", "a1", "A0", "1A"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ref string) {
+		col, row, ok := cellRef(ref)
+		if !ok {
+			if col != 0 || row != 0 {
+				t.Fatalf("cellRef(%q) = %d, %d, false", ref, col, row)
+			}
+			return
+		}
+		if col < 0 || col >= maxCols || row < 1 || row > maxRows {
+			t.Fatalf("cellRef(%q) = %d, %d: past the sheet", ref, col, row)
+		}
+		var letters []byte
+		for c := col + 1; c > 0; c = (c - 1) / 26 {
+			letters = append([]byte{byte('A' + (c-1)%26)}, letters...)
+		}
+		if want := string(letters) + strconv.Itoa(row); !strings.EqualFold(ref, want) {
+			t.Fatalf("cellRef(%q) = %d, %d, which is %s", ref, col, row, want)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package office
 
 import (
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -28,6 +29,11 @@ type xlsx struct {
 	formats  []*numFormat // by style (cellXfs) index; nil is General
 	date1904 bool         // dates count from 1904-01-01
 	budget   cellBudget
+	// Of the sheet being read: its cells with text left out for a
+	// reference (theirs or their row's) past the last column or row, or
+	// malformed, and the first such reference.
+	badRefs  int
+	firstBad string
 }
 
 func readXLSX(z *zipDoc, maxCells int) (*normalize.Document, error) {
@@ -74,11 +80,17 @@ func readXLSX(z *zipDoc, maxCells int) (*normalize.Document, error) {
 		if x.budget.out() {
 			break
 		}
+		x.badRefs, x.firstBad = 0, ""
 		rows, err := x.readSheet(r.target, name)
 		if err != nil {
 			return nil, err
 		}
 		sheets = append(sheets, sheet{name: name, rows: rows})
+		if x.badRefs > 0 {
+			notes = append(notes, fmt.Sprintf("sheet %q: %d %s with text left out, %s past column XFD or row %d or not a cell's (the first: %q)",
+				name, x.badRefs, map[bool]string{true: "cell", false: "cells"}[x.badRefs == 1],
+				map[bool]string{true: "its reference", false: "their references"}[x.badRefs == 1], maxRows, x.firstBad))
+		}
 	}
 	if n := budgetNote(&x.budget); n != "" {
 		notes = append(notes, n)
@@ -208,6 +220,7 @@ func (x *xlsx) readSheet(name, sheetName string) ([]sheetRow, error) {
 	s := newXMLStream(b, x.z.limits.MaxDepth, name)
 	var rows []sheetRow
 	row, col := 0, -1
+	badRow := "" // the r of the row being read, when it is no row's
 	for n := 0; ; n++ {
 		if n%4096 == 0 {
 			if err := x.z.ctx.Err(); err != nil {
@@ -227,22 +240,42 @@ func (x *xlsx) readSheet(name, sheetName string) ([]sheetRow, error) {
 		}
 		switch t.Name.Local {
 		case "row":
-			r, err := strconv.Atoi(attrOf(t, "r"))
-			if err != nil || r < 1 || r > maxRepeat {
-				r = row + 1
+			// r is optional: a row without it follows the one before.
+			row, col, badRow = row+1, -1, ""
+			if v := attrOf(t, "r"); v != "" {
+				if r, err := strconv.Atoi(v); err == nil && r >= 1 && r <= maxRows {
+					row = r
+				} else {
+					badRow = "row " + v
+				}
 			}
-			row, col = r, -1
 		case "c":
-			c, ok := colOf(attrOf(t, "r"))
-			if !ok {
-				c = col + 1
+			// r is optional too: a cell without it follows the one
+			// before.
+			bad := badRow
+			c := col + 1
+			if ref := attrOf(t, "r"); ref != "" {
+				var ok bool
+				if c, _, ok = cellRef(ref); !ok {
+					c, bad = col+1, cmp.Or(bad, ref)
+				}
+			} else if c >= maxCols {
+				bad = cmp.Or(bad, "a cell past column XFD")
 			}
 			col = c
 			text, err := x.cell(s, t)
 			if err != nil {
 				return nil, err
 			}
-			if text == "" || c >= maxRepeat {
+			if text == "" {
+				continue
+			}
+			if bad != "" {
+				// A damaged or hostile sheet: Excel refuses such a
+				// reference, and where it would go is not known.
+				if x.badRefs++; x.firstBad == "" {
+					x.firstBad = bad
+				}
 				continue
 			}
 			if x.budget.take(1, sheetName) == 0 {
@@ -266,21 +299,48 @@ func (x *xlsx) readSheet(name, sheetName string) ([]sheetRow, error) {
 	}
 }
 
-// colOf returns the 0-based column of a cell reference ("B6" is 1).
-func colOf(ref string) (int, bool) {
-	c := 0
+// The last row and column of a sheet (Excel's, LibreOffice's since 7.4):
+// row 1,048,576 and column XFD.
+const (
+	maxRows = 1 << 20
+	maxCols = 1 << 14
+)
+
+// cellRef reads a cell reference ("B6"): its 0-based column (1) and its
+// row (6). ok is false for anything else: a reference with "$", spaces or
+// other bytes, no letters or no digits, a row 0, and a column past XFD or
+// a row past 1,048,576 ("XFE1", "A1048577", "ZZZZZZ1", "A99999999999"),
+// which it refuses after reading at most three letters and seven digits.
+// Letters may be lower case.
+func cellRef(ref string) (col, row int, ok bool) {
 	i := 0
-	for ; i < len(ref) && i < 4; i++ {
+	for ; i < len(ref); i++ {
 		ch := ref[i] | 0x20
 		if ch < 'a' || ch > 'z' {
 			break
 		}
-		c = c*26 + int(ch-'a'+1)
+		if i == 3 {
+			return 0, 0, false // four letters: past XFD
+		}
+		col = col*26 + int(ch-'a'+1)
 	}
-	if i == 0 {
-		return 0, false
+	if i == 0 || i == len(ref) || col > maxCols {
+		return 0, 0, false
 	}
-	return c - 1, true
+	digits := ref[i:]
+	if len(digits) > 7 || digits[0] == '0' {
+		return 0, 0, false
+	}
+	for j := 0; j < len(digits); j++ {
+		if digits[j] < '0' || digits[j] > '9' {
+			return 0, 0, false
+		}
+		row = row*10 + int(digits[j]-'0')
+	}
+	if row > maxRows {
+		return 0, 0, false
+	}
+	return col - 1, row, true
 }
 
 // cell reads the c element just started and returns its text: the cached

@@ -33,6 +33,32 @@ import (
 // can declare a billion.
 const MaxImagePixels = 64 << 20
 
+// A PixelsError is the error of a picture one of whose pages has more
+// pixels than [MaxImagePixels], read from its header before any of its
+// pixels are. It is [ErrTooLarge] and, since the picture is not damaged
+// but too large to read by OCR here, [normalize.ErrOverLimit]: ingest
+// skips such a file instead of failing it.
+type PixelsError struct {
+	Page  int         // the page over the limit, from 1
+	Pages int         // the picture's pages (a TIFF may hold several)
+	Size  image.Point // its width and height in pixels
+}
+
+func (e *PixelsError) Error() string {
+	page := ""
+	if e.Pages > 1 {
+		page = fmt.Sprintf("page %d is ", e.Page)
+	}
+	// 8192 × 8192 is MaxImagePixels.
+	return fmt.Sprintf("too large to read by OCR: %s%d × %d pixels, over the limit of %d megapixels (8192 × 8192); scale it down to read it",
+		page, e.Size.X, e.Size.Y, MaxImagePixels>>20)
+}
+
+// Is reports whether target is [ErrTooLarge] or [normalize.ErrOverLimit].
+func (e *PixelsError) Is(target error) bool {
+	return target == ErrTooLarge || target == normalize.ErrOverLimit
+}
+
 // ImageFormat names the picture format of data from its first bytes
 // ("png", "jpeg", "tiff", "gif", "bmp", "webp"), or "" for anything else.
 func ImageFormat(data []byte) string {
@@ -71,7 +97,7 @@ var (
 // [Report] names the pages with no text. It returns an error wrapping
 // [ErrNoOCR] when [Reader.OCR] is [OCRNever] or tesseract is not
 // installed, a [*PagesError] for a picture of more pages than
-// [Reader.MaxPages], [ErrTooLarge] for a page over [MaxImagePixels], and
+// [Reader.MaxPages], a [*PixelsError] for a page over [MaxImagePixels], and
 // [ErrDamagedImage] for one whose pages or size cannot be read.
 func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Document, *Report, error) {
 	ctx, cancel, maxPages := r.limits(ctx)
@@ -83,8 +109,10 @@ func (r *Reader) ReadImage(ctx context.Context, data []byte) (*normalize.Documen
 	}
 	rep := &Report{Pages: len(sizes)}
 	for i, s := range sizes {
-		if s.X*s.Y > MaxImagePixels {
-			return nil, rep, fmt.Errorf("%w: page %d is %d × %d pixels, the limit is %d megapixels", ErrTooLarge, i+1, s.X, s.Y, MaxImagePixels>>20)
+		// Divided, not multiplied: a TIFF's two 32-bit sizes multiply
+		// past an int.
+		if s.X > MaxImagePixels/s.Y {
+			return nil, rep, &PixelsError{Page: i + 1, Pages: len(sizes), Size: s}
 		}
 	}
 	if format == "webp" && animatedWebP(data) {

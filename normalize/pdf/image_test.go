@@ -418,7 +418,7 @@ func TestReadImageRefused(t *testing.T) {
 		msg  string
 	}{
 		// Too large, not "too many pages": it has one.
-		{"over the pixels", Reader{}, big, ErrTooLarge, "too large: page 1 is 20000 × 20000 pixels, the limit is 64 megapixels"},
+		{"over the pixels", Reader{}, big, ErrTooLarge, "too large to read by OCR: 20000 × 20000 pixels, over the limit of 64 megapixels (8192 × 8192); scale it down to read it"},
 		{"ocr off", Reader{OCR: OCRNever}, small, ErrNoOCR, "OCR is off"},
 		{"no tesseract", Reader{Tesseract: missing}, small, ErrNoOCR, "install tesseract"},
 		{"not a picture", Reader{}, []byte("\x89PNG\r\n\x1a\n"), ErrDamagedImage, "damaged picture: its size cannot be read"},
@@ -430,6 +430,90 @@ func TestReadImageRefused(t *testing.T) {
 	}
 	if !errors.Is(ErrNoOCR, normalize.ErrUnsupported) {
 		t.Error("ErrNoOCR does not wrap normalize.ErrUnsupported: the file would fail, not be skipped")
+	}
+}
+
+// TestReadImageTooLarge: a picture of a page over MaxImagePixels, in each
+// format, is refused from its header, before any pixel is decoded or
+// tesseract runs, with a [*PixelsError] that ingest skips
+// ([normalize.ErrOverLimit]), naming the size, the limit and what to do;
+// of a TIFF, the page. large.webp is cwebp's (-lossless) of a white
+// 9000 × 8000 page; the others are headers made to declare a size.
+func TestReadImageTooLarge(t *testing.T) {
+	webp, err := os.ReadFile("testdata/large.webp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := image.NewGray(image.Rect(0, 0, 8, 8))
+	var pngb, jpegb, gifb bytes.Buffer
+	if err := png.Encode(&pngb, small); err != nil {
+		t.Fatal(err)
+	}
+	if err := jpeg.Encode(&jpegb, small, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := gif.Encode(&gifb, small, nil); err != nil {
+		t.Fatal(err)
+	}
+	be, le := binary.BigEndian, binary.LittleEndian
+	pngData := pngb.Bytes() // IHDR: width and height, then its CRC
+	be.PutUint32(pngData[16:], 9000)
+	be.PutUint32(pngData[20:], 8000)
+	be.PutUint32(pngData[29:], crc32.ChecksumIEEE(pngData[12:29]))
+	jpg := jpegb.Bytes() // SOF0: length, precision, height, width
+	sof := bytes.Index(jpg, []byte{0xFF, 0xC0})
+	be.PutUint16(jpg[sof+5:], 8000)
+	be.PutUint16(jpg[sof+7:], 9000)
+	gf := gifb.Bytes() // the logical screen's width and height
+	le.PutUint16(gf[6:], 9000)
+	le.PutUint16(gf[8:], 8000)
+	// tiffOf's directories start with the page's width and height.
+	tiffSized := func(sizes ...[2]uint32) []byte {
+		pages := make([]*image.Gray, len(sizes))
+		for i := range pages {
+			pages[i] = small
+		}
+		b := tiffOf(pages, 0)
+		for off, i := le.Uint32(b[4:]), 0; off != 0; off, i = le.Uint32(b[off+2+12*uint32(le.Uint16(b[off:])):]), i+1 {
+			le.PutUint32(b[off+2+8:], sizes[i][0])
+			le.PutUint32(b[off+2+12+8:], sizes[i][1])
+		}
+		return b
+	}
+	const msg = " pixels, over the limit of 64 megapixels (8192 × 8192); scale it down to read it"
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"png", pngData, "9000 × 8000" + msg},
+		{"jpeg", jpg, "9000 × 8000" + msg},
+		{"gif", gf, "9000 × 8000" + msg},
+		{"webp", webp, "9000 × 8000" + msg},
+		{"tiff", tiffSized([2]uint32{9000, 8000}), "9000 × 8000" + msg},
+		{"tiff-page-2", tiffSized([2]uint32{800, 600}, [2]uint32{9000, 8000}), "page 2 is 9000 × 8000" + msg},
+		// Its width times its height is past an int: it was let through.
+		{"tiff-overflow", tiffSized([2]uint32{1<<32 - 1, 1<<32 - 1}), "4294967295 × 4294967295" + msg},
+		{"tiff-tall", tiffSized([2]uint32{1, 1<<26 + 1}), "1 × 67108865" + msg},
+	} {
+		if f, _, _ := strings.Cut(c.name, "-"); ImageFormat(c.data) != f {
+			t.Errorf("%s: read as %q", c.name, ImageFormat(c.data))
+		}
+		// tesseract is not looked for: the size is refused first.
+		_, _, err := (&Reader{Tesseract: filepath.Join(t.TempDir(), "no-tesseract")}).ReadImage(t.Context(), c.data)
+		var pe *PixelsError
+		if !errors.As(err, &pe) || !errors.Is(err, ErrTooLarge) || !errors.Is(err, normalize.ErrOverLimit) {
+			t.Errorf("%s: %v, want a *PixelsError, ErrTooLarge and normalize.ErrOverLimit", c.name, err)
+			continue
+		}
+		if got := err.Error(); got != "too large to read by OCR: "+c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, "too large to read by OCR: "+c.want)
+		}
+	}
+	// At the limit, a page is read (here: tesseract is missing).
+	_, _, err = (&Reader{Tesseract: filepath.Join(t.TempDir(), "no-tesseract")}).ReadImage(t.Context(), tiffSized([2]uint32{8192, 8192}))
+	if !errors.Is(err, ErrNoOCR) {
+		t.Errorf("8192 × 8192: %v, want ErrNoOCR", err)
 	}
 }
 

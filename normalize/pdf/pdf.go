@@ -30,7 +30,7 @@ var (
 	ErrDamaged = errors.New("damaged PDF")
 	// ErrTooLarge: the PDF (or a TIFF) has more pages than
 	// [Reader.MaxPages] (a [*PagesError]), or a picture's page more pixels
-	// than [MaxImagePixels].
+	// than [MaxImagePixels] (a [*PixelsError]).
 	ErrTooLarge = errors.New("too large")
 	// ErrTimeout: reading the PDF took longer than [Reader.Timeout].
 	ErrTimeout = errors.New("over the time limit of one PDF")
