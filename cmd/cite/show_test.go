@@ -14,25 +14,7 @@ import (
 // naming the one match); NAME ending several documents' paths is an error
 // that lists them, as before; cite rm never takes a name for a path.
 func TestShowByName(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{
-		"slides/moon.md": "# The Moon\n\nThe Moon keeps one face to the Earth.\n",
-		"a/sun.md":       "# The Sun, first notes\n\nThe Sun is a star.\n",
-		"b/sun.md":       "# The Sun, second notes\n\nThe Sun is a star too.\n",
-	} {
-		p := filepath.Join(dir, "notes", name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	idx := filepath.Join(dir, "idx")
-	if code, out, errOut := cite(t, "index", "--index", idx, filepath.Join(dir, "notes")); code != 0 {
-		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
-	}
-	moon := filepath.Join(dir, "notes", "slides", "moon.md")
+	idx, moon := indexMoonAndSuns(t)
 	for _, c := range []struct {
 		name   string
 		args   []string
@@ -98,25 +80,7 @@ func TestShowByName(t *testing.T) {
 // error listing them, and one ending none, or ending a name inside a path
 // component, an error saying so.
 func TestDocByName(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{
-		"slides/moon.md": "# The Moon\n\nThe Moon keeps one face to the Earth.\n",
-		"a/sun.md":       "# The Sun, first notes\n\nThe Sun is a star.\n",
-		"b/sun.md":       "# The Sun, second notes\n\nThe Sun is a star too.\n",
-	} {
-		p := filepath.Join(dir, "notes", name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	idx := filepath.Join(dir, "idx")
-	if code, out, errOut := cite(t, "index", "--index", idx, filepath.Join(dir, "notes")); code != 0 {
-		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
-	}
-	moon := filepath.Join(dir, "notes", "slides", "moon.md")
+	idx, moon := indexMoonAndSuns(t)
 	for _, c := range []struct {
 		name   string
 		args   []string
@@ -157,4 +121,31 @@ func TestDocByName(t *testing.T) {
 			}
 		})
 	}
+}
+
+// indexMoonAndSuns indexes, in a temporary folder, notes/slides/moon.md and
+// two sun.md under notes/a and notes/b into the index idx, for the tests of
+// names that end documents' paths; moon is moon.md's path.
+func indexMoonAndSuns(t *testing.T) (idx, moon string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"slides/moon.md": "# The Moon\n\nThe Moon keeps one face to the Earth.\n",
+		"a/sun.md":       "# The Sun, first notes\n\nThe Sun is a star.\n",
+		"b/sun.md":       "# The Sun, second notes\n\nThe Sun is a star too.\n",
+	} {
+		p := filepath.Join(dir, "notes", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx = filepath.Join(dir, "idx")
+	if code, out, errOut := cite(t, "index", "--index", idx, filepath.Join(dir, "notes")); code != 0 {
+		t.Fatalf("index: exit %d\n%s%s", code, out, errOut)
+	}
+	moon = filepath.Join(dir, "notes", "slides", "moon.md")
+	return idx, moon
 }
